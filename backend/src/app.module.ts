@@ -1,0 +1,57 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { RateLimitGuard, RateLimiter } from './common/rate-limit';
+import type { AppConfig } from './config/config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { JobsModule } from './jobs/jobs.module';
+import { MailModule } from './mail/mail.module';
+import { AccountsModule } from './modules/accounts/accounts.module';
+import { ChatModule } from './modules/chat/chat.module';
+import { InferenceModule } from './modules/inference/inference.module';
+import { NotificationsModule } from './modules/notifications/notifications.module';
+import { SiteModule } from './modules/site/site.module';
+import { SystemModule } from './modules/system/system.module';
+import { WalletModule } from './modules/wallet/wallet.module';
+import { RedisModule } from './redis/redis.module';
+import { MailProcessor } from './worker/mail.processor';
+
+/** What both processes share: config, PostgreSQL, Redis, the job producer and mail. */
+@Module({})
+export class CoreModule {
+  static forRoot(config?: AppConfig): DynamicModule {
+    return {
+      module: CoreModule,
+      imports: [ConfigModule.forRoot(config), DatabaseModule, RedisModule, JobsModule, MailModule],
+    };
+  }
+}
+
+/** The HTTP API: one module per spec tag. */
+@Module({})
+export class ApiModule {
+  static forRoot(config?: AppConfig): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [
+        CoreModule.forRoot(config),
+        SystemModule,
+        SiteModule,
+        AccountsModule,
+        NotificationsModule,
+        WalletModule,
+        InferenceModule,
+        ChatModule,
+      ],
+      providers: [RateLimiter, { provide: APP_GUARD, useClass: RateLimitGuard }],
+    };
+  }
+}
+
+/** The queue-worker process: no HTTP server, only processors. */
+@Module({})
+export class WorkerModule {
+  static forRoot(config?: AppConfig): DynamicModule {
+    return { module: WorkerModule, imports: [CoreModule.forRoot(config)], providers: [MailProcessor] };
+  }
+}

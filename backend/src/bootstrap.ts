@@ -1,0 +1,91 @@
+import { INestApplication, INestApplicationContext, Logger, LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { SwaggerModule } from '@nestjs/swagger';
+import express, { ErrorRequestHandler, Request } from 'express';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import helmet from 'helmet';
+import { ApiModule, WorkerModule } from './app.module';
+import type { AppConfig } from './config/config';
+import { ErrorFilter, toErrorBody } from './contract/error.filter';
+import { loadSpec } from './contract/spec';
+import { isUndescribedPath, specValidator } from './contract/validator';
+
+const LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
+const logLevels = (level: AppConfig['logLevel']) => LEVELS.slice(0, LEVELS.indexOf(level) + 1);
+
+export interface RawBodyRequest extends Request {
+  rawBody?: Buffer;
+}
+
+/** Everything between Express and the controllers, shared by main.ts and the tests. */
+export function configureApi(app: NestExpressApplication, config: AppConfig): void {
+  const logger = new Logger('HTTP');
+  app.set('trust proxy', config.trustProxy);
+  app.disable('x-powered-by');
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        directives: { 'img-src': ["'self'", 'data:', 'blob:'], 'media-src': ["'self'", 'blob:'], 'connect-src': ["'self'"] },
+      },
+      crossOriginEmbedderPolicy: false,
+    }),
+  );
+  app.enableCors({ origin: config.web.origin, credentials: true, exposedHeaders: ['Retry-After'] });
+
+  // JSON bodies for /api only; the raw bytes are kept for signature checks (payment webhooks).
+  app.use(
+    '/api',
+    express.json({
+      limit: '1mb',
+      verify: (req, _res, buf) => {
+        (req as RawBodyRequest).rawBody = buf;
+      },
+    }),
+  );
+  // Every /api request is checked against the spec before a controller runs.
+  app.use(specValidator(loadSpec(), { validateResponses: config.validateResponses }));
+  const contractErrors: ErrorRequestHandler = (err, _req, res, _next) => {
+    const { body, headers } = toErrorBody(err, logger);
+    res.set(headers).status(body.statusCode).json(body);
+  };
+  app.use(contractErrors);
+
+  // The hand-written spec, served as docs and JSON (never generated from decorators).
+  SwaggerModule.setup('api/docs', app, loadSpec(), {
+    jsonDocumentUrl: 'api/openapi.json',
+    customSiteTitle: 'Glob Network API',
+  });
+
+  // make serve: the built web app beside /api, with the single-page-app fallback.
+  const dist = config.web.dist;
+  if (dist && existsSync(join(dist, 'index.html'))) {
+    app.use(express.static(dist, { index: false, maxAge: '1h' }));
+    app.use((req: Request, res: express.Response, next: express.NextFunction) => {
+      if ((req.method === 'GET' || req.method === 'HEAD') && isUndescribedPath(req.path) && !req.path.startsWith('/api/')) {
+        res.sendFile(join(dist, 'index.html'));
+      } else next();
+    });
+  }
+
+  app.useGlobalFilters(new ErrorFilter());
+  app.enableShutdownHooks();
+}
+
+export async function createApi(config: AppConfig): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config), {
+    bodyParser: false,
+    logger: logLevels(config.logLevel),
+  });
+  configureApi(app, config);
+  return app;
+}
+
+export async function createWorker(config: AppConfig): Promise<INestApplicationContext> {
+  const ctx = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger: logLevels(config.logLevel) });
+  ctx.enableShutdownHooks();
+  return ctx;
+}
+
+export type { INestApplication };

@@ -1,0 +1,68 @@
+import { CanActivate, ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import type Redis from 'ioredis';
+import type { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+import { RateLimitedException } from '../contract/errors';
+import { REDIS } from '../redis/redis.module';
+
+export interface RateLimitRule {
+  /** Names the counter, e.g. 'contact'. */
+  name: string;
+  /** Limit and window, read from config so operators and tests can tune them. */
+  limit: (config: AppConfig) => { limit: number; windowSeconds: number };
+  /** What is counted: by default the client IP. */
+  key?: (req: Request) => string;
+}
+
+const RATE_LIMIT = Symbol('RATE_LIMIT');
+
+/** Marks a route as rate-limited; the RateLimitGuard enforces it with counters shared in Redis. */
+export const RateLimit = (...rules: RateLimitRule[]) => SetMetadata(RATE_LIMIT, rules);
+
+// Fixed window: INCR, set the expiry on the first hit, report count and remaining time.
+const HIT_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {count, ttl}
+`;
+
+@Injectable()
+export class RateLimiter {
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Counts one hit; returns the seconds to wait when the limit is exceeded, else null. */
+  async hit(name: string, key: string, limit: number, windowSeconds: number): Promise<number | null> {
+    const redisKey = `${this.config.redis.prefix}:rl:${name}:${key}`;
+    const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, redisKey, String(windowSeconds * 1000))) as [number, number];
+    return count > limit ? Math.max(1, Math.ceil(ttl / 1000)) : null;
+  }
+}
+
+@Injectable()
+export class RateLimitGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly limiter: RateLimiter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const rules = this.reflector.get<RateLimitRule[] | undefined>(RATE_LIMIT, context.getHandler());
+    if (!rules?.length) return true;
+    const req = context.switchToHttp().getRequest<Request>();
+    for (const rule of rules) {
+      const { limit, windowSeconds } = rule.limit(this.config);
+      const key = rule.key ? rule.key(req) : (req.ip ?? 'unknown');
+      const retryAfter = await this.limiter.hit(rule.name, key, limit, windowSeconds);
+      if (retryAfter !== null) throw new RateLimitedException(retryAfter);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { z } from 'zod';
+
+/** Repository root (backend/src/config → ../../..), also right for backend/dist/config. */
+export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const positiveInt = z.coerce.number().int().positive();
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
+  DATABASE_POOL_SIZE: positiveInt.default(10),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+  /** Prefix for every Redis key and BullMQ queue, so several deployments (or test runs) can share one Redis. */
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/).default('glob'),
+  WEB_ORIGIN: z.string().default('http://localhost:5173'),
+  /** Directory of the built web app that `make serve` serves beside /api. */
+  WEB_DIST: z.string().optional(),
+  JWT_ACCESS_SECRET: z.string().min(32).optional(),
+  JWT_REFRESH_SECRET: z.string().min(32).optional(),
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().default('Glob Network <no-reply@globnetwork.io>'),
+  SUPPORT_EMAIL: z.email().default('support@globnetwork.io'),
+  TRUST_PROXY: z.string().default('loopback'),
+  /** Validate every response against the spec (on in tests; costs time in production). */
+  VALIDATE_RESPONSES: bool.optional(),
+  CONTACT_RATE_LIMIT: positiveInt.default(5),
+  CONTACT_RATE_WINDOW_SECONDS: positiveInt.default(3600),
+  ANALYTICS_RATE_LIMIT: positiveInt.default(60),
+  ANALYTICS_RATE_WINDOW_SECONDS: positiveInt.default(60),
+  SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
+  LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
+  /** Where development secrets are kept when none are given (created on first run). */
+  DEV_SECRETS_FILE: z.string().default(resolve(REPO_ROOT, '.data', 'dev-secrets.json')),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface AppConfig {
+  env: Env['NODE_ENV'];
+  port: number;
+  host: string;
+  database: { url: string; poolSize: number };
+  redis: { url: string; prefix: string };
+  web: { origin: string[]; dist: string | undefined };
+  jwt: { accessSecret: string; refreshSecret: string };
+  mail: { smtpUrl: string | undefined; from: string; supportEmail: string };
+  trustProxy: string;
+  validateResponses: boolean;
+  rateLimits: {
+    contact: { limit: number; windowSeconds: number };
+    analytics: { limit: number; windowSeconds: number };
+  };
+  shutdownTimeoutMs: number;
+  logLevel: Env['LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {}
+
+/**
+ * Secrets come only from the environment. In development and test, missing ones are generated once
+ * and kept in .data/dev-secrets.json so sessions survive a restart; production refuses to start without them.
+ */
+function resolveSecrets(env: Env): AppConfig['jwt'] {
+  if (env.JWT_ACCESS_SECRET && env.JWT_REFRESH_SECRET) {
+    return { accessSecret: env.JWT_ACCESS_SECRET, refreshSecret: env.JWT_REFRESH_SECRET };
+  }
+  if (env.NODE_ENV === 'production') {
+    throw new ConfigError('JWT_ACCESS_SECRET and JWT_REFRESH_SECRET (32+ characters each) are required in production');
+  }
+  if (env.NODE_ENV === 'test') {
+    return {
+      accessSecret: env.JWT_ACCESS_SECRET ?? randomBytes(32).toString('hex'),
+      refreshSecret: env.JWT_REFRESH_SECRET ?? randomBytes(32).toString('hex'),
+    };
+  }
+  const file = env.DEV_SECRETS_FILE;
+  let stored: Partial<AppConfig['jwt']> = {};
+  if (existsSync(file)) stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<AppConfig['jwt']>;
+  const secrets = {
+    accessSecret: env.JWT_ACCESS_SECRET ?? stored.accessSecret ?? randomBytes(32).toString('hex'),
+    refreshSecret: env.JWT_REFRESH_SECRET ?? stored.refreshSecret ?? randomBytes(32).toString('hex'),
+  };
+  if (stored.accessSecret !== secrets.accessSecret || stored.refreshSecret !== secrets.refreshSecret) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  }
+  return secrets;
+}
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid environment:\n${lines.join('\n')}`);
+  }
+  const env = parsed.data;
+  return {
+    env: env.NODE_ENV,
+    port: env.PORT,
+    host: env.HOST,
+    database: { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE },
+    redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },
+    web: {
+      origin: env.WEB_ORIGIN.split(',').map((o) => o.trim()).filter(Boolean),
+      dist: env.WEB_DIST ? resolve(env.WEB_DIST) : undefined,
+    },
+    jwt: resolveSecrets(env),
+    mail: { smtpUrl: env.SMTP_URL || undefined, from: env.MAIL_FROM, supportEmail: env.SUPPORT_EMAIL },
+    trustProxy: env.TRUST_PROXY,
+    validateResponses: env.VALIDATE_RESPONSES ?? env.NODE_ENV === 'test',
+    rateLimits: {
+      contact: { limit: env.CONTACT_RATE_LIMIT, windowSeconds: env.CONTACT_RATE_WINDOW_SECONDS },
+      analytics: { limit: env.ANALYTICS_RATE_LIMIT, windowSeconds: env.ANALYTICS_RATE_WINDOW_SECONDS },
+    },
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    logLevel: env.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,109 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import type { Schemas } from './types';
+import { RateLimitedException } from './errors';
+
+type ErrorBody = Schemas['Error'];
+
+interface ValidatorError {
+  status: number;
+  message: string;
+  errors?: Array<{ path: string; message: string }>;
+  headers?: Record<string, string>;
+}
+
+interface BodyParserError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+function isValidatorError(e: unknown): e is ValidatorError {
+  return typeof e === 'object' && e !== null && typeof (e as ValidatorError).status === 'number' && Array.isArray((e as ValidatorError).errors);
+}
+
+function isBodyParserError(e: unknown): e is BodyParserError {
+  return typeof e === 'object' && e !== null && typeof (e as BodyParserError).type === 'string' && typeof (e as BodyParserError).status === 'number';
+}
+
+/** The one place that turns any failure into the spec's Error body. */
+export function toErrorBody(exception: unknown, logger?: Logger): { body: ErrorBody; headers: Record<string, string> } {
+  const headers: Record<string, string> = {};
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    const res = exception.getResponse();
+    let message: string;
+    let error: string | undefined;
+    if (typeof res === 'string') {
+      message = res;
+    } else {
+      const r = res as { message?: string | string[]; error?: string };
+      message = Array.isArray(r.message) ? r.message.join('; ') : (r.message ?? exception.message);
+      error = r.error;
+    }
+    if (exception instanceof RateLimitedException) headers['Retry-After'] = String(exception.retryAfterSeconds);
+    return { body: { statusCode: status, message, error: error ?? REASONS[status] ?? 'Error' }, headers };
+  }
+  if (isValidatorError(exception)) {
+    const status = exception.status;
+    if (status >= 500) {
+      // A response that broke the contract: a server bug, never the client's.
+      logger?.error(`Response does not match the spec: ${exception.message}`);
+      return { body: { statusCode: 500, message: 'Internal server error', error: REASONS[500] }, headers };
+    }
+    Object.assign(headers, exception.headers ?? {});
+    const details = (exception.errors ?? []).map((e) => ({ path: e.path, message: e.message }));
+    const message =
+      status === 404 ? 'Not found' : status === 405 ? 'Method not allowed' : exception.message || 'Invalid request';
+    return {
+      body: { statusCode: status, message, error: REASONS[status] ?? 'Error', ...(details.length && status === 400 ? { details } : {}) },
+      headers,
+    };
+  }
+  if (isBodyParserError(exception)) {
+    const status = exception.status!;
+    const message =
+      exception.type === 'entity.parse.failed'
+        ? 'Request body is not valid JSON'
+        : exception.type === 'entity.too.large'
+          ? 'Request body is too large'
+          : 'Invalid request body';
+    return { body: { statusCode: status, message, error: REASONS[status] ?? 'Bad Request' }, headers };
+  }
+  logger?.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+  return { body: { statusCode: 500, message: 'Internal server error', error: REASONS[500] }, headers };
+}
+
+@Catch()
+export class ErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HTTP');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    const { body, headers } = toErrorBody(exception, this.logger);
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+    res.status(body.statusCode ?? HttpStatus.INTERNAL_SERVER_ERROR).json(body);
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * Typed views of the generated contract for controllers and services: inputs and outputs of an
+ * operation come from the spec, never from a second schema.
+ */
+import type { components, operations } from '@glob/contract';
+
+export type Schemas = components['schemas'];
+export type OperationId = keyof operations;
+
+type JsonContent<T> = T extends { content: { 'application/json': infer C } } ? C : never;
+
+/** JSON request body of an operation. */
+export type RequestBody<K extends OperationId> = operations[K] extends { requestBody?: infer B }
+  ? JsonContent<NonNullable<B>>
+  : never;
+
+/** JSON response body of an operation for one status. */
+export type ResponseBody<K extends OperationId, S extends keyof operations[K]['responses']> = JsonContent<
+  operations[K]['responses'][S]
+>;
+
+/** Query parameters of an operation. */
+export type QueryParams<K extends OperationId> = operations[K]['parameters'] extends { query?: infer Q }
+  ? NonNullable<Q>
+  : never;
+
+/** Path parameters of an operation. */
+export type PathParams<K extends OperationId> = operations[K]['parameters'] extends { path?: infer P }
+  ? NonNullable<P>
+  : never;

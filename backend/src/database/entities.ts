@@ -1,0 +1,6 @@
+import { ContactMessage, Testimonial } from '../modules/site/entities/contact.entity';
+import { DownloadCount, DownloadEvent } from '../modules/site/entities/download.entity';
+import { Release, ReleaseAsset } from '../modules/site/entities/release.entity';
+
+/** Every TypeORM entity. A module's new entity is added here. */
+export const ENTITIES = [Release, ReleaseAsset, DownloadEvent, DownloadCount, ContactMessage, Testimonial];

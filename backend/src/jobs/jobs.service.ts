@@ -1,0 +1,46 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { JobsOptions, Queue } from 'bullmq';
+import type { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+import { createRedis } from '../redis/redis.module';
+import { JOB_QUEUES, JobName, JobPayloads, QueueName } from './jobs';
+
+const DEFAULTS: Partial<Record<JobName, JobsOptions>> = {
+  'mail.send': { attempts: 5, backoff: { type: 'exponential', delay: 2_000 }, removeOnComplete: 1000, removeOnFail: 5000 },
+};
+
+/** The one producer of jobs: the only place outside the worker processors that imports bullmq. */
+@Injectable()
+export class JobsService implements OnApplicationShutdown {
+  private readonly queues = new Map<QueueName, Queue>();
+  private readonly connection;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.connection = createRedis(config, true);
+    this.connection.on('error', () => undefined);
+  }
+
+  queue(name: QueueName): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, { connection: this.connection, prefix: `${this.config.redis.prefix}:bull` });
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  async enqueue<N extends JobName>(name: N, data: JobPayloads[N], opts: JobsOptions = {}): Promise<string> {
+    const job = await this.queue(JOB_QUEUES[name]).add(name, data, { ...DEFAULTS[name], ...opts });
+    return job.id!;
+  }
+
+  /** Jobs waiting, active or delayed per queue (used by stats and tests). */
+  async counts(name: QueueName): Promise<Record<string, number>> {
+    return this.queue(name).getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+    await this.connection.quit().catch(() => this.connection.disconnect());
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * Every queue and job of the platform, typed end to end. Producers use JobsService.enqueue;
+ * processors in src/worker/ take the same payload types. Add a job here first.
+ */
+export enum QueueName {
+  Mail = 'mail',
+  Inference = 'inference',
+}
+
+export interface MailJob {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  replyTo?: string;
+}
+
+/** Job name → payload. */
+export interface JobPayloads {
+  'mail.send': MailJob;
+}
+
+export type JobName = keyof JobPayloads;
+
+/** Job name → the queue that carries it. */
+export const JOB_QUEUES: { [N in JobName]: QueueName } = {
+  'mail.send': QueueName.Mail,
+};

@@ -1,0 +1,82 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import type { RequestBody, Schemas } from '../../contract/types';
+import { JobsService } from '../../jobs/jobs.service';
+import { MailService } from '../../mail/mail.service';
+import { htmlEmail } from '../../mail/templates';
+import { ContactMessage, Testimonial } from './entities/contact.entity';
+
+export const PRODUCT_NAME = 'Glob Network';
+export const CONTACT_THANKS = 'Thank you for your message! We will get back to you soon.';
+export const TESTIMONIAL_THANKS = `Thank you for sharing your experience with ${PRODUCT_NAME}!`;
+
+const SUBJECT_LABELS: Record<Schemas['ContactSubject'], string> = {
+  general: 'General Inquiry',
+  support: 'Technical Support',
+  feedback: 'Feedback',
+  partnership: 'Partnership Opportunity',
+  other: 'Other',
+};
+
+@Injectable()
+export class ContactService {
+  private readonly logger = new Logger('Contact');
+
+  constructor(
+    @Inject(DataSource) private readonly db: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly jobs: JobsService,
+    private readonly mail: MailService,
+  ) {}
+
+  async submitContact(input: RequestBody<'submitContact'>): Promise<Schemas['Submitted']> {
+    const saved = await this.db.getRepository(ContactMessage).save({
+      name: input.name.trim(),
+      email: input.email,
+      subject: input.subject,
+      message: input.message,
+      agreedToTerms: input.agreedToTerms,
+    });
+    const label = SUBJECT_LABELS[input.subject];
+    const lines = [`From: ${saved.name} <${saved.email}>`, `Subject: ${label}`, '', saved.message];
+    await this.forward(`[Contact] ${label} — ${saved.name}`, lines, saved.email, 'New contact message');
+    return { id: saved.id, message: CONTACT_THANKS };
+  }
+
+  async submitTestimonial(input: RequestBody<'submitTestimonial'>): Promise<Schemas['Submitted']> {
+    const saved = await this.db.getRepository(Testimonial).save({
+      name: input.name.trim(),
+      email: input.email,
+      role: input.role?.trim() || null,
+      message: input.message,
+      rating: input.rating ?? 5,
+      consent: input.consent,
+      status: 'pending',
+    });
+    const lines = [
+      `From: ${saved.name} <${saved.email}>${saved.role ? ` (${saved.role})` : ''}`,
+      `Rating: ${saved.rating}/5`,
+      '',
+      saved.message,
+    ];
+    await this.forward(`[Testimonial] ${saved.name}`, lines, saved.email, 'New testimonial for review');
+    return { id: saved.id, message: TESTIMONIAL_THANKS };
+  }
+
+  /** Queues the message for the support address; the worker sends it with retries. */
+  private async forward(subject: string, lines: string[], replyTo: string, title: string): Promise<void> {
+    if (!this.mail.configured) {
+      this.logger.log(`Stored "${subject}"; not e-mailed because SMTP_URL is not set`);
+      return;
+    }
+    await this.jobs.enqueue('mail.send', {
+      to: this.config.mail.supportEmail,
+      subject,
+      replyTo,
+      text: lines.join('\n'),
+      html: htmlEmail(title, [lines.slice(0, -2).join('\n'), lines.at(-1) ?? '']),
+    });
+  }
+}

@@ -1,0 +1,41 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+export interface StatsRow {
+  active_users: string;
+  total_tasks: string;
+  bytes_processed: string;
+  active_nodes: string;
+  connected_peers: string;
+  active_tasks: string;
+  pending_tasks: string;
+  failed_tasks: string;
+}
+
+/** Nodes that sent a heartbeat this recently count as online. */
+export const NODE_ONLINE_SECONDS = 60;
+
+@Injectable()
+export class StatsRepository {
+  constructor(@Inject(DataSource) private readonly db: DataSource) {}
+
+  async counts(): Promise<StatsRow> {
+    const [row] = (await this.db.query(
+      `SELECT
+         (SELECT count(*) FROM users WHERE deleted_at IS NULL) AS active_users,
+         (SELECT count(*) FROM inference_tasks WHERE status = 'completed') AS total_tasks,
+         (SELECT coalesce(sum(bytes_processed), 0) FROM inference_tasks WHERE status = 'completed') AS bytes_processed,
+         (SELECT count(*) FROM nodes WHERE last_seen_at > now() - make_interval(secs => $1)) AS active_nodes,
+         (SELECT count(DISTINCT owner_id) FROM nodes WHERE last_seen_at > now() - make_interval(secs => $1)) AS connected_peers,
+         (SELECT count(*) FROM inference_tasks WHERE status = 'running') AS active_tasks,
+         (SELECT count(*) FROM inference_tasks WHERE status = 'queued') AS pending_tasks,
+         (SELECT count(*) FROM inference_tasks WHERE status = 'failed') AS failed_tasks`,
+      [NODE_ONLINE_SECONDS],
+    )) as StatsRow[];
+    return row!;
+  }
+
+  async ping(): Promise<void> {
+    await this.db.query('SELECT 1');
+  }
+}

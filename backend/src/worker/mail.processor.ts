@@ -1,0 +1,40 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Job, Worker } from 'bullmq';
+import type { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+import { JobPayloads, QueueName } from '../jobs/jobs';
+import { MailService } from '../mail/mail.service';
+import { createRedis } from '../redis/redis.module';
+
+/** Sends queued e-mail; a failed send is retried by BullMQ with backoff. */
+@Injectable()
+export class MailProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('MailWorker');
+  private worker: Worker | undefined;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly mail: MailService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.worker = new Worker<JobPayloads['mail.send']>(
+      QueueName.Mail,
+      async (job: Job<JobPayloads['mail.send']>) => {
+        await this.mail.send(job.data);
+        this.logger.log(`Sent "${job.data.subject}" to ${job.data.to}`);
+      },
+      { connection: createRedis(this.config, true), prefix: `${this.config.redis.prefix}:bull`, concurrency: 4 },
+    );
+    this.worker.on('failed', (job, err) => this.logger.warn(`Mail job ${job?.id} failed: ${err.message}`));
+    this.worker.on('error', (err) => this.logger.warn(err.message));
+  }
+
+  /** Lets the jobs in hand finish, within the shutdown budget; unfinished ones go back to the queue. */
+  async onApplicationShutdown(): Promise<void> {
+    if (!this.worker) return;
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, this.config.shutdownTimeoutMs).unref());
+    await Promise.race([this.worker.close(), timeout]);
+    await this.worker.close(true).catch(() => undefined);
+  }
+}

@@ -1,0 +1,73 @@
+import 'reflect-metadata';
+import type { INestApplicationContext } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import Redis from 'ioredis';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { createApi, createWorker } from '../../src/bootstrap';
+import { AppConfig, loadConfig } from '../../src/config/config';
+import { admin, databaseUrl, dropDatabase, randomName } from './db';
+
+export interface TestStack {
+  config: AppConfig;
+  app: NestExpressApplication;
+  http: ReturnType<typeof request>;
+  db: DataSource;
+  worker?: INestApplicationContext;
+  close(): Promise<void>;
+}
+
+async function copyTemplate(name: string): Promise<void> {
+  const template = process.env.GLOB_TEST_TEMPLATE_DB;
+  if (!template) throw new Error('GLOB_TEST_TEMPLATE_DB is not set: run the tests through jest (global setup)');
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin((c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`));
+      return;
+    } catch (err) {
+      // Two files copying the template at the same moment: wait and retry.
+      if (attempt >= 20 || !/being accessed by other users/.test(String(err))) throw err;
+      await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+    }
+  }
+}
+
+/**
+ * A real API (and optionally the worker) on a database of its own, copied from the run's migrated
+ * template, and a Redis key prefix of its own. Everything is removed by close().
+ */
+export async function startStack(opts: { env?: Record<string, string>; worker?: boolean } = {}): Promise<TestStack> {
+  const name = `${process.env.GLOB_TEST_TEMPLATE_DB}_${randomName('f')}`.slice(0, 63);
+  await copyTemplate(name);
+  const prefix = `globtest:${name}`;
+  const config = loadConfig({
+    ...process.env,
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl(name),
+    DATABASE_POOL_SIZE: '4',
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_PREFIX: prefix,
+    LOG_LEVEL: 'warn',
+    SMTP_URL: '',
+    ...opts.env,
+  });
+  const app = await createApi(config);
+  await app.init();
+  const worker = opts.worker ? await createWorker(config) : undefined;
+  return {
+    config,
+    app,
+    http: request(app.getHttpServer()),
+    db: app.get(DataSource),
+    worker,
+    async close() {
+      await worker?.close();
+      await app.close();
+      const redis = new Redis(config.redis.url);
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
+      await dropDatabase(name);
+    },
+  };
+}
