@@ -44,6 +44,14 @@ function isBodyParserError(e: unknown): e is BodyParserError {
   return typeof e === 'object' && e !== null && typeof (e as BodyParserError).type === 'string' && typeof (e as BodyParserError).status === 'number';
 }
 
+/** `/body/email` + `must match format "email"` → `email: must match format "email"`; required fields read "is required". */
+function describe(d: { path: string; message: string }): string {
+  const field = d.path.replace(/^\/(body|query|params|headers)\/?/, '').replace(/\//g, '.');
+  const required = /^must have required property '([^']+)'$/.exec(d.message);
+  if (required) return `${field || required[1]}: is required`;
+  return field ? `${field}: ${d.message}` : d.message;
+}
+
 /** The one place that turns any failure into the spec's Error body. */
 export function toErrorBody(exception: unknown, logger?: Logger): { body: ErrorBody; headers: Record<string, string> } {
   const headers: Record<string, string> = {};
@@ -72,7 +80,13 @@ export function toErrorBody(exception: unknown, logger?: Logger): { body: ErrorB
     Object.assign(headers, exception.headers ?? {});
     const details = (exception.errors ?? []).map((e) => ({ path: e.path, message: e.message }));
     const message =
-      status === 404 ? 'Not found' : status === 405 ? 'Method not allowed' : exception.message || 'Invalid request';
+      status === 404
+        ? 'Not found'
+        : status === 405
+          ? 'Method not allowed'
+          : status === 400 && details.length
+            ? details.map(describe).join('; ')
+            : exception.message || 'Invalid request';
     return {
       body: { statusCode: status, message, error: REASONS[status] ?? 'Error', ...(details.length && status === 400 ? { details } : {}) },
       headers,

@@ -16,7 +16,7 @@ export function specValidator(spec: OpenAPIObject, opts: { validateResponses: bo
   return OpenApiValidator.middleware({
     apiSpec: spec as unknown as string,
     validateApiSpec: false, // linted by Redocly at build time
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true, removeAdditional: false },
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true, removeAdditional: false, allErrors: true },
     validateResponses: opts.validateResponses ? { removeAdditional: false } : false,
     // Authentication is the passport guard's job; the spec only documents it.
     validateSecurity: false,

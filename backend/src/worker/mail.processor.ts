@@ -11,11 +11,15 @@ import { createRedis } from '../redis/redis.module';
 export class MailProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('MailWorker');
   private worker: Worker | undefined;
+  private readonly connection;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly mail: MailService,
-  ) {}
+  ) {
+    this.connection = createRedis(this.config, true);
+    this.connection.on('error', () => undefined);
+  }
 
   onApplicationBootstrap(): void {
     this.worker = new Worker<JobPayloads['mail.send']>(
@@ -24,7 +28,7 @@ export class MailProcessor implements OnApplicationBootstrap, OnApplicationShutd
         await this.mail.send(job.data);
         this.logger.log(`Sent "${job.data.subject}" to ${job.data.to}`);
       },
-      { connection: createRedis(this.config, true), prefix: `${this.config.redis.prefix}:bull`, concurrency: 4 },
+      { connection: this.connection, prefix: `${this.config.redis.prefix}:bull`, concurrency: 4 },
     );
     this.worker.on('failed', (job, err) => this.logger.warn(`Mail job ${job?.id} failed: ${err.message}`));
     this.worker.on('error', (err) => this.logger.warn(err.message));
@@ -36,5 +40,6 @@ export class MailProcessor implements OnApplicationBootstrap, OnApplicationShutd
     const timeout = new Promise<void>((resolve) => setTimeout(resolve, this.config.shutdownTimeoutMs).unref());
     await Promise.race([this.worker.close(), timeout]);
     await this.worker.close(true).catch(() => undefined);
+    await this.connection.quit().catch(() => this.connection.disconnect());
   }
 }

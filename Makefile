@@ -1,0 +1,60 @@
+# Glob Network — the two commands: `make dev` (run it) and `make test` (test it).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+export REDOCLY_TELEMETRY := off
+export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
+
+NODE_MODULES := node_modules/.package-lock.json
+
+$(NODE_MODULES): package.json package-lock.json backend/package.json frontend/package.json generated/package.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+.PHONY: help install dev serve test generate generate-check lint lint-spec typecheck db-migrate test-backend build
+
+help:
+	@echo "make dev         run the whole platform with reload (embedded database if DATABASE_URL is unset)"
+	@echo "make test        spec lint, generated drift, typecheck, unit + integration + contract tests"
+	@echo "make serve       production build, then API (serving the web app) + worker on PORT (3000)"
+	@echo "make generate    regenerate generated/ from api-spec/"
+	@echo "make db-migrate  apply database migrations to DATABASE_URL"
+	@echo "make lint        spec lint + typecheck"
+
+install: $(NODE_MODULES)
+
+dev: install
+	node scripts/dev.mjs
+
+serve: install
+	node scripts/serve.mjs
+
+build: install
+	npm run build -w backend
+	npm run build -w frontend
+
+generate: install
+	node scripts/generate.mjs
+
+generate-check: install
+	node scripts/generate.mjs --check
+
+lint-spec: install
+	npx redocly lint api-spec/openapi.yaml --config api-spec/redocly.yaml --format stylish
+
+typecheck: install
+	npx tsc -p backend/tsconfig.json --noEmit
+	npx tsc -p frontend/tsconfig.json --noEmit
+
+lint: lint-spec typecheck
+
+db-migrate: install
+	npm run db:migrate -w backend
+
+test-backend: install
+	@mkdir -p .data
+	cd backend && npx jest --ci --json --outputFile=../.data/jest-backend.json
+	@node -e "const r=require('./.data/jest-backend.json'); console.log('backend tests: ' + r.numPassedTests + ' passed, ' + r.numFailedTests + ' failed')"
+
+test: lint-spec generate-check typecheck test-backend
+	npm run build -w frontend
+	@echo "make test: all checks passed"

@@ -1,0 +1,46 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config/config';
+
+const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/glob' };
+
+describe('config from the environment', () => {
+  it('has working defaults for everything but the database', () => {
+    const c = loadConfig({ ...base, NODE_ENV: 'test' });
+    expect(c.port).toBe(3000);
+    expect(c.redis.url).toBe('redis://127.0.0.1:6379');
+    expect(c.web.origin).toEqual(['http://localhost:5173']);
+    expect(c.mail.smtpUrl).toBeUndefined();
+    expect(c.validateResponses).toBe(true);
+    expect(c.jwt.accessSecret).toHaveLength(64);
+  });
+
+  it('refuses a missing or malformed database URL and bad numbers, naming each variable', () => {
+    expect(() => loadConfig({})).toThrow(/DATABASE_URL/);
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x/y' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => loadConfig({ ...base, REDIS_URL: 'http://localhost' })).toThrow(/REDIS_URL/);
+  });
+
+  it('requires the JWT secrets in production and never invents them there', () => {
+    expect(() => loadConfig({ ...base, NODE_ENV: 'production' })).toThrow(/JWT_ACCESS_SECRET/);
+    const secret = 'x'.repeat(32);
+    const c = loadConfig({ ...base, NODE_ENV: 'production', JWT_ACCESS_SECRET: secret, JWT_REFRESH_SECRET: secret.replace(/x/g, 'y') });
+    expect(c.jwt.accessSecret).toBe(secret);
+    expect(c.validateResponses).toBe(false);
+  });
+
+  it('generates development secrets once and keeps them across restarts, readable by the owner only', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'glob-config-')), 'dev-secrets.json');
+    const first = loadConfig({ ...base, NODE_ENV: 'development', DEV_SECRETS_FILE: file });
+    const second = loadConfig({ ...base, NODE_ENV: 'development', DEV_SECRETS_FILE: file });
+    expect(second.jwt).toEqual(first.jwt);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(first.jwt);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('splits several web origins', () => {
+    expect(loadConfig({ ...base, WEB_ORIGIN: 'http://a.test, http://b.test' }).web.origin).toEqual(['http://a.test', 'http://b.test']);
+  });
+});

@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// make dev: database + Redis (found or started), migrations, then API, worker and web dev server with reload.
+import { ensureDatabase, ensureRedis, log, onShutdown, runOrFail, start } from './lib.mjs';
+
+const children = [];
+const db = await ensureDatabase();
+const redisUrl = await ensureRedis(children);
+const apiPort = process.env.PORT ?? '3000';
+const webPort = process.env.WEB_PORT ?? '5173';
+const env = {
+  NODE_ENV: 'development',
+  DATABASE_URL: db.url,
+  ...(db.poolSize ? { DATABASE_POOL_SIZE: db.poolSize } : {}),
+  REDIS_URL: redisUrl,
+  PORT: apiPort,
+  WEB_ORIGIN: process.env.WEB_ORIGIN ?? `http://localhost:${webPort}`,
+};
+const stop = onShutdown(children, db.stop);
+
+log('Migrating the database');
+await runOrFail('Migrations', 'npm', ['run', '--silent', 'db:migrate', '-w', 'backend'], env);
+
+start(children, 'api', 'npm', ['run', '--silent', 'dev:api', '-w', 'backend'], env);
+start(children, 'worker', 'npm', ['run', '--silent', 'dev:worker', '-w', 'backend'], env);
+start(children, 'web', 'npm', ['run', 'dev', '-w', 'frontend', '--', '--port', webPort, '--strictPort'], {
+  API_URL: `http://localhost:${apiPort}`,
+  WEB_PORT: webPort,
+});
+
+log(`Web app:  http://localhost:${webPort}`);
+log(`API:      http://localhost:${apiPort}/api  (docs: http://localhost:${apiPort}/api/docs)`);
+log(process.env.SMTP_URL ? `E-mail:   ${process.env.SMTP_URL}` : 'E-mail:   no SMTP_URL, so e-mails (and sign-up codes) are printed in the api/worker log');
+log('Ctrl-C stops everything.');
+process.stdin.resume?.();
+void stop;

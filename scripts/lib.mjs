@@ -1,0 +1,159 @@
+// Shared by scripts/dev.mjs and scripts/serve.mjs: find or start PostgreSQL and Redis, run children.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join, resolve } from 'node:path';
+
+export const root = resolve(import.meta.dirname, '..');
+const colors = ['\x1b[36m', '\x1b[35m', '\x1b[33m', '\x1b[32m', '\x1b[34m'];
+const reset = '\x1b[0m';
+
+export function log(msg) {
+  console.log(`\x1b[1m[glob]\x1b[0m ${msg}`);
+}
+
+export function fail(msg) {
+  console.error(`\x1b[31m[glob] ${msg}\x1b[0m`);
+  process.exit(1);
+}
+
+/** Resolves true when something accepts TCP connections on host:port. */
+export function canConnect(host, port, timeoutMs = 1000) {
+  return new Promise((done) => {
+    const socket = connect({ host, port });
+    const end = (ok) => {
+      socket.destroy();
+      done(ok);
+    };
+    socket.setTimeout(timeoutMs, () => end(false));
+    socket.once('connect', () => end(true));
+    socket.once('error', () => end(false));
+  });
+}
+
+async function waitFor(host, port, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await canConnect(host, port, 300)) return true;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return false;
+}
+
+function has(cmd, args = ['--version']) {
+  return spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * REDIS_URL if set; else a Redis already on 127.0.0.1:6379; else redis-server from PATH (no
+ * persistence, stopped with the dev session); else `docker compose up -d redis`; else a clear stop.
+ */
+export async function ensureRedis(children) {
+  if (process.env.REDIS_URL) {
+    log(`Redis: ${process.env.REDIS_URL} (REDIS_URL)`);
+    return process.env.REDIS_URL;
+  }
+  const url = 'redis://127.0.0.1:6379';
+  if (await canConnect('127.0.0.1', 6379)) {
+    log(`Redis: ${url} (already running)`);
+    return url;
+  }
+  if (has('redis-server')) {
+    log('Redis: starting redis-server on 127.0.0.1:6379 (in memory)');
+    const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', '6379', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    children.push({ name: 'redis', child });
+    if (await waitFor('127.0.0.1', 6379, 5000)) return url;
+    fail('redis-server did not start on 127.0.0.1:6379');
+  }
+  if (has('docker', ['compose', 'version']) && has('docker', ['info'])) {
+    log('Redis: docker compose up -d redis');
+    spawnSync('docker', ['compose', 'up', '-d', 'redis'], { cwd: root, stdio: 'inherit' });
+    if (await waitFor('127.0.0.1', 6379, 20000)) return url;
+  }
+  fail(
+    'No Redis found. Set REDIS_URL, or install Redis (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis), ' +
+      'or start Docker and run `docker compose up -d redis`.',
+  );
+}
+
+/**
+ * DATABASE_URL if set; else an embedded PostgreSQL (PGlite, PostgreSQL compiled to WebAssembly) served
+ * over the Postgres wire protocol, with its data in .data/pglite. All its connections share one session.
+ */
+export async function ensureDatabase() {
+  if (process.env.DATABASE_URL) {
+    log(`PostgreSQL: ${new URL(process.env.DATABASE_URL).host} (DATABASE_URL)`);
+    return { url: process.env.DATABASE_URL, poolSize: process.env.DATABASE_POOL_SIZE, stop: async () => {} };
+  }
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+  const dataDir = join(root, '.data', 'pglite');
+  mkdirSync(dataDir, { recursive: true });
+  const db = await PGlite.create(dataDir);
+  const port = Number(process.env.PGLITE_PORT ?? 54329);
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: 16 });
+  await server.start();
+  log(`PostgreSQL: embedded PGlite on 127.0.0.1:${port}, data in .data/pglite (set DATABASE_URL to use your own server)`);
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    poolSize: '2',
+    stop: async () => {
+      await server.stop();
+      await db.close();
+    },
+  };
+}
+
+/**
+ * Runs a command to completion with inherited output; exits on failure. Asynchronous on purpose:
+ * the embedded database lives in this process and must keep answering meanwhile.
+ */
+export async function runOrFail(label, cmd, args, env) {
+  const child = spawn(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  const code = await new Promise((done) => child.once('exit', done));
+  if (code !== 0) fail(`${label} failed`);
+}
+
+/** Starts a long-running child whose output lines are prefixed with its name. */
+export function start(children, name, cmd, args, env) {
+  const color = colors[children.length % colors.length];
+  const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env, FORCE_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const prefix = `${color}${name.padEnd(6)}${reset}| `;
+  for (const stream of [child.stdout, child.stderr]) {
+    let buf = '';
+    stream.on('data', (chunk) => {
+      buf += chunk;
+      const lines = buf.split('\n');
+      buf = lines.pop();
+      for (const line of lines) process.stdout.write(prefix + line + '\n');
+    });
+  }
+  child.on('exit', (code, signal) => {
+    if (!shuttingDown) log(`${name} exited (${signal ?? code})`);
+  });
+  children.push({ name, child });
+  return child;
+}
+
+let shuttingDown = false;
+
+/** Ctrl-C / SIGTERM: stop every child (SIGTERM, then SIGKILL after 10 s) and the embedded database. */
+export function onShutdown(children, cleanup) {
+  const stop = async () => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    log('Stopping…');
+    const alive = children.filter(({ child }) => child.exitCode === null && child.signalCode === null);
+    for (const { child } of alive) child.kill('SIGTERM');
+    await Promise.race([
+      Promise.all(alive.map(({ child }) => new Promise((r) => child.once('exit', r)))),
+      new Promise((r) => setTimeout(r, 10_000)),
+    ]);
+    for (const { child } of alive) if (child.exitCode === null) child.kill('SIGKILL');
+    await cleanup();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return stop;
+}
