@@ -4,7 +4,9 @@ module.exports = {
   rootDir: '.',
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest'] },
+  // openid-client and its helpers ship as ES modules only: compile them to CommonJS for jest.
+  transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest'] },
+  transformIgnorePatterns: ['/node_modules/(?!(openid-client|oauth4webapi|jose)/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 30_000,

@@ -3999,7 +3999,6 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     sendDeletionOtp: {
@@ -4038,7 +4037,6 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     verifyDeletionOtp: {
@@ -4092,7 +4090,6 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     login: {
@@ -4156,7 +4153,6 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     logout: {
@@ -4185,7 +4181,6 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     getMe: {
@@ -4219,7 +4214,6 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     getOauthAuthUrl: {
@@ -4266,7 +4260,6 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     oauthCallback: {
@@ -4363,7 +4356,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
             /** @description The provider rejected the code or could not be reached. */
             502: {
                 headers: {
@@ -4434,7 +4426,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
         };
     };
     register: {
@@ -4514,7 +4505,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
         };
     };
     registerWithOtp: {
@@ -4610,7 +4600,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
         };
     };
     sendOtp: {
@@ -4650,7 +4639,6 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     verifyOtp: {
@@ -4707,7 +4695,6 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     getWallet: {

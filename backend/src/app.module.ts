@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { AuthModule } from './auth/auth.module';
 import { RateLimitGuard, RateLimiter } from './common/rate-limit';
 import type { AppConfig } from './config/config';
 import { ConfigModule } from './config/config.module';
@@ -35,6 +36,7 @@ export class ApiModule {
       module: ApiModule,
       imports: [
         CoreModule.forRoot(config),
+        AuthModule,
         SystemModule,
         SiteModule,
         AccountsModule,

@@ -36,6 +36,15 @@ const envSchema = z.object({
   CONTACT_RATE_WINDOW_SECONDS: positiveInt.default(3600),
   ANALYTICS_RATE_LIMIT: positiveInt.default(60),
   ANALYTICS_RATE_WINDOW_SECONDS: positiveInt.default(60),
+  LOGIN_RATE_LIMIT: positiveInt.default(10),
+  LOGIN_RATE_WINDOW_SECONDS: positiveInt.default(900),
+  OTP_VERIFY_RATE_LIMIT: positiveInt.default(30),
+  OTP_VERIFY_RATE_WINDOW_SECONDS: positiveInt.default(300),
+  OTP_SEND_RATE_LIMIT: positiveInt.default(5),
+  OTP_SEND_RATE_WINDOW_SECONDS: positiveInt.default(3600),
+  OTP_RESEND_SECONDS: positiveInt.default(60),
+  /** Public URL of the web app (OAuth redirect URIs point at its /app/oauth/callback/{provider}); default: the first WEB_ORIGIN. */
+  PUBLIC_WEB_URL: z.url().optional(),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
   LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
   /** Where development secrets are kept when none are given (created on first run). */
@@ -43,6 +52,72 @@ const envSchema = z.object({
 });
 
 export type Env = z.infer<typeof envSchema>;
+
+export const OAUTH_PROVIDERS = ['google', 'github', 'microsoft'] as const;
+export type OAuthProviderName = (typeof OAUTH_PROVIDERS)[number];
+
+export interface OAuthProviderConfig {
+  clientId: string;
+  clientSecret: string;
+  /** OIDC issuer (google, microsoft); null for plain OAuth 2 (github). */
+  issuer: string | null;
+  authorizationUrl: string;
+  tokenUrl: string;
+  userinfoUrl: string;
+  /** GitHub only: where verified e-mails are listed. */
+  emailsUrl: string | null;
+  scope: string;
+}
+
+/** Public endpoints of each provider; every one can be overridden by env (tests point them at a local server). */
+const OAUTH_DEFAULTS: Record<OAuthProviderName, Omit<OAuthProviderConfig, 'clientId' | 'clientSecret'>> = {
+  google: {
+    issuer: 'https://accounts.google.com',
+    authorizationUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
+    tokenUrl: 'https://oauth2.googleapis.com/token',
+    userinfoUrl: 'https://openidconnect.googleapis.com/v1/userinfo',
+    emailsUrl: null,
+    scope: 'openid email profile',
+  },
+  github: {
+    issuer: null,
+    authorizationUrl: 'https://github.com/login/oauth/authorize',
+    tokenUrl: 'https://github.com/login/oauth/access_token',
+    userinfoUrl: 'https://api.github.com/user',
+    emailsUrl: 'https://api.github.com/user/emails',
+    scope: 'read:user user:email',
+  },
+  microsoft: {
+    issuer: 'https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0',
+    authorizationUrl: 'https://login.microsoftonline.com/consumers/oauth2/v2.0/authorize',
+    tokenUrl: 'https://login.microsoftonline.com/consumers/oauth2/v2.0/token',
+    userinfoUrl: 'https://graph.microsoft.com/oidc/userinfo',
+    emailsUrl: null,
+    scope: 'openid email profile',
+  },
+};
+
+/** OAUTH_<PROVIDER>_CLIENT_ID and _CLIENT_SECRET enable a provider; _ISSUER, _AUTHORIZATION_URL, _TOKEN_URL, _USERINFO_URL, _EMAILS_URL override its endpoints. */
+function oauthProviders(source: NodeJS.ProcessEnv): Partial<Record<OAuthProviderName, OAuthProviderConfig>> {
+  const out: Partial<Record<OAuthProviderName, OAuthProviderConfig>> = {};
+  for (const name of OAUTH_PROVIDERS) {
+    const key = (k: string) => source[`OAUTH_${name.toUpperCase()}_${k}`] || undefined;
+    const clientId = key('CLIENT_ID');
+    if (!clientId) continue;
+    const d = OAUTH_DEFAULTS[name];
+    out[name] = {
+      clientId,
+      clientSecret: key('CLIENT_SECRET') ?? '',
+      issuer: key('ISSUER') ?? d.issuer,
+      authorizationUrl: key('AUTHORIZATION_URL') ?? d.authorizationUrl,
+      tokenUrl: key('TOKEN_URL') ?? d.tokenUrl,
+      userinfoUrl: key('USERINFO_URL') ?? d.userinfoUrl,
+      emailsUrl: key('EMAILS_URL') ?? d.emailsUrl,
+      scope: key('SCOPE') ?? d.scope,
+    };
+  }
+  return out;
+}
 
 export interface AppConfig {
   env: Env['NODE_ENV'];
@@ -58,7 +133,13 @@ export interface AppConfig {
   rateLimits: {
     contact: { limit: number; windowSeconds: number };
     analytics: { limit: number; windowSeconds: number };
+    login: { limit: number; windowSeconds: number };
+    otpVerify: { limit: number; windowSeconds: number };
+    otpSend: { limit: number; windowSeconds: number };
   };
+  otpResendSeconds: number;
+  publicWebUrl: string;
+  oauth: Partial<Record<OAuthProviderName, OAuthProviderConfig>>;
   shutdownTimeoutMs: number;
   logLevel: Env['LOG_LEVEL'];
 }
@@ -120,7 +201,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimits: {
       contact: { limit: env.CONTACT_RATE_LIMIT, windowSeconds: env.CONTACT_RATE_WINDOW_SECONDS },
       analytics: { limit: env.ANALYTICS_RATE_LIMIT, windowSeconds: env.ANALYTICS_RATE_WINDOW_SECONDS },
+      login: { limit: env.LOGIN_RATE_LIMIT, windowSeconds: env.LOGIN_RATE_WINDOW_SECONDS },
+      otpVerify: { limit: env.OTP_VERIFY_RATE_LIMIT, windowSeconds: env.OTP_VERIFY_RATE_WINDOW_SECONDS },
+      otpSend: { limit: env.OTP_SEND_RATE_LIMIT, windowSeconds: env.OTP_SEND_RATE_WINDOW_SECONDS },
     },
+    otpResendSeconds: env.OTP_RESEND_SECONDS,
+    publicWebUrl: (env.PUBLIC_WEB_URL ?? env.WEB_ORIGIN.split(',')[0]!.trim()).replace(/\/$/, ''),
+    oauth: oauthProviders(source),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     logLevel: env.LOG_LEVEL,
   };

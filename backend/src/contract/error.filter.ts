@@ -2,13 +2,14 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import type { Response } from 'express';
 import type { Schemas } from './types';
 import { RateLimitedException } from './errors';
+import { FIELD_MESSAGES } from './messages';
 
 type ErrorBody = Schemas['Error'];
 
 interface ValidatorError {
   status: number;
   message: string;
-  errors?: Array<{ path: string; message: string }>;
+  errors?: Array<{ path: string; message: string; errorCode?: string }>;
   headers?: Record<string, string>;
 }
 
@@ -44,11 +45,16 @@ function isBodyParserError(e: unknown): e is BodyParserError {
   return typeof e === 'object' && e !== null && typeof (e as BodyParserError).type === 'string' && typeof (e as BodyParserError).status === 'number';
 }
 
-/** `/body/email` + `must match format "email"` → `email: must match format "email"`; required fields read "is required". */
-function describe(d: { path: string; message: string }): string {
+/**
+ * One failing field in words a person can act on: the documents' own message where they have one
+ * ('Email is invalid'), else `field: what is wrong` ('subject: must be equal to one of the allowed values').
+ */
+function describe(d: { path: string; message: string; errorCode?: string }): string {
   const field = d.path.replace(/^\/(body|query|params|headers)\/?/, '').replace(/\//g, '.');
-  const required = /^must have required property '([^']+)'$/.exec(d.message);
-  if (required) return `${field || required[1]}: is required`;
+  const keyword = d.errorCode?.split('.')[0] ?? '';
+  const product = FIELD_MESSAGES[field]?.[keyword];
+  if (product) return product;
+  if (/^must have required property/.test(d.message)) return `${field}: is required`;
   return field ? `${field}: ${d.message}` : d.message;
 }
 
@@ -85,7 +91,7 @@ export function toErrorBody(exception: unknown, logger?: Logger): { body: ErrorB
         : status === 405
           ? 'Method not allowed'
           : status === 400 && details.length
-            ? details.map(describe).join('; ')
+            ? [...new Set((exception.errors ?? []).map(describe))].join('; ')
             : exception.message || 'Invalid request';
     return {
       body: { statusCode: status, message, error: REASONS[status] ?? 'Error', ...(details.length && status === 400 ? { details } : {}) },

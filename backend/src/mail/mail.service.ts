@@ -3,6 +3,7 @@ import nodemailer, { Transporter } from 'nodemailer';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import type { MailJob } from '../jobs/jobs';
+import { JobsService } from '../jobs/jobs.service';
 
 /**
  * Sends e-mail through SMTP (SMTP_URL, e.g. smtp://user:pass@host:587). Without SMTP_URL, messages
@@ -13,14 +14,23 @@ export class MailService implements OnApplicationShutdown {
   private readonly logger = new Logger('Mail');
   private readonly transport: Transporter | undefined;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly jobs: JobsService,
+  ) {
     if (config.mail.smtpUrl) this.transport = nodemailer.createTransport(config.mail.smtpUrl);
   }
 
-  get configured(): boolean {
-    return this.transport !== undefined;
+  /**
+   * What request handlers call: with SMTP the message is queued and the worker sends it (with retries,
+   * and every request answers in the same time whatever it sends); without SMTP it is logged right here.
+   */
+  async deliver(mail: MailJob): Promise<void> {
+    if (this.transport) await this.jobs.enqueue('mail.send', mail);
+    else await this.send(mail);
   }
 
+  /** Sends now (the worker's mail processor). */
   async send(mail: MailJob): Promise<void> {
     if (!this.transport) {
       const log = this.config.env === 'production' ? this.logger.warn.bind(this.logger) : this.logger.log.bind(this.logger);

@@ -1,95 +1,122 @@
-import { Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
-import { notYetAvailable } from '../../contract/errors';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import type { Request } from 'express';
+import { CurrentUser, type AuthUser } from '../../auth/auth-user';
+import { Public } from '../../auth/public.decorator';
+import { RateLimit, RateLimitRule } from '../../common/rate-limit';
+import type { OAuthProviderName } from '../../config/config';
+import type { RequestBody, ResponseBody } from '../../contract/types';
+import { AccountsService, normalizeEmail } from './accounts.service';
+import { OAuthService } from './oauth.service';
+import { SessionsService } from './sessions.service';
 
-/**
- * The accounts operations of the spec. Not live yet: each answers 501 with the Error body until the
- * accounts issue lands (request validation against the spec already applies).
- */
+const bodyEmail = (req: Request) => normalizeEmail(String((req.body as { email?: string }).email ?? ''));
+
+/** Issue 3 §6: login 10 per 15 min per IP + e-mail; code checks 30 per 5 min per IP; code sending 5 per hour per address. */
+const LOGIN: RateLimitRule = { name: 'login', limit: (c) => c.rateLimits.login, key: (req) => `${req.ip}:${bodyEmail(req)}` };
+const CODE_CHECK: RateLimitRule = { name: 'code-check', limit: (c) => c.rateLimits.otpVerify };
+const CODE_SEND: RateLimitRule = { name: 'code-send', limit: (c) => c.rateLimits.otpSend, key: bodyEmail };
+
 @Controller('api')
 export class AccountsController {
-  /** Sign in with e-mail and password */
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly sessions: SessionsService,
+    private readonly oauth: OAuthService,
+  ) {}
+
+  @Public()
   @Post('users/login')
   @HttpCode(200)
-  login(): never {
-    return notYetAvailable();
+  @RateLimit(LOGIN)
+  login(@Body() body: RequestBody<'login'>): Promise<ResponseBody<'login', 200>> {
+    return this.accounts.login(body);
   }
 
-  /** Create an account with e-mail and password (no code) */
+  @Public()
   @Post('users/register')
-  register(): never {
-    return notYetAvailable();
+  register(@Body() body: RequestBody<'register'>): Promise<ResponseBody<'register', 201>> {
+    return this.accounts.register(body);
   }
 
-  /** E-mail a one-time code */
+  @Public()
   @Post('users/send-otp')
   @HttpCode(202)
-  sendOtp(): never {
-    return notYetAvailable();
+  @RateLimit(CODE_SEND)
+  sendOtp(@Body() body: RequestBody<'sendOtp'>): Promise<ResponseBody<'sendOtp', 202>> {
+    return this.accounts.sendCode(body.email, body.purpose ?? 'signup');
   }
 
-  /** Check an e-mailed code */
+  @Public()
   @Post('users/verify-otp')
   @HttpCode(200)
-  verifyOtp(): never {
-    return notYetAvailable();
+  @RateLimit(CODE_CHECK)
+  verifyOtp(@Body() body: RequestBody<'verifyOtp'>): Promise<ResponseBody<'verifyOtp', 200>> {
+    return this.accounts.verifyCode(body);
   }
 
-  /** Create an account after verifying the e-mail */
+  @Public()
   @Post('users/register-with-otp')
-  registerWithOtp(): never {
-    return notYetAvailable();
+  registerWithOtp(@Body() body: RequestBody<'registerWithOtp'>): Promise<ResponseBody<'registerWithOtp', 201>> {
+    return this.accounts.registerWithOtp(body);
   }
 
-  /** Exchange a refresh token for a new token pair */
+  @Public()
   @Post('users/refresh')
   @HttpCode(200)
-  refresh(): never {
-    return notYetAvailable();
+  refresh(@Body() body: RequestBody<'refresh'>): Promise<ResponseBody<'refresh', 200>> {
+    return this.sessions.rotate(body.refresh_token);
   }
 
-  /** Sign out (revoke a refresh token family) */
+  @Public()
   @Post('users/logout')
   @HttpCode(204)
-  logout(): never {
-    return notYetAvailable();
+  async logout(@Body() body: RequestBody<'logout'>): Promise<void> {
+    await this.sessions.revokeFamilyOf(body.refresh_token);
   }
 
-  /** The signed-in user */
   @Get('users/me')
-  getMe(): never {
-    return notYetAvailable();
+  getMe(@CurrentUser() user: AuthUser): Promise<ResponseBody<'getMe', 200>> {
+    return this.accounts.me(user.id);
   }
 
-  /** Start a social sign-in */
+  @Public()
   @Get('users/oauth/auth-url/:provider')
-  getOauthAuthUrl(): never {
-    return notYetAvailable();
+  @RateLimit({ ...CODE_CHECK, name: 'oauth' })
+  getOauthAuthUrl(@Param('provider') provider: OAuthProviderName): Promise<ResponseBody<'getOauthAuthUrl', 200>> {
+    return this.oauth.authorizationUrl(provider);
   }
 
-  /** Complete a social sign-in */
+  @Public()
   @Post('users/oauth/callback/:provider')
   @HttpCode(200)
-  oauthCallback(): never {
-    return notYetAvailable();
+  oauthCallback(
+    @Param('provider') provider: OAuthProviderName,
+    @Body() body: RequestBody<'oauthCallback'>,
+  ): Promise<ResponseBody<'oauthCallback', 200>> {
+    return this.oauth.callback(provider, body.code, body.state);
   }
 
-  /** E-mail an account-deletion code */
+  @Public()
   @Post('users/auth/send-deletion-otp')
   @HttpCode(202)
-  sendDeletionOtp(): never {
-    return notYetAvailable();
+  @RateLimit(CODE_SEND)
+  sendDeletionOtp(@Body() body: RequestBody<'sendDeletionOtp'>): Promise<ResponseBody<'sendDeletionOtp', 202>> {
+    return this.accounts.sendCode(body.email, 'deletion');
   }
 
-  /** Check an account-deletion code */
+  @Public()
   @Post('users/auth/verify-deletion-otp')
   @HttpCode(200)
-  verifyDeletionOtp(): never {
-    return notYetAvailable();
+  @RateLimit(CODE_CHECK)
+  verifyDeletionOtp(@Body() body: RequestBody<'verifyDeletionOtp'>): Promise<ResponseBody<'verifyDeletionOtp', 200>> {
+    return this.accounts.verifyDeletionCode(body);
   }
 
-  /** Delete the account proved by a deletion code */
+  @Public()
   @Delete('users/auth/delete-account')
-  deleteAccount(): never {
-    return notYetAvailable();
+  @HttpCode(200)
+  @RateLimit(CODE_CHECK)
+  deleteAccount(@Body() body: RequestBody<'deleteAccount'>): Promise<ResponseBody<'deleteAccount', 200>> {
+    return this.accounts.deleteAccount(body);
   }
 }

@@ -1,5 +1,13 @@
 import { Module } from '@nestjs/common';
 import { AccountsController } from './accounts.controller';
+import { AccountsService } from './accounts.service';
+import { CodesService } from './codes.service';
+import { OAuthService } from './oauth.service';
+import { SessionsService } from './sessions.service';
 
-@Module({ controllers: [AccountsController] })
+@Module({
+  controllers: [AccountsController],
+  providers: [AccountsService, SessionsService, CodesService, OAuthService],
+  exports: [AccountsService],
+})
 export class AccountsModule {}

@@ -1,9 +1,8 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
-import { JobsService } from '../../jobs/jobs.service';
 import { MailService } from '../../mail/mail.service';
 import { htmlEmail } from '../../mail/templates';
 import { ContactMessage, Testimonial } from './entities/contact.entity';
@@ -22,12 +21,9 @@ const SUBJECT_LABELS: Record<Schemas['ContactSubject'], string> = {
 
 @Injectable()
 export class ContactService {
-  private readonly logger = new Logger('Contact');
-
   constructor(
     @Inject(DataSource) private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly jobs: JobsService,
     private readonly mail: MailService,
   ) {}
 
@@ -65,13 +61,9 @@ export class ContactService {
     return { id: saved.id, message: TESTIMONIAL_THANKS };
   }
 
-  /** Queues the message for the support address; the worker sends it with retries. */
+  /** Forwards the message to the support address. */
   private async forward(subject: string, lines: string[], replyTo: string, title: string): Promise<void> {
-    if (!this.mail.configured) {
-      this.logger.log(`Stored "${subject}"; not e-mailed because SMTP_URL is not set`);
-      return;
-    }
-    await this.jobs.enqueue('mail.send', {
+    await this.mail.deliver({
       to: this.config.mail.supportEmail,
       subject,
       replyTo,

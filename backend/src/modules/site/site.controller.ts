@@ -1,3 +1,4 @@
+import { Public } from '../../auth/public.decorator';
 import { Body, Controller, Get, Headers, HttpCode, Post } from '@nestjs/common';
 import { RateLimit } from '../../common/rate-limit';
 import type { RequestBody, ResponseBody } from '../../contract/types';
@@ -5,6 +6,7 @@ import { ContactService } from './contact.service';
 import { DownloadsService } from './downloads.service';
 import { ReleasesService } from './releases.service';
 
+@Public()
 @Controller('api')
 export class SiteController {
   constructor(

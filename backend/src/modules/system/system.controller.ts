@@ -1,8 +1,10 @@
+import { Public } from '../../auth/public.decorator';
 import { Controller, Get, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import type { ResponseBody } from '../../contract/types';
 import { SystemService } from './system.service';
 
+@Public()
 @Controller('api')
 export class SystemController {
   constructor(private readonly system: SystemService) {}

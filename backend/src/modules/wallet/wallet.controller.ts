@@ -1,4 +1,5 @@
 import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Public } from '../../auth/public.decorator';
 import { notYetAvailable } from '../../contract/errors';
 
 /**
@@ -8,6 +9,7 @@ import { notYetAvailable } from '../../contract/errors';
 @Controller('api')
 export class WalletController {
   /** The token packages for sale */
+  @Public()
   @Get('wallet/packages')
   listPackages(): never {
     return notYetAvailable();
@@ -62,6 +64,7 @@ export class WalletController {
   }
 
   /** Stripe event receiver */
+  @Public()
   @Post('payments/stripe/webhook')
   @HttpCode(200)
   stripeWebhook(): never {

@@ -1,0 +1,30 @@
+import { ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import type { Request } from 'express';
+import { IS_PUBLIC } from './public.decorator';
+
+/** The AI operations answer with the documents' own wording (001 §6). */
+export const AI_AUTH_MESSAGE = 'Authentication required. Please login to use AI services.';
+const AI_PATHS = /^\/api\/(inference|chat|tokens)\//;
+
+/** Global guard: every operation needs a valid bearer token unless marked @Public(). */
+@Injectable()
+export class JwtAuthGuard extends AuthGuard('jwt') {
+  constructor(private readonly reflector: Reflector) {
+    super();
+  }
+
+  override canActivate(context: ExecutionContext) {
+    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
+    return isPublic ? true : super.canActivate(context);
+  }
+
+  override handleRequest<T>(err: unknown, user: T, _info: unknown, context: ExecutionContext): T {
+    if (err || !user) {
+      const req = context.switchToHttp().getRequest<Request>();
+      throw new UnauthorizedException(AI_PATHS.test(req.path) ? AI_AUTH_MESSAGE : 'Authentication required');
+    }
+    return user;
+  }
+}

@@ -1,0 +1,113 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type Redis from 'ioredis';
+import { createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import { RateLimitedException } from '../../contract/errors';
+import type { Schemas } from '../../contract/types';
+import { rowsOf } from '../../database/sql';
+import { REDIS } from '../../redis/redis.module';
+
+export type CodePurpose = Schemas['OtpPurpose'];
+
+/** Lifetimes of 001 §9 and issue 3: sign-up codes 10 minutes, deletion codes 300 s. */
+export const CODE_TTL_SECONDS: Record<CodePurpose, number> = { signup: 600, deletion: 300 };
+export const MAX_CODE_ATTEMPTS = 5;
+export const VERIFICATION_TOKEN_TTL_SECONDS = 600;
+
+/**
+ * E-mailed one-time codes: 6 digits from a CSPRNG, stored only as a keyed hash, bound to e-mail and
+ * purpose, single use, at most 5 tries each (counted atomically before any comparison), one live code
+ * per address and purpose, and a resend wait.
+ */
+@Injectable()
+export class CodesService {
+  private readonly key: Buffer;
+
+  constructor(
+    @Inject(DataSource) private readonly db: DataSource,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.key = createHmac('sha256', config.jwt.refreshSecret).update('one-time-codes').digest();
+  }
+
+  private hash(email: string, purpose: CodePurpose, code: string): Buffer {
+    return createHmac('sha256', this.key).update(`${purpose}:${email}:${code}`).digest();
+  }
+
+  private redisKey(...parts: string[]): string {
+    return [this.config.redis.prefix, ...parts].join(':');
+  }
+
+  /**
+   * Enforces the resend wait for this address and purpose (429 with Retry-After). Called for every
+   * request, whether or not a code is then sent, so the answer never depends on the account existing.
+   */
+  async claimSendSlot(email: string, purpose: CodePurpose): Promise<void> {
+    const key = this.redisKey('otp-wait', purpose, email);
+    const ok = await this.redis.set(key, '1', 'EX', this.config.otpResendSeconds, 'NX');
+    if (ok) return;
+    const ttl = Math.max(1, await this.redis.ttl(key));
+    throw new RateLimitedException(ttl, `Please wait ${ttl} seconds before requesting another code.`);
+  }
+
+  /** A new code for the address; any earlier live code for the same purpose stops working. */
+  async issue(email: string, purpose: CodePurpose): Promise<string> {
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    await this.db.transaction(async (em) => {
+      await em.query(`UPDATE one_time_codes SET consumed_at = now() WHERE email = $1 AND purpose = $2 AND consumed_at IS NULL`, [email, purpose]);
+      await em.query(
+        `INSERT INTO one_time_codes (email, purpose, code_hash, max_attempts, expires_at)
+         VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
+        [email, purpose, this.hash(email, purpose, code).toString('hex'), MAX_CODE_ATTEMPTS, CODE_TTL_SECONDS[purpose]],
+      );
+    });
+    return code;
+  }
+
+  /**
+   * Checks a code. Each call first takes one of the code's tries in a single conditional UPDATE, so
+   * however many guesses arrive at once, at most 5 are ever compared. With `consume`, a right code is
+   * used up (exactly once, even under races).
+   */
+  async check(email: string, purpose: CodePurpose, code: string, opts: { consume: boolean }): Promise<boolean> {
+    const [hit] = rowsOf<{ id: string; code_hash: string }>(await this.db.query(
+      `UPDATE one_time_codes SET attempts = attempts + 1
+       WHERE id = (SELECT id FROM one_time_codes WHERE email = $1 AND purpose = $2 AND consumed_at IS NULL
+                   ORDER BY created_at DESC LIMIT 1)
+         AND consumed_at IS NULL AND attempts < max_attempts AND expires_at > now()
+       RETURNING id, code_hash`,
+      [email, purpose],
+    ));
+    if (!hit) return false;
+    const expected = Buffer.from(hit.code_hash, 'hex');
+    if (!timingSafeEqual(expected, this.hash(email, purpose, code))) return false;
+    if (!opts.consume) return true;
+    const consumed = rowsOf(
+      await this.db.query(`UPDATE one_time_codes SET consumed_at = now() WHERE id = $1 AND consumed_at IS NULL RETURNING id`, [hit.id]),
+    );
+    return consumed.length === 1;
+  }
+
+  /** After a sign-up code is verified: a short-lived, single-use token that register-with-otp requires. */
+  async issueVerificationToken(email: string): Promise<string> {
+    const token = randomBytes(32).toString('base64url');
+    await this.redis.set(this.verificationKey(token), email, 'EX', VERIFICATION_TOKEN_TTL_SECONDS);
+    return token;
+  }
+
+  async verificationTokenMatches(token: string, email: string): Promise<boolean> {
+    return (await this.redis.get(this.verificationKey(token))) === email;
+  }
+
+  /** Uses the token up; false if it was already used or has expired. */
+  async consumeVerificationToken(token: string, email: string): Promise<boolean> {
+    return (await this.redis.getdel(this.verificationKey(token))) === email;
+  }
+
+  private verificationKey(token: string): string {
+    return this.redisKey('verify', createHash('sha256').update(token).digest('hex'));
+  }
+}

@@ -1,0 +1,168 @@
+import { BadGatewayException, BadRequestException, Inject, Injectable, Logger, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import type Redis from 'ioredis';
+import { createHash } from 'node:crypto';
+import * as client from 'openid-client';
+import { DataSource } from 'typeorm';
+import type { AppConfig, OAuthProviderConfig, OAuthProviderName } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import type { Schemas } from '../../contract/types';
+import { REDIS } from '../../redis/redis.module';
+import { AccountsService, normalizeEmail, toUserBody } from './accounts.service';
+import { Identity, User } from './entities/user.entity';
+
+export const OAUTH_STATE_TTL_SECONDS = 600;
+export const OAUTH_FAILED = 'OAuth login failed';
+export const OAUTH_BAD_STATE = 'Invalid or expired OAuth state. Please try signing in again.';
+export const OAUTH_NO_EMAIL = 'Your provider account has no verified email address';
+export const oauthUnavailable = (provider: string) => `OAuth provider ${provider} is not available`;
+
+interface PendingLogin {
+  provider: OAuthProviderName;
+  verifier: string;
+}
+
+interface Profile {
+  subject: string;
+  email: string;
+  name: string | null;
+}
+
+const isLoopback = (url: string) => ['localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname);
+
+/**
+ * Google, GitHub and Microsoft sign-in with openid-client: authorization code flow with a random state
+ * and a PKCE S256 challenge, both bound server-side (Redis, 10 minutes, single use). The provider's
+ * verified e-mail links to an existing account or creates one.
+ */
+@Injectable()
+export class OAuthService {
+  private readonly logger = new Logger('OAuth');
+  private readonly configs = new Map<OAuthProviderName, client.Configuration>();
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(DataSource) private readonly db: DataSource,
+    private readonly accounts: AccountsService,
+  ) {}
+
+  private provider(name: OAuthProviderName): { settings: OAuthProviderConfig; config: client.Configuration } {
+    const settings = this.config.oauth[name];
+    if (!settings) throw new NotFoundException(oauthUnavailable(name));
+    let config = this.configs.get(name);
+    if (!config) {
+      config = new client.Configuration(
+        {
+          issuer: settings.issuer ?? new URL(settings.authorizationUrl).origin,
+          authorization_endpoint: settings.authorizationUrl,
+          token_endpoint: settings.tokenUrl,
+          userinfo_endpoint: settings.userinfoUrl,
+        },
+        settings.clientId,
+        { client_secret: settings.clientSecret },
+        client.ClientSecretPost(settings.clientSecret),
+      );
+      // Plain HTTP only for a provider on this machine (the tests' local OAuth server).
+      if ([settings.authorizationUrl, settings.tokenUrl, settings.userinfoUrl].every(isLoopback)) client.allowInsecureRequests(config);
+      this.configs.set(name, config);
+    }
+    return { settings, config };
+  }
+
+  redirectUri(name: OAuthProviderName): string {
+    return `${this.config.publicWebUrl}/app/oauth/callback/${name}`;
+  }
+
+  private stateKey(state: string): string {
+    return `${this.config.redis.prefix}:oauth:${createHash('sha256').update(state).digest('hex')}`;
+  }
+
+  async authorizationUrl(name: OAuthProviderName): Promise<Schemas['OAuthAuthUrl']> {
+    const { settings, config } = this.provider(name);
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const pending: PendingLogin = { provider: name, verifier };
+    await this.redis.set(this.stateKey(state), JSON.stringify(pending), 'EX', OAUTH_STATE_TTL_SECONDS);
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: this.redirectUri(name),
+      scope: settings.scope,
+      state,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      ...(name === 'google' ? { prompt: 'select_account' } : {}),
+    });
+    return { authorization_url: url.href, state };
+  }
+
+  async callback(name: OAuthProviderName, code: string, state: string): Promise<Schemas['OAuthSession']> {
+    const { settings, config } = this.provider(name);
+    const raw = await this.redis.getdel(this.stateKey(state));
+    const pending = raw ? (JSON.parse(raw) as PendingLogin) : null;
+    if (!pending || pending.provider !== name) throw new BadRequestException(OAUTH_BAD_STATE);
+
+    let profile: Profile | null;
+    try {
+      const current = new URL(this.redirectUri(name));
+      current.searchParams.set('code', code);
+      current.searchParams.set('state', state);
+      const tokens = await client.authorizationCodeGrant(config, current, { pkceCodeVerifier: pending.verifier, expectedState: state });
+      profile = settings.issuer ? await this.oidcProfile(config, tokens) : await this.githubProfile(config, settings, tokens.access_token);
+    } catch (err) {
+      this.logger.warn(`${name} sign-in failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw new BadGatewayException(OAUTH_FAILED);
+    }
+    if (!profile) throw new UnprocessableEntityException(OAUTH_NO_EMAIL);
+    return this.signIn(name, profile);
+  }
+
+  private async oidcProfile(config: client.Configuration, tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers): Promise<Profile | null> {
+    const claims = tokens.claims();
+    const info = await client.fetchUserInfo(config, tokens.access_token, claims?.sub ?? client.skipSubjectCheck);
+    const email = (info.email ?? claims?.email) as string | undefined;
+    const verified = (info.email_verified ?? claims?.email_verified) as boolean | string | undefined;
+    if (!email || !(verified === true || verified === 'true')) return null;
+    return { subject: info.sub, email, name: (info.name as string | undefined) ?? null };
+  }
+
+  private async githubProfile(config: client.Configuration, settings: OAuthProviderConfig, accessToken: string): Promise<Profile | null> {
+    const headers = new Headers({ Accept: 'application/vnd.github+json' });
+    const userRes = await client.fetchProtectedResource(config, accessToken, new URL(settings.userinfoUrl), 'GET', undefined, headers);
+    if (!userRes.ok) throw new Error(`GitHub user endpoint answered ${userRes.status}`);
+    const user = (await userRes.json()) as { id: number | string; login?: string; name?: string | null };
+    if (!settings.emailsUrl) return null;
+    const emailsRes = await client.fetchProtectedResource(config, accessToken, new URL(settings.emailsUrl), 'GET', undefined, headers);
+    if (!emailsRes.ok) throw new Error(`GitHub emails endpoint answered ${emailsRes.status}`);
+    const emails = (await emailsRes.json()) as Array<{ email: string; primary: boolean; verified: boolean }>;
+    const primary = emails.find((e) => e.primary && e.verified) ?? emails.find((e) => e.verified);
+    return primary ? { subject: String(user.id), email: primary.email, name: user.name ?? user.login ?? null } : null;
+  }
+
+  /** The identity's account, else the account with this verified e-mail (linked now), else a new account. */
+  private async signIn(provider: OAuthProviderName, profile: Profile): Promise<Schemas['OAuthSession']> {
+    const email = normalizeEmail(profile.email);
+    return this.db.transaction(async (em) => {
+      const users = em.getRepository(User);
+      const identity = await em.getRepository(Identity).findOneBy({ provider, providerUserId: profile.subject });
+      let user = identity ? await users.findOneBy({ id: identity.userId }) : null;
+      let isNew = false;
+      if (!user || user.deletedAt) {
+        user = await this.accounts.findActiveByEmail(email, em);
+        if (!user) {
+          user = await users.save({
+            email,
+            username: (profile.name?.trim() || email.split('@')[0]!).slice(0, 50),
+            passwordHash: null,
+            emailVerifiedAt: new Date(),
+          });
+          isNew = true;
+        } else if (!user.emailVerifiedAt) {
+          await users.update({ id: user.id }, { emailVerifiedAt: new Date() });
+        }
+        if (identity) await em.getRepository(Identity).delete({ id: identity.id });
+        await em.getRepository(Identity).save({ userId: user.id, provider, providerUserId: profile.subject, email });
+      }
+      const session = await this.accounts.session(user, em);
+      return { ...session, user: toUserBody(user), is_new_user: isNew };
+    });
+  }
+}

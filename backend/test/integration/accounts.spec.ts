@@ -1,0 +1,346 @@
+import jwt from 'jsonwebtoken';
+import { expectSpecResponse } from '../support/contract';
+import { startSmtpCatcher } from '../support/smtp';
+import { startStack, TestStack } from '../support/app';
+
+type Smtp = Awaited<ReturnType<typeof startSmtpCatcher>>;
+const PASSWORD = 'purple elephants dance quietly';
+let ipCounter = 0;
+/** Each test speaks from its own client IP, so per-IP limits only bite where a test means them to. */
+const nextIp = () => `10.1.${Math.floor(++ipCounter / 250)}.${ipCounter % 250}`;
+
+function codeIn(raw: string): string {
+  const m = /code is: (\d{6})/.exec(raw);
+  if (!m) throw new Error(`No code in e-mail:\n${raw}`);
+  return m[1]!;
+}
+
+/** As if the 60 s resend wait had passed for this address. */
+async function forgetResendWait(stack: TestStack, email: string, purpose = 'signup') {
+  const redis = stack.app.get<import('ioredis').default>(require('../../src/redis/redis.module').REDIS);
+  await redis.del(`${stack.config.redis.prefix}:otp-wait:${purpose}:${email.toLowerCase()}`);
+}
+
+async function signUp(stack: TestStack, smtp: Smtp, email: string, ip = nextIp()) {
+  await forgetResendWait(stack, email);
+  await stack.http.post('/api/users/send-otp').set('X-Forwarded-For', ip).send({ email, purpose: 'signup' }).expect(202);
+  const mail = await smtp.waitFor((m) => m.to.includes(email.toLowerCase()) && /verification code is/.test(m.raw));
+  smtp.mails.splice(smtp.mails.indexOf(mail), 1);
+  const verified = await stack.http.post('/api/users/verify-otp').set('X-Forwarded-For', ip).send({ email, otp: codeIn(mail.raw), purpose: 'signup' }).expect(200);
+  const res = await stack.http
+    .post('/api/users/register-with-otp')
+    .set('X-Forwarded-For', ip)
+    .send({ email, password: PASSWORD, username: email.split('@')[0], verification_token: verified.body.verification_token })
+    .expect(201);
+  return res.body as { access_token: string; refresh_token: string; user: { id: string; email: string } };
+}
+
+describe('accounts', () => {
+  let stack: TestStack;
+  let smtp: Smtp;
+  beforeAll(async () => {
+    smtp = await startSmtpCatcher();
+    stack = await startStack({ worker: true, env: { SMTP_URL: smtp.url, OTP_RESEND_SECONDS: '60' } });
+  });
+  afterAll(async () => {
+    await stack.close();
+    await smtp.close();
+  });
+
+  describe('sign-up with an e-mailed code', () => {
+    it('goes from code to signed-in account, and the code e-mail names the product and the lifetime', async () => {
+      const ip = nextIp();
+      const sent = await stack.http.post('/api/users/send-otp').set('X-Forwarded-For', ip).send({ email: 'Ada@Example.com' }).expect(202);
+      expectSpecResponse(sent, 'sendOtp');
+      expect(sent.body).toEqual({ message: 'Verification code sent successfully', expires_in: 600, resend_after: 60 });
+      const mail = await smtp.waitFor((m) => m.to.includes('ada@example.com'));
+      expect(mail.raw).toContain('Glob Network');
+      expect(mail.raw).toContain('10 minutes');
+      expect(mail.raw).toMatch(/Content-Type: text\/html/);
+      expect(mail.raw).toMatch(/Content-Type: text\/plain/);
+      const code = codeIn(mail.raw);
+
+      const verified = await stack.http.post('/api/users/verify-otp').set('X-Forwarded-For', ip).send({ email: 'ada@example.com', otp: code }).expect(200);
+      expectSpecResponse(verified, 'verifyOtp');
+      expect(verified.body.verified).toBe(true);
+
+      // The code is single use.
+      const again = await stack.http.post('/api/users/verify-otp').set('X-Forwarded-For', ip).send({ email: 'ada@example.com', otp: code }).expect(400);
+      expect(again.body.message).toBe('Invalid verification code');
+
+      const reg = await stack.http
+        .post('/api/users/register-with-otp')
+        .send({ email: 'ada@example.com', password: PASSWORD, username: ' Ada ', verification_token: verified.body.verification_token })
+        .expect(201);
+      expectSpecResponse(reg, 'registerWithOtp');
+      expect(reg.body.user).toMatchObject({ email: 'ada@example.com', username: 'Ada', token_balance: 0 });
+      expect(reg.body.token_type).toBe('Bearer');
+
+      const me = await stack.http.get('/api/users/me').set('Authorization', `Bearer ${reg.body.access_token}`).expect(200);
+      expectSpecResponse(me, 'getMe');
+      expect(me.body.user.id).toBe(reg.body.user.id);
+
+      const login = await stack.http.post('/api/users/login').set('X-Forwarded-For', ip).send({ email: 'ADA@example.com', password: PASSWORD }).expect(200);
+      expectSpecResponse(login, 'login');
+      expect(login.body.user.id).toBe(reg.body.user.id);
+
+      // The verification token was used up by the registration.
+      const reuse = await stack.http
+        .post('/api/users/register-with-otp')
+        .send({ email: 'ada@example.com', password: PASSWORD, username: 'x', verification_token: verified.body.verification_token })
+        .expect(400);
+      expect(reuse.body.message).toBe('Email verification required');
+    });
+
+    it('stores codes only as hashes and refresh tokens only as hashes', async () => {
+      const session = await signUp(stack, smtp, 'hashes@example.com');
+      const codes = (await stack.db.query(`SELECT code_hash FROM one_time_codes WHERE email = 'hashes@example.com'`)) as Array<{ code_hash: string }>;
+      expect(codes.length).toBeGreaterThan(0);
+      for (const c of codes) expect(c.code_hash).toMatch(/^[0-9a-f]{64}$/);
+      const tokens = (await stack.db.query(`SELECT token_hash FROM refresh_tokens WHERE token_hash = $1`, [session.refresh_token])) as unknown[];
+      expect(tokens).toHaveLength(0);
+      const [user] = (await stack.db.query(`SELECT password_hash FROM users WHERE email = 'hashes@example.com'`)) as Array<{ password_hash: string }>;
+      expect(user!.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+    });
+
+    it('refuses registration by code without a verification token, or with one for another address', async () => {
+      const session = await stack.http.post('/api/users/send-otp').set('X-Forwarded-For', nextIp()).send({ email: 'other@example.com' }).expect(202);
+      expect(session.status).toBe(202);
+      const code = codeIn((await smtp.waitFor((m) => m.to.includes('other@example.com'))).raw);
+      const verified = await stack.http.post('/api/users/verify-otp').set('X-Forwarded-For', nextIp()).send({ email: 'other@example.com', otp: code }).expect(200);
+      for (const token of ['made-up-token', verified.body.verification_token]) {
+        const res = await stack.http
+          .post('/api/users/register-with-otp')
+          .send({ email: 'mallory@example.com', password: PASSWORD, username: 'm', verification_token: token })
+          .expect(400);
+        expectSpecResponse(res, 'registerWithOtp');
+        expect(res.body.message).toBe('Email verification required');
+      }
+    });
+
+    it('answers 409 at register-with-otp for an address that already has an account', async () => {
+      await signUp(stack, smtp, 'taken@example.com');
+      await forgetResendWait(stack, 'taken@example.com');
+      const ip = nextIp();
+      await stack.http.post('/api/users/send-otp').set('X-Forwarded-For', ip).send({ email: 'taken@example.com' }).expect(202);
+      // The owner is told someone tried; no code is sent to a registered address.
+      const notice = await smtp.waitFor((m) => m.to.includes('taken@example.com') && /already has one/.test(m.raw));
+      expect(notice.raw).not.toMatch(/code is: \d{6}/);
+      const forged = await stack.app.get(require('../../src/modules/accounts/codes.service').CodesService).issueVerificationToken('taken@example.com');
+      const res = await stack.http
+        .post('/api/users/register-with-otp')
+        .send({ email: 'taken@example.com', password: PASSWORD, username: 't', verification_token: forged })
+        .expect(409);
+      expectSpecResponse(res, 'registerWithOtp');
+      expect(res.body.message).toBe('An account with this email already exists');
+    });
+
+    it('rejects common passwords with 422 and keeps the verification token usable', async () => {
+      const res = await stack.http.post('/api/users/register').send({ email: 'common@example.com', password: 'Password1', username: 'c' });
+      expect(res.status).toBe(422);
+      expectSpecResponse(res, 'register');
+      expect(res.body.message).toBe('This password is too common. Please choose a different password.');
+      const fine = await stack.http.post('/api/users/register').send({ email: 'common@example.com', password: 'tangerine lighthouse', username: 'c' }).expect(201);
+      expectSpecResponse(fine, 'register');
+      const dup = await stack.http.post('/api/users/register').send({ email: 'COMMON@example.com', password: 'tangerine lighthouse', username: 'c' }).expect(409);
+      expectSpecResponse(dup, 'register');
+    });
+  });
+
+  describe('validation messages of the product document (001 §5)', () => {
+    it.each([
+      ['/api/users/login', { password: PASSWORD }, 'Email is required'],
+      ['/api/users/login', { email: 'ada-example.com', password: PASSWORD }, 'Email is invalid'],
+      ['/api/users/login', { email: 'ada@example.com' }, 'Password is required'],
+      ['/api/users/register', { email: 'ada@example.com', password: 'short', username: 'ada' }, 'Password must be at least 8 characters'],
+      ['/api/users/register', { email: 'ada@example.com', password: PASSWORD }, 'Username is required'],
+      ['/api/users/register', { email: 'ada@example.com', password: PASSWORD, username: '   ' }, 'Username is required'],
+      ['/api/users/verify-otp', { email: 'ada@example.com' }, 'Verification code is required'],
+      ['/api/users/verify-otp', { email: 'ada@example.com', otp: '12345' }, 'Code must be 6 digits'],
+      ['/api/users/verify-otp', { email: 'ada@example.com', otp: '12a456' }, 'Code must be 6 digits'],
+      ['/api/users/register-with-otp', { email: 'ada@example.com', password: PASSWORD, username: 'a', verification_token: 'nope' }, 'Email verification required'],
+    ])('POST %s %j → 400 "%s"', async (path, body, message) => {
+      const res = await stack.http.post(path).set('X-Forwarded-For', nextIp()).send(body).expect(400);
+      expect(res.body).toMatchObject({ statusCode: 400, message });
+    });
+  });
+
+  describe('codes: expiry, wrong-code limit, resend wait', () => {
+    it('refuses an expired code', async () => {
+      const ip = nextIp();
+      await stack.http.post('/api/users/send-otp').set('X-Forwarded-For', ip).send({ email: 'late@example.com' }).expect(202);
+      const code = codeIn((await smtp.waitFor((m) => m.to.includes('late@example.com'))).raw);
+      await stack.db.query(`UPDATE one_time_codes SET expires_at = now() - interval '1 second' WHERE email = 'late@example.com'`);
+      const res = await stack.http.post('/api/users/verify-otp').set('X-Forwarded-For', ip).send({ email: 'late@example.com', otp: code }).expect(400);
+      expect(res.body.message).toBe('Invalid verification code');
+    });
+
+    it('evaluates at most 5 of 50 parallel wrong guesses; the right code then fails too', async () => {
+      await stack.http.post('/api/users/send-otp').set('X-Forwarded-For', nextIp()).send({ email: 'guess@example.com' }).expect(202);
+      const code = codeIn((await smtp.waitFor((m) => m.to.includes('guess@example.com'))).raw);
+      const wrong = code === '000000' ? '000001' : '000000';
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => stack.http.post('/api/users/verify-otp').set('X-Forwarded-For', `10.200.${i}.1`).send({ email: 'guess@example.com', otp: wrong })),
+      );
+      expect(results.every((r) => r.status === 400)).toBe(true);
+      const [row] = (await stack.db.query(`SELECT attempts FROM one_time_codes WHERE email = 'guess@example.com' AND consumed_at IS NULL`)) as Array<{ attempts: number }>;
+      expect(row!.attempts).toBe(5);
+      const right = await stack.http.post('/api/users/verify-otp').set('X-Forwarded-For', nextIp()).send({ email: 'guess@example.com', otp: code }).expect(400);
+      expect(right.body.message).toBe('Invalid verification code');
+    });
+
+    it('makes a second request within 60 s wait (429 with Retry-After), for known and unknown addresses alike', async () => {
+      await signUp(stack, smtp, 'known@example.com');
+      await forgetResendWait(stack, 'known@example.com');
+      for (const email of ['known@example.com', 'unknown@example.com']) {
+        await stack.http.post('/api/users/send-otp').set('X-Forwarded-For', nextIp()).send({ email }).expect(202);
+        const res = await stack.http.post('/api/users/send-otp').set('X-Forwarded-For', nextIp()).send({ email }).expect(429);
+        expectSpecResponse(res, 'sendOtp');
+        expect(Number(res.headers['retry-after'])).toBeGreaterThan(50);
+        expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
+      }
+    });
+  });
+
+  describe('no account enumeration', () => {
+    it('answers send-otp, login failures and send-deletion-otp identically for known and unknown e-mails', async () => {
+      await signUp(stack, smtp, 'exists@example.com');
+      await forgetResendWait(stack, 'exists@example.com');
+      const pairs: Array<[string, object, object]> = [
+        ['/api/users/send-otp', { email: 'exists@example.com' }, { email: 'ghost@example.com' }],
+        ['/api/users/login', { email: 'exists@example.com', password: 'wrong password!' }, { email: 'ghost@example.com', password: 'wrong password!' }],
+        ['/api/users/auth/send-deletion-otp', { email: 'exists@example.com' }, { email: 'ghost@example.com' }],
+      ];
+      for (const [path, known, unknown] of pairs) {
+        const a = await stack.http.post(path).set('X-Forwarded-For', nextIp()).send(known);
+        const b = await stack.http.post(path).set('X-Forwarded-For', nextIp()).send(unknown);
+        expect([path, a.status]).toEqual([path, b.status]);
+        expect(a.body).toEqual(b.body);
+      }
+    });
+  });
+
+  describe('sessions', () => {
+    it('rotates refresh tokens and revokes the family when a rotated token comes back', async () => {
+      const s = await signUp(stack, smtp, 'rotate@example.com');
+      const first = await stack.http.post('/api/users/refresh').send({ refresh_token: s.refresh_token }).expect(200);
+      expectSpecResponse(first, 'refresh');
+      expect(first.body.refresh_token).not.toBe(s.refresh_token);
+      await stack.http.get('/api/users/me').set('Authorization', `Bearer ${first.body.access_token}`).expect(200);
+
+      // The old token is replayed: 401, and the newest token of the family dies with it.
+      const replay = await stack.http.post('/api/users/refresh').send({ refresh_token: s.refresh_token }).expect(401);
+      expectSpecResponse(replay, 'refresh');
+      expect(replay.body.message).toBe('Invalid or expired refresh token');
+      await stack.http.post('/api/users/refresh').send({ refresh_token: first.body.refresh_token }).expect(401);
+    });
+
+    it('keeps the 30-day absolute lifetime through rotations', async () => {
+      const s = await signUp(stack, smtp, 'lifetime@example.com');
+      await stack.db.query(`UPDATE refresh_tokens SET expires_at = now() - interval '1 second' FROM users u WHERE u.id = refresh_tokens.user_id AND u.email = 'lifetime@example.com'`);
+      await stack.http.post('/api/users/refresh').send({ refresh_token: s.refresh_token }).expect(401);
+    });
+
+    it('logout revokes the family', async () => {
+      const s = await signUp(stack, smtp, 'logout@example.com');
+      await stack.http.post('/api/users/logout').send({ refresh_token: s.refresh_token }).expect(204);
+      await stack.http.post('/api/users/refresh').send({ refresh_token: s.refresh_token }).expect(401);
+    });
+
+    it('refuses missing, tampered, expired, wrong-algorithm and wrong-audience access tokens with 401', async () => {
+      const s = await signUp(stack, smtp, 'jwt@example.com');
+      const secret = stack.config.jwt.accessSecret;
+      const sub = s.user.id;
+      const tampered = s.access_token.slice(0, -2) + (s.access_token.endsWith('A') ? 'BB' : 'AA');
+      const tokens = [
+        undefined,
+        tampered,
+        jwt.sign({ exp: Math.floor(Date.now() / 1000) - 10 }, secret, { subject: sub, jwtid: 'x', audience: 'glob-network-api', issuer: 'glob-network' }),
+        jwt.sign({}, secret, { subject: sub, jwtid: 'x', audience: 'someone-else', issuer: 'glob-network' }),
+        jwt.sign({}, '', { subject: sub, jwtid: 'x', audience: 'glob-network-api', issuer: 'glob-network', algorithm: 'none' }),
+        jwt.sign({}, secret, { subject: sub, jwtid: 'x', audience: 'glob-network-api', issuer: 'glob-network', algorithm: 'HS512' }),
+      ];
+      for (const token of tokens) {
+        const req = stack.http.get('/api/users/me');
+        const res = await (token ? req.set('Authorization', `Bearer ${token}`) : req).expect(401);
+        expectSpecResponse(res, 'getMe');
+        expect(res.body).toEqual({ statusCode: 401, message: 'Authentication required', error: 'Unauthorized' });
+      }
+      const ai = await stack.http.get('/api/inference/models').expect(401);
+      expect(ai.body.message).toBe('Authentication required. Please login to use AI services.');
+      // The access token carries sub, exp, iat, jti, aud and lasts 15 minutes.
+      const claims = jwt.decode(s.access_token) as Record<string, number | string>;
+      expect(claims).toMatchObject({ sub, aud: 'glob-network-api', iss: 'glob-network' });
+      expect(typeof claims.jti).toBe('string');
+      expect(Number(claims.exp) - Number(claims.iat)).toBe(900);
+    });
+  });
+
+  describe('account deletion by code', () => {
+    it('deletes the account, ends its sessions, removes personal data, and lets the e-mail register again', async () => {
+      const s = await signUp(stack, smtp, 'leaver@example.com');
+      const ip = nextIp();
+      const sent = await stack.http.post('/api/users/auth/send-deletion-otp').set('X-Forwarded-For', ip).send({ email: 'leaver@example.com' }).expect(202);
+      expectSpecResponse(sent, 'sendDeletionOtp');
+      expect(sent.body.expires_in).toBe(300);
+      const mail = await smtp.waitFor((m) => m.to.includes('leaver@example.com') && /deletion code/.test(m.raw));
+      expect(mail.raw).toContain('5 minutes');
+      const code = codeIn(mail.raw);
+
+      const bad = await stack.http.post('/api/users/auth/verify-deletion-otp').set('X-Forwarded-For', ip).send({ email: 'leaver@example.com', otp: code === '111111' ? '222222' : '111111' }).expect(400);
+      expectSpecResponse(bad, 'verifyDeletionOtp');
+      expect(bad.body.message).toBe('Invalid OTP code. Please try again.');
+      const ok = await stack.http.post('/api/users/auth/verify-deletion-otp').set('X-Forwarded-For', ip).send({ email: 'leaver@example.com', otp: code }).expect(200);
+      expectSpecResponse(ok, 'verifyDeletionOtp');
+
+      const del = await stack.http.delete('/api/users/auth/delete-account').set('X-Forwarded-For', ip).send({ email: 'leaver@example.com', otp: code }).expect(200);
+      expectSpecResponse(del, 'deleteAccount');
+      expect(del.body.message).toBe('Your account has been deleted.');
+
+      await stack.http.post('/api/users/refresh').send({ refresh_token: s.refresh_token }).expect(401);
+      await stack.http.get('/api/users/me').set('Authorization', `Bearer ${s.access_token}`).expect(401);
+      await stack.http.post('/api/users/login').set('X-Forwarded-For', ip).send({ email: 'leaver@example.com', password: PASSWORD }).expect(401);
+      const [row] = (await stack.db.query(`SELECT email, username, password_hash, deleted_at FROM users WHERE id = $1`, [s.user.id])) as Array<Record<string, unknown>>;
+      expect(row).toMatchObject({ email: null, username: null, password_hash: null });
+      expect(row!.deleted_at).not.toBeNull();
+
+      // The code is used up.
+      await stack.http.delete('/api/users/auth/delete-account').set('X-Forwarded-For', ip).send({ email: 'leaver@example.com', otp: code }).expect(400);
+
+      const again = await signUp(stack, smtp, 'leaver@example.com');
+      expect(again.user.id).not.toBe(s.user.id);
+    });
+  });
+});
+
+describe('accounts: rate limits', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startStack({ env: { LOGIN_RATE_LIMIT: '3', OTP_VERIFY_RATE_LIMIT: '4', OTP_SEND_RATE_LIMIT: '2', OTP_RESEND_SECONDS: '1' } });
+  });
+  afterAll(() => stack.close());
+
+  it('limits logins per IP and e-mail', async () => {
+    const send = (email: string) => stack.http.post('/api/users/login').set('X-Forwarded-For', '10.50.0.1').send({ email, password: 'whatever-long' });
+    for (let i = 0; i < 3; i++) expect((await send('a@example.com')).status).toBe(401);
+    const limited = await send('a@example.com').expect(429);
+    expectSpecResponse(limited, 'login');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await send('b@example.com')).status).toBe(401);
+  });
+
+  it('limits code checks per IP', async () => {
+    const send = () => stack.http.post('/api/users/verify-otp').set('X-Forwarded-For', '10.50.0.2').send({ email: 'x@example.com', otp: '123456' });
+    for (let i = 0; i < 4; i++) expect((await send()).status).toBe(400);
+    expectSpecResponse(await send().expect(429), 'verifyOtp');
+  });
+
+  it('limits code sending per address, whatever the IP', async () => {
+    const send = (i: number) => stack.http.post('/api/users/send-otp').set('X-Forwarded-For', `10.50.1.${i}`).send({ email: 'flood@example.com' });
+    expect((await send(1)).status).toBe(202);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await send(2)).status).toBe(202);
+    await new Promise((r) => setTimeout(r, 1100));
+    expectSpecResponse(await send(3).expect(429), 'sendOtp');
+  });
+});
