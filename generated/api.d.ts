@@ -3405,7 +3405,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
         };
     };
     stripeWebhook: {
@@ -3469,7 +3468,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
             /** @description Stripe is not configured on this server. */
             503: {
                 headers: {
@@ -3874,7 +3872,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     listTransactions: {
@@ -3946,7 +3943,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     deleteAccount: {
@@ -4741,7 +4737,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     getBalance: {
@@ -4776,7 +4771,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     getEarnings: {
@@ -4829,7 +4823,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     getWalletHistory: {
@@ -4892,7 +4885,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     purchaseTokens: {
@@ -4962,7 +4954,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
             /** @description Stripe did not create the Checkout session. */
             502: {
                 headers: {
@@ -5015,7 +5006,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            501: components["responses"]["NotImplemented"];
         };
     };
     transferTokens: {
@@ -5113,7 +5103,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
         };
     };
     listPackages: {
@@ -5185,7 +5174,6 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            501: components["responses"]["NotImplemented"];
         };
     };
 }

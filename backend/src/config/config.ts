@@ -45,6 +45,11 @@ const envSchema = z.object({
   OTP_RESEND_SECONDS: positiveInt.default(60),
   /** Public URL of the web app (OAuth redirect URIs point at its /app/oauth/callback/{provider}); default: the first WEB_ORIGIN. */
   PUBLIC_WEB_URL: z.url().optional(),
+  WELCOME_BONUS_GLOB: z.coerce.number().min(0).max(1_000_000).default(1000),
+  STRIPE_SECRET_KEY: z.string().optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  /** Tests point the Stripe SDK at a local stand-in (e.g. http://127.0.0.1:12111). */
+  STRIPE_API_BASE: z.url().optional(),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
   LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
   /** Where development secrets are kept when none are given (created on first run). */
@@ -138,6 +143,9 @@ export interface AppConfig {
     otpSend: { limit: number; windowSeconds: number };
   };
   otpResendSeconds: number;
+  /** Credited once to every new account, in milli-GLOB. */
+  welcomeBonusUnits: number;
+  stripe: { secretKey: string; webhookSecret: string | undefined; apiBase: string | undefined } | null;
   publicWebUrl: string;
   oauth: Partial<Record<OAuthProviderName, OAuthProviderConfig>>;
   shutdownTimeoutMs: number;
@@ -206,6 +214,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       otpSend: { limit: env.OTP_SEND_RATE_LIMIT, windowSeconds: env.OTP_SEND_RATE_WINDOW_SECONDS },
     },
     otpResendSeconds: env.OTP_RESEND_SECONDS,
+    welcomeBonusUnits: Math.round(env.WELCOME_BONUS_GLOB * 1000),
+    stripe: env.STRIPE_SECRET_KEY
+      ? { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined, apiBase: env.STRIPE_API_BASE }
+      : null,
     publicWebUrl: (env.PUBLIC_WEB_URL ?? env.WEB_ORIGIN.split(',')[0]!.trim()).replace(/\/$/, ''),
     oauth: oauthProviders(source),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,

@@ -73,7 +73,7 @@ describe('accounts', () => {
         .send({ email: 'ada@example.com', password: PASSWORD, username: ' Ada ', verification_token: verified.body.verification_token })
         .expect(201);
       expectSpecResponse(reg, 'registerWithOtp');
-      expect(reg.body.user).toMatchObject({ email: 'ada@example.com', username: 'Ada', token_balance: 0 });
+      expect(reg.body.user).toMatchObject({ email: 'ada@example.com', username: 'Ada', token_balance: 1000 });
       expect(reg.body.token_type).toBe('Bearer');
 
       const me = await stack.http.get('/api/users/me').set('Authorization', `Bearer ${reg.body.access_token}`).expect(200);

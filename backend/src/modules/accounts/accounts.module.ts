@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { WalletModule } from '../wallet/wallet.module';
 import { AccountsController } from './accounts.controller';
 import { AccountsService } from './accounts.service';
 import { CodesService } from './codes.service';
@@ -6,6 +7,7 @@ import { OAuthService } from './oauth.service';
 import { SessionsService } from './sessions.service';
 
 @Module({
+  imports: [WalletModule],
   controllers: [AccountsController],
   providers: [AccountsService, SessionsService, CodesService, OAuthService],
   exports: [AccountsService],

@@ -9,6 +9,8 @@ import { alreadyRegisteredEmail, deletionCodeEmail, signupCodeEmail } from './em
 import { User } from './entities/user.entity';
 import { hashPassword, isCommonPassword, verifyPassword } from './passwords';
 import { SessionsService } from './sessions.service';
+import { LedgerService } from '../wallet/ledger.service';
+import { toGlob } from '../wallet/units';
 
 /** Messages of the product documents (001 §5, §8) and of the spec. */
 export const MESSAGES = {
@@ -27,12 +29,12 @@ export const MESSAGES = {
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-export function toUserBody(user: User): Schemas['User'] {
+export function toUserBody(user: User, balanceUnits: number | string): Schemas['User'] {
   return {
     id: user.id,
     email: user.email!,
     username: user.username!,
-    token_balance: 0,
+    token_balance: toGlob(balanceUnits),
     created_at: user.createdAt.toISOString(),
   };
 }
@@ -45,7 +47,18 @@ export class AccountsService {
     private readonly sessions: SessionsService,
     private readonly codes: CodesService,
     private readonly mail: MailService,
+    private readonly ledger: LedgerService,
   ) {}
+
+  /** The user as the API shows it, with the wallet's balance. */
+  async userBody(user: User, em: EntityManager = this.db.manager): Promise<Schemas['User']> {
+    return toUserBody(user, (await this.ledger.walletOf(user.id, em)).balance);
+  }
+
+  /** A new account's wallet, welcome bonus and notification — inside the account's creating transaction. */
+  openWallet(em: EntityManager, userId: string): Promise<void> {
+    return this.ledger.openWallet(em, userId);
+  }
 
   async findActiveByEmail(email: string, em: EntityManager = this.db.manager): Promise<User | null> {
     return em
@@ -56,13 +69,13 @@ export class AccountsService {
   }
 
   async session(user: User, em?: EntityManager): Promise<Schemas['AuthSession']> {
-    return { ...(await this.sessions.start(user.id, em)), user: toUserBody(user) };
+    return { ...(await this.sessions.start(user.id, em)), user: await this.userBody(user, em) };
   }
 
   async me(userId: string): Promise<Schemas['CurrentUser']> {
     const user = await this.db.getRepository(User).findOneBy({ id: userId });
     if (!user || user.deletedAt) throw new NotFoundException(MESSAGES.userNotFound);
-    return { user: toUserBody(user) };
+    return { user: await this.userBody(user) };
   }
 
   async login(input: RequestBody<'login'>): Promise<Schemas['AuthSession']> {
@@ -95,6 +108,7 @@ export class AccountsService {
         if ((err as { code?: string }).code === '23505') throw new ConflictException(MESSAGES.emailTaken);
         throw err;
       }
+      await this.openWallet(em, user.id);
       const session = await this.session(user, em);
       await beforeCommit?.();
       return session;
@@ -173,6 +187,7 @@ export class AccountsService {
       if (!user) throw new BadRequestException(MESSAGES.invalidDeletionCode);
       await this.sessions.revokeAllOf(user.id, em);
       await em.query(`DELETE FROM identities WHERE user_id = $1`, [user.id]);
+      await em.query(`DELETE FROM notifications WHERE user_id = $1`, [user.id]);
       await em.query(`DELETE FROM one_time_codes WHERE email = $1`, [email]);
       await em.query(
         `UPDATE users SET email = NULL, username = NULL, password_hash = NULL, email_verified_at = NULL,

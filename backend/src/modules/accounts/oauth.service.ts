@@ -7,7 +7,7 @@ import type { AppConfig, OAuthProviderConfig, OAuthProviderName } from '../../co
 import { APP_CONFIG } from '../../config/config.module';
 import type { Schemas } from '../../contract/types';
 import { REDIS } from '../../redis/redis.module';
-import { AccountsService, normalizeEmail, toUserBody } from './accounts.service';
+import { AccountsService, normalizeEmail } from './accounts.service';
 import { Identity, User } from './entities/user.entity';
 
 export const OAUTH_STATE_TTL_SECONDS = 600;
@@ -154,6 +154,7 @@ export class OAuthService {
             passwordHash: null,
             emailVerifiedAt: new Date(),
           });
+          await this.accounts.openWallet(em, user.id);
           isNew = true;
         } else if (!user.emailVerifiedAt) {
           await users.update({ id: user.id }, { emailVerifiedAt: new Date() });
@@ -162,7 +163,7 @@ export class OAuthService {
         await em.getRepository(Identity).save({ userId: user.id, provider, providerUserId: profile.subject, email });
       }
       const session = await this.accounts.session(user, em);
-      return { ...session, user: toUserBody(user), is_new_user: isNew };
+      return { ...session, is_new_user: isNew };
     });
   }
 }

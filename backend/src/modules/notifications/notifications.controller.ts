@@ -1,21 +1,23 @@
-import { Controller, Get, Put } from '@nestjs/common';
-import { notYetAvailable } from '../../contract/errors';
+import { Controller, Get, Param, Put, Query } from '@nestjs/common';
+import { CurrentUser, type AuthUser } from '../../auth/auth-user';
+import type { QueryParams, ResponseBody } from '../../contract/types';
+import { NotificationsService } from './notifications.service';
 
-/**
- * The notifications operations of the spec. Not live yet: each answers 501 with the Error body until the
- * notifications issue lands (request validation against the spec already applies).
- */
 @Controller('api')
 export class NotificationsController {
-  /** A user's notifications */
+  constructor(private readonly notifications: NotificationsService) {}
+
   @Get('users/:id/notifications')
-  listNotifications(): never {
-    return notYetAvailable();
+  listNotifications(
+    @CurrentUser() user: AuthUser,
+    @Param('id') id: string,
+    @Query() query: QueryParams<'listNotifications'>,
+  ): Promise<ResponseBody<'listNotifications', 200>> {
+    return this.notifications.list(user.id, id, Number(query.limit ?? 5), query.cursor);
   }
 
-  /** Mark a notification read */
   @Put('notifications/:id/read')
-  markNotificationRead(): never {
-    return notYetAvailable();
+  markNotificationRead(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<ResponseBody<'markNotificationRead', 200>> {
+    return this.notifications.markRead(user.id, id);
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { NotificationsController } from './notifications.controller';
+import { NotificationsService } from './notifications.service';
 
-@Module({ controllers: [NotificationsController] })
+@Module({ controllers: [NotificationsController], providers: [NotificationsService], exports: [NotificationsService] })
 export class NotificationsModule {}

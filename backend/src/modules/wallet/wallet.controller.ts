@@ -1,73 +1,86 @@
-import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { CurrentUser, type AuthUser } from '../../auth/auth-user';
 import { Public } from '../../auth/public.decorator';
-import { notYetAvailable } from '../../contract/errors';
+import type { RawBodyRequest } from '../../bootstrap';
+import type { QueryParams, RequestBody, ResponseBody } from '../../contract/types';
+import { WalletService } from './wallet.service';
 
-/**
- * The wallet operations of the spec. Not live yet: each answers 501 with the Error body until the
- * wallet issue lands (request validation against the spec already applies).
- */
 @Controller('api')
 export class WalletController {
-  /** The token packages for sale */
+  constructor(private readonly wallet: WalletService) {}
+
+  // Registered before wallet/:userId so that "packages" is never taken for a user id.
   @Public()
   @Get('wallet/packages')
-  listPackages(): never {
-    return notYetAvailable();
+  listPackages(): ResponseBody<'listPackages', 200> {
+    return this.wallet.packages();
   }
 
-  /** A user's wallet summary */
   @Get('wallet/:userId')
-  getWallet(): never {
-    return notYetAvailable();
+  getWallet(@CurrentUser() user: AuthUser, @Param('userId') userId: string): Promise<ResponseBody<'getWallet', 200>> {
+    return this.wallet.wallet(user.id, userId);
   }
 
-  /** A user's balance */
   @Get('wallet/:userId/balance')
-  getBalance(): never {
-    return notYetAvailable();
+  getBalance(@CurrentUser() user: AuthUser, @Param('userId') userId: string): Promise<ResponseBody<'getBalance', 200>> {
+    return this.wallet.balance(user.id, userId);
   }
 
-  /** A user's wallet statistics */
   @Get('wallet/:userId/stats')
-  getWalletStats(): never {
-    return notYetAvailable();
+  getWalletStats(@CurrentUser() user: AuthUser, @Param('userId') userId: string): Promise<ResponseBody<'getWalletStats', 200>> {
+    return this.wallet.stats(user.id, userId);
   }
 
-  /** A user's transaction history (wallet view) */
   @Get('wallet/:userId/history')
-  getWalletHistory(): never {
-    return notYetAvailable();
+  getWalletHistory(
+    @CurrentUser() user: AuthUser,
+    @Param('userId') userId: string,
+    @Query() q: QueryParams<'getWalletHistory'>,
+  ): Promise<ResponseBody<'getWalletHistory', 200>> {
+    return this.wallet.history(user.id, userId, Number(q.limit ?? 20), q.cursor, q.type);
   }
 
-  /** Daily earnings for a chart */
   @Get('wallet/:userId/earnings')
-  getEarnings(): never {
-    return notYetAvailable();
+  getEarnings(
+    @CurrentUser() user: AuthUser,
+    @Param('userId') userId: string,
+    @Query() q: QueryParams<'getEarnings'>,
+  ): Promise<ResponseBody<'getEarnings', 200>> {
+    return this.wallet.earnings(user.id, userId, Number(q.days ?? 30));
   }
 
-  /** Send GLOB to another wallet */
   @Post('wallet/:userId/transfer')
-  transferTokens(): never {
-    return notYetAvailable();
+  transferTokens(
+    @CurrentUser() user: AuthUser,
+    @Param('userId') userId: string,
+    @Body() body: RequestBody<'transferTokens'>,
+    @Headers('idempotency-key') idempotencyKey?: string,
+  ): Promise<ResponseBody<'transferTokens', 201>> {
+    return this.wallet.transfer(user.id, userId, body, idempotencyKey);
   }
 
-  /** Buy a token package */
   @Post('wallet/:userId/purchase')
-  purchaseTokens(): never {
-    return notYetAvailable();
+  purchaseTokens(
+    @CurrentUser() user: AuthUser,
+    @Param('userId') userId: string,
+    @Body() body: RequestBody<'purchaseTokens'>,
+  ): Promise<ResponseBody<'purchaseTokens', 201>> {
+    return this.wallet.purchase(user.id, userId, body);
   }
 
-  /** A user's transactions */
   @Get('users/:userId/transactions')
-  listTransactions(): never {
-    return notYetAvailable();
+  listTransactions(
+    @CurrentUser() user: AuthUser,
+    @Param('userId') userId: string,
+    @Query() q: QueryParams<'listTransactions'>,
+  ): Promise<ResponseBody<'listTransactions', 200>> {
+    return this.wallet.history(user.id, userId, Number(q.limit ?? 50), q.cursor);
   }
 
-  /** Stripe event receiver */
   @Public()
   @Post('payments/stripe/webhook')
   @HttpCode(200)
-  stripeWebhook(): never {
-    return notYetAvailable();
+  stripeWebhook(@Req() req: RawBodyRequest, @Headers('stripe-signature') signature?: string): Promise<ResponseBody<'stripeWebhook', 200>> {
+    return this.wallet.stripeWebhook(req.rawBody, signature);
   }
 }

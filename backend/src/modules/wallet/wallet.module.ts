@@ -1,5 +1,13 @@
 import { Module } from '@nestjs/common';
+import { NotificationsModule } from '../notifications/notifications.module';
+import { LedgerService } from './ledger.service';
 import { WalletController } from './wallet.controller';
+import { WalletService } from './wallet.service';
 
-@Module({ controllers: [WalletController] })
+@Module({
+  imports: [NotificationsModule],
+  controllers: [WalletController],
+  providers: [LedgerService, WalletService],
+  exports: [LedgerService],
+})
 export class WalletModule {}

@@ -1,0 +1,336 @@
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
+import { LedgerService } from '../../src/modules/wallet/ledger.service';
+import { expectSpecResponse } from '../support/contract';
+import { newUser } from '../support/users';
+import { startStack, TestStack } from '../support/app';
+
+async function expectReconciled(stack: TestStack) {
+  expect(await stack.app.get(LedgerService).reconcile()).toEqual([]);
+}
+
+describe('wallet', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await expectReconciled(stack);
+    await stack.close();
+  });
+
+  it('starts with the welcome bonus: balance, history, stats, user object and a notification', async () => {
+    const u = await newUser(stack, 'newcomer');
+    const wallet = await stack.http.get(`/api/wallet/${u.id}`).set(u.auth).expect(200);
+    expectSpecResponse(wallet, 'getWallet');
+    expect(wallet.body).toMatchObject({ user_id: u.id, balance: 1000, pending_balance: 0, total_earned: 1000, total_spent: 0, staking_rewards: 0 });
+    expect(wallet.body.address).toMatch(/^glb1[0-9a-f]{38}$/);
+    expect(wallet.body.stats).toMatchObject({ total_earned: 1000, total_spent: 0, total_transactions: 1, staking_apr: 0, referral_earnings: 0 });
+
+    const balance = await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200);
+    expectSpecResponse(balance, 'getBalance');
+    expect(balance.body).toEqual({ user_id: u.id, balance: 1000, pending_balance: 0, available_balance: 1000 });
+
+    const tx = await stack.http.get(`/api/users/${u.id}/transactions?limit=50`).set(u.auth).expect(200);
+    expectSpecResponse(tx, 'listTransactions');
+    expect(tx.body.transactions).toEqual([
+      expect.objectContaining({ type: 'welcome_bonus', direction: 'credit', amount: 1000, status: 'completed', description: 'Welcome bonus' }),
+    ]);
+
+    const me = await stack.http.get('/api/users/me').set(u.auth).expect(200);
+    expect(me.body.user.token_balance).toBe(1000);
+
+    const notes = await stack.http.get(`/api/users/${u.id}/notifications?limit=5`).set(u.auth).expect(200);
+    expectSpecResponse(notes, 'listNotifications');
+    expect(notes.body.unread_count).toBe(1);
+    expect(notes.body.notifications[0]).toMatchObject({ type: 'welcome_bonus', read: false });
+    const read = await stack.http.put(`/api/notifications/${notes.body.notifications[0].id}/read`).set(u.auth).expect(200);
+    expectSpecResponse(read, 'markNotificationRead');
+    expect(read.body.notification.read).toBe(true);
+    const after = await stack.http.get(`/api/users/${u.id}/notifications`).set(u.auth).expect(200);
+    expect(after.body.unread_count).toBe(0);
+  });
+
+  it('lists the four packages from one definition', async () => {
+    const res = await stack.http.get('/api/wallet/packages').expect(200);
+    expectSpecResponse(res, 'listPackages');
+    expect(res.body.packages.map((p: { name: string; total_tokens: number; price: number; label: string | null }) => [p.name, p.total_tokens, p.price, p.label])).toEqual([
+      ['Starter', 1000, 10, null],
+      ['Basic', 5500, 45, null],
+      ['Pro', 11500, 85, 'Most Popular'],
+      ['Enterprise', 60000, 400, null],
+    ]);
+  });
+
+  it('buys a package in test mode, credits it, and refuses a client price that disagrees (409)', async () => {
+    const u = await newUser(stack, 'buyer');
+    const res = await stack.http.post(`/api/wallet/${u.id}/purchase`).set(u.auth).send({ package_id: 'pro', amount: 11500, price: 85 }).expect(201);
+    expectSpecResponse(res, 'purchaseTokens');
+    expect(res.body).toMatchObject({ status: 'completed', test_mode: true, checkout_url: null, amount: 11500, balance: 12500 });
+    expect(res.body.transaction).toMatchObject({ type: 'purchase', direction: 'credit', amount: 11500 });
+
+    const wrong = await stack.http.post(`/api/wallet/${u.id}/purchase`).set(u.auth).send({ package_id: 'pro', amount: 11500, price: 80 }).expect(409);
+    expectSpecResponse(wrong, 'purchaseTokens');
+    await stack.http.post(`/api/wallet/${u.id}/purchase`).set(u.auth).send({ package_id: 'basic', amount: 5000, price: 45 }).expect(409);
+    const bal = await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200);
+    expect(bal.body.balance).toBe(12500);
+    const notes = await stack.http.get(`/api/users/${u.id}/notifications`).set(u.auth).expect(200);
+    expect(notes.body.notifications.map((n: { type: string }) => n.type)).toEqual(['purchase_completed', 'welcome_bonus']);
+  });
+
+  it('transfers to another wallet: both sides in history, the receiver notified, exact to 0.001 GLOB', async () => {
+    const a = await newUser(stack, 'alice');
+    const b = await newUser(stack, 'bob');
+    const res = await stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 37.5, note: 'for the GPU time' }).expect(201);
+    expectSpecResponse(res, 'transferTokens');
+    expect(res.body.balance).toBe(962.5);
+    expect(res.body.transaction).toMatchObject({ type: 'transfer', direction: 'debit', amount: 37.5, counterparty: b.address });
+    await stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 0.001 }).expect(201);
+
+    const bh = await stack.http.get(`/api/wallet/${b.id}/history?limit=20`).set(b.auth).expect(200);
+    expectSpecResponse(bh, 'getWalletHistory');
+    expect(bh.body.transactions.slice(0, 2)).toEqual([
+      expect.objectContaining({ type: 'transfer', direction: 'credit', amount: 0.001, counterparty: a.address }),
+      expect.objectContaining({ id: res.body.transaction.id, direction: 'credit', amount: 37.5, description: expect.stringContaining('for the GPU time') }),
+    ]);
+    const bb = await stack.http.get(`/api/wallet/${b.id}/balance`).set(b.auth).expect(200);
+    expect(bb.body.balance).toBe(1037.501);
+    const notes = await stack.http.get(`/api/users/${b.id}/notifications`).set(b.auth).expect(200);
+    expect(notes.body.notifications[0]).toMatchObject({ type: 'transfer_received' });
+    // Transfers are neither earnings nor spending.
+    const stats = await stack.http.get(`/api/wallet/${a.id}/stats`).set(a.auth).expect(200);
+    expectSpecResponse(stats, 'getWalletStats');
+    expect(stats.body).toMatchObject({ total_earned: 1000, total_spent: 0, total_transactions: 3 });
+  });
+
+  it.each([
+    ['more than the balance', () => ({ amount: 5000 }), 402, 'INSUFFICIENT_TOKENS'],
+    ['zero', () => ({ amount: 0 }), 400, undefined],
+    ['more than three decimals', () => ({ amount: 1.0001 }), 400, undefined],
+    ['an unknown address', () => ({ amount: 1, to_address: `glb1${'0'.repeat(38)}` }), 404, undefined],
+    ['a malformed address', () => ({ amount: 1, to_address: 'glb1xyz' }), 400, undefined],
+  ])('refuses a transfer of %s', async (_what, body, status, error) => {
+    const a = await newUser(stack, 'payer');
+    const b = await newUser(stack, 'payee');
+    const res = await stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, ...body() });
+    expect(res.status).toBe(status);
+    expectSpecResponse(res, 'transferTokens');
+    if (error) expect(res.body.error).toBe(error);
+    if (status === 402) expect(res.body.message).toMatch(/insufficient tokens/i);
+    const bal = await stack.http.get(`/api/wallet/${a.id}/balance`).set(a.auth).expect(200);
+    expect(bal.body.balance).toBe(1000);
+  });
+
+  it('refuses a transfer to oneself (422)', async () => {
+    const a = await newUser(stack, 'self');
+    const res = await stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: a.address, amount: 1 }).expect(422);
+    expectSpecResponse(res, 'transferTokens');
+    expect(res.body.message).toBe('Cannot transfer to your own wallet');
+  });
+
+  it('answers 403 for another user\'s wallet, transactions and notifications, and 404 for their notification', async () => {
+    const a = await newUser(stack, 'owner');
+    const m = await newUser(stack, 'mallory');
+    const reads: Array<[string, string]> = [
+      [`/api/wallet/${a.id}`, 'getWallet'],
+      [`/api/wallet/${a.id}/balance`, 'getBalance'],
+      [`/api/wallet/${a.id}/stats`, 'getWalletStats'],
+      [`/api/wallet/${a.id}/history`, 'getWalletHistory'],
+      [`/api/wallet/${a.id}/earnings?days=30`, 'getEarnings'],
+      [`/api/users/${a.id}/transactions`, 'listTransactions'],
+      [`/api/users/${a.id}/notifications`, 'listNotifications'],
+    ];
+    for (const [path, op] of reads) {
+      const res = await stack.http.get(path).set(m.auth).expect(403);
+      expectSpecResponse(res, op);
+      expect(JSON.stringify(res.body)).not.toContain(a.address);
+    }
+    for (const [method, path] of [['post', `/api/wallet/${a.id}/transfer`], ['post', `/api/wallet/${a.id}/purchase`]] as const) {
+      const body = path.endsWith('transfer') ? { to_address: m.address, amount: 1 } : { package_id: 'starter', amount: 1000, price: 10 };
+      await stack.http[method](path).set(m.auth).send(body).expect(403);
+    }
+    const notes = await stack.http.get(`/api/users/${a.id}/notifications`).set(a.auth).expect(200);
+    const res = await stack.http.put(`/api/notifications/${notes.body.notifications[0].id}/read`).set(m.auth).expect(404);
+    expectSpecResponse(res, 'markNotificationRead');
+  });
+
+  it('serves a per-day earnings series with zeros and pages history with a cursor', async () => {
+    const u = await newUser(stack, 'earner');
+    const res = await stack.http.get(`/api/wallet/${u.id}/earnings?days=7`).set(u.auth).expect(200);
+    expectSpecResponse(res, 'getEarnings');
+    expect(res.body.days).toBe(7);
+    expect(res.body.earnings).toHaveLength(7);
+    expect(res.body.earnings.at(-1).date).toBe(new Date().toISOString().slice(0, 10));
+    expect(res.body.total).toBe(0);
+    await stack.http.get(`/api/wallet/${u.id}/earnings?days=366`).set(u.auth).expect(400);
+
+    const other = await newUser(stack, 'friend');
+    for (let i = 1; i <= 3; i++) await stack.http.post(`/api/wallet/${u.id}/transfer`).set(u.auth).send({ to_address: other.address, amount: i }).expect(201);
+    const p1 = await stack.http.get(`/api/users/${u.id}/transactions?limit=2`).set(u.auth).expect(200);
+    expect(p1.body.transactions.map((t: { amount: number }) => t.amount)).toEqual([3, 2]);
+    const p2 = await stack.http.get(`/api/users/${u.id}/transactions?limit=2&cursor=${p1.body.next_cursor}`).set(u.auth).expect(200);
+    expect(p2.body.transactions.map((t: { amount: number }) => t.amount)).toEqual([1, 1000]);
+    expect(p2.body.next_cursor).toBeNull();
+    await stack.http.get(`/api/users/${u.id}/transactions?cursor=garbage`).set(u.auth).expect(400);
+  });
+
+  it('reserves, settles and releases holds exactly', async () => {
+    const u = await newUser(stack, 'holder');
+    const ledger = stack.app.get(LedgerService);
+    const h1 = await ledger.reserve(u.id, 300_000, 'AI reply', 'stream-1');
+    expect(h1.reserved).toBe(300_000);
+    let bal = await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200);
+    expect(bal.body).toMatchObject({ balance: 1000, pending_balance: 300, available_balance: 700 });
+    const h2 = await ledger.reserve(u.id, 5_000_000, 'AI reply', 'stream-2');
+    expect(h2.reserved).toBe(700_000); // no more than what is free
+    await expect(ledger.reserve(u.id, 1, 'AI reply', 'stream-3')).rejects.toThrow(/Insufficient tokens/);
+    await ledger.settle(h1.holdId, 12_345);
+    await ledger.settle(h1.holdId, 12_345); // settling twice charges once
+    await ledger.release(h2.holdId);
+    bal = await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200);
+    expect(bal.body).toMatchObject({ balance: 987.655, pending_balance: 0, available_balance: 987.655 });
+    const tx = await stack.http.get(`/api/users/${u.id}/transactions`).set(u.auth).expect(200);
+    expect(tx.body.transactions.slice(0, 2)).toEqual([
+      expect.objectContaining({ type: 'spending', status: 'failed', reference: 'stream-2' }),
+      expect.objectContaining({ type: 'spending', status: 'completed', amount: 12.345, direction: 'debit', reference: 'stream-1' }),
+    ]);
+    const stats = await stack.http.get(`/api/wallet/${u.id}/stats`).set(u.auth).expect(200);
+    expect(stats.body.total_spent).toBe(12.345);
+    await expectReconciled(stack);
+  });
+});
+
+describe('wallet under concurrency', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startStack({ env: { WELCOME_BONUS_GLOB: '100', DATABASE_POOL_SIZE: '10' } });
+  });
+  afterAll(async () => {
+    await expectReconciled(stack);
+    await stack.close();
+  });
+
+  it('50 parallel spends of 10 against 100: exactly 10 succeed, balance 0', async () => {
+    const a = await newUser(stack, 'spender');
+    const b = await newUser(stack, 'sink');
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 10 })),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(10);
+    expect(results.filter((r) => r.status === 402)).toHaveLength(40);
+    const bal = await stack.http.get(`/api/wallet/${a.id}/balance`).set(a.auth).expect(200);
+    expect(bal.body.balance).toBe(0);
+    const bb = await stack.http.get(`/api/wallet/${b.id}/balance`).set(b.auth).expect(200);
+    expect(bb.body.balance).toBe(200);
+  });
+
+  it('2×500 opposite transfers between two wallets end where they started, without deadlock', async () => {
+    const a = await newUser(stack, 'ping');
+    const b = await newUser(stack, 'pong');
+    const calls = [];
+    for (let i = 0; i < 500; i++) {
+      calls.push(stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 1 }));
+      calls.push(stack.http.post(`/api/wallet/${b.id}/transfer`).set(b.auth).send({ to_address: a.address, amount: 1 }));
+    }
+    const results = await Promise.all(calls);
+    expect(results.filter((r) => r.status >= 500)).toHaveLength(0);
+    expect(results.every((r) => r.status === 201)).toBe(true);
+    const [ba, bb] = await Promise.all([
+      stack.http.get(`/api/wallet/${a.id}/balance`).set(a.auth),
+      stack.http.get(`/api/wallet/${b.id}/balance`).set(b.auth),
+    ]);
+    expect([ba.body.balance, bb.body.balance]).toEqual([100, 100]);
+  }, 120_000);
+
+  it('the same Idempotency-Key 20 times in parallel: one effect, identical responses; another body is 422', async () => {
+    const a = await newUser(stack, 'retry');
+    const b = await newUser(stack, 'target');
+    const send = (amount: number) =>
+      stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).set('Idempotency-Key', 'order-42').send({ to_address: b.address, amount });
+    const results = await Promise.all(Array.from({ length: 20 }, () => send(7)));
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
+    expect(new Set(results.map((r) => JSON.stringify(r.body))).size).toBe(1);
+    const bal = await stack.http.get(`/api/wallet/${a.id}/balance`).set(a.auth).expect(200);
+    expect(bal.body.balance).toBe(93);
+    const clash = await send(8).expect(422);
+    expectSpecResponse(clash, 'transferTokens');
+    expect(clash.body.message).toBe('This Idempotency-Key was already used with a different request body');
+  });
+});
+
+describe('wallet with Stripe', () => {
+  let stack: TestStack;
+  let stripeApi: Server;
+  const sessions: Array<Record<string, string>> = [];
+  const webhookSecret = 'whsec_test_secret';
+  const stripe = new Stripe('sk_test_dummy');
+
+  beforeAll(async () => {
+    // Stripe's API is a third-party edge: a local stand-in answers checkout.sessions.create.
+    stripeApi = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const params = Object.fromEntries(new URLSearchParams(body));
+        sessions.push(params);
+        const id = `cs_test_${sessions.length}`;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id, object: 'checkout.session', url: `https://checkout.stripe.com/c/pay/${id}`, client_reference_id: params.client_reference_id }));
+      });
+    });
+    await new Promise<void>((r) => stripeApi.listen(0, '127.0.0.1', r));
+    stack = await startStack({
+      env: {
+        STRIPE_SECRET_KEY: 'sk_test_dummy',
+        STRIPE_WEBHOOK_SECRET: webhookSecret,
+        STRIPE_API_BASE: `http://127.0.0.1:${(stripeApi.address() as AddressInfo).port}`,
+      },
+    });
+  });
+  afterAll(async () => {
+    await expectReconciled(stack);
+    await stack.close();
+    await new Promise<void>((r) => stripeApi.close(() => r()));
+  });
+
+  const deliver = (payload: object, secret = webhookSecret) => {
+    const body = JSON.stringify(payload);
+    const header = stripe.webhooks.generateTestHeaderString({ payload: body, secret });
+    return stack.http.post('/api/payments/stripe/webhook').set('Content-Type', 'application/json').set('Stripe-Signature', header).send(body);
+  };
+
+  it('creates a Checkout session, then credits exactly once however often Stripe delivers the event', async () => {
+    const u = await newUser(stack, 'stripe');
+    const res = await stack.http.post(`/api/wallet/${u.id}/purchase`).set(u.auth).send({ package_id: 'basic', amount: 5500, price: 45 }).expect(201);
+    expectSpecResponse(res, 'purchaseTokens');
+    expect(res.body).toMatchObject({ status: 'pending', test_mode: false, transaction: null, balance: 1000 });
+    expect(res.body.checkout_url).toMatch(/^https:\/\/checkout\.stripe\.com\//);
+    expect(sessions.at(-1)).toMatchObject({ mode: 'payment', client_reference_id: res.body.purchase_id, 'line_items[0][price_data][unit_amount]': '4500' });
+
+    const event = {
+      id: 'evt_1',
+      object: 'event',
+      type: 'checkout.session.completed',
+      data: { object: { id: 'cs_test_1', object: 'checkout.session', client_reference_id: res.body.purchase_id, payment_status: 'paid' } },
+    };
+    const deliveries = await Promise.all(Array.from({ length: 5 }, () => deliver(event)));
+    for (const d of deliveries) {
+      expect(d.status).toBe(200);
+      expectSpecResponse(d, 'stripeWebhook');
+    }
+    const bal = await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200);
+    expect(bal.body.balance).toBe(6500);
+  });
+
+  it('refuses an event with a bad signature (400) and credits nothing', async () => {
+    const u = await newUser(stack, 'forger');
+    const res = await stack.http.post(`/api/wallet/${u.id}/purchase`).set(u.auth).send({ package_id: 'starter', amount: 1000, price: 10 }).expect(201);
+    const event = { id: 'evt_2', object: 'event', type: 'checkout.session.completed', data: { object: { client_reference_id: res.body.purchase_id, payment_status: 'paid' } } };
+    const bad = await deliver(event, 'whsec_wrong').expect(400);
+    expectSpecResponse(bad, 'stripeWebhook');
+    expect(bad.body.message).toBe('Invalid Stripe signature');
+    const bal = await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200);
+    expect(bal.body.balance).toBe(1000);
+  });
+});

@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// Transfers per second and p50/p99 latency at 1, 8 and 32 concurrent clients through a real API process
+// on loopback (own database). Each transfer is one ledger transaction of two entries with row locks in
+// a fixed order. Prints; asserts nothing. Usage: node bench/wallet.mjs [seconds=5]
+import autocannon from 'autocannon';
+import { startBackend, table } from './lib.mjs';
+
+const seconds = Number(process.argv[2] ?? 5);
+const backend = await startBackend({ WELCOME_BONUS_GLOB: '1000000', DATABASE_POOL_SIZE: '20' });
+
+async function user(name) {
+  const res = await fetch(`${backend.base}/api/users/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `${name}@bench.example.com`, password: 'a quiet mountain stream', username: name }),
+  });
+  const body = await res.json();
+  const auth = { authorization: `Bearer ${body.access_token}` };
+  const wallet = await (await fetch(`${backend.base}/api/wallet/${body.user.id}`, { headers: auth })).json();
+  return { id: body.user.id, auth, address: wallet.address };
+}
+
+try {
+  const a = await user('alice');
+  const b = await user('bob');
+  const rows = [];
+  for (const connections of [1, 8, 32]) {
+    const r = await autocannon({
+      url: `${backend.base}/api/wallet/${a.id}/transfer`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...a.auth },
+      body: JSON.stringify({ to_address: b.address, amount: 0.001 }),
+      duration: seconds,
+      connections,
+    });
+    rows.push({ connections, 'transfers/s': r.requests.average.toFixed(0), 'p50 ms': r.latency.p50, 'p99 ms': r.latency.p99, 'non-2xx': r.non2xx, errors: r.errors });
+  }
+  table(rows);
+  const check = await (await fetch(`${backend.base}/api/wallet/${a.id}/balance`, { headers: a.auth })).json();
+  console.log(`\nsender balance after the run: ${check.balance} GLOB`);
+} finally {
+  await backend.stop();
+}
