@@ -62,6 +62,7 @@ export async function startBackend(env = {}) {
   }
   return {
     base,
+    env: fullEnv,
     async stop() {
       api.kill('SIGTERM');
       await new Promise((r) => api.once('exit', r));

@@ -2972,7 +2972,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
             /** @description The model exists but no live worker has it loaded. */
             503: {
                 headers: {
@@ -3080,7 +3079,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
         };
     };
     getStream: {
@@ -3147,7 +3145,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
         };
     };
     stopStream: {
@@ -3210,7 +3207,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
         };
     };
     startStream: {
@@ -3329,7 +3325,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
             /** @description The model exists but no live worker has it loaded. */
             503: {
                 headers: {
@@ -3806,7 +3801,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
         };
     };
     listNotifications: {

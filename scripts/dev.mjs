@@ -17,6 +17,10 @@ const env = {
 };
 const stop = onShutdown(children, db.stop);
 
+// A model to chat with out of the box: the tiny GGUF the project generates (first run only).
+log('Model: the generated tiny model (.data/models/glob-tiny-chat.gguf)');
+await runOrFail('Tiny model', 'npm', ['run', '--silent', 'model:tiny', '-w', 'backend'], env);
+
 log('Migrating the database');
 await runOrFail('Migrations', 'npm', ['run', '--silent', 'db:migrate', '-w', 'backend'], env);
 

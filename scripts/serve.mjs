@@ -41,6 +41,7 @@ const env = {
 };
 onShutdown(children, db.stop);
 
+await runOrFail('Tiny model', 'npm', ['run', '--silent', 'model:tiny', '-w', 'backend'], env);
 log('Migrating the database');
 await runOrFail('Migrations', 'node', ['backend/dist/database/cli.js', 'migrate'], env);
 start(children, 'api', 'node', ['backend/dist/main.js'], env);

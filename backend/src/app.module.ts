@@ -15,6 +15,7 @@ import { SiteModule } from './modules/site/site.module';
 import { SystemModule } from './modules/system/system.module';
 import { WalletModule } from './modules/wallet/wallet.module';
 import { RedisModule } from './redis/redis.module';
+import { InferenceProcessor } from './worker/inference.processor';
 import { MailProcessor } from './worker/mail.processor';
 
 /** What both processes share: config, PostgreSQL, Redis, the job producer and mail. */
@@ -54,6 +55,10 @@ export class ApiModule {
 @Module({})
 export class WorkerModule {
   static forRoot(config?: AppConfig): DynamicModule {
-    return { module: WorkerModule, imports: [CoreModule.forRoot(config)], providers: [MailProcessor] };
+    return {
+      module: WorkerModule,
+      imports: [CoreModule.forRoot(config), InferenceModule],
+      providers: [MailProcessor, InferenceProcessor],
+    };
   }
 }

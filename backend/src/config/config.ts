@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -18,6 +19,8 @@ const envSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
   DATABASE_POOL_SIZE: positiveInt.default(10),
+  /** How long a request may wait for a free pooled connection under load. */
+  DATABASE_CONNECT_TIMEOUT_MS: positiveInt.default(30_000),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   /** Prefix for every Redis key and BullMQ queue, so several deployments (or test runs) can share one Redis. */
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/).default('glob'),
@@ -50,6 +53,25 @@ const envSchema = z.object({
   STRIPE_WEBHOOK_SECRET: z.string().optional(),
   /** Tests point the Stripe SDK at a local stand-in (e.g. http://127.0.0.1:12111). */
   STRIPE_API_BASE: z.url().optional(),
+  /** The model catalog (JSON). Unset: the built-in catalog (the four default models + the generated tiny model). */
+  MODEL_CATALOG: z.string().optional(),
+  /** Where catalog paths without a directory, and the generated tiny model, live. */
+  MODELS_DIR: z.string().default(resolve(REPO_ROOT, '.data', 'models')),
+  /** Worker: llama.cpp threads (default: the machine's cores). */
+  INFERENCE_THREADS: positiveInt.optional(),
+  INFERENCE_GPU: bool.optional(),
+  /** Worker: model ids to load (comma-separated); default every catalog model whose file exists. */
+  WORKER_MODELS: z.string().optional(),
+  /** Worker: the provider account credited for the tasks this node processes. */
+  WORKER_OWNER_EMAIL: z.email().optional(),
+  WORKER_NAME: z.string().max(100).optional(),
+  WORKER_CONCURRENCY: positiveInt.default(2),
+  /** How long a finished stream stays readable (replay, reconnects). */
+  STREAM_TTL_SECONDS: positiveInt.default(600),
+  /** BullMQ job lock: a worker that stops renewing it (killed) loses the job to another after this long. */
+  JOB_LOCK_MS: positiveInt.default(30_000),
+  JOB_STALLED_INTERVAL_MS: positiveInt.default(15_000),
+  HEARTBEAT_SECONDS: positiveInt.default(10),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
   LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
   /** Where development secrets are kept when none are given (created on first run). */
@@ -128,7 +150,7 @@ export interface AppConfig {
   env: Env['NODE_ENV'];
   port: number;
   host: string;
-  database: { url: string; poolSize: number };
+  database: { url: string; poolSize: number; connectTimeoutMs?: number };
   redis: { url: string; prefix: string };
   web: { origin: string[]; dist: string | undefined };
   jwt: { accessSecret: string; refreshSecret: string };
@@ -146,6 +168,20 @@ export interface AppConfig {
   /** Credited once to every new account, in milli-GLOB. */
   welcomeBonusUnits: number;
   stripe: { secretKey: string; webhookSecret: string | undefined; apiBase: string | undefined } | null;
+  inference: {
+    catalogPath: string | undefined;
+    modelsDir: string;
+    threads: number;
+    gpu: boolean;
+    workerModels: string[] | null;
+    workerOwnerEmail: string | undefined;
+    workerName: string;
+    concurrency: number;
+    streamTtlSeconds: number;
+    jobLockMs: number;
+    jobStalledIntervalMs: number;
+    heartbeatSeconds: number;
+  };
   publicWebUrl: string;
   oauth: Partial<Record<OAuthProviderName, OAuthProviderConfig>>;
   shutdownTimeoutMs: number;
@@ -196,7 +232,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     env: env.NODE_ENV,
     port: env.PORT,
     host: env.HOST,
-    database: { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE },
+    database: { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE, connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS },
     redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },
     web: {
       origin: env.WEB_ORIGIN.split(',').map((o) => o.trim()).filter(Boolean),
@@ -220,6 +256,20 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       : null,
     publicWebUrl: (env.PUBLIC_WEB_URL ?? env.WEB_ORIGIN.split(',')[0]!.trim()).replace(/\/$/, ''),
     oauth: oauthProviders(source),
+    inference: {
+      catalogPath: env.MODEL_CATALOG ? resolve(env.MODEL_CATALOG) : undefined,
+      modelsDir: resolve(env.MODELS_DIR),
+      threads: env.INFERENCE_THREADS ?? Math.max(1, availableParallelism()),
+      gpu: env.INFERENCE_GPU ?? false,
+      workerModels: env.WORKER_MODELS ? env.WORKER_MODELS.split(',').map((m) => m.trim()).filter(Boolean) : null,
+      workerOwnerEmail: env.WORKER_OWNER_EMAIL,
+      workerName: env.WORKER_NAME ?? `${hostname()}-${process.pid}`,
+      concurrency: env.WORKER_CONCURRENCY,
+      streamTtlSeconds: env.STREAM_TTL_SECONDS,
+      jobLockMs: env.JOB_LOCK_MS,
+      jobStalledIntervalMs: env.JOB_STALLED_INTERVAL_MS,
+      heartbeatSeconds: env.HEARTBEAT_SECONDS,
+    },
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     logLevel: env.LOG_LEVEL,
   };

@@ -14,7 +14,7 @@ export function dataSourceOptions(config: Pick<AppConfig, 'database'>): DataSour
     synchronize: false,
     migrationsRun: false,
     poolSize: config.database.poolSize,
-    extra: { connectionTimeoutMillis: 5_000, application_name: 'glob-network' },
+    extra: { connectionTimeoutMillis: config.database.connectTimeoutMs ?? 30_000, application_name: 'glob-network' },
   };
 }
 

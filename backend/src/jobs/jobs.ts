@@ -15,9 +15,23 @@ export interface MailJob {
   replyTo?: string;
 }
 
+export interface InferenceJob {
+  taskId: string;
+  streamId: string;
+  userId: string;
+  modelId: string;
+  messages: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>;
+  params: { temperature: number; maxTokens: number; topP: number };
+  /** The hold reserved for this reply and the model's price, in milli-GLOB. */
+  holdId: string;
+  holdUnits: number;
+  priceUnits: number;
+}
+
 /** Job name → payload. */
 export interface JobPayloads {
   'mail.send': MailJob;
+  'inference.generate': InferenceJob;
 }
 
 export type JobName = keyof JobPayloads;
@@ -25,4 +39,5 @@ export type JobName = keyof JobPayloads;
 /** Job name → the queue that carries it. */
 export const JOB_QUEUES: { [N in JobName]: QueueName } = {
   'mail.send': QueueName.Mail,
+  'inference.generate': QueueName.Inference,
 };

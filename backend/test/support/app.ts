@@ -12,6 +12,8 @@ export interface TestStack {
   config: AppConfig;
   app: NestExpressApplication;
   http: ReturnType<typeof request>;
+  /** The API listening on loopback, for clients that stream (fetch + SSE). */
+  url: string;
   db: DataSource;
   worker?: INestApplicationContext;
   close(): Promise<void>;
@@ -49,19 +51,25 @@ export async function startStack(opts: { env?: Record<string, string>; worker?: 
     REDIS_PREFIX: prefix,
     LOG_LEVEL: 'warn',
     SMTP_URL: '',
+    // The in-process worker sends mail only; inference tests start real worker processes (test/support/worker.ts).
+    WORKER_MODELS: 'none',
     ...opts.env,
   });
   const app = await createApi(config);
-  await app.init();
+  await app.listen(0, '127.0.0.1');
+  const url = await app.getUrl();
   const worker = opts.worker ? await createWorker(config) : undefined;
   return {
     config,
     app,
     http: request(app.getHttpServer()),
+    url: url.replace('[::1]', '127.0.0.1'),
     db: app.get(DataSource),
     worker,
     async close() {
       await worker?.close();
+      // Streaming clients (fetch keep-alive) would otherwise hold the server open.
+      (app.getHttpServer() as import('node:http').Server).closeAllConnections();
       await app.close();
       const redis = new Redis(config.redis.url);
       const keys = await redis.keys(`${prefix}:*`);

@@ -1,5 +1,10 @@
 import 'reflect-metadata';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createDataSource } from '../../src/database/data-source';
+import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
+import { validateGguf, writeTinyLlamaGguf } from '../../src/modules/inference/engine/gguf';
 import { admin, databaseUrl, randomName } from './db';
 
 /**
@@ -13,4 +18,15 @@ export default async function globalSetup(): Promise<void> {
   await ds.runMigrations({ transaction: 'each' });
   await ds.destroy();
   process.env.GLOB_TEST_TEMPLATE_DB = template;
+
+  // The tiny model the inference tests run on, generated (deterministically) once per machine.
+  const modelsDir = join(tmpdir(), 'glob-test-models');
+  mkdirSync(modelsDir, { recursive: true });
+  const model = join(modelsDir, TINY_MODEL_FILE);
+  try {
+    await validateGguf(model);
+  } catch {
+    await writeTinyLlamaGguf(model);
+  }
+  process.env.MODELS_DIR = modelsDir;
 }

@@ -1,48 +1,77 @@
-import { Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { notYetAvailable } from '../../contract/errors';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { CurrentUser, type AuthUser } from '../../auth/auth-user';
+import type { RequestBody, ResponseBody } from '../../contract/types';
+import { InferenceService, StartedStream } from './inference.service';
+import { TasksService } from './tasks.service';
 
-/**
- * The inference operations of the spec. Not live yet: each answers 501 with the Error body until the
- * inference issue lands (request validation against the spec already applies).
- */
+/** Writes a stream as Server-Sent Events: `id: n` + `data: {json}` per event, keep-alive comments between. */
+async function sendEvents(res: Response, stream: StartedStream, after: number): Promise<void> {
+  res.status(200).set({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache, no-transform',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
+  res.flushHeaders();
+  const abort = new AbortController();
+  res.on('close', () => abort.abort());
+  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+  try {
+    for await (const { id, event } of stream.events(after, abort.signal)) {
+      res.write(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`);
+    }
+  } finally {
+    clearInterval(keepAlive);
+    res.end();
+  }
+}
+
 @Controller('api')
 export class InferenceController {
-  /** The hosted language models and whether they can be used now */
+  constructor(
+    private readonly inference: InferenceService,
+    private readonly tasks: TasksService,
+  ) {}
+
   @Get('inference/models')
-  listModels(): never {
-    return notYetAvailable();
+  listModels(): Promise<ResponseBody<'listModels', 200>> {
+    return this.inference.listModels();
   }
 
-  /** Start a generation and stream its tokens */
   @Post('inference/stream/start')
   @HttpCode(200)
-  startStream(): never {
-    return notYetAvailable();
+  async startStream(@CurrentUser() user: AuthUser, @Body() body: RequestBody<'startStream'>, @Res() res: Response): Promise<void> {
+    const stream = await this.inference.start(user.id, body);
+    await sendEvents(res, stream, 0);
   }
 
-  /** Read (or re-read) a stream while it lives */
   @Get('inference/stream/:id')
-  getStream(): never {
-    return notYetAvailable();
+  async getStream(
+    @CurrentUser() user: AuthUser,
+    @Param('id') id: string,
+    @Res() res: Response,
+    @Headers('last-event-id') lastEventId?: string,
+  ): Promise<void> {
+    const stream = await this.inference.replay(user.id, id);
+    await sendEvents(res, stream, Number(lastEventId ?? 0) || 0);
   }
 
-  /** Stop a running generation */
   @Post('inference/stream/:id/stop')
   @HttpCode(200)
-  stopStream(): never {
-    return notYetAvailable();
+  stopStream(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<ResponseBody<'stopStream', 200>> {
+    return this.inference.stop(user.id, id);
   }
 
-  /** Generate a completion and wait for it */
   @Post('inference/generate')
   @HttpCode(200)
-  generate(): never {
-    return notYetAvailable();
+  generate(@CurrentUser() user: AuthUser, @Body() body: RequestBody<'generate'>): Promise<ResponseBody<'generate', 200>> {
+    return this.inference.generate(user.id, body);
   }
 
-  /** Claim the reward of a processed task */
   @Post('tokens/earn')
-  claimTaskReward(): never {
-    return notYetAvailable();
+  @HttpCode(201)
+  claimTaskReward(@CurrentUser() user: AuthUser, @Body() body: RequestBody<'claimTaskReward'>): Promise<ResponseBody<'claimTaskReward', 201>> {
+    return this.tasks.claim(user.id, body.task_id);
   }
 }

@@ -1,5 +1,15 @@
 import { Module } from '@nestjs/common';
+import { NotificationsModule } from '../notifications/notifications.module';
+import { WalletModule } from '../wallet/wallet.module';
 import { InferenceController } from './inference.controller';
+import { InferenceService } from './inference.service';
+import { NodesRepository } from './nodes.repository';
+import { TasksService } from './tasks.service';
 
-@Module({ controllers: [InferenceController] })
+@Module({
+  imports: [WalletModule, NotificationsModule],
+  controllers: [InferenceController],
+  providers: [InferenceService, NodesRepository, TasksService],
+  exports: [TasksService, NodesRepository],
+})
 export class InferenceModule {}

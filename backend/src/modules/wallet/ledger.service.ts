@@ -18,7 +18,7 @@ export class InsufficientTokensException extends HttpException {
     super(
       {
         statusCode: HttpStatus.PAYMENT_REQUIRED,
-        message: `Insufficient tokens: ${toGlob(availableUnits)} GLOB available, ${toGlob(requestedUnits)} GLOB requested.`,
+        message: `Payment required: insufficient tokens (${toGlob(availableUnits)} GLOB available, ${toGlob(requestedUnits)} GLOB needed).`,
         error: 'INSUFFICIENT_TOKENS',
       },
       HttpStatus.PAYMENT_REQUIRED,

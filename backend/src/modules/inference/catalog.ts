@@ -1,0 +1,74 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { z } from 'zod';
+import type { AppConfig } from '../../config/config';
+
+/** Default generation settings of 001 §9. */
+export const GENERATION_DEFAULTS = { temperature: 0.7, maxTokens: 2048, topP: 0.9, contextLength: 8192 } as const;
+export const DEFAULT_MODEL_ID = 'llama-3.3-70b-instruct';
+export const TINY_MODEL_ID = 'glob-tiny-chat';
+export const TINY_MODEL_FILE = 'glob-tiny-chat.gguf';
+
+const entry = z.object({
+  id: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/),
+  name: z.string().min(1).max(100),
+  display_name: z.string().min(1).max(100).optional(),
+  parameters: z.string().max(20),
+  description: z.string().max(500).default('AI Language Model'),
+  context_length: z.number().int().positive().default(GENERATION_DEFAULTS.contextLength),
+  price_per_token: z.number().min(0).max(1000),
+  path: z.string().min(1),
+});
+const file = z.object({ models: z.array(entry).min(1) });
+
+export interface CatalogModel {
+  id: string;
+  name: string;
+  displayName: string;
+  parameters: string;
+  description: string;
+  contextLength: number;
+  /** Price of one token in milli-GLOB. */
+  priceUnits: number;
+  path: string;
+}
+
+/** The four default models of 001 §3 and the project's own tiny model, used when MODEL_CATALOG is unset. */
+export const BUILT_IN_CATALOG: z.input<typeof file> = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'models', 'catalog.example.json'), 'utf8'));
+
+/** Reads the operator's catalog (or the built-in one) — one file, validated. */
+export function loadCatalog(config: Pick<AppConfig, 'inference'>): CatalogModel[] {
+  const { catalogPath, modelsDir } = config.inference;
+  const raw = catalogPath ? JSON.parse(readFileSync(catalogPath, 'utf8')) : BUILT_IN_CATALOG;
+  const parsed = file.safeParse(raw);
+  if (!parsed.success) {
+    throw new Error(`Invalid model catalog ${catalogPath ?? '(built-in)'}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  return parsed.data.models.map((m) => ({
+    id: m.id,
+    name: m.name,
+    displayName: m.display_name ?? m.name,
+    parameters: m.parameters,
+    description: m.description,
+    contextLength: m.context_length,
+    priceUnits: Math.round(m.price_per_token * 1000),
+    path: isAbsolute(m.path) ? m.path : join(modelsDir, m.path),
+  }));
+}
+
+/**
+ * Models a worker loads: WORKER_MODELS (ids, or `none` for a worker that only sends mail), else every
+ * catalog model whose weights are on this machine.
+ */
+export function modelsForWorker(config: Pick<AppConfig, 'inference'>, catalog: CatalogModel[]): CatalogModel[] {
+  const wanted = config.inference.workerModels;
+  return catalog.filter((m) => (wanted ? wanted.includes(m.id) : existsSync(m.path)));
+}
+
+/** "70B" → 70e9, "2M" → 2e6: used for the task difficulty. */
+export function parameterCount(parameters: string): number {
+  const m = /^([\d.]+)\s*([KMBT]?)/i.exec(parameters.trim());
+  if (!m) return 0;
+  const scale = { '': 1, K: 1e3, M: 1e6, B: 1e9, T: 1e12 }[m[2]!.toUpperCase() as '' | 'K' | 'M' | 'B' | 'T'];
+  return Number(m[1]) * scale;
+}

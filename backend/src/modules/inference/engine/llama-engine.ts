@@ -1,0 +1,418 @@
+/**
+ * The local inference engine: llama.cpp through node-llama-cpp. This is the only file that imports
+ * node-llama-cpp, and only at run time (LlamaEngine.create), so everything else — and every jest test
+ * that merely imports this module — never loads the native addon.
+ *
+ * Why the import looks odd: node-llama-cpp is ESM-only (with top-level await), the backend is CommonJS.
+ * tsc (module nodenext) and @swc/jest (with our .swcrc) keep `import()` as is, but @swc-node/register
+ * (dev:api, dev:worker, scripts) rewrites it into `require()` unless SWC_NODE_IGNORE_DYNAMIC is set, and
+ * that fails with ERR_REQUIRE_ASYNC_MODULE on Node 20 (node-llama-cpp has top-level await; measured).
+ * A function built with `new Function` is seen by no compiler, so its `import()` stays a real dynamic
+ * import under all three. It is given an absolute file URL (require.resolve honours the package's "node"
+ * export condition) so resolution does not depend on the working directory. jest's VM cannot run any
+ * dynamic import without --experimental-vm-modules: jest tests that need the engine run it in a child
+ * process (test/support/engine-probe.ts); importing this module in jest is harmless.
+ *
+ * Threads decide everything on CPU. Measured on this machine (2 cores, no GPU, shared with other jobs:
+ * load average 4-5 during the runs), default tiny model (glob-tiny-chat.gguf: 2.22 M parameters, 192-dim,
+ * 4 layers, F32, vocabulary 1166), benchmark(256), one generation at a time:
+ *   threads 1: 300-500 tokens/s (raw sequence.evaluate: 480-850)    threads 2: 5-100 tokens/s
+ * ggml's worker threads spin-wait for each other; with both cores already busy, two threads stall on
+ * every token (node-llama-cpp's default, max(4, cores) threads, is worse still). A 1.15 M-parameter
+ * variant (128-dim) measured the same: at this size the per-token cost is node-llama-cpp/ggml overhead,
+ * not arithmetic. Default to 1 thread on small machines; score other values with benchmark().
+ */
+import { pathToFileURL } from 'node:url';
+import type * as Nlc from 'node-llama-cpp' with { 'resolution-mode': 'import' };
+import { CHATML_TEMPLATE, validateGguf } from './gguf';
+
+export { GgufError } from './gguf';
+
+export interface ChatTurn {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+export type EngineStopReason = 'stop' | 'length' | 'abort';
+export interface GenerateRequest {
+  messages: ChatTurn[];
+  maxTokens: number;
+  temperature: number;
+  topP: number;
+  seed?: number;
+  signal?: AbortSignal;
+  onToken?: (text: string) => void;
+}
+export interface GenerateResult {
+  text: string;
+  stopReason: EngineStopReason;
+  promptTokens: number;
+  completionTokens: number;
+  firstTokenMs: number | null;
+  durationMs: number;
+}
+export interface EngineOptions {
+  threads: number;
+  gpu?: boolean;
+}
+export interface LoadOptions {
+  /** Tokens per sequence. Default: the model's training context, capped at 4096 (and to what fits in memory). */
+  contextSize?: number;
+  /** Generations that run at once on this model (each has its own context sequence); more wait in a queue. Default 2. */
+  sequences?: number;
+}
+
+/** A generation asked of a model that is not loaded. */
+export class ModelNotLoadedError extends Error {
+  override readonly name = 'ModelNotLoadedError';
+  constructor(readonly modelId: string) {
+    super(`model ${modelId} is not loaded`);
+  }
+}
+
+// See the header comment: a dynamic import no compiler rewrites into require().
+const importEsm = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<unknown>;
+
+let nlcModule: Promise<typeof Nlc> | null = null;
+function loadNodeLlamaCpp(): Promise<typeof Nlc> {
+  nlcModule ??= importEsm(pathToFileURL(require.resolve('node-llama-cpp')).href) as Promise<typeof Nlc>;
+  return nlcModule;
+}
+
+interface Slot {
+  chat: Nlc.LlamaChat;
+  busy: boolean;
+}
+
+interface LoadedModel {
+  id: string;
+  path: string;
+  model: Nlc.LlamaModel;
+  context: Nlc.LlamaContext;
+  chatWrapper: Nlc.ChatWrapper;
+  slots: Slot[];
+  /** Generations waiting for a free sequence; called with null when the model is unloaded. */
+  waiters: Array<(slot: Slot | null) => void>;
+}
+
+interface InternalRequest extends GenerateRequest {
+  /** Only for benchmark(): the prompt is known to fit. */
+  skipTrim?: boolean;
+}
+
+const BENCHMARK_PROMPT: ChatTurn[] = [{ role: 'user', content: 'Write a long story about the river and the city.' }];
+
+export class LlamaEngine {
+  private readonly models = new Map<string, LoadedModel>();
+  private readonly loading = new Map<string, Promise<void>>();
+  private disposed = false;
+
+  private constructor(
+    private readonly nlc: typeof Nlc,
+    private readonly llama: Nlc.Llama,
+    private readonly opts: EngineOptions,
+  ) {}
+
+  static async create(opts: EngineOptions): Promise<LlamaEngine> {
+    if (!Number.isInteger(opts.threads) || opts.threads < 1) {
+      throw new RangeError(`threads must be a positive integer, got ${opts.threads}`);
+    }
+    const nlc = await loadNodeLlamaCpp();
+    const llama = await nlc.getLlama({
+      // Prebuilt binaries only: nothing may be compiled or downloaded at run time.
+      build: 'never',
+      gpu: opts.gpu ? 'auto' : false,
+      maxThreads: opts.threads,
+      logLevel: nlc.LlamaLogLevel.error,
+      progressLogs: false,
+    });
+    return new LlamaEngine(nlc, llama, opts);
+  }
+
+  /** Validates the file (GgufError when llama.cpp must not see it), then loads it under `modelId`. */
+  async load(modelId: string, path: string, opts: LoadOptions = {}): Promise<void> {
+    this.assertAlive();
+    const existing = this.models.get(modelId);
+    if (existing) {
+      if (existing.path === path) return;
+      throw new Error(`model ${modelId} is already loaded from ${existing.path}`);
+    }
+    const pending = this.loading.get(modelId);
+    if (pending) return pending;
+    const p = this.doLoad(modelId, path, opts).finally(() => this.loading.delete(modelId));
+    this.loading.set(modelId, p);
+    return p;
+  }
+
+  private async doLoad(modelId: string, path: string, opts: LoadOptions): Promise<void> {
+    // Must run before every load: some malformed files abort the whole process inside llama.cpp.
+    const summary = await validateGguf(path);
+    const sequences = opts.sequences ?? 2;
+    if (!Number.isInteger(sequences) || sequences < 1) throw new RangeError('sequences must be a positive integer');
+    const model = await this.llama.loadModel({
+      modelPath: path,
+      gpuLayers: this.opts.gpu ? 'auto' : 0,
+    });
+    try {
+      const context = await model.createContext({
+        sequences,
+        contextSize: opts.contextSize ?? {
+          min: Math.min(256, summary.contextLength),
+          max: Math.min(summary.contextLength, 4096),
+        },
+        threads: this.opts.threads,
+      });
+      // Our own model carries the plain ChatML template: skip node-llama-cpp's Jinja equivalence checks
+      // against every known wrapper (0.3 s idle, 2+ s on a busy machine). Any other model: auto.
+      const chatWrapper =
+        summary.chatTemplate === CHATML_TEMPLATE
+          ? this.nlc.resolveChatWrapper(model, { type: 'chatML' })
+          : this.nlc.resolveChatWrapper(model);
+      const slots: Slot[] = [];
+      for (let i = 0; i < sequences; i++) {
+        slots.push({
+          chat: new this.nlc.LlamaChat({
+            contextSequence: context.getSequence(),
+            chatWrapper,
+            autoDisposeSequence: true,
+          }),
+          busy: false,
+        });
+      }
+      this.models.set(modelId, { id: modelId, path, model, context, chatWrapper, slots, waiters: [] });
+    } catch (err) {
+      await model.dispose();
+      throw err;
+    }
+  }
+
+  /** Unloads a model. Waiting generations fail with ModelNotLoadedError; running ones fail too. */
+  async unload(modelId: string): Promise<void> {
+    const m = this.models.get(modelId);
+    if (!m) return;
+    this.models.delete(modelId);
+    for (const waiter of m.waiters.splice(0)) waiter(null);
+    for (const s of m.slots) s.chat.dispose();
+    await m.context.dispose();
+    await m.model.dispose();
+  }
+
+  loadedModels(): string[] {
+    return [...this.models.keys()];
+  }
+
+  isLoaded(modelId: string): boolean {
+    return this.models.has(modelId);
+  }
+
+  contextSize(modelId: string): number {
+    return this.get(modelId).context.contextSize;
+  }
+
+  /** Tokens of the prompt as the model's chat template formats it (generation prompt included). */
+  countTokens(modelId: string, messages: ChatTurn[]): number {
+    return this.promptTokens(this.get(modelId), messages);
+  }
+
+  async generate(modelId: string, req: GenerateRequest): Promise<GenerateResult> {
+    return this.run(this.get(modelId), req);
+  }
+
+  /**
+   * Generates about `tokens` tokens (default 128) and returns the decode speed (prompt evaluation and
+   * queueing excluded). Repeats when the model ends its answer early.
+   */
+  async benchmark(modelId: string, tokens = 128): Promise<{ tokensPerSecond: number }> {
+    const m = this.get(modelId);
+    let generated = 0;
+    let decodeMs = 0;
+    for (let round = 0; round < 8 && generated < tokens; round++) {
+      let first = 0;
+      let count = 0;
+      const r = await this.run(m, {
+        messages: BENCHMARK_PROMPT,
+        maxTokens: Math.max(2, tokens - generated + 1),
+        temperature: 0.8,
+        topP: 0.95,
+        seed: 1234 + round,
+        skipTrim: true,
+        onToken: () => {
+          count++;
+          if (count === 1) first = performance.now();
+        },
+      });
+      if (r.completionTokens >= 2 && first > 0) {
+        generated += r.completionTokens - 1;
+        decodeMs += performance.now() - first;
+      }
+    }
+    return { tokensPerSecond: decodeMs > 0 ? Math.round((generated / decodeMs) * 1000 * 10) / 10 : 0 };
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    await Promise.allSettled(this.loading.values());
+    for (const id of [...this.models.keys()]) await this.unload(id);
+    this.disposed = true;
+    await this.llama.dispose();
+  }
+
+  // -------------------------------------------------------------------------------------------------
+
+  private assertAlive(): void {
+    if (this.disposed) throw new Error('LlamaEngine is disposed');
+  }
+
+  private get(modelId: string): LoadedModel {
+    this.assertAlive();
+    const m = this.models.get(modelId);
+    if (!m) throw new ModelNotLoadedError(modelId);
+    return m;
+  }
+
+  private toHistory(messages: ChatTurn[]): Nlc.ChatHistoryItem[] {
+    const history: Nlc.ChatHistoryItem[] = messages.map((t) =>
+      t.role === 'assistant'
+        ? { type: 'model', response: [t.content] }
+        : t.role === 'system'
+          ? { type: 'system', text: t.content }
+          : { type: 'user', text: t.content },
+    );
+    // A trailing assistant turn is continued (prefill); otherwise the answer starts a new one.
+    if (history.at(-1)?.type !== 'model') history.push({ type: 'model', response: [] });
+    return history;
+  }
+
+  private promptTokens(m: LoadedModel, messages: ChatTurn[]): number {
+    const { contextText } = m.chatWrapper.generateContextState({ chatHistory: this.toHistory(messages) });
+    return contextText.tokenize(m.model.tokenizer).length;
+  }
+
+  /**
+   * Fits the prompt into `budget` tokens: drops the oldest non-system turns (never the last one), then
+   * the system turns, then cuts the start of the last turn.
+   */
+  private fit(m: LoadedModel, messages: ChatTurn[], budget: number): ChatTurn[] {
+    let turns = [...messages];
+    const fits = (t: ChatTurn[]): boolean => this.promptTokens(m, t) <= budget;
+    if (fits(turns)) return turns;
+    const dropFirst = (pred: (t: ChatTurn) => boolean): boolean => {
+      const i = turns.findIndex((t, idx) => idx < turns.length - 1 && pred(t));
+      if (i < 0) return false;
+      turns.splice(i, 1);
+      return true;
+    };
+    while (!fits(turns) && dropFirst((t) => t.role !== 'system'));
+    while (!fits(turns) && dropFirst(() => true));
+    if (fits(turns)) return turns;
+    const last = turns.at(-1);
+    if (!last) return turns;
+    // Binary search on how many leading characters of the last turn to cut.
+    let lo = 0;
+    let hi = last.content.length;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (fits([...turns.slice(0, -1), { ...last, content: last.content.slice(mid) }])) hi = mid;
+      else lo = mid + 1;
+    }
+    turns = [...turns.slice(0, -1), { ...last, content: last.content.slice(lo) }];
+    return turns;
+  }
+
+  private acquire(m: LoadedModel, signal?: AbortSignal): Promise<Slot | null> {
+    const free = m.slots.find((s) => !s.busy);
+    if (free) {
+      free.busy = true;
+      return Promise.resolve(free);
+    }
+    return new Promise((resolve, reject) => {
+      const waiter = (slot: Slot | null): void => {
+        signal?.removeEventListener('abort', onAbort);
+        if (slot) resolve(slot);
+        else reject(new ModelNotLoadedError(m.id));
+      };
+      const onAbort = (): void => {
+        const i = m.waiters.indexOf(waiter);
+        if (i >= 0) m.waiters.splice(i, 1);
+        resolve(null);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      m.waiters.push(waiter);
+    });
+  }
+
+  private release(m: LoadedModel, slot: Slot): void {
+    const next = m.waiters.shift();
+    // Handed over to the next waiter, the slot stays busy.
+    if (next) next(slot);
+    else slot.busy = false;
+  }
+
+  private async run(m: LoadedModel, req: InternalRequest): Promise<GenerateResult> {
+    const started = performance.now();
+    const elapsed = (): number => Math.round(performance.now() - started);
+    if (!Number.isInteger(req.maxTokens) || req.maxTokens < 1) {
+      throw new RangeError(`maxTokens must be a positive integer, got ${req.maxTokens}`);
+    }
+    const contextSize = m.context.contextSize;
+    const messages = req.skipTrim
+      ? req.messages
+      : this.fit(m, req.messages, contextSize - Math.min(req.maxTokens, Math.floor(contextSize / 2)));
+    const promptTokens = this.promptTokens(m, messages);
+    const aborted = (text = '', completionTokens = 0, firstTokenMs: number | null = null): GenerateResult => ({
+      text,
+      stopReason: 'abort',
+      promptTokens,
+      completionTokens,
+      firstTokenMs,
+      durationMs: elapsed(),
+    });
+    if (req.signal?.aborted) return aborted();
+
+    const slot = await this.acquire(m, req.signal);
+    if (!slot) return aborted();
+    let text = '';
+    let completionTokens = 0;
+    let firstTokenMs: number | null = null;
+    try {
+      const res = await slot.chat.generateResponse(this.toHistory(messages), {
+        maxTokens: req.maxTokens,
+        temperature: req.temperature,
+        topP: req.topP,
+        ...(req.seed !== undefined ? { seed: req.seed } : {}),
+        ...(req.signal ? { signal: req.signal } : {}),
+        stopOnAbortSignal: true,
+        onToken: (tokens) => {
+          completionTokens += tokens.length;
+        },
+        onTextChunk: (chunk) => {
+          if (chunk.length === 0) return;
+          firstTokenMs ??= elapsed();
+          text += chunk;
+          req.onToken?.(chunk);
+        },
+      });
+      const reason = res.metadata.stopReason;
+      // `response` is what was streamed, except a held-back partial stop trigger; keep them equal.
+      if (res.response.startsWith(text) && res.response.length > text.length && reason !== 'abort') {
+        const rest = res.response.slice(text.length);
+        firstTokenMs ??= elapsed();
+        text += rest;
+        req.onToken?.(rest);
+      }
+      return {
+        text,
+        stopReason: reason === 'abort' ? 'abort' : reason === 'maxTokens' ? 'length' : 'stop',
+        promptTokens,
+        completionTokens,
+        firstTokenMs,
+        durationMs: elapsed(),
+      };
+    } catch (err) {
+      // Aborted before the first token: node-llama-cpp throws signal.reason.
+      if (req.signal?.aborted) return aborted(text, completionTokens, firstTokenMs);
+      throw err;
+    } finally {
+      this.release(m, slot);
+    }
+  }
+}

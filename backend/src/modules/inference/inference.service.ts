@@ -1,0 +1,237 @@
+import { ConflictException, Inject, Injectable, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import type Redis from 'ioredis';
+import { createHash, randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import type { RequestBody, Schemas } from '../../contract/types';
+import { JobsService } from '../../jobs/jobs.service';
+import type { InferenceJob } from '../../jobs/jobs';
+import { REDIS } from '../../redis/redis.module';
+import { InsufficientTokensException, LedgerService } from '../wallet/ledger.service';
+import { toGlob } from '../wallet/units';
+import { CatalogModel, GENERATION_DEFAULTS, loadCatalog } from './catalog';
+import { NodesRepository } from './nodes.repository';
+import { readStream, StreamEvent, TokenStream } from './streams';
+
+type Turn = InferenceJob['messages'][number];
+
+/** 001 §9: about 4 characters per token — what the prompt is expected to cost (the 402 check). */
+export const estimateTokens = (messages: Turn[]) => messages.reduce((n, m) => n + Math.ceil(m.content.length / 4) + 4, 2);
+
+/**
+ * An upper bound of the prompt's tokens for the hold (a byte-level tokenizer can need one token per
+ * character, and the chat template adds some); what is not used is released when the reply ends.
+ */
+export const boundTokens = (messages: Turn[]) => messages.reduce((n, m) => n + Buffer.byteLength(m.content) + 16, 16);
+
+export interface StartedStream {
+  streamId: string;
+  /** Events from `after` on, until done or error. */
+  events(after: number, signal?: AbortSignal): AsyncGenerator<{ id: number; event: StreamEvent }>;
+}
+
+@Injectable()
+export class InferenceService {
+  private readonly catalog: CatalogModel[];
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(DataSource) private readonly db: DataSource,
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly jobs: JobsService,
+    private readonly ledger: LedgerService,
+    private readonly nodes: NodesRepository,
+  ) {
+    this.catalog = loadCatalog(config);
+  }
+
+  async listModels(): Promise<Schemas['ModelList']> {
+    const live = await this.nodes.liveModels();
+    return {
+      models: this.catalog.map((m) => {
+        const nodes = live.get(m.id) ?? 0;
+        return {
+          id: m.id,
+          name: m.name,
+          display_name: m.displayName,
+          description: m.description,
+          parameters: m.parameters,
+          context_length: m.contextLength,
+          price_per_token: toGlob(m.priceUnits),
+          status: nodes > 0 ? 'available' : 'unavailable',
+          status_reason: nodes > 0 ? null : 'No worker has this model loaded',
+          nodes,
+        };
+      }),
+    };
+  }
+
+  private async availableModel(modelId: string): Promise<CatalogModel> {
+    const model = this.catalog.find((m) => m.id === modelId);
+    if (!model) throw new NotFoundException(`Model ${modelId} not found`);
+    if (!(await this.nodes.liveModels()).get(model.id)) {
+      throw new ServiceUnavailableException(`Model ${model.id} is not available right now: no worker has it loaded`);
+    }
+    return model;
+  }
+
+  /**
+   * Queues a generation: reserves the cost of the prompt and up to max_tokens (402 when the balance cannot
+   * pay for the prompt), records the task, and enqueues the job under the stream id, so starting the same
+   * stream twice never starts two generations.
+   */
+  async start(userId: string, input: RequestBody<'startStream'>): Promise<StartedStream> {
+    const messages: Turn[] = input.messages ?? [{ role: 'user', content: input.prompt! }];
+    const params = {
+      temperature: input.params?.temperature ?? GENERATION_DEFAULTS.temperature,
+      maxTokens: input.params?.max_tokens ?? GENERATION_DEFAULTS.maxTokens,
+      topP: input.params?.top_p ?? GENERATION_DEFAULTS.topP,
+    };
+    const requestHash = createHash('sha256').update(JSON.stringify([input.modelId, messages, params])).digest('hex');
+    const existing = await this.findTask(input.streamId);
+    if (existing) {
+      if (existing.user_id !== userId || existing.request_hash !== requestHash) {
+        throw new ConflictException('This streamId is already used by another request');
+      }
+      return this.stream(input.streamId);
+    }
+    const model = await this.availableModel(input.modelId);
+    await this.queue({ userId, streamId: input.streamId, model, messages, params, requestHash });
+    return this.stream(input.streamId);
+  }
+
+  private async queue(args: {
+    userId: string;
+    streamId: string;
+    model: CatalogModel;
+    messages: Turn[];
+    params: InferenceJob['params'];
+    requestHash: string;
+  }): Promise<void> {
+    const { model, params } = args;
+    const promptTokens = estimateTokens(args.messages);
+    const promptCost = promptTokens * model.priceUnits;
+    const fullCost = (boundTokens(args.messages) + params.maxTokens) * model.priceUnits;
+    const { balance, held } = await this.ledger.balances(args.userId);
+    if (balance - held < promptCost || (model.priceUnits > 0 && balance - held < promptCost + model.priceUnits)) {
+      throw new InsufficientTokensException(balance - held, promptCost);
+    }
+    const taskId = randomUUID();
+    const hold =
+      fullCost > 0
+        ? await this.ledger.reserve(args.userId, fullCost, `AI reply (${model.displayName})`, args.streamId)
+        : null;
+    try {
+      await this.db.query(
+        `INSERT INTO inference_tasks (id, user_id, model_id, status, stream_id, request_hash, hold_id, max_tokens, price_units)
+         VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8)`,
+        [taskId, args.userId, model.id, args.streamId, args.requestHash, hold?.holdId ?? null, params.maxTokens, model.priceUnits],
+      );
+    } catch (err) {
+      if (hold) await this.ledger.release(hold.holdId);
+      if ((err as { code?: string }).code === '23505') {
+        // The same stream was started twice at once: the first one queued it; this one joins it.
+        const other = await this.findTask(args.streamId);
+        if (other?.user_id === args.userId && other.request_hash === args.requestHash) return;
+        throw new ConflictException('This streamId is already used by another request');
+      }
+      throw err;
+    }
+    await this.jobs.enqueue(
+      'inference.generate',
+      {
+        taskId,
+        streamId: args.streamId,
+        userId: args.userId,
+        modelId: model.id,
+        messages: args.messages,
+        params,
+        holdId: hold?.holdId ?? '',
+        holdUnits: hold?.reserved ?? 0,
+        priceUnits: model.priceUnits,
+      },
+      { jobId: args.streamId },
+    );
+  }
+
+  private async findTask(streamId: string) {
+    const [row] = (await this.db.query(`SELECT id, user_id, request_hash, status FROM inference_tasks WHERE stream_id = $1`, [streamId])) as Array<{
+      id: string;
+      user_id: string;
+      request_hash: string;
+      status: string;
+    }>;
+    return row;
+  }
+
+  private stream(streamId: string): StartedStream {
+    const key = TokenStream.key(this.config.redis.prefix, streamId);
+    const redis = this.redis;
+    return {
+      streamId,
+      async *events(after: number, signal?: AbortSignal) {
+        // XREAD BLOCK holds its connection: each reader gets its own.
+        const reader = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+        try {
+          yield* readStream(reader, key, { after, idleTimeoutMs: 120_000, signal });
+        } finally {
+          reader.disconnect();
+        }
+      },
+    };
+  }
+
+  /** A live (or recently finished) stream of the caller's, for late readers and reconnects. */
+  async replay(userId: string, streamId: string): Promise<StartedStream> {
+    const task = await this.findTask(streamId);
+    if (!task || task.user_id !== userId || !(await this.redis.exists(TokenStream.key(this.config.redis.prefix, streamId)))) {
+      throw new NotFoundException('Stream not found');
+    }
+    return this.stream(streamId);
+  }
+
+  /** Reaches whichever worker runs the job (a key for one not started yet, a message for one running). */
+  async stop(userId: string, streamId: string): Promise<Schemas['StreamStopped']> {
+    const task = await this.findTask(streamId);
+    if (!task || task.user_id !== userId) throw new NotFoundException('Stream not found');
+    if (task.status !== 'queued' && task.status !== 'running') return { stopped: false, stream_id: streamId };
+    const prefix = this.config.redis.prefix;
+    await this.redis.set(`${prefix}:stop:${streamId}`, '1', 'EX', 3600);
+    await this.redis.publish(`${prefix}:inference:stop`, streamId);
+    return { stopped: true, stream_id: streamId };
+  }
+
+  /** The same job, waited for. */
+  async generate(userId: string, input: RequestBody<'generate'>): Promise<Schemas['GenerateResponse']> {
+    const streamId = `gen_${randomUUID()}`;
+    const started = await this.start(userId, {
+      streamId,
+      modelId: input.model_id,
+      prompt: input.prompt,
+      params: { temperature: input.temperature, max_tokens: input.maxTokens, top_p: input.top_p },
+    });
+    let text = '';
+    let done: Extract<StreamEvent, { type: 'done' }> | undefined;
+    for await (const { event } of started.events(0)) {
+      if (event.type === 'token') text += event.text;
+      else if (event.type === 'done') done = event;
+      else if (event.type === 'error') {
+        if (event.code === 'INSUFFICIENT_TOKENS') throw new InsufficientTokensException(0, 0);
+        throw new ServiceUnavailableException(event.message);
+      }
+    }
+    if (!done) throw new ServiceUnavailableException('The model did not answer in time');
+    const [task] = (await this.db.query(`SELECT id, charged_units FROM inference_tasks WHERE stream_id = $1`, [streamId])) as Array<{
+      id: string;
+      charged_units: string | null;
+    }>;
+    return {
+      id: task!.id,
+      model: input.model_id,
+      choices: [{ index: 0, text, finish_reason: done.stop_reason }],
+      usage: done.usage,
+      cost: toGlob(task?.charged_units ?? 0),
+    };
+  }
+}

@@ -1,0 +1,58 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { rowsOf } from '../../database/sql';
+
+/** A worker is live while its heartbeat (every HEARTBEAT_SECONDS) is younger than this. */
+export const NODE_LIVE_SECONDS = 30;
+
+export interface NodeInfo {
+  ownerId: string | null;
+  name: string;
+  host: string;
+  cpuCores: number;
+  ramBytes: number;
+  gpu: string | null;
+  vramBytes: number | null;
+  threads: number;
+  hardwareScore: number;
+  models: string[];
+}
+
+@Injectable()
+export class NodesRepository {
+  constructor(@Inject(DataSource) private readonly db: DataSource) {}
+
+  async register(info: NodeInfo): Promise<string> {
+    const [row] = (await this.db.query(
+      `INSERT INTO nodes (owner_id, name, host, cpu_cores, ram_bytes, gpu, vram_bytes, threads, hardware_score, models)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
+      [info.ownerId, info.name, info.host, info.cpuCores, info.ramBytes, info.gpu, info.vramBytes, info.threads, info.hardwareScore, info.models],
+    )) as Array<{ id: string }>;
+    return row!.id;
+  }
+
+  async heartbeat(nodeId: string, models: string[]): Promise<void> {
+    await this.db.query(`UPDATE nodes SET last_seen_at = now(), models = $2 WHERE id = $1`, [nodeId, models]);
+  }
+
+  async stopped(nodeId: string): Promise<void> {
+    await this.db.query(`UPDATE nodes SET stopped_at = now(), models = '{}' WHERE id = $1`, [nodeId]);
+  }
+
+  /** model id → number of live workers that have it loaded. */
+  async liveModels(): Promise<Map<string, number>> {
+    const rows = (await this.db.query(
+      `SELECT m AS model, count(*)::int AS nodes FROM nodes, unnest(models) AS m
+       WHERE stopped_at IS NULL AND last_seen_at > now() - make_interval(secs => $1) GROUP BY m`,
+      [NODE_LIVE_SECONDS],
+    )) as Array<{ model: string; nodes: number }>;
+    return new Map(rows.map((r) => [r.model, r.nodes]));
+  }
+
+  async ownerOf(nodeId: string): Promise<{ ownerId: string | null; hardwareScore: number } | null> {
+    const [row] = rowsOf<{ owner_id: string | null; hardware_score: string }>(
+      await this.db.query(`SELECT owner_id, hardware_score FROM nodes WHERE id = $1`, [nodeId]),
+    );
+    return row ? { ownerId: row.owner_id, hardwareScore: Number(row.hardware_score) } : null;
+  }
+}

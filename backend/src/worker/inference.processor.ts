@@ -1,0 +1,210 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Job, Worker } from 'bullmq';
+import type Redis from 'ioredis';
+import { cpus, hostname, totalmem } from 'node:os';
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+import { InferenceJob, QueueName } from '../jobs/jobs';
+import { CatalogModel, loadCatalog, modelsForWorker } from '../modules/inference/catalog';
+import { LlamaEngine } from '../modules/inference/engine/llama-engine';
+import { NodesRepository } from '../modules/inference/nodes.repository';
+import { hardwareScore, taskDifficulty } from '../modules/inference/rewards';
+import { StreamEvent, TokenStream } from '../modules/inference/streams';
+import { TasksService } from '../modules/inference/tasks.service';
+import { createRedis, REDIS } from '../redis/redis.module';
+
+type StopReason = Extract<StreamEvent, { type: 'done' }>['stop_reason'];
+
+/**
+ * The inference worker: loads its models into llama.cpp, registers itself as a node (hardware, score,
+ * models, heartbeat), and runs generation jobs from the shared `inference` queue, streaming tokens into
+ * Redis Streams. Several of these, on one machine or many, share the queue: that is how the platform scales.
+ */
+@Injectable()
+export class InferenceProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('InferenceWorker');
+  private readonly catalog: CatalogModel[];
+  private engine: LlamaEngine | undefined;
+  private worker: Worker | undefined;
+  private connection: Redis | undefined;
+  private subscriber: Redis | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private nodeId: string | undefined;
+  private loaded: string[] = [];
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(DataSource) private readonly db: DataSource,
+    private readonly nodes: NodesRepository,
+    private readonly tasks: TasksService,
+  ) {
+    this.catalog = loadCatalog(config);
+  }
+
+  get id(): string | undefined {
+    return this.nodeId;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const wanted = modelsForWorker(this.config, this.catalog);
+    if (wanted.length === 0) {
+      this.logger.warn(`No model files found (MODELS_DIR ${this.config.inference.modelsDir}); this worker runs no inference. Run \`npm run model:tiny\`.`);
+      return;
+    }
+    const { threads, gpu } = this.config.inference;
+    this.engine = await LlamaEngine.create({ threads, gpu });
+    for (const m of wanted) {
+      try {
+        await this.engine.load(m.id, m.path, { contextSize: m.contextLength });
+        this.loaded.push(m.id);
+        this.logger.log(`Loaded ${m.id} from ${m.path}`);
+      } catch (err) {
+        this.logger.error(`Cannot load ${m.id} (${m.path}): ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    if (this.loaded.length === 0) return;
+
+    const bench = await this.engine.benchmark(this.loaded[0]!, 64);
+    const score = hardwareScore(bench.tokensPerSecond, gpu);
+    const ownerEmail = this.config.inference.workerOwnerEmail;
+    const [owner] = ownerEmail
+      ? ((await this.db.query(`SELECT id FROM users WHERE lower(email) = lower($1) AND deleted_at IS NULL`, [ownerEmail])) as Array<{ id: string }>)
+      : [];
+    if (ownerEmail && !owner) this.logger.warn(`WORKER_OWNER_EMAIL ${ownerEmail} has no account: this node's rewards stay unclaimed`);
+    this.nodeId = await this.nodes.register({
+      ownerId: owner?.id ?? null,
+      name: this.config.inference.workerName,
+      host: hostname(),
+      cpuCores: cpus().length,
+      ramBytes: totalmem(),
+      gpu: gpu ? 'gpu' : null,
+      vramBytes: null,
+      threads,
+      hardwareScore: score,
+      models: this.loaded,
+    });
+    this.heartbeat = setInterval(() => {
+      this.nodes.heartbeat(this.nodeId!, this.loaded).catch((err: Error) => this.logger.warn(`Heartbeat failed: ${err.message}`));
+    }, this.config.inference.heartbeatSeconds * 1000);
+    this.heartbeat.unref();
+
+    const prefix = this.config.redis.prefix;
+    this.subscriber = createRedis(this.config, true);
+    await this.subscriber.subscribe(`${prefix}:inference:stop`);
+    this.subscriber.on('message', (_channel, streamId: string) => this.running.get(streamId)?.abort());
+
+    this.connection = createRedis(this.config, true);
+    this.connection.on('error', () => undefined);
+    this.worker = new Worker<InferenceJob>(QueueName.Inference, (job) => this.process(job), {
+      connection: this.connection,
+      prefix: `${prefix}:bull`,
+      concurrency: this.config.inference.concurrency,
+      lockDuration: this.config.inference.jobLockMs,
+      stalledInterval: this.config.inference.jobStalledIntervalMs,
+      maxStalledCount: 1,
+    });
+    this.worker.on('error', (err) => this.logger.warn(err.message));
+    this.logger.log(
+      `Node ${this.nodeId} serving ${this.loaded.join(', ')} with ${threads} thread(s): ${bench.tokensPerSecond.toFixed(0)} tokens/s, hardware score ${score}`,
+    );
+  }
+
+  private async process(job: Job<InferenceJob>): Promise<void> {
+    const data = job.data;
+    const engine = this.engine!;
+    const model = this.catalog.find((m) => m.id === data.modelId)!;
+    const stream = new TokenStream(this.redis, TokenStream.key(this.config.redis.prefix, data.streamId));
+    const ttl = this.config.inference.streamTtlSeconds;
+    const started = Date.now();
+    const base = { taskId: data.taskId, nodeId: this.nodeId!, holdId: data.holdId, difficulty: 1, bytes: 0 };
+    const fail = async (code: Extract<StreamEvent, { type: 'error' }>['code'], message: string, promptTokens = 0) => {
+      await this.tasks.finish({ ...base, status: 'failed', promptTokens, completionTokens: 0, chargedUnits: 0, durationMs: Date.now() - started, stopReason: null, error: message });
+      await stream.append({ type: 'error', code, message });
+      await stream.finish(ttl);
+    };
+
+    if ((await stream.init()) > 0) {
+      // A previous attempt died mid-reply (its worker was killed): its tokens are already out, so this reply
+      // cannot be resumed seamlessly. End it with an error and charge nothing.
+      await fail('WORKER_FAILED', 'The node generating this reply stopped. Please try again.');
+      return;
+    }
+    await this.db.query(`UPDATE inference_tasks SET status = 'running', node_id = $2, started_at = now() WHERE id = $1`, [data.taskId, this.nodeId]);
+
+    const promptTokens = engine.countTokens(model.id, data.messages);
+    let maxTokens = data.params.maxTokens;
+    let budgetLimited = false;
+    if (data.priceUnits > 0) {
+      const affordable = Math.floor(data.holdUnits / data.priceUnits) - promptTokens;
+      if (affordable <= 0) {
+        await fail('INSUFFICIENT_TOKENS', 'Payment required: insufficient tokens for this prompt.', promptTokens);
+        return;
+      }
+      if (affordable < maxTokens) {
+        maxTokens = affordable;
+        budgetLimited = true;
+      }
+    }
+
+    const abort = new AbortController();
+    this.running.set(data.streamId, abort);
+    if (await this.redis.exists(`${this.config.redis.prefix}:stop:${data.streamId}`)) abort.abort();
+    try {
+      const result = await engine.generate(model.id, {
+        messages: data.messages,
+        maxTokens,
+        temperature: data.params.temperature,
+        topP: data.params.topP,
+        signal: abort.signal,
+        onToken: (text) => {
+          stream.append({ type: 'token', text }).catch((err: Error) => this.logger.warn(`Stream write failed: ${err.message}`));
+        },
+      });
+      const stopReason: StopReason = result.stopReason === 'length' && budgetLimited ? 'budget' : result.stopReason;
+      const used = result.promptTokens + result.completionTokens;
+      const promptBytes = data.messages.reduce((n, m) => n + Buffer.byteLength(m.content), 0);
+      await this.tasks.finish({
+        ...base,
+        status: 'completed',
+        promptTokens: result.promptTokens,
+        completionTokens: result.completionTokens,
+        chargedUnits: Math.min(data.holdUnits, used * data.priceUnits),
+        bytes: promptBytes + Buffer.byteLength(result.text),
+        durationMs: result.durationMs,
+        stopReason,
+        error: null,
+        difficulty: taskDifficulty(model.parameters, used),
+      });
+      await stream.append({
+        type: 'done',
+        success: true,
+        usage: { prompt_tokens: result.promptTokens, completion_tokens: result.completionTokens, total_tokens: used },
+        stop_reason: stopReason,
+      });
+      await stream.finish(ttl);
+    } catch (err) {
+      this.logger.error(`Job ${job.id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      await fail('INTERNAL_ERROR', 'The model could not generate a reply. Please try again.', promptTokens);
+    } finally {
+      this.running.delete(data.streamId);
+    }
+  }
+
+  /** SIGTERM: running jobs may finish within the shutdown budget; after it they go back to the queue. */
+  async onApplicationShutdown(): Promise<void> {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.worker) {
+      const timeout = new Promise<void>((resolve) => setTimeout(resolve, this.config.shutdownTimeoutMs).unref());
+      await Promise.race([this.worker.close(), timeout]);
+      for (const abort of this.running.values()) abort.abort();
+      await this.worker.close(true).catch(() => undefined);
+    }
+    if (this.nodeId) await this.nodes.stopped(this.nodeId).catch(() => undefined);
+    await this.subscriber?.quit().catch(() => undefined);
+    await this.connection?.quit().catch(() => undefined);
+    await this.engine?.dispose();
+  }
+}

@@ -1,0 +1,247 @@
+import { LedgerService } from '../../src/modules/wallet/ledger.service';
+import { expectSpecResponse } from '../support/contract';
+import { newUser } from '../support/users';
+import { readSse, SseEvent, startWorker, WorkerProcess } from '../support/worker';
+import { startStack, TestStack } from '../support/app';
+
+const MODEL = 'glob-tiny-chat';
+let seq = 0;
+const streamId = () => `s_${Date.now().toString(36)}_${++seq}`;
+
+describe('inference on real BullMQ workers running llama.cpp (tiny model)', () => {
+  let stack: TestStack;
+  let worker: WorkerProcess;
+  let provider: Awaited<ReturnType<typeof newUser>>;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    provider = await newUser(stack, 'provider');
+    worker = await startWorker(stack, { WORKER_OWNER_EMAIL: provider.email }, 'worker-a');
+  }, 90_000);
+  afterAll(async () => {
+    await worker?.stop();
+    expect(await stack.app.get(LedgerService).reconcile()).toEqual([]);
+    await stack.close();
+  }, 60_000);
+
+  const start = (auth: Record<string, string>, body: object) =>
+    fetch(`${stack.url}/api/inference/stream/start`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) });
+  const balance = async (u: { id: string; auth: Record<string, string> }) =>
+    (await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200)).body as { balance: number; pending_balance: number };
+  const task = async (id: string) =>
+    ((await stack.db.query(`SELECT * FROM inference_tasks WHERE stream_id = $1`, [id])) as Array<Record<string, unknown>>)[0]!;
+
+  it('lists the catalog: the tiny model available on a live worker, the others unavailable with the reason', async () => {
+    const u = await newUser(stack, 'lister');
+    const res = await stack.http.get('/api/inference/models').set(u.auth).expect(200);
+    expectSpecResponse(res, 'listModels');
+    const byId = Object.fromEntries(res.body.models.map((m: { id: string }) => [m.id, m]));
+    expect(byId[MODEL]).toMatchObject({ status: 'available', status_reason: null, nodes: 1 });
+    for (const id of ['llama-3.3-70b-instruct', 'llama-3-70b-instruct', 'llama-3.2-1b-instruct', 'llama-3-8b-instruct']) {
+      expect(byId[id]).toMatchObject({ status: 'unavailable', status_reason: 'No worker has this model loaded', nodes: 0 });
+    }
+    const anon = await stack.http.get('/api/inference/models').expect(401);
+    expect(anon.body.message).toBe('Authentication required. Please login to use AI services.');
+  });
+
+  it('streams a reply token by token, in order, then done with usage; charges exactly what was used', async () => {
+    const u = await newUser(stack, 'chatter');
+    const id = streamId();
+    const res = await start(u.auth, { streamId: id, modelId: MODEL, prompt: 'Hello there, how are you today?', params: { max_tokens: 40 } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = await readSse(res);
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    const tokens = events.filter((e) => e.data.type === 'token');
+    const done = events.at(-1)!;
+    expect(tokens.length).toBeGreaterThan(0);
+    expect(done.data).toMatchObject({ type: 'done', success: true });
+    expect(['stop', 'length']).toContain(done.data.stop_reason);
+    const usage = done.data.usage!;
+    expect(usage.completion_tokens).toBeGreaterThan(0);
+    expect(usage.completion_tokens).toBeLessThanOrEqual(40);
+    expect(usage.total_tokens).toBe(usage.prompt_tokens + usage.completion_tokens);
+
+    // 0.001 GLOB per token (catalog), settled from the hold; nothing stays reserved.
+    const b = await balance(u);
+    expect(b).toMatchObject({ pending_balance: 0, balance: (1000_000 - usage.total_tokens) / 1000 });
+    const t = await task(id);
+    expect(t).toMatchObject({ status: 'completed', completion_tokens: usage.completion_tokens, node_id: worker.nodeId, stop_reason: done.data.stop_reason });
+    const tx = await stack.http.get(`/api/users/${u.id}/transactions`).set(u.auth).expect(200);
+    expect(tx.body.transactions[0]).toMatchObject({ type: 'spending', status: 'completed', amount: usage.total_tokens / 1000, reference: id });
+  });
+
+  it('gives a late reader and a reconnecting reader every event', async () => {
+    const u = await newUser(stack, 'late');
+    const id = streamId();
+    const first = await start(u.auth, { streamId: id, modelId: MODEL, prompt: 'Tell me a story', params: { max_tokens: 30 } });
+    const all = await readSse(first);
+    // Late: the whole stream again, identical.
+    const late = await fetch(`${stack.url}/api/inference/stream/${id}`, { headers: u.auth });
+    expect(late.status).toBe(200);
+    expect(await readSse(late)).toEqual(all);
+    // Reconnect after event 3: exactly the rest.
+    const again = await fetch(`${stack.url}/api/inference/stream/${id}`, { headers: { ...u.auth, 'Last-Event-ID': '3' } });
+    expect(await readSse(again)).toEqual(all.slice(3));
+    // Another user's stream does not exist for them.
+    const other = await newUser(stack, 'snoop');
+    expect((await fetch(`${stack.url}/api/inference/stream/${id}`, { headers: other.auth })).status).toBe(404);
+  });
+
+  it('starting the same streamId twice does not start two generations; another request on it is 409', async () => {
+    const u = await newUser(stack, 'twice');
+    const id = streamId();
+    const body = { streamId: id, modelId: MODEL, prompt: 'Same request', params: { max_tokens: 10 } };
+    const [a, b] = await Promise.all([start(u.auth, body), start(u.auth, body)]);
+    const [ea, eb] = await Promise.all([readSse(a), readSse(b)]);
+    expect(eb).toEqual(ea);
+    const rows = (await stack.db.query(`SELECT count(*)::int AS n FROM inference_tasks WHERE stream_id = $1`, [id])) as Array<{ n: number }>;
+    expect(rows[0]!.n).toBe(1);
+    const clash = await stack.http.post('/api/inference/stream/start').set(u.auth).send({ ...body, prompt: 'Different' }).expect(409);
+    expectSpecResponse(clash, 'startStream');
+  });
+
+  it('stops a reply within 1 s: done with stop_reason abort, charged only for what was generated', async () => {
+    const u = await newUser(stack, 'stopper');
+    const id = streamId();
+    const res = await start(u.auth, { streamId: id, modelId: MODEL, prompt: 'Count to a million, slowly', params: { max_tokens: 2000 } });
+    let stoppedAt = 0;
+    const events = await readSse(res, (e) => {
+      if (e.data.type === 'token' && !stoppedAt) {
+        stoppedAt = Date.now();
+        void stack.http.post(`/api/inference/stream/${id}/stop`).set(u.auth).then((r) => {
+          expect(r.status).toBe(200);
+          expectSpecResponse(r, 'stopStream');
+        });
+      }
+    });
+    const done = events.at(-1)!;
+    expect(Date.now() - stoppedAt).toBeLessThan(1000);
+    expect(done.data).toMatchObject({ type: 'done', stop_reason: 'abort' });
+    const used = done.data.usage!.total_tokens;
+    expect(done.data.usage!.completion_tokens).toBeLessThan(2000);
+    expect((await balance(u)).balance).toBe((1000_000 - used) / 1000);
+    const again = await stack.http.post(`/api/inference/stream/${id}/stop`).set(u.auth).expect(200);
+    expect(again.body).toEqual({ stopped: false, stream_id: id });
+    const stranger = await newUser(stack, 'stranger');
+    await stack.http.post(`/api/inference/stream/${id}/stop`).set(stranger.auth).expect(404);
+  });
+
+  it('answers 402 INSUFFICIENT_TOKENS when the balance cannot pay for the prompt, and stops at the budget', async () => {
+    const poor = await newUser(stack, 'poor');
+    const sink = await newUser(stack, 'sink');
+    await stack.http.post(`/api/wallet/${poor.id}/transfer`).set(poor.auth).send({ to_address: sink.address, amount: 999.99 }).expect(201);
+    // 0.01 GLOB = 10 tokens of the tiny model: not enough for this prompt.
+    const res = await stack.http.post('/api/inference/stream/start').set(poor.auth).send({ streamId: streamId(), modelId: MODEL, prompt: 'x'.repeat(400) }).expect(402);
+    expectSpecResponse(res, 'startStream');
+    expect(res.body.error).toBe('INSUFFICIENT_TOKENS');
+    expect(res.body.message.toLowerCase()).toContain('insufficient tokens');
+
+    // Enough for a short prompt and a few tokens only: generation ends with stop_reason budget.
+    await stack.http.post(`/api/wallet/${sink.id}/transfer`).set(sink.auth).send({ to_address: poor.address, amount: 0.03 }).expect(201);
+    const id = streamId();
+    const events = await readSse(await start(poor.auth, { streamId: id, modelId: MODEL, prompt: 'Hi', params: { max_tokens: 500 } }));
+    const done = events.at(-1)!;
+    expect(done.data).toMatchObject({ type: 'done', stop_reason: 'budget' });
+    expect((await balance(poor))).toMatchObject({ balance: 0, pending_balance: 0 });
+  });
+
+  it('answers 404 for an unknown model and 503 for a model no worker has loaded', async () => {
+    const u = await newUser(stack, 'picky');
+    const unknown = await stack.http.post('/api/inference/stream/start').set(u.auth).send({ streamId: streamId(), modelId: 'gpt-9', prompt: 'hi' }).expect(404);
+    expectSpecResponse(unknown, 'startStream');
+    const offline = await stack.http.post('/api/inference/stream/start').set(u.auth).send({ streamId: streamId(), modelId: 'llama-3.3-70b-instruct', prompt: 'hi' }).expect(503);
+    expectSpecResponse(offline, 'startStream');
+    expect((await balance(u)).pending_balance).toBe(0);
+  });
+
+  it('generate waits for the same job and returns choices, usage and cost', async () => {
+    const u = await newUser(stack, 'waiter');
+    const res = await stack.http.post('/api/inference/generate').set(u.auth).send({ model_id: MODEL, prompt: 'Write a haiku', maxTokens: 20, temperature: 0.7, top_p: 0.9 }).expect(200);
+    expectSpecResponse(res, 'generate');
+    expect(res.body.choices[0].text.length).toBeGreaterThan(0);
+    expect(res.body.usage.completion_tokens).toBeLessThanOrEqual(20);
+    expect(res.body.cost).toBe(res.body.usage.total_tokens / 1000);
+  });
+
+  it('credits the node owner once per task, and the stats count tasks, data and the live node', async () => {
+    const u = await newUser(stack, 'customer');
+    const id = streamId();
+    await readSse(await start(u.auth, { streamId: id, modelId: MODEL, prompt: 'Reward my provider', params: { max_tokens: 16 } }));
+    const t = await task(id);
+    if (!t.reward_transaction_id) throw new Error(`No reward for ${String(t.id)}; worker log:\n${worker.output().slice(-3000)}`);
+    const tx = await stack.http.get(`/api/users/${provider.id}/transactions?limit=100`).set(provider.auth).expect(200);
+    const earning = tx.body.transactions.find((x: { reference: string }) => x.reference === t.id);
+    const [node] = (await stack.db.query(`SELECT hardware_score FROM nodes WHERE id = $1`, [worker.nodeId])) as Array<{ hardware_score: string }>;
+    expect(earning).toMatchObject({ type: 'earning', direction: 'credit', amount: Math.round(25 * Number(t.difficulty) * Number(node!.hardware_score) * 1000) / 1000 });
+    const notes = await stack.http.get(`/api/users/${provider.id}/notifications?limit=50`).set(provider.auth).expect(200);
+    expect(notes.body.notifications.some((n: { type: string }) => n.type === 'reward')).toBe(true);
+
+    // Already rewarded: 409; another provider: 403; unknown: 404.
+    const again = await stack.http.post('/api/tokens/earn').set(provider.auth).send({ task_id: t.id }).expect(409);
+    expectSpecResponse(again, 'claimTaskReward');
+    await stack.http.post('/api/tokens/earn').set(u.auth).send({ task_id: t.id }).expect(403);
+    await stack.http.post('/api/tokens/earn').set(provider.auth).send({ task_id: '00000000-0000-4000-8000-000000000000' }).expect(404);
+
+    // A task whose automatic credit did not happen can be claimed, once.
+    const [claimable] = (await stack.db.query(
+      `INSERT INTO inference_tasks (user_id, node_id, model_id, status, completion_tokens, difficulty, completed_at)
+       VALUES ($1, $2, $3, 'completed', 10, 1.5, now()) RETURNING id`,
+      [u.id, worker.nodeId, MODEL],
+    )) as Array<{ id: string }>;
+    const claim = await stack.http.post('/api/tokens/earn').set(provider.auth).send({ task_id: claimable!.id }).expect(201);
+    expectSpecResponse(claim, 'claimTaskReward');
+    expect(claim.body).toMatchObject({ task_id: claimable!.id, base: 25, difficulty: 1.5, amount: Math.round(25 * 1.5 * Number(node!.hardware_score) * 1000) / 1000 });
+    await stack.http.post('/api/tokens/earn').set(provider.auth).send({ task_id: claimable!.id }).expect(409);
+
+    const stats = await stack.http.get('/api/system/stats/platform').expect(200);
+    expect(stats.body.total_tasks).toBeGreaterThanOrEqual(2);
+    expect(stats.body.active_nodes).toBeGreaterThanOrEqual(1);
+    expect(stats.body.data_processed_gb).toBeGreaterThanOrEqual(0);
+  });
+
+  describe('with a second worker', () => {
+    let second: WorkerProcess | undefined;
+    afterAll(async () => {
+      await second?.stop();
+    });
+
+    it('two workers share a batch of jobs', async () => {
+      second = await startWorker(stack, {}, 'worker-b');
+      const u = await newUser(stack, 'batch');
+      const ids = Array.from({ length: 8 }, () => streamId());
+      await Promise.all(ids.map(async (id) => readSse(await start(u.auth, { streamId: id, modelId: MODEL, prompt: `Job ${id}`, params: { max_tokens: 60 } }))));
+      const rows = (await stack.db.query(`SELECT DISTINCT node_id FROM inference_tasks WHERE stream_id = ANY($1)`, [ids])) as Array<{ node_id: string }>;
+      expect(rows.map((r) => r.node_id).sort()).toEqual([worker.nodeId, second.nodeId].sort());
+    }, 60_000);
+
+    it('a worker killed with SIGKILL mid-job: the job ends on the other worker, charged at most once', async () => {
+      const victim = await startWorker(stack, {}, 'worker-victim');
+      await worker.stop(); // only the victim and the second worker remain
+      await second!.stop();
+      const u = await newUser(stack, 'unlucky');
+      const id = streamId();
+      const res = await start(u.auth, { streamId: id, modelId: MODEL, prompt: 'A long answer please', params: { max_tokens: 1500 } });
+      let rescue: Promise<WorkerProcess> | undefined;
+      const events = await readSse(res, (e) => {
+        if (e.data.type === 'token' && !rescue) {
+          victim.child.kill('SIGKILL');
+          rescue = startWorker(stack, {}, 'worker-rescue');
+        }
+      });
+      second = await rescue;
+      const last = events.at(-1)!;
+      expect(['done', 'error']).toContain(last.data.type);
+      if (last.data.type === 'error') expect(last.data.code).toBe('WORKER_FAILED');
+      const b = await balance(u);
+      expect(b.pending_balance).toBe(0);
+      const spent = (await stack.http.get(`/api/users/${u.id}/transactions`).set(u.auth).expect(200)).body.transactions.filter(
+        (t: { type: string; status: string }) => t.type === 'spending' && t.status === 'completed',
+      );
+      expect(spent.length).toBeLessThanOrEqual(1);
+      expect(1000 - b.balance).toBeCloseTo(spent[0]?.amount ?? 0, 3);
+    }, 90_000);
+  });
+});
+
+export type { SseEvent };

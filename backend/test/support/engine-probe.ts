@@ -1,0 +1,90 @@
+/**
+ * Runs LlamaEngine in its own process for tests (jest cannot import ESM-only node-llama-cpp in-process,
+ * and a native abort must not take the test runner down). Prints one JSON object per line:
+ *   {"type":"loaded","contextSize":…,"loadMs":…}
+ *   {"type":"count","counts":[…]}                                when `countTokens` is given
+ *   {"type":"token","run":0,"g":0,"i":0,"text":"…","ms":…}       per streamed chunk
+ *   {"type":"result","run":0,"g":0,…GenerateResult,"abortLatencyMs":…}   at the end of each generation
+ *   {"type":"benchmark","tokensPerSecond":…}                     when `benchmark` is given
+ *   {"type":"error","name":"GgufError","code":"…","message":"…"}  then exit code 2, on failure
+ *
+ *   node -r @swc-node/register test/support/engine-probe.ts <model.gguf> '<json request>'
+ *
+ * Request: { threads?, contextSize?, countTokens?: ChatTurn[][], generate?: Run | Run[], benchmark?: number }
+ * where Run = { messages, maxTokens, temperature, topP, seed?, abortAfterChunks?, parallel? }. Runs execute
+ * one after the other (one engine start-up serves them all); `parallel` starts that many copies of a run
+ * at once (`g` tells them apart); `abortAfterChunks` aborts the signal once that many chunks arrived.
+ */
+import { LlamaEngine, type ChatTurn, type GenerateRequest } from '../../src/modules/inference/engine/llama-engine';
+
+interface ProbeRun extends Omit<GenerateRequest, 'signal' | 'onToken'> {
+  abortAfterChunks?: number;
+  parallel?: number;
+}
+interface ProbeRequest {
+  threads?: number;
+  contextSize?: number;
+  countTokens?: ChatTurn[][];
+  generate?: ProbeRun | ProbeRun[];
+  benchmark?: number;
+}
+
+const print = (o: object): void => {
+  process.stdout.write(`${JSON.stringify(o)}\n`);
+};
+
+async function generateOnce(engine: LlamaEngine, spec: ProbeRun, run: number, g: number): Promise<void> {
+  const { abortAfterChunks, parallel: _parallel, ...req } = spec;
+  const ctrl = new AbortController();
+  let chunks = 0;
+  let abortedAt: number | null = null;
+  const started = performance.now();
+  const result = await engine.generate('probe', {
+    ...req,
+    signal: ctrl.signal,
+    onToken: (text) => {
+      print({ type: 'token', run, g, i: chunks, text, ms: Math.round(performance.now() - started) });
+      chunks++;
+      if (abortAfterChunks !== undefined && chunks === abortAfterChunks) {
+        abortedAt = performance.now();
+        ctrl.abort();
+      }
+    },
+  });
+  const abortLatencyMs = abortedAt === null ? null : Math.round(performance.now() - abortedAt);
+  print({ type: 'result', run, g, ...result, abortLatencyMs });
+}
+
+async function main(): Promise<void> {
+  const [modelPath, json] = process.argv.slice(2);
+  if (!modelPath) throw new Error('usage: engine-probe.ts <model.gguf> [json request]');
+  const req = JSON.parse(json ?? '{}') as ProbeRequest;
+  const engine = await LlamaEngine.create({ threads: req.threads ?? 1 });
+  try {
+    const t0 = performance.now();
+    await engine.load('probe', modelPath, req.contextSize ? { contextSize: req.contextSize } : {});
+    print({ type: 'loaded', contextSize: engine.contextSize('probe'), loadMs: Math.round(performance.now() - t0) });
+
+    if (req.countTokens) {
+      print({ type: 'count', counts: req.countTokens.map((m) => engine.countTokens('probe', m)) });
+    }
+    const runs = req.generate === undefined ? [] : Array.isArray(req.generate) ? req.generate : [req.generate];
+    for (const [run, spec] of runs.entries()) {
+      await Promise.all(Array.from({ length: spec.parallel ?? 1 }, (_, g) => generateOnce(engine, spec, run, g)));
+    }
+    if (req.benchmark) {
+      print({ type: 'benchmark', ...(await engine.benchmark('probe', req.benchmark)) });
+    }
+  } finally {
+    await engine.dispose();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    const e = err as { name?: string; code?: string; message?: string };
+    print({ type: 'error', name: e.name ?? 'Error', code: e.code ?? null, message: e.message ?? String(err) });
+    process.exit(2);
+  },
+);

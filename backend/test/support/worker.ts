@@ -1,0 +1,100 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import type { TestStack } from './app';
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  nodeId: string;
+  output(): string;
+  /** SIGTERM and wait for a clean exit. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * A real worker process (src/worker.ts) on the stack's database and Redis prefix, running llama.cpp with
+ * the tiny model. Resolves once it has registered its node with the model loaded.
+ */
+export async function startWorker(stack: TestStack, env: Record<string, string> = {}, name = `test-worker-${Date.now()}`): Promise<WorkerProcess> {
+  const c = stack.config;
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/worker.ts'], {
+    cwd: join(__dirname, '..', '..'),
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      DATABASE_URL: c.database.url,
+      DATABASE_POOL_SIZE: '3',
+      REDIS_URL: c.redis.url,
+      REDIS_PREFIX: c.redis.prefix,
+      MODELS_DIR: c.inference.modelsDir,
+      WORKER_MODELS: 'glob-tiny-chat',
+      WORKER_NAME: name,
+      INFERENCE_THREADS: '1',
+      HEARTBEAT_SECONDS: '2',
+      JOB_LOCK_MS: '4000',
+      JOB_STALLED_INTERVAL_MS: '1500',
+      SHUTDOWN_TIMEOUT_MS: '5000',
+      LOG_LEVEL: 'log',
+      SMTP_URL: '',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const [row] = (await stack.db.query(`SELECT id FROM nodes WHERE name = $1 AND stopped_at IS NULL`, [name])) as Array<{ id: string }>;
+    if (row && /Node .* serving/.test(out)) {
+      return {
+        child,
+        nodeId: row.id,
+        output: () => out,
+        stop: () =>
+          new Promise((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+            child.once('exit', (code) => resolve(code));
+            child.kill('SIGTERM');
+          }),
+      };
+    }
+    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`Worker did not start:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export interface SseEvent {
+  id: number;
+  data: { type: string; text?: string; code?: string; message?: string; stop_reason?: string; usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number }; success?: boolean };
+}
+
+/** Reads a text/event-stream response incrementally; `onEvent` sees each event as it arrives. */
+export async function readSse(res: Response, onEvent?: (e: SseEvent) => void | 'stop'): Promise<SseEvent[]> {
+  const events: SseEvent[] = [];
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buf = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += decoder.decode(value, { stream: true });
+    let idx;
+    while ((idx = buf.indexOf('\n\n')) >= 0) {
+      const block = buf.slice(0, idx);
+      buf = buf.slice(idx + 2);
+      const id = /^id: (\d+)$/m.exec(block)?.[1];
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if (!data) continue;
+      const event = { id: Number(id), data: JSON.parse(data) as SseEvent['data'] };
+      events.push(event);
+      if (onEvent?.(event) === 'stop') {
+        await reader.cancel();
+        return events;
+      }
+    }
+  }
+  return events;
+}

@@ -1,0 +1,154 @@
+#!/usr/bin/env node
+// Lighthouse (mobile) on the marketing site's home, downloads and blog pages: median of N runs of the four category
+// scores, LCP, TBT and CLS, plus the gzipped JavaScript each page loads. Prints, asserts nothing.
+//
+//   node bench/web.mjs                 builds nothing; starts the real backend serving frontend/dist (own database)
+//   node bench/web.mjs http://127.0.0.1:3000 [runs]     measures a running server instead (make serve)
+//
+// Needs Debian's Chromium (CHROME_PATH, default /usr/bin/chromium), a built backend and frontend
+// (`npm run build -w backend && npm run build -w frontend`). The npm package `lighthouse` is a frontend dev dependency.
+import { gzipSync } from 'node:zlib';
+import { existsSync } from 'node:fs';
+import * as chromeLauncher from 'chrome-launcher';
+import lighthouse from 'lighthouse';
+
+const arg = process.argv[2];
+const base = arg && /^https?:/.test(arg) ? arg.replace(/\/$/, '') : undefined;
+const runs = Number((base ? process.argv[3] : arg) ?? process.env.RUNS ?? 3);
+const chromePath = process.env.CHROME_PATH ?? '/usr/bin/chromium';
+const PAGES = [
+  ['home', '/'],
+  ['downloads', '/downloads'],
+  ['blog', '/blog'],
+];
+
+if (!existsSync(chromePath)) {
+  console.error(`Chromium not found at ${chromePath} (set CHROME_PATH)`);
+  process.exit(2);
+}
+
+let stack;
+let origin = base;
+if (!origin) {
+  const { startStack } = await import('../frontend/e2e/support/stack.mjs');
+  stack = await startStack();
+  origin = stack.url;
+}
+const url = new URL(origin);
+if (!['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)) {
+  console.error('bench/web.mjs only targets loopback addresses');
+  process.exit(2);
+}
+
+const median = (values) => {
+  const v = values.filter((x) => typeof x === 'number' && !Number.isNaN(x)).sort((a, b) => a - b);
+  if (!v.length) return NaN;
+  const m = Math.floor(v.length / 2);
+  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+};
+
+/** Gzipped size of every script the page loaded, measured here (independent of the server's own compression). */
+const gzCache = new Map();
+async function gzippedJs(lhr) {
+  const items = lhr.audits['network-requests']?.details?.items ?? [];
+  const scripts = items.filter((i) => i.resourceType === 'Script' && i.url.startsWith(origin) && i.statusCode === 200);
+  let total = 0;
+  for (const { url: scriptUrl } of scripts) {
+    if (!gzCache.has(scriptUrl)) {
+      const body = Buffer.from(await (await fetch(scriptUrl)).arrayBuffer());
+      gzCache.set(scriptUrl, gzipSync(body, { level: 9 }).length);
+    }
+    total += gzCache.get(scriptUrl);
+  }
+  return { kb: total / 1024, files: scripts.length };
+}
+
+const chrome = await chromeLauncher.launch({
+  chromePath,
+  chromeFlags: ['--headless=new', '--no-sandbox', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+
+const results = [];
+try {
+  for (const [name, path] of PAGES) {
+    const samples = [];
+    for (let i = 0; i < runs; i++) {
+      const { lhr } = await lighthouse(`${origin}${path}`, {
+        port: chrome.port,
+        output: 'json',
+        logLevel: 'error',
+        formFactor: 'mobile',
+        screenEmulation: { mobile: true, width: 412, height: 823, deviceScaleFactor: 1.75, disabled: false },
+        throttlingMethod: 'simulate',
+        onlyCategories: ['performance', 'accessibility', 'best-practices', 'seo'],
+        disableStorageReset: false,
+      });
+      samples.push({
+        performance: lhr.categories.performance.score * 100,
+        accessibility: lhr.categories.accessibility.score * 100,
+        bestPractices: lhr.categories['best-practices'].score * 100,
+        seo: lhr.categories.seo.score * 100,
+        lcp: lhr.audits['largest-contentful-paint'].numericValue,
+        tbt: lhr.audits['total-blocking-time'].numericValue,
+        cls: lhr.audits['cumulative-layout-shift'].numericValue,
+        js: await gzippedJs(lhr),
+        failing: Object.values(lhr.audits)
+          .filter((a) => a.score !== null && a.score < 0.9 && a.scoreDisplayMode !== 'informative' && a.scoreDisplayMode !== 'notApplicable' && a.scoreDisplayMode !== 'manual')
+          .map((a) => a.id),
+      });
+    }
+    const pick = (k) => median(samples.map((s) => s[k]));
+    results.push({
+      name,
+      path,
+      performance: pick('performance'),
+      accessibility: pick('accessibility'),
+      bestPractices: pick('bestPractices'),
+      seo: pick('seo'),
+      lcp: pick('lcp'),
+      tbt: pick('tbt'),
+      cls: pick('cls'),
+      jsKb: median(samples.map((s) => s.js.kb)),
+      jsFiles: samples[0]?.js.files ?? 0,
+      failing: [...new Set(samples.flatMap((s) => s.failing))],
+    });
+  }
+} finally {
+  await chrome.kill();
+  await stack?.stop();
+}
+
+const encoding = await fetch(`${origin}/`, { headers: { 'Accept-Encoding': 'gzip, br' } }).catch(() => null);
+console.log(`Lighthouse ${lighthouse.version ?? ''} mobile (simulated throttling), median of ${runs} runs, ${origin}`);
+console.log(`server compression: ${encoding?.headers.get('content-encoding') ?? 'none'}\n`);
+console.log(
+  'page'.padEnd(11),
+  'perf'.padStart(5),
+  'a11y'.padStart(5),
+  'best'.padStart(5),
+  'seo'.padStart(5),
+  'LCP ms'.padStart(8),
+  'TBT ms'.padStart(8),
+  'CLS'.padStart(7),
+  'JS gz KB'.padStart(9),
+  'files'.padStart(6),
+);
+for (const r of results) {
+  console.log(
+    r.name.padEnd(11),
+    r.performance.toFixed(0).padStart(5),
+    r.accessibility.toFixed(0).padStart(5),
+    r.bestPractices.toFixed(0).padStart(5),
+    r.seo.toFixed(0).padStart(5),
+    r.lcp.toFixed(0).padStart(8),
+    r.tbt.toFixed(0).padStart(8),
+    r.cls.toFixed(3).padStart(7),
+    r.jsKb.toFixed(1).padStart(9),
+    String(r.jsFiles).padStart(6),
+  );
+}
+const below = results.filter((r) => r.failing.length);
+if (below.length) {
+  console.log('\naudits below 0.9 in at least one run:');
+  for (const r of below) console.log(`  ${r.name}: ${r.failing.join(', ')}`);
+}
