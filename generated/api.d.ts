@@ -1992,22 +1992,6 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The operation is described but not live on this server yet. Remove this response when the operation lands. */
-        NotImplemented: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "statusCode": 501,
-                 *       "message": "This operation is not available yet",
-                 *       "error": "Not Implemented"
-                 *     }
-                 */
-                "application/json": components["schemas"]["Error"];
-            };
-        };
         /** @description Rate limit reached; try again after `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
@@ -2155,7 +2139,6 @@ export type SchemaWalletEarnings = components['schemas']['WalletEarnings'];
 export type SchemaWalletStats = components['schemas']['WalletStats'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseForbidden = components['responses']['Forbidden'];
-export type ResponseNotImplemented = components['responses']['NotImplemented'];
 export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ParameterCursor = components['parameters']['Cursor'];
@@ -2252,7 +2235,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
         };
     };
     createConversation: {
@@ -2318,7 +2300,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
         };
     };
     getConversation: {
@@ -2412,7 +2393,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
         };
     };
     updateConversation: {
@@ -2515,7 +2495,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
         };
     };
     deleteConversation: {
@@ -2570,7 +2549,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
         };
     };
     exportConversation: {
@@ -2637,7 +2615,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
         };
     };
     addMessage: {
@@ -2722,7 +2699,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            501: components["responses"]["NotImplemented"];
         };
     };
     submitContact: {

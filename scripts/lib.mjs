@@ -86,10 +86,12 @@ export async function ensureDatabase() {
     return { url: process.env.DATABASE_URL, poolSize: process.env.DATABASE_POOL_SIZE, stop: async () => {} };
   }
   const { PGlite } = await import('@electric-sql/pglite');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   const dataDir = join(root, '.data', 'pglite');
   mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir);
+  // pg_trgm backs the chat search index (CREATE EXTENSION in the migrations).
+  const db = await PGlite.create(dataDir, { extensions: { pg_trgm } });
   const port = Number(process.env.PGLITE_PORT ?? 54329);
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: 16 });
   await server.start();

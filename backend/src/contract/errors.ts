@@ -13,14 +13,3 @@ export class RateLimitedException extends HttpException {
     );
   }
 }
-
-/**
- * Answer of an operation that is in the spec but not live yet (501 with the Error body).
- * Each later issue replaces these calls with the real service call and removes the 501 from the spec.
- */
-export function notYetAvailable(): never {
-  throw new HttpException(
-    { statusCode: HttpStatus.NOT_IMPLEMENTED, message: 'This operation is not available yet', error: 'Not Implemented' },
-    HttpStatus.NOT_IMPLEMENTED,
-  );
-}

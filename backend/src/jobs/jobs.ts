@@ -26,6 +26,8 @@ export interface InferenceJob {
   holdId: string;
   holdUnits: number;
   priceUnits: number;
+  /** Where the reply is saved when it ends (issue 6). */
+  conversationId?: string;
 }
 
 /** Job name → payload. */

@@ -50,6 +50,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
 
   async onApplicationBootstrap(): Promise<void> {
     const wanted = modelsForWorker(this.config, this.catalog);
+    if (this.config.inference.workerModels?.join() === 'none') return; // a mail-only worker
     if (wanted.length === 0) {
       this.logger.warn(`No model files found (MODELS_DIR ${this.config.inference.modelsDir}); this worker runs no inference. Run \`npm run model:tiny\`.`);
       return;
@@ -120,8 +121,10 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     const ttl = this.config.inference.streamTtlSeconds;
     const started = Date.now();
     const base = { taskId: data.taskId, nodeId: this.nodeId!, holdId: data.holdId, difficulty: 1, bytes: 0 };
+    let text = '';
+    const reply = () => (data.conversationId ? { reply: { conversationId: data.conversationId, content: text, model: data.modelId } } : {});
     const fail = async (code: Extract<StreamEvent, { type: 'error' }>['code'], message: string, promptTokens = 0) => {
-      await this.tasks.finish({ ...base, status: 'failed', promptTokens, completionTokens: 0, chargedUnits: 0, durationMs: Date.now() - started, stopReason: null, error: message });
+      await this.tasks.finish({ ...base, ...reply(), status: 'failed', promptTokens, completionTokens: 0, chargedUnits: 0, durationMs: Date.now() - started, stopReason: null, error: message });
       await stream.append({ type: 'error', code, message });
       await stream.finish(ttl);
     };
@@ -159,8 +162,9 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
         temperature: data.params.temperature,
         topP: data.params.topP,
         signal: abort.signal,
-        onToken: (text) => {
-          stream.append({ type: 'token', text }).catch((err: Error) => this.logger.warn(`Stream write failed: ${err.message}`));
+        onToken: (chunk: string) => {
+          text += chunk;
+          stream.append({ type: 'token', text: chunk }).catch((err: Error) => this.logger.warn(`Stream write failed: ${err.message}`));
         },
       });
       const stopReason: StopReason = result.stopReason === 'length' && budgetLimited ? 'budget' : result.stopReason;
@@ -168,6 +172,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       const promptBytes = data.messages.reduce((n, m) => n + Buffer.byteLength(m.content), 0);
       await this.tasks.finish({
         ...base,
+        ...reply(),
         status: 'completed',
         promptTokens: result.promptTokens,
         completionTokens: result.completionTokens,

@@ -2,6 +2,7 @@ import { Foundation1763700000000 } from './1763700000000-Foundation';
 import { Accounts1763800000000 } from './1763800000000-Accounts';
 import { Wallet1763900000000 } from './1763900000000-Wallet';
 import { Inference1764000000000 } from './1764000000000-Inference';
+import { Chat1764100000000 } from './1764100000000-Chat';
 
 /** Every migration, oldest first. A new migration is added here. */
-export const MIGRATIONS = [Foundation1763700000000, Accounts1763800000000, Wallet1763900000000, Inference1764000000000];
+export const MIGRATIONS = [Foundation1763700000000, Accounts1763800000000, Wallet1763900000000, Inference1764000000000, Chat1764100000000];

@@ -188,6 +188,7 @@ export class AccountsService {
       await this.sessions.revokeAllOf(user.id, em);
       await em.query(`DELETE FROM identities WHERE user_id = $1`, [user.id]);
       await em.query(`DELETE FROM notifications WHERE user_id = $1`, [user.id]);
+      await em.query(`DELETE FROM conversations WHERE user_id = $1`, [user.id]);
       await em.query(`DELETE FROM one_time_codes WHERE email = $1`, [email]);
       await em.query(
         `UPDATE users SET email = NULL, username = NULL, password_hash = NULL, email_verified_at = NULL,

@@ -1,52 +1,53 @@
-import { Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
-import { notYetAvailable } from '../../contract/errors';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { CurrentUser, type AuthUser } from '../../auth/auth-user';
+import type { QueryParams, RequestBody, ResponseBody } from '../../contract/types';
+import { ChatService } from './chat.service';
 
-/**
- * The chat operations of the spec. Not live yet: each answers 501 with the Error body until the
- * chat issue lands (request validation against the spec already applies).
- */
 @Controller('api')
 export class ChatController {
-  /** The caller's conversations */
+  constructor(private readonly chat: ChatService) {}
+
   @Get('chat/conversations')
-  listConversations(): never {
-    return notYetAvailable();
+  listConversations(@CurrentUser() user: AuthUser, @Query() q: QueryParams<'listConversations'>): Promise<ResponseBody<'listConversations', 200>> {
+    return this.chat.list(user.id, { search: q.search, limit: Number(q.limit ?? 50), cursor: q.cursor });
   }
 
-  /** Start a conversation */
   @Post('chat/conversations')
-  createConversation(): never {
-    return notYetAvailable();
+  createConversation(@CurrentUser() user: AuthUser, @Body() body: RequestBody<'createConversation'>): Promise<ResponseBody<'createConversation', 201>> {
+    return this.chat.create(user.id, body);
   }
 
-  /** A conversation with its messages */
   @Get('chat/conversations/:id')
-  getConversation(): never {
-    return notYetAvailable();
+  getConversation(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<ResponseBody<'getConversation', 200>> {
+    return this.chat.get(user.id, id);
   }
 
-  /** Rename, pin or unpin a conversation */
   @Put('chat/conversations/:id')
-  updateConversation(): never {
-    return notYetAvailable();
+  updateConversation(
+    @CurrentUser() user: AuthUser,
+    @Param('id') id: string,
+    @Body() body: RequestBody<'updateConversation'>,
+  ): Promise<ResponseBody<'updateConversation', 200>> {
+    return this.chat.update(user.id, id, body);
   }
 
-  /** Delete a conversation */
   @Delete('chat/conversations/:id')
   @HttpCode(204)
-  deleteConversation(): never {
-    return notYetAvailable();
+  deleteConversation(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<void> {
+    return this.chat.remove(user.id, id);
   }
 
-  /** Save a message in a conversation */
   @Post('chat/conversations/:id/messages')
-  addMessage(): never {
-    return notYetAvailable();
+  addMessage(@CurrentUser() user: AuthUser, @Param('id') id: string, @Body() body: RequestBody<'addMessage'>): Promise<ResponseBody<'addMessage', 201>> {
+    return this.chat.addMessage(user.id, id, body);
   }
 
-  /** Export a conversation as a file */
   @Get('chat/conversations/:id/export')
-  exportConversation(): never {
-    return notYetAvailable();
+  exportConversation(
+    @CurrentUser() user: AuthUser,
+    @Param('id') id: string,
+    @Query() q: QueryParams<'exportConversation'>,
+  ): Promise<ResponseBody<'exportConversation', 200>> {
+    return this.chat.export(user.id, id, q.format ?? 'json');
   }
 }

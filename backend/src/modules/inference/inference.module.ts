@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ChatModule } from '../chat/chat.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { WalletModule } from '../wallet/wallet.module';
 import { InferenceController } from './inference.controller';
@@ -7,7 +8,7 @@ import { NodesRepository } from './nodes.repository';
 import { TasksService } from './tasks.service';
 
 @Module({
-  imports: [WalletModule, NotificationsModule],
+  imports: [WalletModule, NotificationsModule, ChatModule],
   controllers: [InferenceController],
   providers: [InferenceService, NodesRepository, TasksService],
   exports: [TasksService, NodesRepository],

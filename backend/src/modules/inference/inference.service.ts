@@ -8,6 +8,7 @@ import type { RequestBody, Schemas } from '../../contract/types';
 import { JobsService } from '../../jobs/jobs.service';
 import type { InferenceJob } from '../../jobs/jobs';
 import { REDIS } from '../../redis/redis.module';
+import { ChatService } from '../chat/chat.service';
 import { InsufficientTokensException, LedgerService } from '../wallet/ledger.service';
 import { toGlob } from '../wallet/units';
 import { CatalogModel, GENERATION_DEFAULTS, loadCatalog } from './catalog';
@@ -42,6 +43,7 @@ export class InferenceService {
     private readonly jobs: JobsService,
     private readonly ledger: LedgerService,
     private readonly nodes: NodesRepository,
+    private readonly chat: ChatService,
   ) {
     this.catalog = loadCatalog(config);
   }
@@ -82,7 +84,7 @@ export class InferenceService {
    * stream twice never starts two generations.
    */
   async start(userId: string, input: RequestBody<'startStream'>): Promise<StartedStream> {
-    const messages: Turn[] = input.messages ?? [{ role: 'user', content: input.prompt! }];
+    let messages: Turn[] = input.messages ?? [{ role: 'user', content: input.prompt! }];
     const params = {
       temperature: input.params?.temperature ?? GENERATION_DEFAULTS.temperature,
       maxTokens: input.params?.max_tokens ?? GENERATION_DEFAULTS.maxTokens,
@@ -97,7 +99,16 @@ export class InferenceService {
       return this.stream(input.streamId);
     }
     const model = await this.availableModel(input.modelId);
-    await this.queue({ userId, streamId: input.streamId, model, messages, params, requestHash });
+    const conversationId = input.conversation_id;
+    if (conversationId) {
+      // The user's message is saved at once; with a bare prompt the model also sees the conversation so far
+      // (the engine trims the oldest turns to fit its context).
+      await this.chat.assertOwned(userId, conversationId);
+      const last = messages.at(-1)!;
+      if (!input.messages) messages = [...(await this.chat.history(conversationId)), last];
+      await this.chat.append(userId, conversationId, { role: 'user', content: last.content, status: 'sent', model: model.id });
+    }
+    await this.queue({ userId, streamId: input.streamId, model, messages, params, requestHash, conversationId });
     return this.stream(input.streamId);
   }
 
@@ -108,6 +119,7 @@ export class InferenceService {
     messages: Turn[];
     params: InferenceJob['params'];
     requestHash: string;
+    conversationId?: string;
   }): Promise<void> {
     const { model, params } = args;
     const promptTokens = estimateTokens(args.messages);
@@ -124,9 +136,9 @@ export class InferenceService {
         : null;
     try {
       await this.db.query(
-        `INSERT INTO inference_tasks (id, user_id, model_id, status, stream_id, request_hash, hold_id, max_tokens, price_units)
-         VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8)`,
-        [taskId, args.userId, model.id, args.streamId, args.requestHash, hold?.holdId ?? null, params.maxTokens, model.priceUnits],
+        `INSERT INTO inference_tasks (id, user_id, model_id, status, stream_id, request_hash, hold_id, max_tokens, price_units, conversation_id)
+         VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9)`,
+        [taskId, args.userId, model.id, args.streamId, args.requestHash, hold?.holdId ?? null, params.maxTokens, model.priceUnits, args.conversationId ?? null],
       );
     } catch (err) {
       if (hold) await this.ledger.release(hold.holdId);
@@ -150,6 +162,7 @@ export class InferenceService {
         holdId: hold?.holdId ?? '',
         holdUnits: hold?.reserved ?? 0,
         priceUnits: model.priceUnits,
+        ...(args.conversationId ? { conversationId: args.conversationId } : {}),
       },
       { jobId: args.streamId },
     );

@@ -2,6 +2,7 @@ import { ConflictException, ForbiddenException, Inject, Injectable, Logger, NotF
 import { DataSource, EntityManager } from 'typeorm';
 import type { Schemas } from '../../contract/types';
 import { rowsOf } from '../../database/sql';
+import { ChatService } from '../chat/chat.service';
 import { NotificationsService } from '../notifications/notifications.service';
 import { LedgerService } from '../wallet/ledger.service';
 import { toGlob } from '../wallet/units';
@@ -20,6 +21,8 @@ export interface TaskOutcome {
   stopReason: string | null;
   error: string | null;
   difficulty: number;
+  /** The reply to save in its conversation, whatever the outcome. */
+  reply?: { conversationId: string; content: string; model: string };
 }
 
 interface TaskRow {
@@ -44,11 +47,22 @@ export class TasksService {
     @Inject(DataSource) private readonly db: DataSource,
     private readonly ledger: LedgerService,
     private readonly notifications: NotificationsService,
+    private readonly chat: ChatService,
   ) {}
 
   async finish(outcome: TaskOutcome): Promise<void> {
-    await this.ledger.settle(outcome.holdId, outcome.chargedUnits);
-    await this.db.query(
+    if (outcome.holdId) await this.ledger.settle(outcome.holdId, outcome.chargedUnits);
+    await this.db.transaction(async (em) => {
+      const reply = outcome.reply;
+      if (reply) {
+        await this.chat.saveReply(em, reply.conversationId, {
+          content: reply.content,
+          tokens: outcome.completionTokens,
+          model: reply.model,
+          status: outcome.status === 'completed' ? 'sent' : 'error',
+        });
+      }
+      await em.query(
       `UPDATE inference_tasks SET status = $2, node_id = $3, prompt_tokens = $4, completion_tokens = $5, bytes_processed = $6,
               duration_ms = $7, stop_reason = $8, error = $9, charged_units = $10, difficulty = $11, completed_at = now()
        WHERE id = $1 AND status IN ('queued', 'running')`,
@@ -65,7 +79,8 @@ export class TasksService {
         outcome.chargedUnits,
         outcome.difficulty,
       ],
-    );
+      );
+    });
     if (outcome.status === 'completed') {
       try {
         await this.reward(outcome.taskId);
