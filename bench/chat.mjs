@@ -3,7 +3,7 @@
 // (100,000 messages), through a real API process on loopback. Prints; asserts nothing.
 // Usage: node bench/chat.mjs [conversations=5000] [requests=200]
 import pg from 'pg';
-import { startBackend, table } from './lib.mjs';
+import { benchUser, startBackend, table } from './lib.mjs';
 
 const conversations = Number(process.argv[2] ?? 5000);
 const requests = Number(process.argv[3] ?? 200);
@@ -11,12 +11,7 @@ const backend = await startBackend();
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 
 try {
-  const reg = await (await fetch(`${backend.base}/api/users/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'bench@example.com', password: 'a quiet mountain stream', username: 'bench' }),
-  })).json();
-  const auth = { authorization: `Bearer ${reg.access_token}` };
+  const { id: userId, auth } = await benchUser(backend.base);
   const db = new pg.Client({ connectionString: backend.env.DATABASE_URL });
   await db.connect();
   const t0 = performance.now();
@@ -25,14 +20,14 @@ try {
      SELECT $1, 'Conversation ' || i || ' about ' || (ARRAY['GPUs','tokens','rewards','llamas','shards'])[1 + i % 5], 'glob-tiny-chat', i % 250 = 0, 20,
             now() - make_interval(secs => i)
      FROM generate_series(1, $2) AS i`,
-    [reg.user.id, conversations],
+    [userId, conversations],
   );
   await db.query(
     `INSERT INTO messages (conversation_id, role, content, status, tokens)
      SELECT c.id, CASE WHEN j % 2 = 0 THEN 'user' ELSE 'assistant' END,
             'Message ' || j || ' of ' || c.title || CASE WHEN random() < 0.001 THEN ' mentions zeppelin' ELSE '' END, 'sent', 10
      FROM conversations c, generate_series(1, 20) AS j WHERE c.user_id = $1`,
-    [reg.user.id],
+    [userId],
   );
   await db.query('ANALYZE conversations; ANALYZE messages');
   await db.end();

@@ -6,7 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { root, startBackend, table } from './lib.mjs';
+import { benchUser, root, startBackend, table } from './lib.mjs';
 
 const runs = Number(process.argv[2] ?? 5);
 const tokens = Number(process.argv[3] ?? 200);
@@ -37,12 +37,7 @@ const worker = spawn('node', ['backend/dist/worker.js'], {
   stdio: 'inherit',
 });
 try {
-  const reg = await (await fetch(`${backend.base}/api/users/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'bench@example.com', password: 'a quiet mountain stream', username: 'bench' }),
-  })).json();
-  const auth = { authorization: `Bearer ${reg.access_token}` };
+  const { auth } = await benchUser(backend.base);
   for (let i = 0; i < 300; i++) {
     const models = await (await fetch(`${backend.base}/api/inference/models`, { headers: auth })).json();
     if (models.models?.find((m) => m.id === 'glob-tiny-chat')?.status === 'available') break;

@@ -77,3 +77,17 @@ export function table(rows) {
   console.log(line(Object.keys(rows[0])));
   for (const r of rows) console.log(line(Object.values(r)));
 }
+
+/** A signed-up user of the bench backend: its id, bearer header and wallet address. */
+export async function benchUser(base, name = 'bench') {
+  const res = await fetch(`${base}/api/users/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `${name}@bench.example.com`, password: 'a quiet mountain stream', username: name }),
+  });
+  if (res.status !== 201) throw new Error(`register answered ${res.status}`);
+  const body = await res.json();
+  const auth = { authorization: `Bearer ${body.access_token}` };
+  const wallet = await (await fetch(`${base}/api/wallet/${body.user.id}`, { headers: auth })).json();
+  return { id: body.user.id, auth, address: wallet.address };
+}

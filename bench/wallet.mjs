@@ -3,26 +3,14 @@
 // on loopback (own database). Each transfer is one ledger transaction of two entries with row locks in
 // a fixed order. Prints; asserts nothing. Usage: node bench/wallet.mjs [seconds=5]
 import autocannon from 'autocannon';
-import { startBackend, table } from './lib.mjs';
+import { benchUser, startBackend, table } from './lib.mjs';
 
 const seconds = Number(process.argv[2] ?? 5);
 const backend = await startBackend({ WELCOME_BONUS_GLOB: '1000000', DATABASE_POOL_SIZE: '20' });
 
-async function user(name) {
-  const res = await fetch(`${backend.base}/api/users/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `${name}@bench.example.com`, password: 'a quiet mountain stream', username: name }),
-  });
-  const body = await res.json();
-  const auth = { authorization: `Bearer ${body.access_token}` };
-  const wallet = await (await fetch(`${backend.base}/api/wallet/${body.user.id}`, { headers: auth })).json();
-  return { id: body.user.id, auth, address: wallet.address };
-}
-
 try {
-  const a = await user('alice');
-  const b = await user('bob');
+  const a = await benchUser(backend.base, 'alice');
+  const b = await benchUser(backend.base, 'bob');
   const rows = [];
   for (const connections of [1, 8, 32]) {
     const r = await autocannon({

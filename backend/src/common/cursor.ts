@@ -1,16 +1,31 @@
 import { BadRequestException } from '@nestjs/common';
 
-/** Opaque keyset cursor over (created_at, id), newest first. */
-export function encodeCursor(at: Date, id: string): string {
-  return Buffer.from(JSON.stringify([at.toISOString(), id])).toString('base64url');
+/** Opaque keyset cursor: the sort keys of the last row of a page, newest first. */
+export function encodeKeys(keys: Array<string | number | boolean>): string {
+  return Buffer.from(JSON.stringify(keys)).toString('base64url');
 }
 
-export function decodeCursor(cursor: string): { at: string; id: string } {
+/** The keys back, checked against the kinds expected ('string', 'date', 'boolean'…); 400 for anything else. */
+export function decodeKeys(cursor: string, kinds: Array<'string' | 'date' | 'boolean'>): Array<string | boolean> {
   try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
-    if (typeof at !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(at))) throw new Error('bad');
-    return { at, id };
+    const keys = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    const ok =
+      Array.isArray(keys) &&
+      keys.length === kinds.length &&
+      kinds.every((k, i) => (k === 'date' ? typeof keys[i] === 'string' && !Number.isNaN(Date.parse(keys[i] as string)) : typeof keys[i] === k));
+    if (!ok) throw new Error('bad');
+    return keys as Array<string | boolean>;
   } catch {
     throw new BadRequestException('cursor: not a cursor this API issued');
   }
+}
+
+/** The common case: (created_at, id). */
+export function encodeCursor(at: Date, id: string): string {
+  return encodeKeys([at.toISOString(), id]);
+}
+
+export function decodeCursor(cursor: string): { at: string; id: string } {
+  const [at, id] = decodeKeys(cursor, ['date', 'string']) as [string, string];
+  return { at, id };
 }

@@ -1,5 +1,6 @@
 import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { decodeKeys, encodeKeys } from '../../common/cursor';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { rowsOf } from '../../database/sql';
 
@@ -52,19 +53,8 @@ const message = (m: MessageRow): Schemas['ChatMessage'] => ({
   timestamp: m.created_at.toISOString(),
 });
 
-function encodeCursor(c: ConversationRow): string {
-  return Buffer.from(JSON.stringify([c.is_pinned, c.updated_at.toISOString(), c.id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): [boolean, string, string] {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [boolean, string, string];
-    if (typeof v[0] !== 'boolean' || Number.isNaN(Date.parse(v[1])) || typeof v[2] !== 'string') throw new Error('bad');
-    return v;
-  } catch {
-    throw new BadRequestException('cursor: not a cursor this API issued');
-  }
-}
+const encodeCursor = (c: ConversationRow) => encodeKeys([c.is_pinned, c.updated_at.toISOString(), c.id]);
+const decodeCursor = (cursor: string) => decodeKeys(cursor, ['boolean', 'date', 'string']) as [boolean, string, string];
 
 /** `50%_off` searched literally: LIKE wildcards escaped. */
 const likePattern = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
