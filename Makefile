@@ -56,5 +56,6 @@ test-backend: install
 	@node -e "const r=require('./.data/jest-backend.json'); console.log('backend tests: ' + r.numPassedTests + ' passed, ' + r.numFailedTests + ' failed')"
 
 test: lint-spec generate-check typecheck test-backend
-	npm run build -w frontend
+	npm test -w frontend -- --ci
+	npm run test:e2e -w frontend
 	@echo "make test: all checks passed"

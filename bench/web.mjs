@@ -9,6 +9,7 @@
 // (`npm run build -w backend && npm run build -w frontend`). The npm package `lighthouse` is a frontend dev dependency.
 import { gzipSync } from 'node:zlib';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 
@@ -119,7 +120,8 @@ try {
 }
 
 const encoding = await fetch(`${origin}/`, { headers: { 'Accept-Encoding': 'gzip, br' } }).catch(() => null);
-console.log(`Lighthouse ${lighthouse.version ?? ''} mobile (simulated throttling), median of ${runs} runs, ${origin}`);
+const lighthouseVersion = createRequire(import.meta.url)('lighthouse/package.json').version;
+console.log(`Lighthouse ${lighthouseVersion} mobile (simulated throttling), median of ${runs} runs, ${origin}`);
 console.log(`server compression: ${encoding?.headers.get('content-encoding') ?? 'none'}\n`);
 console.log(
   'page'.padEnd(11),

@@ -1,11 +1,196 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tanstackRouter } from '@tanstack/router-plugin/vite';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+import { VitePWA } from 'vite-plugin-pwa';
+import { coverSvg } from './build/covers';
+import { BLOG_POSTS, PAGES, SITE } from './src/content';
 
 const api = process.env.API_URL ?? 'http://localhost:3000';
+const mocking = process.env.VITE_API_MOCKING === '1';
+const releaseHost = process.env.VITE_RELEASE_HOST ?? SITE.releasesHost;
+const require = createRequire(import.meta.url);
+
+const escapeAttr = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+/** The paths of every public page, for sitemap.xml. */
+function sitemapPaths(): string[] {
+  const pages = Object.values(PAGES)
+    .map((p) => p.path)
+    .filter((p) => !p.includes(':') && p !== '*');
+  return [...pages, ...BLOG_POSTS.map((p) => `/blog/${p.slug}`)];
+}
+
+/**
+ * Search and sharing: the home page's tags and no-script fallback written into index.html (routes replace
+ * them at run time), plus robots.txt and sitemap.xml generated from the content module.
+ */
+function seo(): Plugin {
+  const home = PAGES.home;
+  const image = new URL(SITE.ogImage, SITE.url).toString();
+  const canonical = new URL('/', SITE.url).toString();
+  const tags = [
+    `<title>${escapeAttr(home.title)}</title>`,
+    `<meta name="description" content="${escapeAttr(home.description)}" />`,
+    `<link rel="canonical" href="${canonical}" />`,
+    `<meta property="og:site_name" content="${SITE.name}" />`,
+    `<meta property="og:type" content="website" />`,
+    `<meta property="og:title" content="${escapeAttr(home.title)}" />`,
+    `<meta property="og:description" content="${escapeAttr(home.description)}" />`,
+    `<meta property="og:url" content="${canonical}" />`,
+    `<meta property="og:image" content="${image}" />`,
+    `<meta property="og:image:width" content="${SITE.ogImageWidth}" />`,
+    `<meta property="og:image:height" content="${SITE.ogImageHeight}" />`,
+    `<meta property="og:image:alt" content="${SITE.name} — distributed AI processing" />`,
+    `<meta name="twitter:card" content="summary_large_image" />`,
+    `<meta name="twitter:title" content="${escapeAttr(home.title)}" />`,
+    `<meta name="twitter:description" content="${escapeAttr(home.description)}" />`,
+    `<meta name="twitter:image" content="${image}" />`,
+    `<meta name="twitter:image:alt" content="${SITE.name} — distributed AI processing" />`,
+  ].join('\n    ');
+  const robots = `User-agent: *\nAllow: /\nDisallow: /app/\nDisallow: /api/\n\nSitemap: ${new URL('/sitemap.xml', SITE.url)}\n`;
+  const sitemap = () =>
+    `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${sitemapPaths()
+      .map((p) => `  <url><loc>${new URL(p, SITE.url)}</loc></url>`)
+      .join('\n')}\n</urlset>\n`;
+  return {
+    name: 'glob-seo',
+    transformIndexHtml(html) {
+      return html.replace('<!--head:seo-->', tags).replace('<!--body:noscript-->', home.noscript.trim());
+    },
+    configureServer(server) {
+      server.middlewares.use((req, res, next) => {
+        const cover = BLOG_POSTS.find((p) => req.url === p.image);
+        if (req.url === '/robots.txt') res.setHeader('Content-Type', 'text/plain').end(robots);
+        else if (req.url === '/sitemap.xml') res.setHeader('Content-Type', 'application/xml').end(sitemap());
+        else if (cover) res.setHeader('Content-Type', 'image/svg+xml').end(coverSvg(cover));
+        else next();
+      });
+    },
+    generateBundle() {
+      this.emitFile({ type: 'asset', fileName: 'robots.txt', source: robots });
+      this.emitFile({ type: 'asset', fileName: 'sitemap.xml', source: sitemap() });
+      // Blog covers are drawn from the posts (build/covers.ts), so every post always has its image.
+      for (const post of BLOG_POSTS) this.emitFile({ type: 'asset', fileName: post.image.replace(/^\//, ''), source: coverSvg(post) });
+    },
+  };
+}
+
+/**
+ * The content module's page table, split for the browser: `virtual:glob-head` carries SITE and each page's
+ * title, description and path (a few KB, in the main chunk); `virtual:glob-noscript/<key>` carries one page's
+ * no-script markup and lands in that route's own chunk. Nothing else of src/content/pages.ts is shipped.
+ */
+function pageTable(): Plugin {
+  const HEAD = 'virtual:glob-head';
+  const NOSCRIPT = 'virtual:glob-noscript/';
+  return {
+    name: 'glob-page-table',
+    resolveId(id) {
+      if (id === HEAD || id.startsWith(NOSCRIPT)) return `\0${id}`;
+      return null;
+    },
+    load(id) {
+      if (id === `\0${HEAD}`) {
+        const meta = Object.fromEntries(
+          Object.values(PAGES).map((p) => [p.key, { title: p.title, description: p.description, path: p.path }]),
+        );
+        return `export const SITE = ${JSON.stringify(SITE)};\nexport const PAGE_META = ${JSON.stringify(meta)};\n`;
+      }
+      if (id.startsWith(`\0${NOSCRIPT}`)) {
+        const key = id.slice(NOSCRIPT.length + 1) as keyof typeof PAGES;
+        const page = PAGES[key];
+        if (!page) this.error(`No page key "${key}" in src/content/pages.ts`);
+        return `export default ${JSON.stringify(page.noscript.trim())};\n`;
+      }
+      return null;
+    },
+  };
+}
+
+/** VITE_API_MOCKING=1: serves and ships MSW's worker script (taken from the installed msw, so versions match). */
+function mswWorker(): Plugin {
+  const file = () => readFileSync(require.resolve('msw/mockServiceWorker.js'), 'utf8');
+  return {
+    name: 'glob-msw-worker',
+    apply: () => mocking,
+    configureServer(server) {
+      server.middlewares.use('/mockServiceWorker.js', (_req, res) => {
+        res.setHeader('Content-Type', 'text/javascript').end(file());
+      });
+    },
+    configurePreviewServer(server) {
+      server.middlewares.use('/mockServiceWorker.js', (_req, res) => {
+        res.setHeader('Content-Type', 'text/javascript').end(file());
+      });
+    },
+    generateBundle() {
+      this.emitFile({ type: 'asset', fileName: 'mockServiceWorker.js', source: file() });
+    },
+  };
+}
 
 export default defineConfig({
-  plugins: [react()],
+  define: {
+    __RELEASE_HOST__: JSON.stringify(releaseHost),
+  },
+  plugins: [
+    tanstackRouter({
+      target: 'react',
+      autoCodeSplitting: true,
+      quoteStyle: 'single',
+      routeFileIgnorePattern: '\\.test\\.',
+      // A route's loader travels with its component: no loader code in the entry chunk.
+      codeSplittingOptions: { defaultBehavior: [['loader', 'component'], ['errorComponent'], ['notFoundComponent']] },
+    }),
+    react(),
+    seo(),
+    pageTable(),
+    mswWorker(),
+    VitePWA({
+      disable: mocking,
+      strategies: 'generateSW',
+      registerType: 'prompt',
+      injectRegister: false,
+      filename: 'sw.js',
+      scope: '/',
+      includeAssets: ['favicon.svg', 'favicon.ico', 'logo.svg', 'icons/apple-touch-icon.png'],
+      manifest: {
+        id: '/',
+        name: 'Glob Network',
+        short_name: 'Glob',
+        description: PAGES.home.description,
+        start_url: '/',
+        scope: '/',
+        display: 'standalone',
+        background_color: '#07090e',
+        theme_color: '#07090e',
+        categories: ['productivity', 'utilities'],
+        icons: [
+          { src: '/icons/icon-192.png', sizes: '192x192', type: 'image/png', purpose: 'any' },
+          { src: '/icons/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
+          { src: '/icons/icon-maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+        ],
+      },
+      workbox: {
+        globPatterns: ['**/*.{js,css,html,svg,png,ico,webmanifest}'],
+        globIgnores: ['media/og-image.png', 'mockServiceWorker.js'],
+        navigateFallback: '/index.html',
+        // The API, files (robots.txt, sitemap.xml, media) and the API docs are never answered with the app shell.
+        navigateFallbackDenylist: [/^\/api\//, /\/[^/?]+\.[a-z0-9]+$/i],
+        cleanupOutdatedCaches: true,
+        runtimeCaching: [
+          {
+            urlPattern: ({ url, sameOrigin }) => sameOrigin && url.pathname.startsWith('/media/'),
+            handler: 'CacheFirst',
+            options: { cacheName: 'media', expiration: { maxEntries: 40, maxAgeSeconds: 30 * 24 * 3600 } },
+          },
+        ],
+      },
+    }),
+  ],
   server: { port: Number(process.env.WEB_PORT ?? 5173), proxy: { '/api': { target: api, changeOrigin: false } } },
   preview: { port: Number(process.env.WEB_PORT ?? 4173), proxy: { '/api': api } },
-  build: { outDir: 'dist', sourcemap: true },
+  build: { outDir: 'dist', sourcemap: true, target: 'es2022' },
 });

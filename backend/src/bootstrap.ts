@@ -5,6 +5,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import express, { ErrorRequestHandler, Request } from 'express';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import compression from 'compression';
 import helmet from 'helmet';
 import { ApiModule, WorkerModule } from './app.module';
 import type { AppConfig } from './config/config';
@@ -27,12 +28,19 @@ export function configureApi(app: NestExpressApplication, config: AppConfig): vo
   app.use(
     helmet({
       contentSecurityPolicy: {
-        directives: { 'img-src': ["'self'", 'data:', 'blob:'], 'media-src': ["'self'", 'blob:'], 'connect-src': ["'self'"] },
+        directives: {
+          'img-src': ["'self'", 'data:', 'blob:'],
+          'media-src': ["'self'", 'blob:'],
+          // The downloads page reads latest.json from the release host first (000 §7).
+          'connect-src': ["'self'", 'https://releases.globnetwork.io'],
+        },
       },
       crossOriginEmbedderPolicy: false,
     }),
   );
   app.enableCors({ origin: config.web.origin, credentials: true, exposedHeaders: ['Retry-After'] });
+  // gzip for JSON and the web app; never for event streams, which must reach the client token by token.
+  app.use(compression({ filter: (req, res) => !String(res.getHeader('Content-Type') ?? '').startsWith('text/event-stream') && compression.filter(req, res) }));
 
   // JSON bodies for /api only; the raw bytes are kept for signature checks (payment webhooks).
   app.use(

@@ -1,41 +1,31 @@
-import { StrictMode, useEffect, useState } from 'react';
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import type { components } from '@glob/contract';
-import { api } from './api';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { RouterProvider } from '@tanstack/react-router';
+import { createAppRouter, createQueryClient } from './router';
+import './styles/global.css';
 
-type Stats = components['schemas']['PlatformStats'];
+const mocking = import.meta.env.VITE_API_MOCKING === '1';
 
-/** Placeholder page until the marketing site and web app land: proves the generated client end to end. */
-function App() {
-  const [stats, setStats] = useState<Stats | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    api.GET('/api/stats/platform').then(({ data, error: err, response }) => {
-      if (data) setStats(data);
-      else setError(err?.message ?? `HTTP ${response.status}: ${response.statusText}`);
-    }, () => setError('The API is not reachable.'));
-  }, []);
-  return (
-    <main style={{ fontFamily: 'system-ui, sans-serif', maxWidth: 640, margin: '4rem auto', padding: '0 1rem' }}>
-      <h1>Glob Network</h1>
-      <p>Share your GPU, CPU and memory, earn GLOB tokens, and use the network's language models.</p>
-      {stats && (
-        <ul aria-label="Network statistics">
-          <li>Active Users: {stats.active_users}</li>
-          <li>Tasks Processed: {stats.total_tasks}</li>
-          <li>Data Processed: {stats.data_processed_gb} GB</li>
-        </ul>
-      )}
-      {error && <p role="alert">{error}</p>}
-      <p>
-        <a href="/api/docs">API documentation</a>
-      </p>
-    </main>
+async function start() {
+  if (mocking) {
+    const { startMocking } = await import('./mocks/browser');
+    await startMocking();
+  }
+  const queryClient = createQueryClient();
+  const router = createAppRouter(queryClient);
+  createRoot(document.getElementById('root')!).render(
+    <StrictMode>
+      <QueryClientProvider client={queryClient}>
+        <RouterProvider router={router} />
+      </QueryClientProvider>
+    </StrictMode>,
   );
+  // The installable app's worker; on mocks the scope belongs to MSW's worker instead.
+  if (!mocking && import.meta.env.PROD) {
+    const { registerServiceWorker } = await import('./features/pwa/register');
+    registerServiceWorker();
+  }
 }
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
-);
+void start();

@@ -1,0 +1,61 @@
+/** Runs against the mocks and against the real backend alike. */
+import { expect, heading, test } from './support/fixtures';
+import { APP_AUTH, ROUTES } from './support/routes';
+
+test('/app/auth is a placeholder of the web app and links back', async ({ page }) => {
+  await page.goto(APP_AUTH);
+  await expect(await heading(page)).toHaveText('The web app is coming');
+  await expect(page.locator('header.site-header')).toHaveCount(0);
+  await page.getByRole('link', { name: 'Downloads' }).click();
+  await expect(await heading(page)).toHaveText('Download Glob Network');
+});
+
+test('unknown paths show the 404 page with Go Home, Go Back and popular links', async ({ page }) => {
+  await page.goto('/downloads');
+  await heading(page);
+  await page.waitForLoadState('networkidle');
+  await page.goto('/nowhere-at-all');
+  await expect(await heading(page)).toHaveText('Page Not Found');
+  const main = page.locator('main');
+  for (const name of ['Downloads', 'Documentation', 'About', 'Contact']) await expect(main.getByRole('link', { name, exact: true })).toBeVisible();
+  await main.getByRole('button', { name: 'Go Back' }).click();
+  await expect(await heading(page)).toHaveText('Download Glob Network');
+  await page.goBack();
+  await page.goForward();
+  await page.goto('/nowhere-at-all');
+  await main.getByRole('link', { name: 'Go Home' }).click();
+  await expect(page).toHaveURL(/\/$/);
+});
+
+test('a marketing page never downloads the web app code', async ({ page }) => {
+  const scripts: string[] = [];
+  page.on('request', (r) => {
+    if (r.resourceType() === 'script') scripts.push(new URL(r.url()).pathname);
+  });
+  for (const path of ['/', '/downloads', '/blog', '/contact']) {
+    await page.goto(path);
+    await heading(page);
+    await page.waitForLoadState('networkidle');
+    // hover the Login link: no preloading of /app either
+    await page.getByRole('link', { name: 'Login' }).first().hover().catch(() => undefined);
+  }
+  await page.waitForTimeout(300);
+  expect(scripts.filter((s) => /\/assets\/auth-[\w-]+\.js$/.test(s))).toEqual([]);
+  await page.goto(APP_AUTH);
+  await heading(page);
+  expect(scripts.filter((s) => /\/assets\/auth-[\w-]+\.js$/.test(s))).toHaveLength(1);
+});
+
+test('robots.txt, sitemap.xml, the preview image and the manifest are served', async ({ request }) => {
+  const robots = await request.get('/robots.txt');
+  expect(robots.status()).toBe(200);
+  expect(await robots.text()).toContain('Sitemap: https://globnetwork.io/sitemap.xml');
+  const sitemap = await request.get('/sitemap.xml');
+  expect(sitemap.status()).toBe(200);
+  const xml = await sitemap.text();
+  for (const route of ROUTES.filter((r) => !r.noindex)) expect(xml).toContain(`<loc>https://globnetwork.io${route.path}</loc>`);
+  const og = await request.get('/media/og-image.png');
+  expect(og.headers()['content-type']).toBe('image/png');
+  const png = await og.body();
+  expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1200, 630]);
+});

@@ -1,0 +1,51 @@
+import AxeBuilder from '@axe-core/playwright';
+import { test as base, expect, type Page } from '@playwright/test';
+
+/** Console noise that is expected and not the site's fault. */
+const EXPECTED = [
+  // The release host is the downloads page's first source; the backend's CSP (connect-src 'self') blocks it
+  // and the mocks answer it 404, so the page goes on to /api/releases/latest. Nothing else may fail.
+  (text: string, url: string) => text.includes('releases.globnetwork.io') || url.includes('releases.globnetwork.io'),
+];
+
+export interface ConsoleProblem {
+  type: string;
+  text: string;
+  url: string;
+}
+
+export const test = base.extend<{ consoleProblems: ConsoleProblem[] }>({
+  consoleProblems: [
+    async ({ page }, use) => {
+      const problems: ConsoleProblem[] = [];
+      page.on('console', (msg) => {
+        if (msg.type() !== 'error') return;
+        const url = msg.location().url ?? '';
+        if (EXPECTED.some((ok) => ok(msg.text(), url))) return;
+        problems.push({ type: 'console.error', text: msg.text(), url });
+      });
+      page.on('pageerror', (error) => problems.push({ type: 'pageerror', text: error.message, url: '' }));
+      await use(problems);
+      expect(problems, 'no console errors').toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+
+export { expect };
+
+/** axe-core: no serious or critical violation (WCAG 2.1 A/AA rules). */
+export async function expectAccessible(page: Page) {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  const blocking = results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 4).join(', ')}`);
+  expect(blocking, 'axe serious/critical violations').toEqual([]);
+}
+
+/** Waits until the page's own h1 is shown (the router renders after the entry loads). */
+export async function heading(page: Page) {
+  const h1 = page.locator('main h1').first();
+  await expect(h1).toBeVisible({ timeout: 15_000 });
+  return h1;
+}

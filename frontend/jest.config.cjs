@@ -1,0 +1,30 @@
+/** Unit tests: jest + @swc/jest + Testing Library, MSW in node (jest-fixed-jsdom keeps Node's fetch). */
+module.exports = {
+  rootDir: __dirname,
+  testEnvironment: 'jest-fixed-jsdom',
+  testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/src/**/*.test.tsx'],
+  // A few of MSW's and openapi-msw's dependencies ship ES modules only: compile them too.
+  transformIgnorePatterns: ['/node_modules/(?!(rettime|until-async|openapi-msw|@open-draft)/)'],
+  transform: {
+    '^.+\\.(t|j)sx?$|^.+\\.mjs$': [
+      '@swc/jest',
+      {
+        jsc: {
+          parser: { syntax: 'typescript', tsx: true },
+          transform: { react: { runtime: 'automatic' } },
+          target: 'es2022',
+        },
+        module: { type: 'commonjs' },
+      },
+    ],
+  },
+  moduleNameMapper: {
+    '\\.css$': '<rootDir>/src/test/style-stub.cjs',
+    '^virtual:glob-head$': '<rootDir>/src/test/virtual-glob-head.ts',
+    '^virtual:glob-noscript/(.*)$': '<rootDir>/src/test/virtual-noscript.ts',
+  },
+  globals: { __RELEASE_HOST__: 'https://releases.globnetwork.io' },
+  setupFilesAfterEnv: ['<rootDir>/src/test/setup.ts'],
+  clearMocks: true,
+  restoreMocks: true,
+};

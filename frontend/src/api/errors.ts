@@ -1,0 +1,35 @@
+/** The API's one error body (spec `Error`), read defensively: any JSON may come back from a proxy. */
+interface ErrorLike {
+  message?: unknown;
+  error?: unknown;
+}
+
+/** The server's own words for a failure: its `message`, else its `error`, else null. */
+export function serverErrorText(body: unknown): string | null {
+  if (body && typeof body === 'object') {
+    const { message, error } = body as ErrorLike;
+    if (typeof message === 'string' && message.trim()) return message;
+    if (typeof error === 'string' && error.trim()) return error;
+  }
+  return null;
+}
+
+/** 001 §8 'HTTP client': the server's message or error field, else 'HTTP {status}: {statusText}'. */
+export function errorMessage(body: unknown, response: Pick<Response, 'status' | 'statusText'>): string {
+  return serverErrorText(body) ?? `HTTP ${response.status}: ${response.statusText}`;
+}
+
+/** A failed API call; `message` follows the client's error rule, `serverText` is the server's own text if any. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly serverText: string | null;
+  readonly body: unknown;
+
+  constructor(body: unknown, response: Pick<Response, 'status' | 'statusText'>) {
+    super(errorMessage(body, response));
+    this.name = 'ApiError';
+    this.status = response.status;
+    this.serverText = serverErrorText(body);
+    this.body = body;
+  }
+}

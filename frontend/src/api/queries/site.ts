@@ -1,0 +1,37 @@
+import { queryOptions } from '@tanstack/react-query';
+import type { components } from '@glob/contract';
+import { api, unwrap } from '../client';
+
+export type ApiRelease = components['schemas']['Release'];
+export type DownloadEvent = components['schemas']['DownloadEvent'];
+export type ContactMessage = components['schemas']['ContactMessage'];
+export type Testimonial = components['schemas']['Testimonial'];
+
+/** GET /api/releases/latest, raw: the downloads page decides what a failure means. */
+export function getLatestRelease() {
+  return api.GET('/api/releases/latest');
+}
+
+/** POST /api/system/analytics/download. */
+export function trackDownload(event: DownloadEvent) {
+  return unwrap(api.POST('/api/system/analytics/download', { body: event }));
+}
+
+/** POST /api/contact/submit, raw: the contact form has its own messages (000 §8). */
+export function submitContact(body: ContactMessage) {
+  return api.POST('/api/contact/submit', { body });
+}
+
+/** POST /api/contact/testimonial, raw: the testimonial form has its own messages (000 §8). */
+export function submitTestimonial(body: Testimonial) {
+  return api.POST('/api/contact/testimonial', { body });
+}
+
+export const siteQueries = {
+  all: ['site'] as const,
+  latestRelease: () =>
+    queryOptions({
+      queryKey: [...siteQueries.all, 'releases', 'latest'] as const,
+      queryFn: () => unwrap(getLatestRelease()),
+    }),
+};

@@ -1,0 +1,49 @@
+import { Link, useRouter } from '@tanstack/react-router';
+import noscript from 'virtual:glob-noscript/404';
+import { PageHead } from './PageHead';
+
+/** 000 §2 '404': Page Not Found, Go Home, Go Back, popular links; noindex. */
+export function NotFound() {
+  const router = useRouter();
+  return (
+    <section className="not-found container" aria-labelledby="not-found-title">
+      <PageHead page="404" noindex noscript={noscript} />
+      <p className="code" aria-hidden="true">
+        404
+      </p>
+      <h1 id="not-found-title">Page Not Found</h1>
+      <p style={{ color: 'var(--text-muted)' }}>The page you are looking for does not exist or has been moved.</p>
+      <div className="btn-row center">
+        <Link to="/" className="btn btn-primary">
+          Go Home
+        </Link>
+        <button type="button" className="btn" onClick={() => router.history.back()}>
+          Go Back
+        </button>
+      </div>
+      <h2 className="not-found-popular">Popular pages</h2>
+      <ul>
+        <li>
+          <Link to="/downloads" className="btn btn-sm btn-ghost">
+            Downloads
+          </Link>
+        </li>
+        <li>
+          <Link to="/documentation" className="btn btn-sm btn-ghost">
+            Documentation
+          </Link>
+        </li>
+        <li>
+          <Link to="/about" className="btn btn-sm btn-ghost">
+            About
+          </Link>
+        </li>
+        <li>
+          <Link to="/contact" className="btn btn-sm btn-ghost">
+            Contact
+          </Link>
+        </li>
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,126 @@
+import { useRef, useState, type FormEvent } from 'react';
+import { Link } from '@tanstack/react-router';
+import { Icon } from '../../components/Icon';
+import { Field, described, focusFirstError } from './Field';
+import { sendContact, type SubmitResult } from './submit';
+import { EMPTY_CONTACT, LIMITS, SUBJECTS, validateContact, type ContactValues, type Errors } from './validation';
+
+export function ContactForm() {
+  const [values, setValues] = useState<ContactValues>(EMPTY_CONTACT);
+  const [errors, setErrors] = useState<Errors<ContactValues>>({});
+  const [result, setResult] = useState<SubmitResult | null>(null);
+  const [sending, setSending] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+
+  const set = <K extends keyof ContactValues>(key: K, value: ContactValues[K]) => {
+    setValues((v) => ({ ...v, [key]: value }));
+    if (errors[key]) setErrors((e) => ({ ...e, [key]: undefined }));
+  };
+
+  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (sending) return;
+    const found = validateContact(values);
+    setErrors(found);
+    setResult(null);
+    if (Object.keys(found).length > 0) {
+      requestAnimationFrame(() => focusFirstError(formRef.current));
+      return;
+    }
+    setSending(true);
+    const outcome = await sendContact(values);
+    setSending(false);
+    setResult(outcome);
+    if (outcome.ok) setValues(EMPTY_CONTACT);
+  };
+
+  return (
+    <form ref={formRef} className="contact-form" onSubmit={onSubmit} noValidate aria-label="Contact form">
+      <div className="form-row">
+        <Field id="contact-name" label="Full Name" error={errors.name}>
+          <input
+            {...described('contact-name', errors.name)}
+            className="input"
+            name="name"
+            autoComplete="name"
+            maxLength={LIMITS.name}
+            value={values.name}
+            onChange={(e) => set('name', e.target.value)}
+            placeholder="Your name"
+          />
+        </Field>
+        <Field id="contact-email" label="Email Address" error={errors.email}>
+          <input
+            {...described('contact-email', errors.email)}
+            className="input"
+            type="email"
+            name="email"
+            autoComplete="email"
+            maxLength={LIMITS.email}
+            value={values.email}
+            onChange={(e) => set('email', e.target.value)}
+            placeholder="you@example.com"
+          />
+        </Field>
+      </div>
+      <Field id="contact-subject" label="Subject" error={errors.subject}>
+        <select
+          {...described('contact-subject', errors.subject)}
+          className="select"
+          name="subject"
+          value={values.subject}
+          onChange={(e) => set('subject', e.target.value as ContactValues['subject'])}
+        >
+          <option value="">Select a subject</option>
+          {SUBJECTS.map((s) => (
+            <option key={s.value} value={s.value}>
+              {s.label}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field id="contact-message" label="Message" error={errors.message}>
+        <textarea
+          {...described('contact-message', errors.message)}
+          className="textarea"
+          name="message"
+          rows={6}
+          maxLength={LIMITS.contactMessage}
+          value={values.message}
+          onChange={(e) => set('message', e.target.value)}
+          placeholder="How can we help?"
+        />
+      </Field>
+      <div className="field">
+        <label className="check" htmlFor="contact-terms">
+          <input
+            {...described('contact-terms', errors.agreedToTerms)}
+            type="checkbox"
+            name="agreedToTerms"
+            checked={values.agreedToTerms}
+            onChange={(e) => set('agreedToTerms', e.target.checked)}
+          />
+          <span>
+            I agree to the <Link to="/privacy-policy">Privacy Policy</Link> and consent to Glob Network storing my
+            message to answer it.
+          </span>
+        </label>
+        {errors.agreedToTerms && (
+          <span className="field-error" id="contact-terms-error">
+            {errors.agreedToTerms}
+          </span>
+        )}
+      </div>
+      {result && (
+        <div className={`alert ${result.ok ? 'alert-success' : 'alert-error'}`} role={result.ok ? 'status' : 'alert'}>
+          <Icon name={result.ok ? 'check' : 'bell'} />
+          <span>{result.message}</span>
+        </div>
+      )}
+      <button type="submit" className="btn btn-primary btn-lg form-submit" disabled={sending} aria-busy={sending}>
+        <Icon name="mail" />
+        {sending ? 'Sending...' : 'Send Message'}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,148 @@
+import { useRef, useState, type FormEvent } from 'react';
+import { Icon } from '../../components/Icon';
+import { Field, described, focusFirstError } from './Field';
+import { TESTIMONIAL_RATING, sendTestimonial, type SubmitResult } from './submit';
+import { EMPTY_TESTIMONIAL, LIMITS, validateTestimonial, type Errors, type TestimonialValues } from './validation';
+
+export function TestimonialForm() {
+  const [values, setValues] = useState<TestimonialValues>(EMPTY_TESTIMONIAL);
+  const [errors, setErrors] = useState<Errors<TestimonialValues>>({});
+  const [result, setResult] = useState<SubmitResult | null>(null);
+  const [sending, setSending] = useState(false);
+  const [fileKey, setFileKey] = useState(0);
+  const formRef = useRef<HTMLFormElement>(null);
+
+  const set = <K extends keyof TestimonialValues>(key: K, value: TestimonialValues[K]) => {
+    setValues((v) => ({ ...v, [key]: value }));
+    if (errors[key]) setErrors((e) => ({ ...e, [key]: undefined }));
+  };
+
+  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (sending) return;
+    const found = validateTestimonial(values);
+    setErrors(found);
+    setResult(null);
+    if (Object.keys(found).length > 0) {
+      requestAnimationFrame(() => focusFirstError(formRef.current));
+      return;
+    }
+    setSending(true);
+    const outcome = await sendTestimonial(values);
+    setSending(false);
+    setResult(outcome);
+    if (outcome.ok) {
+      setValues(EMPTY_TESTIMONIAL);
+      setFileKey((k) => k + 1); // clears the file input
+    }
+  };
+
+  return (
+    <form ref={formRef} className="contact-form" onSubmit={onSubmit} noValidate aria-label="Testimonial form">
+      <div className="form-row">
+        <Field id="testimonial-name" label="Full Name" error={errors.name}>
+          <input
+            {...described('testimonial-name', errors.name)}
+            className="input"
+            name="name"
+            autoComplete="name"
+            maxLength={LIMITS.name}
+            value={values.name}
+            onChange={(e) => set('name', e.target.value)}
+            placeholder="Your name"
+          />
+        </Field>
+        <Field id="testimonial-email" label="Email Address" error={errors.email}>
+          <input
+            {...described('testimonial-email', errors.email)}
+            className="input"
+            type="email"
+            name="email"
+            autoComplete="email"
+            maxLength={LIMITS.email}
+            value={values.email}
+            onChange={(e) => set('email', e.target.value)}
+            placeholder="you@example.com"
+          />
+        </Field>
+      </div>
+      <Field id="testimonial-role" label="Role or Company" optional>
+        <input
+          {...described('testimonial-role')}
+          className="input"
+          name="role"
+          autoComplete="organization-title"
+          maxLength={LIMITS.role}
+          value={values.role}
+          onChange={(e) => set('role', e.target.value)}
+          placeholder="e.g. Researcher, Acme Ltd"
+        />
+      </Field>
+      <div className="field">
+        <span className="label" id="testimonial-rating-label">
+          Rating
+        </span>
+        <div className="stars" role="group" aria-labelledby="testimonial-rating-label" aria-describedby="testimonial-rating-value">
+          {Array.from({ length: 5 }, (_, i) => (
+            <button key={i} type="button" className="star" aria-label={`${i + 1} star${i ? 's' : ''}`} aria-pressed={i < TESTIMONIAL_RATING}>
+              <Icon name="star" size={26} />
+            </button>
+          ))}
+          <span id="testimonial-rating-value" className="stars-value">
+            {TESTIMONIAL_RATING} out of 5
+          </span>
+        </div>
+      </div>
+      <Field id="testimonial-message" label="Your Experience" error={errors.message}>
+        <textarea
+          {...described('testimonial-message', errors.message)}
+          className="textarea"
+          name="message"
+          rows={5}
+          maxLength={LIMITS.testimonialMessage}
+          value={values.message}
+          onChange={(e) => set('message', e.target.value)}
+          placeholder="Tell us how Glob Network works for you"
+        />
+      </Field>
+      <Field id="testimonial-photo" label="Photo" optional error={errors.photo} hint="Max 2MB, JPG or PNG.">
+        <input
+          key={fileKey}
+          {...described('testimonial-photo', errors.photo, 'Max 2MB, JPG or PNG.')}
+          className="input file-input"
+          type="file"
+          name="photo"
+          accept="image/jpeg,image/png"
+          onChange={(e) => set('photo', e.target.files?.[0] ?? null)}
+        />
+      </Field>
+      <div className="field">
+        <label className="check" htmlFor="testimonial-consent">
+          <input
+            {...described('testimonial-consent', errors.consent)}
+            type="checkbox"
+            name="consent"
+            checked={values.consent}
+            onChange={(e) => set('consent', e.target.checked)}
+          />
+          <span>I agree that Glob Network may publish my testimonial with my name and role.</span>
+        </label>
+        {errors.consent && (
+          <span className="field-error" id="testimonial-consent-error">
+            {errors.consent}
+          </span>
+        )}
+      </div>
+      {result && (
+        <div className={`alert ${result.ok ? 'alert-success' : 'alert-error'}`} role={result.ok ? 'status' : 'alert'}>
+          <Icon name={result.ok ? 'check' : 'bell'} />
+          <span>{result.message}</span>
+        </div>
+      )}
+      <button type="submit" className="btn btn-primary btn-lg form-submit" disabled={sending} aria-busy={sending}>
+        <Icon name="star" />
+        {sending ? 'Submitting...' : 'Submit Testimonial'}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,54 @@
+import { SITE } from 'virtual:glob-head';
+import { serverErrorText } from '../../api/errors';
+import { submitContact, submitTestimonial } from '../../api/queries/site';
+import type { ContactSubject, ContactValues, TestimonialValues } from './validation';
+
+/** 000 §8, word for word. */
+export const CONTACT_SUCCESS = 'Thank you for your message! We will get back to you soon.';
+export const CONTACT_FAILURE = 'Failed to send message. Please try again.';
+export const TESTIMONIAL_SUCCESS = `Thank you for sharing your experience with ${SITE.name}!`;
+export const TESTIMONIAL_FAILURE = 'Failed to submit testimonial. Please try again.';
+export const NETWORK_ERROR = 'An error occurred. Please try again later.';
+
+/** 000 §5: the star buttons do nothing; the rating is always 5. */
+export const TESTIMONIAL_RATING = 5;
+
+export interface SubmitResult {
+  ok: boolean;
+  message: string;
+}
+
+/** POST /api/contact/submit: server message or the default on success; server error text or the default on failure. */
+export async function sendContact(values: ContactValues): Promise<SubmitResult> {
+  try {
+    const { data, error, response } = await submitContact({
+      name: values.name.trim(),
+      email: values.email.trim(),
+      subject: values.subject as ContactSubject,
+      message: values.message.trim(),
+      agreedToTerms: true,
+    });
+    if (response.ok) return { ok: true, message: data?.message?.trim() || CONTACT_SUCCESS };
+    return { ok: false, message: serverErrorText(error) ?? CONTACT_FAILURE };
+  } catch {
+    return { ok: false, message: NETWORK_ERROR };
+  }
+}
+
+/** POST /api/contact/testimonial (the photo is not sent). */
+export async function sendTestimonial(values: TestimonialValues): Promise<SubmitResult> {
+  try {
+    const { data, error, response } = await submitTestimonial({
+      name: values.name.trim(),
+      email: values.email.trim(),
+      role: values.role.trim(),
+      message: values.message.trim(),
+      rating: TESTIMONIAL_RATING,
+      consent: true,
+    });
+    if (response.ok) return { ok: true, message: data?.message?.trim() || TESTIMONIAL_SUCCESS };
+    return { ok: false, message: serverErrorText(error) ?? TESTIMONIAL_FAILURE };
+  } catch {
+    return { ok: false, message: NETWORK_ERROR };
+  }
+}

@@ -1,0 +1,90 @@
+import type { components } from '@glob/contract';
+
+export type ContactSubject = components['schemas']['ContactSubject'];
+
+/** 000 §5: the subjects and their labels. */
+export const SUBJECTS: { value: ContactSubject; label: string }[] = [
+  { value: 'general', label: 'General Inquiry' },
+  { value: 'support', label: 'Technical Support' },
+  { value: 'feedback', label: 'Feedback' },
+  { value: 'partnership', label: 'Partnership Opportunity' },
+  { value: 'other', label: 'Other' },
+];
+
+/** 000 §9: testimonial photo at most 2 MB, JPG or PNG (the file is never sent). */
+export const PHOTO_MAX_BYTES = 2 * 1024 * 1024;
+export const PHOTO_TYPES = ['image/jpeg', 'image/png'];
+
+/** The API's own limits (spec ContactMessage / Testimonial), so the form never sends what the server refuses. */
+export const LIMITS = { name: 100, email: 254, role: 100, contactMessage: 5000, testimonialMessage: 2000 } as const;
+
+export interface ContactValues {
+  name: string;
+  email: string;
+  subject: ContactSubject | '';
+  message: string;
+  agreedToTerms: boolean;
+}
+
+export interface TestimonialValues {
+  name: string;
+  email: string;
+  role: string;
+  message: string;
+  consent: boolean;
+  photo: File | null;
+}
+
+export type Errors<T> = Partial<Record<keyof T, string>>;
+
+export const EMPTY_CONTACT: ContactValues = { name: '', email: '', subject: '', message: '', agreedToTerms: false };
+export const EMPTY_TESTIMONIAL: TestimonialValues = { name: '', email: '', role: '', message: '', consent: false, photo: null };
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export const MESSAGES = {
+  name: 'Please enter your name.',
+  email: 'Please enter your email address.',
+  emailFormat: 'Please enter a valid email address.',
+  subject: 'Please choose a subject.',
+  message: 'Please enter your message.',
+  agreedToTerms: 'Please agree to the Privacy Policy to continue.',
+  consent: 'Please give your consent to continue.',
+  photo: 'The photo must be a JPG or PNG image of 2MB or less.',
+};
+
+export function isValidEmail(email: string): boolean {
+  return EMAIL.test(email.trim());
+}
+
+function checkEmail(email: string): string | undefined {
+  if (!email.trim()) return MESSAGES.email;
+  if (!isValidEmail(email)) return MESSAGES.emailFormat;
+  return undefined;
+}
+
+/** 000 §5: name, email, subject, message required; valid email; subject from the list; agreement required. */
+export function validateContact(values: ContactValues): Errors<ContactValues> {
+  const errors: Errors<ContactValues> = {};
+  if (!values.name.trim()) errors.name = MESSAGES.name;
+  const email = checkEmail(values.email);
+  if (email) errors.email = email;
+  if (!SUBJECTS.some((s) => s.value === values.subject)) errors.subject = MESSAGES.subject;
+  if (!values.message.trim()) errors.message = MESSAGES.message;
+  if (!values.agreedToTerms) errors.agreedToTerms = MESSAGES.agreedToTerms;
+  return errors;
+}
+
+/** 000 §5: name, email, message, consent required; role optional; optional photo (max 2MB, JPG or PNG). */
+export function validateTestimonial(values: TestimonialValues): Errors<TestimonialValues> {
+  const errors: Errors<TestimonialValues> = {};
+  if (!values.name.trim()) errors.name = MESSAGES.name;
+  const email = checkEmail(values.email);
+  if (email) errors.email = email;
+  if (!values.message.trim()) errors.message = MESSAGES.message;
+  if (!values.consent) errors.consent = MESSAGES.consent;
+  if (values.photo && (values.photo.size > PHOTO_MAX_BYTES || !PHOTO_TYPES.includes(values.photo.type))) {
+    errors.photo = MESSAGES.photo;
+  }
+  return errors;
+}

@@ -1,0 +1,36 @@
+import { createFileRoute } from '@tanstack/react-router';
+import noscript from 'virtual:glob-noscript/blog-post';
+import { PageHead } from '../../../components/PageHead';
+import { findPost } from '../../../content/blog';
+import { BlogPostPage, PostNotFound } from '../../../features/blog/BlogPostPage';
+
+export const Route = createFileRoute('/_site/blog/$slug')({
+  staticData: { dots: 10 },
+  component: BlogPostRoute,
+});
+
+function BlogPostRoute() {
+  const { slug } = Route.useParams();
+  const post = findPost(slug);
+  if (!post) {
+    return (
+      <>
+        <PageHead page="blog-post" title="Post Not Found — Glob Network" path={`/blog/${slug}`} noindex noscript={noscript} />
+        <PostNotFound />
+      </>
+    );
+  }
+  return (
+    <>
+      <PageHead
+        page="blog-post"
+        title={`${post.title} — Glob Network`}
+        description={post.excerpt}
+        path={`/blog/${post.slug}`}
+        type="article"
+        noscript={noscript}
+      />
+      <BlogPostPage post={post} />
+    </>
+  );
+}

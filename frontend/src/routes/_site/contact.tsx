@@ -1,0 +1,14 @@
+import { createFileRoute } from '@tanstack/react-router';
+import noscript from 'virtual:glob-noscript/contact';
+import { PageHead } from '../../components/PageHead';
+import { ContactPage } from '../../features/contact/ContactPage';
+
+export const Route = createFileRoute('/_site/contact')({
+  staticData: { dots: 10 },
+  component: () => (
+    <>
+      <PageHead page="contact" noscript={noscript} />
+      <ContactPage />
+    </>
+  ),
+});

@@ -1,0 +1,14 @@
+import { createFileRoute } from '@tanstack/react-router';
+import noscript from 'virtual:glob-noscript/documentation';
+import { PageHead } from '../../components/PageHead';
+import { DocumentationPage } from '../../features/docs/DocumentationPage';
+
+export const Route = createFileRoute('/_site/documentation')({
+  staticData: { dots: 15 },
+  component: () => (
+    <>
+      <PageHead page="documentation" noscript={noscript} />
+      <DocumentationPage />
+    </>
+  ),
+});

@@ -1,0 +1,19 @@
+import { createFileRoute } from '@tanstack/react-router';
+import noscript from 'virtual:glob-noscript/downloads';
+import { PageHead } from '../../components/PageHead';
+import { DownloadsPage } from '../../features/downloads/DownloadsPage';
+import { releaseQuery } from '../../features/downloads/release';
+
+export const Route = createFileRoute('/_site/downloads')({
+  staticData: { dots: 15 },
+  // Starts the release lookup while the page's code loads; the page shows its loading state meanwhile.
+  loader: ({ context }) => {
+    void context.queryClient.prefetchQuery(releaseQuery());
+  },
+  component: () => (
+    <>
+      <PageHead page="downloads" noscript={noscript} />
+      <DownloadsPage />
+    </>
+  ),
+});

@@ -1,0 +1,2 @@
+/** jest stand-in for `virtual:glob-noscript/<key>`. */
+export default '';
