@@ -69,9 +69,12 @@ export function configureApi(app: NestExpressApplication, config: AppConfig): vo
   // make serve: the built web app beside /api, with the single-page-app fallback.
   const dist = config.web.dist;
   if (dist && existsSync(join(dist, 'index.html'))) {
+    // Hashed build assets never change under their name: cache them for a year; everything else briefly.
+    app.use('/assets', express.static(join(dist, 'assets'), { index: false, immutable: true, maxAge: '365d', fallthrough: false }));
     app.use(express.static(dist, { index: false, maxAge: '1h' }));
     app.use((req: Request, res: express.Response, next: express.NextFunction) => {
       if ((req.method === 'GET' || req.method === 'HEAD') && isUndescribedPath(req.path) && !req.path.startsWith('/api/')) {
+        res.setHeader('Cache-Control', 'no-cache');
         res.sendFile(join(dist, 'index.html'));
       } else next();
     });
