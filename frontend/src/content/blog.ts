@@ -405,7 +405,7 @@ export const BLOG_POSTS: BlogPost[] = [
   <li><strong>Beta software.</strong> Expect rough edges and frequent updates. Please report problems — details below.</li>
   <li><strong>No mobile apps yet.</strong> iOS and Android are planned for Q1 2026.</li>
   <li><strong>Some dashboard figures are placeholders</strong> while the network statistics are being completed.</li>
-  <li><strong>Pinning conversations</strong> in the AI Assistant is not implemented yet.</li>
+  <li><strong>Pinning conversations</strong> in the AI Assistant arrives in a later update.</li>
   <li><strong>System requirement pages differ</strong> on free storage (10 GB or 50 GB) and on the oldest supported macOS (10.15 or 11). If you want to host model shards, plan for 50 GB.</li>
 </ul>
 

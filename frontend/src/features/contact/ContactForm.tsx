@@ -1,38 +1,12 @@
-import { useRef, useState, type FormEvent } from 'react';
 import { Link } from '@tanstack/react-router';
 import { Icon } from '../../components/Icon';
-import { Field, described, focusFirstError } from './Field';
-import { sendContact, type SubmitResult } from './submit';
-import { EMPTY_CONTACT, LIMITS, SUBJECTS, validateContact, type ContactValues, type Errors } from './validation';
+import { Field, described } from './Field';
+import { sendContact } from './submit';
+import { useSubmitForm } from './useSubmitForm';
+import { EMPTY_CONTACT, LIMITS, SUBJECTS, validateContact, type ContactValues } from './validation';
 
 export function ContactForm() {
-  const [values, setValues] = useState<ContactValues>(EMPTY_CONTACT);
-  const [errors, setErrors] = useState<Errors<ContactValues>>({});
-  const [result, setResult] = useState<SubmitResult | null>(null);
-  const [sending, setSending] = useState(false);
-  const formRef = useRef<HTMLFormElement>(null);
-
-  const set = <K extends keyof ContactValues>(key: K, value: ContactValues[K]) => {
-    setValues((v) => ({ ...v, [key]: value }));
-    if (errors[key]) setErrors((e) => ({ ...e, [key]: undefined }));
-  };
-
-  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    if (sending) return;
-    const found = validateContact(values);
-    setErrors(found);
-    setResult(null);
-    if (Object.keys(found).length > 0) {
-      requestAnimationFrame(() => focusFirstError(formRef.current));
-      return;
-    }
-    setSending(true);
-    const outcome = await sendContact(values);
-    setSending(false);
-    setResult(outcome);
-    if (outcome.ok) setValues(EMPTY_CONTACT);
-  };
+  const { values, errors, result, sending, formRef, set, onSubmit } = useSubmitForm(EMPTY_CONTACT, validateContact, sendContact);
 
   return (
     <form ref={formRef} className="contact-form" onSubmit={onSubmit} noValidate aria-label="Contact form">

@@ -1,41 +1,16 @@
-import { useRef, useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Icon } from '../../components/Icon';
-import { Field, described, focusFirstError } from './Field';
-import { TESTIMONIAL_RATING, sendTestimonial, type SubmitResult } from './submit';
-import { EMPTY_TESTIMONIAL, LIMITS, validateTestimonial, type Errors, type TestimonialValues } from './validation';
+import { Field, described } from './Field';
+import { TESTIMONIAL_RATING, sendTestimonial } from './submit';
+import { useSubmitForm } from './useSubmitForm';
+import { EMPTY_TESTIMONIAL, LIMITS, validateTestimonial, type TestimonialValues } from './validation';
 
 export function TestimonialForm() {
-  const [values, setValues] = useState<TestimonialValues>(EMPTY_TESTIMONIAL);
-  const [errors, setErrors] = useState<Errors<TestimonialValues>>({});
-  const [result, setResult] = useState<SubmitResult | null>(null);
-  const [sending, setSending] = useState(false);
   const [fileKey, setFileKey] = useState(0);
-  const formRef = useRef<HTMLFormElement>(null);
-
-  const set = <K extends keyof TestimonialValues>(key: K, value: TestimonialValues[K]) => {
-    setValues((v) => ({ ...v, [key]: value }));
-    if (errors[key]) setErrors((e) => ({ ...e, [key]: undefined }));
-  };
-
-  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    if (sending) return;
-    const found = validateTestimonial(values);
-    setErrors(found);
-    setResult(null);
-    if (Object.keys(found).length > 0) {
-      requestAnimationFrame(() => focusFirstError(formRef.current));
-      return;
-    }
-    setSending(true);
-    const outcome = await sendTestimonial(values);
-    setSending(false);
-    setResult(outcome);
-    if (outcome.ok) {
-      setValues(EMPTY_TESTIMONIAL);
-      setFileKey((k) => k + 1); // clears the file input
-    }
-  };
+  // After a success the file input is cleared too (a new key remounts it).
+  const { values, errors, result, sending, formRef, set, onSubmit } = useSubmitForm(EMPTY_TESTIMONIAL, validateTestimonial, sendTestimonial, () =>
+    setFileKey((k) => k + 1),
+  );
 
   return (
     <form ref={formRef} className="contact-form" onSubmit={onSubmit} noValidate aria-label="Testimonial form">
