@@ -74,7 +74,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     const [owner] = ownerEmail
       ? ((await this.db.query(`SELECT id FROM users WHERE lower(email) = lower($1) AND deleted_at IS NULL`, [ownerEmail])) as Array<{ id: string }>)
       : [];
-    if (ownerEmail && !owner) this.logger.warn(`WORKER_OWNER_EMAIL ${ownerEmail} has no account: this node's rewards stay unclaimed`);
+    if (ownerEmail && !owner) this.logger.warn(`WORKER_OWNER_EMAIL ${ownerEmail} has no account yet: rewards start once it signs up`);
     this.nodeId = await this.nodes.register({
       ownerId: owner?.id ?? null,
       name: this.config.inference.workerName,
@@ -88,7 +88,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       models: this.loaded,
     });
     this.heartbeat = setInterval(() => {
-      this.nodes.heartbeat(this.nodeId!, this.loaded).catch((err: Error) => this.logger.warn(`Heartbeat failed: ${err.message}`));
+      this.nodes.heartbeat(this.nodeId!, this.loaded, ownerEmail).catch((err: Error) => this.logger.warn(`Heartbeat failed: ${err.message}`));
     }, this.config.inference.heartbeatSeconds * 1000);
     this.heartbeat.unref();
 

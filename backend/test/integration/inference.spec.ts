@@ -257,12 +257,21 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     });
 
     it('two workers share a batch of jobs', async () => {
-      second = await startWorker(stack, {}, 'worker-b');
+      second = await startWorker(stack, { WORKER_OWNER_EMAIL: 'late-owner@example.com' }, 'worker-b');
       const u = await newUser(stack, 'batch');
       const ids = Array.from({ length: 8 }, () => streamId());
       await Promise.all(ids.map(async (id) => readSse(await start(u.auth, { streamId: id, modelId: MODEL, prompt: `Job ${id}`, params: { max_tokens: 60 } }))));
       const rows = (await stack.db.query(`SELECT DISTINCT node_id FROM inference_tasks WHERE stream_id = ANY($1)`, [ids])) as Array<{ node_id: string }>;
       expect(rows.map((r) => r.node_id).sort()).toEqual([worker.nodeId, second.nodeId].sort());
+
+      // Its owner signs up after the worker started: the next heartbeat adopts the account.
+      const reg = await stack.http.post('/api/users/register').send({ email: 'late-owner@example.com', password: 'a quiet mountain stream', username: 'late' }).expect(201);
+      let owner: string | null = null;
+      for (let i = 0; i < 50 && !owner; i++) {
+        owner = ((await stack.db.query(`SELECT owner_id FROM nodes WHERE id = $1`, [second!.nodeId])) as Array<{ owner_id: string | null }>)[0]!.owner_id;
+        if (!owner) await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(owner).toBe(reg.body.user.id);
     }, 60_000);
 
     it('a worker killed with SIGKILL mid-job: the job ends on the other worker, charged at most once', async () => {

@@ -31,8 +31,14 @@ export class NodesRepository {
     return row!.id;
   }
 
-  async heartbeat(nodeId: string, models: string[]): Promise<void> {
-    await this.db.query(`UPDATE nodes SET last_seen_at = now(), models = $2 WHERE id = $1`, [nodeId, models]);
+  /** Also adopts the owner once an account with WORKER_OWNER_EMAIL exists (e.g. signed up after the worker started). */
+  async heartbeat(nodeId: string, models: string[], ownerEmail?: string): Promise<void> {
+    await this.db.query(
+      `UPDATE nodes SET last_seen_at = now(), models = $2,
+              owner_id = coalesce(owner_id, (SELECT id FROM users WHERE lower(email) = lower($3) AND deleted_at IS NULL))
+       WHERE id = $1`,
+      [nodeId, models, ownerEmail ?? null],
+    );
   }
 
   async stopped(nodeId: string): Promise<void> {
