@@ -2,6 +2,7 @@ import { Link } from '@tanstack/react-router';
 import { Icon } from '../../components/Icon';
 import { Field, described } from './Field';
 import { sendContact } from './submit';
+import { PersonFields } from './PersonFields';
 import { useSubmitForm } from './useSubmitForm';
 import { EMPTY_CONTACT, LIMITS, SUBJECTS, validateContact, type ContactValues } from './validation';
 
@@ -10,33 +11,7 @@ export function ContactForm() {
 
   return (
     <form ref={formRef} className="contact-form" onSubmit={onSubmit} noValidate aria-label="Contact form">
-      <div className="form-row">
-        <Field id="contact-name" label="Full Name" error={errors.name}>
-          <input
-            {...described('contact-name', errors.name)}
-            className="input"
-            name="name"
-            autoComplete="name"
-            maxLength={LIMITS.name}
-            value={values.name}
-            onChange={(e) => set('name', e.target.value)}
-            placeholder="Your name"
-          />
-        </Field>
-        <Field id="contact-email" label="Email Address" error={errors.email}>
-          <input
-            {...described('contact-email', errors.email)}
-            className="input"
-            type="email"
-            name="email"
-            autoComplete="email"
-            maxLength={LIMITS.email}
-            value={values.email}
-            onChange={(e) => set('email', e.target.value)}
-            placeholder="you@example.com"
-          />
-        </Field>
-      </div>
+      <PersonFields prefix="contact" values={values} errors={errors} set={set} />
       <Field id="contact-subject" label="Subject" error={errors.subject}>
         <select
           {...described('contact-subject', errors.subject)}

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Icon } from '../../components/Icon';
 import { Field, described } from './Field';
 import { TESTIMONIAL_RATING, sendTestimonial } from './submit';
+import { PersonFields } from './PersonFields';
 import { useSubmitForm } from './useSubmitForm';
 import { EMPTY_TESTIMONIAL, LIMITS, validateTestimonial, type TestimonialValues } from './validation';
 
@@ -14,33 +15,7 @@ export function TestimonialForm() {
 
   return (
     <form ref={formRef} className="contact-form" onSubmit={onSubmit} noValidate aria-label="Testimonial form">
-      <div className="form-row">
-        <Field id="testimonial-name" label="Full Name" error={errors.name}>
-          <input
-            {...described('testimonial-name', errors.name)}
-            className="input"
-            name="name"
-            autoComplete="name"
-            maxLength={LIMITS.name}
-            value={values.name}
-            onChange={(e) => set('name', e.target.value)}
-            placeholder="Your name"
-          />
-        </Field>
-        <Field id="testimonial-email" label="Email Address" error={errors.email}>
-          <input
-            {...described('testimonial-email', errors.email)}
-            className="input"
-            type="email"
-            name="email"
-            autoComplete="email"
-            maxLength={LIMITS.email}
-            value={values.email}
-            onChange={(e) => set('email', e.target.value)}
-            placeholder="you@example.com"
-          />
-        </Field>
-      </div>
+      <PersonFields prefix="testimonial" values={values} errors={errors} set={set} />
       <Field id="testimonial-role" label="Role or Company" optional>
         <input
           {...described('testimonial-role')}
