@@ -25,6 +25,9 @@ module.exports = {
   },
   globals: { __RELEASE_HOST__: 'https://releases.globnetwork.io' },
   setupFilesAfterEnv: ['<rootDir>/src/test/setup.ts'],
+  // Typing with user-event is slow on a busy 2-core machine; the default 5 s made form tests flaky there.
+  testTimeout: 30_000,
+  maxWorkers: 2,
   clearMocks: true,
   restoreMocks: true,
 };
