@@ -1,7 +1,7 @@
 import { Link } from '@tanstack/react-router';
-import { Icon } from '../../components/Icon';
 import { Field, described } from './Field';
 import { sendContact } from './submit';
+import { ConsentField, FormFooter } from './FormParts';
 import { PersonFields } from './PersonFields';
 import { useSubmitForm } from './useSubmitForm';
 import { EMPTY_CONTACT, LIMITS, SUBJECTS, validateContact, type ContactValues } from './validation';
@@ -40,36 +40,17 @@ export function ContactForm() {
           placeholder="How can we help?"
         />
       </Field>
-      <div className="field">
-        <label className="check" htmlFor="contact-terms">
-          <input
-            {...described('contact-terms', errors.agreedToTerms)}
-            type="checkbox"
-            name="agreedToTerms"
-            checked={values.agreedToTerms}
-            onChange={(e) => set('agreedToTerms', e.target.checked)}
-          />
-          <span>
-            I agree to the <Link to="/privacy-policy">Privacy Policy</Link> and consent to Glob Network storing my
-            message to answer it.
-          </span>
-        </label>
-        {errors.agreedToTerms && (
-          <span className="field-error" id="contact-terms-error">
-            {errors.agreedToTerms}
-          </span>
-        )}
-      </div>
-      {result && (
-        <div className={`alert ${result.ok ? 'alert-success' : 'alert-error'}`} role={result.ok ? 'status' : 'alert'}>
-          <Icon name={result.ok ? 'check' : 'bell'} />
-          <span>{result.message}</span>
-        </div>
-      )}
-      <button type="submit" className="btn btn-primary btn-lg form-submit" disabled={sending} aria-busy={sending}>
-        <Icon name="mail" />
-        {sending ? 'Sending...' : 'Send Message'}
-      </button>
+      <ConsentField
+        id="contact-terms"
+        name="agreedToTerms"
+        checked={values.agreedToTerms}
+        error={errors.agreedToTerms}
+        onChange={(checked) => set('agreedToTerms', checked)}
+      >
+        I agree to the <Link to="/privacy-policy">Privacy Policy</Link> and consent to Glob Network storing my message to
+        answer it.
+      </ConsentField>
+      <FormFooter result={result} sending={sending} icon="mail" label="Send Message" busyLabel="Sending..." />
     </form>
   );
 }

@@ -2,9 +2,10 @@ import { useState } from 'react';
 import { Icon } from '../../components/Icon';
 import { Field, described } from './Field';
 import { TESTIMONIAL_RATING, sendTestimonial } from './submit';
+import { ConsentField, FormFooter } from './FormParts';
 import { PersonFields } from './PersonFields';
 import { useSubmitForm } from './useSubmitForm';
-import { EMPTY_TESTIMONIAL, LIMITS, validateTestimonial, type TestimonialValues } from './validation';
+import { EMPTY_TESTIMONIAL, LIMITS, validateTestimonial } from './validation';
 
 export function TestimonialForm() {
   const [fileKey, setFileKey] = useState(0);
@@ -66,33 +67,16 @@ export function TestimonialForm() {
           onChange={(e) => set('photo', e.target.files?.[0] ?? null)}
         />
       </Field>
-      <div className="field">
-        <label className="check" htmlFor="testimonial-consent">
-          <input
-            {...described('testimonial-consent', errors.consent)}
-            type="checkbox"
-            name="consent"
-            checked={values.consent}
-            onChange={(e) => set('consent', e.target.checked)}
-          />
-          <span>I agree that Glob Network may publish my testimonial with my name and role.</span>
-        </label>
-        {errors.consent && (
-          <span className="field-error" id="testimonial-consent-error">
-            {errors.consent}
-          </span>
-        )}
-      </div>
-      {result && (
-        <div className={`alert ${result.ok ? 'alert-success' : 'alert-error'}`} role={result.ok ? 'status' : 'alert'}>
-          <Icon name={result.ok ? 'check' : 'bell'} />
-          <span>{result.message}</span>
-        </div>
-      )}
-      <button type="submit" className="btn btn-primary btn-lg form-submit" disabled={sending} aria-busy={sending}>
-        <Icon name="star" />
-        {sending ? 'Submitting...' : 'Submit Testimonial'}
-      </button>
+      <ConsentField
+        id="testimonial-consent"
+        name="consent"
+        checked={values.consent}
+        error={errors.consent}
+        onChange={(checked) => set('consent', checked)}
+      >
+        I agree that Glob Network may publish my testimonial with my name and role.
+      </ConsentField>
+      <FormFooter result={result} sending={sending} icon="star" label="Submit Testimonial" busyLabel="Submitting..." />
     </form>
   );
 }
