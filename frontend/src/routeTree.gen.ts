@@ -10,6 +10,7 @@
 
 import { Route as rootRouteImport } from './routes/__root'
 import { Route as SiteRouteImport } from './routes/_site'
+import { Route as AppRouteImport } from './routes/app'
 import { Route as SiteIndexRouteImport } from './routes/_site/index'
 import { Route as SiteAboutRouteImport } from './routes/_site/about'
 import { Route as SiteAccountDeletionRouteImport } from './routes/_site/account-deletion'
@@ -21,12 +22,23 @@ import { Route as SiteNewsRouteImport } from './routes/_site/news'
 import { Route as SitePrivacyPolicyRouteImport } from './routes/_site/privacy-policy'
 import { Route as SiteTermsOfServiceRouteImport } from './routes/_site/terms-of-service'
 import { Route as SiteUpdatesRouteImport } from './routes/_site/updates'
+import { Route as AppIndexRouteImport } from './routes/app/index'
+import { Route as AppShellRouteImport } from './routes/app/_shell'
 import { Route as AppAuthRouteImport } from './routes/app/auth'
 import { Route as SiteBlogIndexRouteImport } from './routes/_site/blog/index'
 import { Route as SiteBlogSlugRouteImport } from './routes/_site/blog/$slug'
+import { Route as AppShellAssistantRouteImport } from './routes/app/_shell/assistant'
+import { Route as AppShellDashboardRouteImport } from './routes/app/_shell/dashboard'
+import { Route as AppShellWalletRouteImport } from './routes/app/_shell/wallet'
+import { Route as AppOauthCallbackProviderRouteImport } from './routes/app/oauth/callback/$provider'
 
 const SiteRoute = SiteRouteImport.update({
   id: '/_site',
+  getParentRoute: () => rootRouteImport,
+} as any)
+const AppRoute = AppRouteImport.update({
+  id: '/app',
+  path: '/app',
   getParentRoute: () => rootRouteImport,
 } as any)
 const SiteIndexRoute = SiteIndexRouteImport.update({
@@ -84,10 +96,19 @@ const SiteUpdatesRoute = SiteUpdatesRouteImport.update({
   path: '/updates',
   getParentRoute: () => SiteRoute,
 } as any)
+const AppIndexRoute = AppIndexRouteImport.update({
+  id: '/',
+  path: '/',
+  getParentRoute: () => AppRoute,
+} as any)
+const AppShellRoute = AppShellRouteImport.update({
+  id: '/_shell',
+  getParentRoute: () => AppRoute,
+} as any)
 const AppAuthRoute = AppAuthRouteImport.update({
-  id: '/app/auth',
-  path: '/app/auth',
-  getParentRoute: () => rootRouteImport,
+  id: '/auth',
+  path: '/auth',
+  getParentRoute: () => AppRoute,
 } as any)
 const SiteBlogIndexRoute = SiteBlogIndexRouteImport.update({
   id: '/blog/',
@@ -99,9 +120,31 @@ const SiteBlogSlugRoute = SiteBlogSlugRouteImport.update({
   path: '/blog/$slug',
   getParentRoute: () => SiteRoute,
 } as any)
+const AppShellAssistantRoute = AppShellAssistantRouteImport.update({
+  id: '/assistant',
+  path: '/assistant',
+  getParentRoute: () => AppShellRoute,
+} as any)
+const AppShellDashboardRoute = AppShellDashboardRouteImport.update({
+  id: '/dashboard',
+  path: '/dashboard',
+  getParentRoute: () => AppShellRoute,
+} as any)
+const AppShellWalletRoute = AppShellWalletRouteImport.update({
+  id: '/wallet',
+  path: '/wallet',
+  getParentRoute: () => AppShellRoute,
+} as any)
+const AppOauthCallbackProviderRoute =
+  AppOauthCallbackProviderRouteImport.update({
+    id: '/oauth/callback/$provider',
+    path: '/oauth/callback/$provider',
+    getParentRoute: () => AppRoute,
+  } as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof SiteIndexRoute
+  '/app': typeof AppRouteWithChildren
   '/about': typeof SiteAboutRoute
   '/account-deletion': typeof SiteAccountDeletionRoute
   '/contact': typeof SiteContactRoute
@@ -113,8 +156,13 @@ export interface FileRoutesByFullPath {
   '/terms-of-service': typeof SiteTermsOfServiceRoute
   '/updates': typeof SiteUpdatesRoute
   '/app/auth': typeof AppAuthRoute
+  '/app/': typeof AppIndexRoute
   '/blog/$slug': typeof SiteBlogSlugRoute
+  '/app/assistant': typeof AppShellAssistantRoute
+  '/app/dashboard': typeof AppShellDashboardRoute
+  '/app/wallet': typeof AppShellWalletRoute
   '/blog/': typeof SiteBlogIndexRoute
+  '/app/oauth/callback/$provider': typeof AppOauthCallbackProviderRoute
 }
 export interface FileRoutesByTo {
   '/about': typeof SiteAboutRoute
@@ -127,14 +175,20 @@ export interface FileRoutesByTo {
   '/privacy-policy': typeof SitePrivacyPolicyRoute
   '/terms-of-service': typeof SiteTermsOfServiceRoute
   '/updates': typeof SiteUpdatesRoute
+  '/app': typeof AppIndexRoute
   '/app/auth': typeof AppAuthRoute
   '/': typeof SiteIndexRoute
   '/blog/$slug': typeof SiteBlogSlugRoute
+  '/app/assistant': typeof AppShellAssistantRoute
+  '/app/dashboard': typeof AppShellDashboardRoute
+  '/app/wallet': typeof AppShellWalletRoute
   '/blog': typeof SiteBlogIndexRoute
+  '/app/oauth/callback/$provider': typeof AppOauthCallbackProviderRoute
 }
 export interface FileRoutesById {
   __root__: typeof rootRouteImport
   '/_site': typeof SiteRouteWithChildren
+  '/app': typeof AppRouteWithChildren
   '/_site/about': typeof SiteAboutRoute
   '/_site/account-deletion': typeof SiteAccountDeletionRoute
   '/_site/contact': typeof SiteContactRoute
@@ -145,15 +199,22 @@ export interface FileRoutesById {
   '/_site/privacy-policy': typeof SitePrivacyPolicyRoute
   '/_site/terms-of-service': typeof SiteTermsOfServiceRoute
   '/_site/updates': typeof SiteUpdatesRoute
+  '/app/_shell': typeof AppShellRouteWithChildren
   '/app/auth': typeof AppAuthRoute
   '/_site/': typeof SiteIndexRoute
+  '/app/': typeof AppIndexRoute
   '/_site/blog/$slug': typeof SiteBlogSlugRoute
+  '/app/_shell/assistant': typeof AppShellAssistantRoute
+  '/app/_shell/dashboard': typeof AppShellDashboardRoute
+  '/app/_shell/wallet': typeof AppShellWalletRoute
   '/_site/blog/': typeof SiteBlogIndexRoute
+  '/app/oauth/callback/$provider': typeof AppOauthCallbackProviderRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
   fullPaths:
     | '/'
+    | '/app'
     | '/about'
     | '/account-deletion'
     | '/contact'
@@ -165,8 +226,13 @@ export interface FileRouteTypes {
     | '/terms-of-service'
     | '/updates'
     | '/app/auth'
+    | '/app/'
     | '/blog/$slug'
+    | '/app/assistant'
+    | '/app/dashboard'
+    | '/app/wallet'
     | '/blog/'
+    | '/app/oauth/callback/$provider'
   fileRoutesByTo: FileRoutesByTo
   to:
     | '/about'
@@ -179,13 +245,19 @@ export interface FileRouteTypes {
     | '/privacy-policy'
     | '/terms-of-service'
     | '/updates'
+    | '/app'
     | '/app/auth'
     | '/'
     | '/blog/$slug'
+    | '/app/assistant'
+    | '/app/dashboard'
+    | '/app/wallet'
     | '/blog'
+    | '/app/oauth/callback/$provider'
   id:
     | '__root__'
     | '/_site'
+    | '/app'
     | '/_site/about'
     | '/_site/account-deletion'
     | '/_site/contact'
@@ -196,15 +268,21 @@ export interface FileRouteTypes {
     | '/_site/privacy-policy'
     | '/_site/terms-of-service'
     | '/_site/updates'
+    | '/app/_shell'
     | '/app/auth'
     | '/_site/'
+    | '/app/'
     | '/_site/blog/$slug'
+    | '/app/_shell/assistant'
+    | '/app/_shell/dashboard'
+    | '/app/_shell/wallet'
     | '/_site/blog/'
+    | '/app/oauth/callback/$provider'
   fileRoutesById: FileRoutesById
 }
 export interface RootRouteChildren {
   SiteRoute: typeof SiteRouteWithChildren
-  AppAuthRoute: typeof AppAuthRoute
+  AppRoute: typeof AppRouteWithChildren
 }
 
 declare module '@tanstack/react-router' {
@@ -214,6 +292,13 @@ declare module '@tanstack/react-router' {
       path: ''
       fullPath: '/'
       preLoaderRoute: typeof SiteRouteImport
+      parentRoute: typeof rootRouteImport
+    }
+    '/app': {
+      id: '/app'
+      path: '/app'
+      fullPath: '/app'
+      preLoaderRoute: typeof AppRouteImport
       parentRoute: typeof rootRouteImport
     }
     '/_site/': {
@@ -293,12 +378,26 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof SiteUpdatesRouteImport
       parentRoute: typeof SiteRoute
     }
+    '/app/': {
+      id: '/app/'
+      path: '/'
+      fullPath: '/app/'
+      preLoaderRoute: typeof AppIndexRouteImport
+      parentRoute: typeof AppRoute
+    }
+    '/app/_shell': {
+      id: '/app/_shell'
+      path: ''
+      fullPath: '/app'
+      preLoaderRoute: typeof AppShellRouteImport
+      parentRoute: typeof AppRoute
+    }
     '/app/auth': {
       id: '/app/auth'
-      path: '/app/auth'
+      path: '/auth'
       fullPath: '/app/auth'
       preLoaderRoute: typeof AppAuthRouteImport
-      parentRoute: typeof rootRouteImport
+      parentRoute: typeof AppRoute
     }
     '/_site/blog/': {
       id: '/_site/blog/'
@@ -313,6 +412,34 @@ declare module '@tanstack/react-router' {
       fullPath: '/blog/$slug'
       preLoaderRoute: typeof SiteBlogSlugRouteImport
       parentRoute: typeof SiteRoute
+    }
+    '/app/_shell/assistant': {
+      id: '/app/_shell/assistant'
+      path: '/assistant'
+      fullPath: '/app/assistant'
+      preLoaderRoute: typeof AppShellAssistantRouteImport
+      parentRoute: typeof AppShellRoute
+    }
+    '/app/_shell/dashboard': {
+      id: '/app/_shell/dashboard'
+      path: '/dashboard'
+      fullPath: '/app/dashboard'
+      preLoaderRoute: typeof AppShellDashboardRouteImport
+      parentRoute: typeof AppShellRoute
+    }
+    '/app/_shell/wallet': {
+      id: '/app/_shell/wallet'
+      path: '/wallet'
+      fullPath: '/app/wallet'
+      preLoaderRoute: typeof AppShellWalletRouteImport
+      parentRoute: typeof AppShellRoute
+    }
+    '/app/oauth/callback/$provider': {
+      id: '/app/oauth/callback/$provider'
+      path: '/oauth/callback/$provider'
+      fullPath: '/app/oauth/callback/$provider'
+      preLoaderRoute: typeof AppOauthCallbackProviderRouteImport
+      parentRoute: typeof AppRoute
     }
   }
 }
@@ -351,9 +478,41 @@ const SiteRouteChildren: SiteRouteChildren = {
 
 const SiteRouteWithChildren = SiteRoute._addFileChildren(SiteRouteChildren)
 
+interface AppShellRouteChildren {
+  AppShellAssistantRoute: typeof AppShellAssistantRoute
+  AppShellDashboardRoute: typeof AppShellDashboardRoute
+  AppShellWalletRoute: typeof AppShellWalletRoute
+}
+
+const AppShellRouteChildren: AppShellRouteChildren = {
+  AppShellAssistantRoute: AppShellAssistantRoute,
+  AppShellDashboardRoute: AppShellDashboardRoute,
+  AppShellWalletRoute: AppShellWalletRoute,
+}
+
+const AppShellRouteWithChildren = AppShellRoute._addFileChildren(
+  AppShellRouteChildren,
+)
+
+interface AppRouteChildren {
+  AppShellRoute: typeof AppShellRouteWithChildren
+  AppAuthRoute: typeof AppAuthRoute
+  AppIndexRoute: typeof AppIndexRoute
+  AppOauthCallbackProviderRoute: typeof AppOauthCallbackProviderRoute
+}
+
+const AppRouteChildren: AppRouteChildren = {
+  AppShellRoute: AppShellRouteWithChildren,
+  AppAuthRoute: AppAuthRoute,
+  AppIndexRoute: AppIndexRoute,
+  AppOauthCallbackProviderRoute: AppOauthCallbackProviderRoute,
+}
+
+const AppRouteWithChildren = AppRoute._addFileChildren(AppRouteChildren)
+
 const rootRouteChildren: RootRouteChildren = {
   SiteRoute: SiteRouteWithChildren,
-  AppAuthRoute: AppAuthRoute,
+  AppRoute: AppRouteWithChildren,
 }
 export const routeTree = rootRouteImport
   ._addFileChildren(rootRouteChildren)

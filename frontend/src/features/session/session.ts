@@ -1,0 +1,68 @@
+import { useSyncExternalStore } from 'react';
+import type { components } from '@glob/contract';
+import { api } from '../../api/client';
+import { tokenStore, type StoredTokens, type StoredUser } from '../../api/tokens';
+
+export type User = StoredUser;
+/** What login, register, register-with-otp and a social sign-in return. */
+export type SessionResponse = Pick<components['schemas']['AuthSession'], 'access_token' | 'refresh_token' | 'user'>;
+
+export interface Session {
+  tokens: StoredTokens | null;
+  user: User | null;
+  /** 001 §4: signed in when an access token exists. */
+  signedIn: boolean;
+}
+
+let cached: { key: string; session: Session } | null = null;
+
+/** A stable snapshot of the stored session (same object until something in storage changes). */
+export function readSession(): Session {
+  const tokens = tokenStore.get();
+  const user = tokenStore.getUser();
+  const key = JSON.stringify([tokens, user]);
+  if (cached?.key !== key) cached = { key, session: { tokens, user, signedIn: Boolean(tokens?.access_token) } };
+  return cached.session;
+}
+
+/** The session, re-rendering when it changes here or in another tab. */
+export function useSession(): Session {
+  return useSyncExternalStore(tokenStore.subscribe, readSession, readSession);
+}
+
+/** Stores the tokens and the user of a new session (001 §2: then the app goes to /app/dashboard). */
+export function startSession(response: SessionResponse): void {
+  tokenStore.setUser(response.user);
+  tokenStore.set({ access_token: response.access_token, refresh_token: response.refresh_token });
+}
+
+/** Keeps the stored user current (GET /api/users/me, a new balance). */
+export function updateUser(user: User): void {
+  tokenStore.setUser(user);
+}
+
+/** 001 §4: logout clears both tokens and the saved user; the server revokes the refresh token's family. */
+export async function endSession(): Promise<void> {
+  const refresh = tokenStore.get()?.refresh_token;
+  tokenStore.clear();
+  if (refresh) {
+    try {
+      await api.POST('/api/users/logout', { body: { refresh_token: refresh } });
+    } catch {
+      // offline: the local session is gone either way, and the refresh token expires on its own
+    }
+  }
+}
+
+/** The id the app keys per-user data by (001 §3: user_id or id or _id). */
+export function userId(user: Pick<User, 'id'> | null | undefined): string | null {
+  if (!user) return null;
+  const u = user as { id?: string; user_id?: string; _id?: string };
+  return u.user_id ?? u.id ?? u._id ?? null;
+}
+
+/** 001 §2: the username, or the part of the e-mail before the at-sign. */
+export function displayName(user: Pick<User, 'username' | 'email'> | null | undefined): string {
+  if (!user) return '';
+  return user.username?.trim() || user.email.split('@')[0] || user.email;
+}

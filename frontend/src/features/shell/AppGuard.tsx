@@ -1,0 +1,29 @@
+import { Navigate, Outlet } from '@tanstack/react-router';
+import './app.css';
+import { useQuery } from '@tanstack/react-query';
+import { meQuery } from '../../api/queries/accounts';
+import { useSession } from '../session/session';
+import { AppShell } from './AppShell';
+
+/**
+ * 001 §2: a spinner while the authentication state loads; once known, a visitor who is not signed in goes to
+ * /app/auth. A token the server refuses (and cannot refresh) is cleared by the API client, which lands here too.
+ */
+export function AppGuard() {
+  const session = useSession();
+  const me = useQuery({ ...meQuery(), enabled: session.signedIn });
+  if (!session.signedIn) return <Navigate to="/app/auth" replace />;
+  if (!session.user && me.isPending) {
+    return (
+      <div className="app-loading" role="status" aria-live="polite">
+        <span className="spinner" aria-hidden="true" />
+        <span className="visually-hidden">Loading...</span>
+      </div>
+    );
+  }
+  return (
+    <AppShell>
+      <Outlet />
+    </AppShell>
+  );
+}

@@ -1,0 +1,6 @@
+import { createFileRoute } from '@tanstack/react-router';
+import { DashboardPage } from '../../../features/dashboard/DashboardPage';
+
+export const Route = createFileRoute('/app/_shell/dashboard')({
+  component: DashboardPage,
+});
