@@ -57,3 +57,55 @@ export const systemQueries = {
       queryFn: () => unwrap(api.GET('/api/health')),
     }),
 };
+
+/** The dashboard's network figures (001 §2 'Dashboard'). */
+export interface NetworkStats {
+  connected_peers: number;
+  active_nodes: number;
+  active_tasks: number;
+  /** null when unknown (the fallback figures carry none). */
+  pending_tasks: number | null;
+  success_rate: number | null;
+  /** True when the figures are the built-in fallback rather than the server's. */
+  fallback: boolean;
+}
+
+/** 001 §8: when the network stats fail, the dashboard shows 1247 peers, 89 tasks, 156 nodes. */
+export const FALLBACK_NETWORK_STATS: NetworkStats = {
+  connected_peers: 1247,
+  active_tasks: 89,
+  active_nodes: 156,
+  pending_tasks: null,
+  success_rate: null,
+  fallback: true,
+};
+
+/** 001 §9: the dashboard refreshes every 10 s. */
+export const DASHBOARD_REFRESH_MS = 10_000;
+
+/** GET /api/system/stats/platform; not ok or a network error resolves to the fallback figures (logged). */
+export async function fetchNetworkStats(): Promise<NetworkStats> {
+  try {
+    const s = await unwrap(api.GET('/api/system/stats/platform'));
+    return {
+      connected_peers: s.connected_peers,
+      active_nodes: s.active_nodes,
+      active_tasks: s.active_tasks,
+      pending_tasks: s.pending_tasks,
+      success_rate: s.success_rate,
+      fallback: false,
+    };
+  } catch (error) {
+    console.error('Failed to load network stats:', error);
+    return FALLBACK_NETWORK_STATS;
+  }
+}
+
+/** The dashboard's live network figures, refetched every 10 s. */
+export const networkStatsQuery = () =>
+  queryOptions({
+    queryKey: [...systemQueries.all, 'stats', 'network'] as const,
+    queryFn: fetchNetworkStats,
+    refetchInterval: DASHBOARD_REFRESH_MS,
+    retry: false,
+  });

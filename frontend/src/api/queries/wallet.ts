@@ -1,0 +1,168 @@
+import { queryOptions, type QueryClient } from '@tanstack/react-query';
+import type { components } from '@glob/contract';
+import { api, unwrap } from '../client';
+
+export type Wallet = components['schemas']['Wallet'];
+export type WalletBalance = components['schemas']['WalletBalance'];
+export type WalletStats = components['schemas']['WalletStats'];
+export type Transaction = components['schemas']['Transaction'];
+export type TransactionPage = components['schemas']['TransactionPage'];
+export type TransactionType = components['schemas']['TransactionType'];
+export type TokenPackage = components['schemas']['TokenPackage'];
+export type TokenPurchase = components['schemas']['TokenPurchase'];
+export type TransferRequest = components['schemas']['TransferRequest'];
+export type TransferResult = components['schemas']['TransferResult'];
+export type WalletEarnings = components['schemas']['WalletEarnings'];
+
+/** 001 §9: wallet data is polled every 30 s. */
+export const WALLET_POLL_MS = 30_000;
+/** 001 §9: transactions limit 50 (the Recent Transactions table; the wallet service's history view reads 20). */
+export const TRANSACTIONS_LIMIT = 50;
+export const HISTORY_LIMIT = 20;
+/** 001 §9: earnings window 30 days. */
+export const EARNINGS_DAYS = 30;
+/** 001 §9: display price 0.008 USD per token. */
+export const USD_PER_GLOB = 0.008;
+
+/** 001 §8: other wallet reads fall back to zeros or empty lists. */
+export const ZERO_WALLET: Omit<Wallet, 'user_id' | 'address' | 'updated_at'> & { address: string | null } = {
+  address: null,
+  balance: 0,
+  pending_balance: 0,
+  total_earned: 0,
+  total_spent: 0,
+  staking_rewards: 0,
+  stats: {
+    total_earned: 0,
+    total_spent: 0,
+    total_transactions: 0,
+    average_daily_earnings: 0,
+    staking_apr: 0,
+    referral_earnings: 0,
+  },
+};
+
+/** 001 §8: wallet load failures are only logged; no message is shown. */
+async function logged<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    console.error(`Failed to load ${what}:`, error);
+    throw error;
+  }
+}
+
+const path = (userId: string) => ({ params: { path: { userId } } });
+
+export const walletQueries = {
+  all: ['wallet'] as const,
+  /** Everything of one user's wallet (invalidate after any balance change, with ['accounts','me']). */
+  user: (userId: string) => [...walletQueries.all, userId] as const,
+
+  /** GET /api/wallet/packages — the Purchase Tokens grid, priced by the server. */
+  packages: () =>
+    queryOptions({
+      queryKey: [...walletQueries.all, 'packages'] as const,
+      queryFn: () => logged('token packages', () => unwrap(api.GET('/api/wallet/packages'))).then((r) => r.packages),
+      staleTime: 5 * 60_000,
+    }),
+
+  /** GET /api/wallet/{userId} — balance, pending, totals, stats and the receiving address. */
+  summary: (userId: string, refetchInterval = WALLET_POLL_MS) =>
+    queryOptions({
+      queryKey: [...walletQueries.user(userId), 'summary'] as const,
+      queryFn: () => logged('wallet', () => unwrap(api.GET('/api/wallet/{userId}', path(userId)))),
+      refetchInterval,
+      retry: false,
+    }),
+
+  /** GET /api/wallet/{userId}/balance — the balance alone, with what may be spent now. */
+  balance: (userId: string) =>
+    queryOptions({
+      queryKey: [...walletQueries.user(userId), 'balance'] as const,
+      queryFn: () => logged('balance', () => unwrap(api.GET('/api/wallet/{userId}/balance', path(userId)))),
+      retry: false,
+    }),
+
+  /** GET /api/wallet/{userId}/stats. */
+  stats: (userId: string) =>
+    queryOptions({
+      queryKey: [...walletQueries.user(userId), 'stats'] as const,
+      queryFn: () => logged('wallet stats', () => unwrap(api.GET('/api/wallet/{userId}/stats', path(userId)))),
+      retry: false,
+    }),
+
+  /** GET /api/wallet/{userId}/history?limit=20 — the wallet service's history read. */
+  history: (userId: string, limit = HISTORY_LIMIT) =>
+    queryOptions({
+      queryKey: [...walletQueries.user(userId), 'history', { limit }] as const,
+      queryFn: () =>
+        logged('transaction history', () =>
+          unwrap(api.GET('/api/wallet/{userId}/history', { params: { path: { userId }, query: { limit } } })),
+        ),
+      retry: false,
+    }),
+
+  /** GET /api/users/{userId}/transactions?limit=50 — the Recent Transactions table, polled every 30 s. */
+  transactions: (userId: string, limit = TRANSACTIONS_LIMIT) =>
+    queryOptions({
+      queryKey: [...walletQueries.user(userId), 'transactions', { limit }] as const,
+      queryFn: () =>
+        logged('transactions', () =>
+          unwrap(api.GET('/api/users/{userId}/transactions', { params: { path: { userId }, query: { limit } } })),
+        ),
+      refetchInterval: WALLET_POLL_MS,
+      retry: false,
+    }),
+
+  /** GET /api/wallet/{userId}/earnings?days=30 — one entry per UTC day, oldest first. */
+  earnings: (userId: string, days = EARNINGS_DAYS) =>
+    queryOptions({
+      queryKey: [...walletQueries.user(userId), 'earnings', { days }] as const,
+      queryFn: () =>
+        logged('earnings', () =>
+          unwrap(api.GET('/api/wallet/{userId}/earnings', { params: { path: { userId }, query: { days } } })),
+        ),
+      refetchInterval: WALLET_POLL_MS,
+      retry: false,
+    }),
+};
+
+/** POST /api/wallet/{userId}/purchase — the server prices it; 409 when `amount`/`price` disagree with it. */
+export function purchaseTokens(userId: string, pkg: Pick<TokenPackage, 'id' | 'total_tokens' | 'price'>): Promise<TokenPurchase> {
+  return unwrap(
+    api.POST('/api/wallet/{userId}/purchase', {
+      ...path(userId),
+      body: { package_id: pkg.id, amount: pkg.total_tokens, price: pkg.price },
+    }),
+  );
+}
+
+/** POST /api/wallet/{userId}/transfer with an Idempotency-Key: a retry with the same key has no second effect. */
+export function transferTokens(userId: string, body: TransferRequest, idempotencyKey: string): Promise<TransferResult> {
+  return unwrap(
+    api.POST('/api/wallet/{userId}/transfer', {
+      params: { path: { userId }, header: { 'Idempotency-Key': idempotencyKey } },
+      body,
+    }),
+  );
+}
+
+/** After anything that changes the balance: the wallet and the stored user (the shell shows user.token_balance). */
+export function invalidateBalance(queryClient: QueryClient): Promise<void> {
+  return Promise.all([
+    queryClient.invalidateQueries({ queryKey: walletQueries.all }),
+    queryClient.invalidateQueries({ queryKey: ['accounts', 'me'] }),
+  ]).then(() => undefined);
+}
+
+/** A UUID for an Idempotency-Key; `crypto.randomUUID` exists only in secure contexts, so fall back to getRandomValues. */
+export function newIdempotencyKey(): string {
+  const c = globalThis.crypto;
+  if (typeof c?.randomUUID === 'function') return c.randomUUID();
+  const b = c.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const hex = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
