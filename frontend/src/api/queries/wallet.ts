@@ -1,4 +1,4 @@
-import { queryOptions, type QueryClient } from '@tanstack/react-query';
+import { infiniteQueryOptions, queryOptions, type QueryClient } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
 import { api, unwrap } from '../client';
 
@@ -103,14 +103,20 @@ export const walletQueries = {
       retry: false,
     }),
 
-  /** GET /api/users/{userId}/transactions?limit=50 — the Recent Transactions table, polled every 30 s. */
+  /** GET /api/users/{userId}/transactions?limit=50 — the Recent Transactions table (cursor pages), polled every 30 s. */
   transactions: (userId: string, limit = TRANSACTIONS_LIMIT) =>
-    queryOptions({
+    infiniteQueryOptions({
       queryKey: [...walletQueries.user(userId), 'transactions', { limit }] as const,
-      queryFn: () =>
+      queryFn: ({ pageParam }) =>
         logged('transactions', () =>
-          unwrap(api.GET('/api/users/{userId}/transactions', { params: { path: { userId }, query: { limit } } })),
+          unwrap(
+            api.GET('/api/users/{userId}/transactions', {
+              params: { path: { userId }, query: pageParam ? { limit, cursor: pageParam } : { limit } },
+            }),
+          ),
         ),
+      initialPageParam: null as string | null,
+      getNextPageParam: (last) => last.next_cursor,
       refetchInterval: WALLET_POLL_MS,
       retry: false,
     }),
@@ -166,3 +172,14 @@ export function newIdempotencyKey(): string {
   const hex = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/**
+ * 001 §9: the four packages (Starter 1000 for $10; Basic 5000 + 500 for $45; Pro 10000 + 1500 for $85, Most Popular;
+ * Enterprise 50000 + 10000 for $400). Shown when GET /api/wallet/packages fails; the server still prices every purchase.
+ */
+export const FALLBACK_PACKAGES: TokenPackage[] = [
+  { id: 'starter', name: 'Starter', tokens: 1000, bonus: 0, total_tokens: 1000, price: 10, currency: 'USD', popular: false, label: null },
+  { id: 'basic', name: 'Basic', tokens: 5000, bonus: 500, total_tokens: 5500, price: 45, currency: 'USD', popular: false, label: null },
+  { id: 'pro', name: 'Pro', tokens: 10000, bonus: 1500, total_tokens: 11500, price: 85, currency: 'USD', popular: true, label: 'Most Popular' },
+  { id: 'enterprise', name: 'Enterprise', tokens: 50000, bonus: 10000, total_tokens: 60000, price: 400, currency: 'USD', popular: false, label: null },
+];

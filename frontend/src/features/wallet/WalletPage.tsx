@@ -1,4 +1,90 @@
-/** Placeholder until this screen is built. */
+import { useState } from 'react';
+import { Link } from '@tanstack/react-router';
+import { useQuery } from '@tanstack/react-query';
+import { USD_PER_GLOB, ZERO_WALLET, walletQueries } from '../../api/queries/wallet';
+import { Icon } from '../../components/Icon';
+import { useSession, userId } from '../session/session';
+import { formatGlob, formatUsd } from '../session/format';
+import { EarningsChart } from './EarningsChart';
+import { PurchaseGrid } from './PurchaseGrid';
+import { SendTokensDialog } from './SendTokensDialog';
+import { StatCard } from './StatCard';
+import { TransactionsTable } from './TransactionsTable';
+import { WalletAddress } from './WalletAddress';
+import './wallet.css';
+
+/** 001 §2 'Token wallet', plus sending tokens, the receiving address and a 30-day earnings chart. */
 export function WalletPage() {
-  return <h1>WalletPage</h1>;
+  const { user } = useSession();
+  const id = userId(user);
+  const wallet = useQuery({ ...walletQueries.summary(id ?? ''), enabled: Boolean(id) });
+  const [sending, setSending] = useState(false);
+
+  // 001 §8: a failed read shows zeros (and is only logged); '…' until the first answer.
+  const w = wallet.data ?? ZERO_WALLET;
+  const loading = wallet.isLoading;
+  const figure = (n: number) => (loading ? '…' : formatGlob(n));
+  const available = Math.max(0, w.balance - w.pending_balance);
+
+  return (
+    <div className="app-page wallet">
+      <header className="app-page-head wallet-head">
+        <div>
+          <h1>Token Wallet</h1>
+          <p>Manage your GLOB tokens and transactions</p>
+        </div>
+        <button type="button" className="btn btn-primary" onClick={() => setSending(true)} disabled={!id || loading}>
+          <Icon name="share" size={18} />
+          Send Tokens
+        </button>
+      </header>
+
+      <WalletAddress address={w.address} />
+
+      <section className="app-section" aria-labelledby="wallet-overview">
+        <h2 id="wallet-overview" className="visually-hidden">
+          Balance overview
+        </h2>
+        <ul className="stat-grid four">
+          <StatCard title="Current Balance" value={figure(w.balance)} unit="GLOB" icon="token">
+            <p className="stat-card-detail">≈ {loading ? '…' : formatUsd(w.balance * USD_PER_GLOB)} USD</p>
+          </StatCard>
+          <StatCard title="Total Earned" value={figure(w.total_earned)} unit="GLOB" icon="star">
+            <p className="stat-card-detail">Rewards and bonuses</p>
+          </StatCard>
+          <StatCard title="Total Spent" value={figure(w.total_spent)} unit="GLOB" icon="chat">
+            <p className="stat-card-detail">AI usage</p>
+          </StatCard>
+          <StatCard title="Pending" value={figure(w.pending_balance)} unit="GLOB" icon="clock">
+            <p className="stat-card-detail">Reserved for replies being generated</p>
+          </StatCard>
+        </ul>
+      </section>
+
+      {id ? (
+        <>
+          <PurchaseGrid userId={id} />
+          <EarningsChart userId={id} />
+          <TransactionsTable userId={id} />
+        </>
+      ) : null}
+
+      <aside className="card wallet-desktop" aria-labelledby="wallet-desktop-title">
+        <span className="wallet-desktop-icon" aria-hidden="true">
+          <Icon name="download" size={24} />
+        </span>
+        <div>
+          <h2 id="wallet-desktop-title">Earn GLOB with the desktop app</h2>
+          <p>Download the desktop app for resource sharing, distributed computing and earning tokens.</p>
+        </div>
+        <Link to="/downloads" className="btn">
+          Go to Downloads
+        </Link>
+      </aside>
+
+      {sending && id ? (
+        <SendTokensDialog userId={id} ownAddress={w.address} available={available} onClose={() => setSending(false)} />
+      ) : null}
+    </div>
+  );
 }

@@ -1,6 +1,8 @@
 /** Test helpers shared by the dashboard and wallet tests (not imported by app code). */
 import { tokenStore } from '../../api/tokens';
 import { example } from '../../mocks/examples';
+import { http } from '../../mocks/http';
+import { server } from '../../mocks/node';
 
 export const ME = example('/api/users/me', 'get', 200).user;
 
@@ -12,3 +14,14 @@ export function signIn(user = ME) {
 }
 
 export const flush = () => new Promise((r) => setTimeout(r, 0));
+
+/**
+ * server.use() for wallet tests: keeps GET /api/wallet/packages ahead of an override of GET /api/wallet/{userId},
+ * which would otherwise match '/api/wallet/packages' too (userId = 'packages').
+ */
+export function useHandlers(...handlers: Parameters<typeof server.use>) {
+  server.use(
+    http.get('/api/wallet/packages', ({ response }) => response(200).json(example('/api/wallet/packages', 'get', 200))),
+    ...handlers,
+  );
+}

@@ -1,0 +1,138 @@
+import { useEffect, useRef, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ApiError } from '../../api/client';
+import {
+  FALLBACK_PACKAGES,
+  invalidateBalance,
+  purchaseTokens,
+  walletQueries,
+  type TokenPackage,
+} from '../../api/queries/wallet';
+import { Icon } from '../../components/Icon';
+import { formatGlob } from '../session/format';
+import { formatPrice } from './format';
+
+/** 001 §9: the purchase check shows for 2 s; then the selection clears and balance and history reload. */
+export const PURCHASE_CHECK_MS = 2_000;
+
+type Selection = { id: TokenPackage['id']; phase: 'pending' | 'done' | 'redirect' };
+
+/** Sends the browser to the payment page (a function of its own so tests can watch it). */
+export const checkout = {
+  go(url: string) {
+    window.location.assign(url);
+  },
+};
+
+/**
+ * 001 §2/§4 'Purchase Tokens': the four packages from the server; a click marks the package selected with a spinner,
+ * then a check; the selection clears 2 s after success and balance and history reload. With Stripe configured the
+ * server answers a Checkout URL and the browser goes there. 001 §8: purchase failures are only logged.
+ */
+export function PurchaseGrid({ userId }: { userId: string }) {
+  const queryClient = useQueryClient();
+  const packagesQuery = useQuery(walletQueries.packages());
+  const packages = packagesQuery.data ?? FALLBACK_PACKAGES;
+  const [selected, setSelected] = useState<Selection | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+
+  useEffect(
+    () => () => {
+      // Leaving within the 2 s: still reload what the purchase changed.
+      if (timer.current) {
+        clearTimeout(timer.current);
+        void invalidateBalance(queryClient);
+      }
+    },
+    [queryClient],
+  );
+
+  const purchase = useMutation({
+    mutationFn: (pkg: TokenPackage) => purchaseTokens(userId, pkg),
+    onSuccess: (result, pkg) => {
+      if (result.checkout_url) {
+        setSelected({ id: pkg.id, phase: 'redirect' });
+        checkout.go(result.checkout_url);
+        return;
+      }
+      setSelected({ id: pkg.id, phase: 'done' });
+      timer.current = setTimeout(() => {
+        timer.current = null;
+        setSelected(null);
+        void invalidateBalance(queryClient);
+      }, PURCHASE_CHECK_MS);
+    },
+    onError: (error) => {
+      console.error('Token purchase failed:', error);
+      setSelected(null);
+      // The server's packages changed (409) or one is gone (404): show its current ones next time.
+      if (error instanceof ApiError && (error.status === 409 || error.status === 404)) {
+        void queryClient.invalidateQueries({ queryKey: walletQueries.packages().queryKey });
+      }
+    },
+  });
+
+  const buy = (pkg: TokenPackage) => {
+    if (selected) return;
+    setSelected({ id: pkg.id, phase: 'pending' });
+    purchase.mutate(pkg);
+  };
+
+  const selectedPkg = selected && packages.find((p) => p.id === selected.id);
+  const announcement = !selectedPkg
+    ? ''
+    : selected.phase === 'pending'
+      ? `Purchasing the ${selectedPkg.name} package...`
+      : selected.phase === 'redirect'
+        ? 'Redirecting to the payment page...'
+        : `${selectedPkg.name} package purchased: ${formatGlob(selectedPkg.total_tokens)} GLOB added.`;
+
+  return (
+    <section className="app-section" aria-labelledby="wallet-purchase">
+      <h2 id="wallet-purchase">Purchase Tokens</h2>
+      <ul className="package-grid">
+        {packages.map((pkg) => {
+          const state = selected?.id === pkg.id ? selected.phase : null;
+          const classes = ['card', 'package'];
+          if (pkg.popular) classes.push('popular');
+          if (state) classes.push('selected');
+          return (
+            <li key={pkg.id} className={classes.join(' ')} data-package={pkg.id}>
+              {pkg.label ? <span className="badge badge-accent package-badge">{pkg.label}</span> : null}
+              <h3>{pkg.name}</h3>
+              <p className="package-tokens">
+                <strong>{formatGlob(pkg.tokens)}</strong> GLOB
+              </p>
+              <p className="package-bonus">{pkg.bonus > 0 ? `+${formatGlob(pkg.bonus)} bonus` : '\u00a0'}</p>
+              <p className="package-price">{formatPrice(pkg.price)}</p>
+              <button
+                type="button"
+                className={pkg.popular ? 'btn btn-primary btn-block' : 'btn btn-block'}
+                aria-disabled={selected ? 'true' : undefined}
+                aria-busy={state === 'pending' || state === 'redirect' ? 'true' : undefined}
+                onClick={() => buy(pkg)}
+              >
+                {state === 'pending' || state === 'redirect' ? (
+                  <>
+                    <span className="spinner small" aria-hidden="true" data-testid="purchase-spinner" />
+                    Processing...
+                  </>
+                ) : state === 'done' ? (
+                  <>
+                    <Icon name="check" size={18} data-testid="purchase-check" />
+                    Purchased
+                  </>
+                ) : (
+                  `Buy ${pkg.name}`
+                )}
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+      <p className="visually-hidden" role="status">
+        {announcement}
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,48 @@
+import type { Transaction, TransactionType } from '../../api/queries/wallet';
+
+const TYPE_LABELS: Record<TransactionType, string> = {
+  earning: 'Earning',
+  welcome_bonus: 'Welcome Bonus',
+  bonus: 'Bonus',
+  reward: 'Reward',
+  spending: 'Spending',
+  purchase: 'Purchase',
+  transfer: 'Transfer',
+};
+
+export function typeLabel(type: TransactionType): string {
+  return TYPE_LABELS[type] ?? type;
+}
+
+/** 001 §4: earning, welcome_bonus, bonus and reward are shown as plus in green, all others as minus in red. */
+const PLUS_TYPES = new Set<TransactionType>(['earning', 'welcome_bonus', 'bonus', 'reward']);
+
+/**
+ * The sign of a row. The server says which way the money went (`direction`, spec TransactionDirection: credit +, debit −);
+ * for the document's own types that is exactly 001 §4's rule, and it also keeps a bought package or a transfer received
+ * from showing as a loss. Without a direction the type rule of 001 §4 decides.
+ */
+export function transactionSign(tx: Pick<Transaction, 'type'> & { direction?: Transaction['direction'] }): '+' | '-' {
+  if (tx.direction) return tx.direction === 'credit' ? '+' : '-';
+  return PLUS_TYPES.has(tx.type) ? '+' : '-';
+}
+
+const date = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+export function formatDateTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : date.format(d);
+}
+
+const day = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+/** A UTC day (YYYY-MM-DD) as 'Nov 21'. */
+export function formatDay(isoDate: string): string {
+  const d = new Date(`${isoDate}T00:00:00Z`);
+  return Number.isNaN(d.getTime()) ? isoDate : day.format(d);
+}
+
+const whole = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: 0 });
+const cents = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 });
+/** A package price as the document writes it: '$10', '$45', '$85', '$400' (cents only when there are any). */
+export function formatPrice(amount: number): string {
+  return Number.isInteger(amount) ? whole.format(amount) : cents.format(amount);
+}
