@@ -2,8 +2,27 @@ import { HttpResponse } from 'msw';
 import { example } from '../examples';
 import { http } from '../http';
 
-const eventStream = (body: string) =>
-  new HttpResponse(body, { status: 200, headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' } });
+/** Delay between two mocked stream events, so the mocked app streams like the real one. */
+const EVENT_DELAY_MS = 60;
+
+/** The spec's example stream, one event at a time (events are separated by a blank line). */
+const eventStream = (body: string) => {
+  const events = body
+    .split(/\n\n+/)
+    .map((e) => e.trim())
+    .filter(Boolean);
+  const encoder = new TextEncoder();
+  const stream = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      for (const event of events) {
+        await new Promise((r) => setTimeout(r, EVENT_DELAY_MS));
+        controller.enqueue(encoder.encode(`${event}\n\n`));
+      }
+      controller.close();
+    },
+  });
+  return new HttpResponse(stream, { status: 200, headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' } });
+};
 
 /** Tag `inference`: models, streamed and one-shot generation, task rewards. */
 export const inferenceHandlers = [

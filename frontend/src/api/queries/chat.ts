@@ -1,0 +1,66 @@
+import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
+import type { components } from '@glob/contract';
+import { api, unwrap } from '../client';
+
+export type Conversation = components['schemas']['Conversation'];
+export type ConversationSummary = components['schemas']['ConversationSummary'];
+export type ChatMessage = components['schemas']['ChatMessage'];
+export type ConversationExport = components['schemas']['ConversationExport'];
+export type ConversationExportFormat = components['schemas']['ConversationExportFormat'];
+
+/** Conversations per page of the list. */
+export const CONVERSATIONS_PAGE = 50;
+
+/** GET /api/chat/conversations/{id} — with its messages, oldest first. */
+export async function getConversation(id: string): Promise<Conversation> {
+  const { conversation } = await unwrap(api.GET('/api/chat/conversations/{id}', { params: { path: { id } } }));
+  return conversation;
+}
+
+/** POST /api/chat/conversations. */
+export async function createConversation(title: string, modelId: string): Promise<Conversation> {
+  const { conversation } = await unwrap(api.POST('/api/chat/conversations', { body: { title, model_id: modelId } }));
+  return conversation;
+}
+
+/** PUT /api/chat/conversations/{id} — rename and/or pin. */
+export async function updateConversation(id: string, body: { title?: string; is_pinned?: boolean }): Promise<Conversation> {
+  const { conversation } = await unwrap(api.PUT('/api/chat/conversations/{id}', { params: { path: { id } }, body }));
+  return conversation;
+}
+
+/** DELETE /api/chat/conversations/{id}. */
+export async function deleteConversation(id: string): Promise<void> {
+  await unwrap(api.DELETE('/api/chat/conversations/{id}', { params: { path: { id } } }));
+}
+
+/** GET /api/chat/conversations/{id}/export — the file's text, name and media type. */
+export function exportConversation(id: string, format: ConversationExportFormat = 'json'): Promise<ConversationExport> {
+  return unwrap(api.GET('/api/chat/conversations/{id}/export', { params: { path: { id }, query: { format } } }));
+}
+
+export const chatQueries = {
+  all: ['chat'] as const,
+  lists: () => [...chatQueries.all, 'conversations'] as const,
+  /** Pinned first, then most recently updated; `search` filters titles and message text on the server. */
+  list: (search: string) =>
+    infiniteQueryOptions({
+      queryKey: [...chatQueries.lists(), { search }] as const,
+      queryFn: ({ pageParam, signal }) =>
+        unwrap(
+          api.GET('/api/chat/conversations', {
+            params: { query: { limit: CONVERSATIONS_PAGE, ...(search ? { search } : {}), ...(pageParam ? { cursor: pageParam } : {}) } },
+            signal,
+          }),
+        ),
+      initialPageParam: '' as string,
+      getNextPageParam: (last) => last.next_cursor ?? undefined,
+      retry: false,
+    }),
+  detail: (id: string) =>
+    queryOptions({
+      queryKey: [...chatQueries.all, 'conversation', id] as const,
+      queryFn: () => getConversation(id),
+      retry: false,
+    }),
+};

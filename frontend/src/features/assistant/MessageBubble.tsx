@@ -1,0 +1,89 @@
+import { Link } from '@tanstack/react-router';
+import { Icon } from '../../components/Icon';
+import { TEXT } from './texts';
+import type { UiMessage } from './types';
+
+const time = (iso: string) => {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '' : d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+};
+
+function ErrorIcon() {
+  return (
+    <svg width="16" height="16" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={2} strokeLinecap="round" aria-hidden="true" focusable="false">
+      <circle cx="12" cy="12" r="9" />
+      <path d="M12 7.5v5.5M12 16.5h.01" />
+    </svg>
+  );
+}
+
+/** 001 §8: the notice for INSUFFICIENT_TOKENS. */
+function InsufficientNotice() {
+  return (
+    <div className="assistant-notice">
+      <p className="assistant-notice-title">
+        <strong>{TEXT.insufficientTitle}</strong>
+      </p>
+      <p>
+        You don&apos;t have enough GLB tokens for this message. Buy tokens in the <Link to="/app/wallet">Token Wallet</Link>,
+        check your balance, or share resources with the desktop app to earn more.
+      </p>
+      <p>Your conversation is saved.</p>
+    </div>
+  );
+}
+
+export function MessageBubble({ message, onRetry, canRetry }: { message: UiMessage; onRetry: (id: string) => void; canRetry: boolean }) {
+  const isUser = message.role === 'user';
+  const streaming = message.status === 'streaming';
+  return (
+    <div
+      className={`assistant-msg ${isUser ? 'is-user' : 'is-assistant'}${message.kind ? ` is-${message.kind}` : ''}${message.status === 'error' ? ' is-error' : ''}`}
+      data-status={message.status}
+      aria-busy={streaming || undefined}
+    >
+      <div className="assistant-msg-meta">
+        <span className="assistant-msg-role">{isUser ? 'You' : 'Assistant'}</span>
+        <time dateTime={message.timestamp}>{time(message.timestamp)}</time>
+        {!isUser && message.status === 'sent' && (
+          <span className="assistant-msg-sent" title="Sent">
+            <Icon name="check" size={14} />
+            <span className="visually-hidden">Sent</span>
+          </span>
+        )}
+      </div>
+      <div className="assistant-msg-body">
+        {message.kind === 'insufficient' ? (
+          <InsufficientNotice />
+        ) : (
+          message.content && <p className="assistant-msg-text">{message.content}</p>
+        )}
+        {streaming && (
+          <p className="assistant-msg-generating" role="status">
+            <span className="assistant-dots" aria-hidden="true">
+              <span />
+              <span />
+              <span />
+            </span>
+            {TEXT.generating}
+          </p>
+        )}
+      </div>
+      {!isUser && message.status === 'sent' && !message.kind && (message.tokens !== undefined || message.model) && (
+        <p className="assistant-msg-usage">
+          {message.tokens !== undefined && <span>{message.tokens} tokens</span>}
+          {message.model && <span>{message.model}</span>}
+        </p>
+      )}
+      {isUser && message.status === 'error' && (
+        <p className="assistant-msg-failed">
+          <ErrorIcon />
+          <span>Failed to send.</span>
+          <button type="button" className="assistant-link" onClick={() => onRetry(message.id)} disabled={!canRetry}>
+            {TEXT.retry}
+          </button>
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,41 @@
+import type { ApiModel } from '../../api/queries/inference';
+import { TEXT } from './texts';
+import type { UiModel } from './types';
+
+/** 001 §9: the default model. */
+export const DEFAULT_MODEL_ID = 'llama-3.3-70b-instruct';
+
+/** 001 §3: the four default models, used when the model list cannot be loaded. */
+export const DEFAULT_MODELS: UiModel[] = [
+  { id: 'llama-3.3-70b-instruct', name: 'Llama 3.3 70B Instruct', parameters: '70B' },
+  { id: 'llama-3-70b-instruct', name: 'Llama 3 70B Instruct', parameters: '70B' },
+  { id: 'llama-3.2-1b-instruct', name: 'Llama 3.2 1B Instruct', parameters: '1B' },
+  { id: 'llama-3-8b-instruct', name: 'Llama 3 8B Instruct', parameters: '8B' },
+].map((m) => ({ ...m, description: TEXT.defaultDescription, context_length: 8192, status: 'available' }));
+
+/** A model of the API with 001 §3's readings and defaults (id or model_id, name or display_name, …). */
+export function toUiModel(m: ApiModel): UiModel {
+  const raw = m as Partial<ApiModel> & { model_id?: string };
+  return {
+    id: raw.id ?? raw.model_id ?? '',
+    name: raw.name || raw.display_name || raw.id || raw.model_id || '',
+    description: raw.description || TEXT.defaultDescription,
+    parameters: raw.parameters ?? '',
+    context_length: raw.context_length || 8192,
+    status: raw.status || 'available',
+  };
+}
+
+export const isAvailable = (m: UiModel) => m.status === 'available';
+
+/** The default model when it can be used, else the first that can, else none. */
+export function defaultModelId(models: UiModel[]): string | null {
+  const preferred = models.find((m) => m.id === DEFAULT_MODEL_ID && isAvailable(m));
+  return (preferred ?? models.find(isAvailable))?.id ?? null;
+}
+
+/** The option text: name, parameters, description, context length and status. */
+export function modelLabel(m: UiModel): string {
+  const parts = [m.name, m.parameters, `${m.context_length.toLocaleString('en-US')} context`, m.status];
+  return `${parts.filter(Boolean).join(' · ')} — ${m.description}`;
+}

@@ -1,0 +1,159 @@
+import type { StreamEvent } from '../../api/queries/inference';
+
+/** One server-sent event of an inference stream: its `id:` (sequence number from 1) and its JSON `data:`. */
+export interface SseEvent {
+  id: number | null;
+  event: StreamEvent;
+}
+
+/**
+ * Splits a text/event-stream into events (the spec's format: `id: <n>`, `data: <json>`, a blank line; lines
+ * starting with `:` are keep-alive comments). Handles chunks that cut lines or events anywhere, CRLF or LF.
+ */
+export async function* readEvents(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<SseEvent> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let id: number | null = null;
+  let data: string[] = [];
+  const onAbort = () => void reader.cancel().catch(() => undefined);
+  signal?.addEventListener('abort', onAbort);
+  /** One line of the stream; returns the event a blank line completes. */
+  const line = (text: string): SseEvent | null => {
+    if (text === '') {
+      const parsed = data.length ? parse(data.join('\n')) : null;
+      data = [];
+      return parsed ? { id, event: parsed } : null;
+    }
+    if (text.startsWith(':')) return null; // keep-alive comment
+    const colon = text.indexOf(':');
+    const field = colon < 0 ? text : text.slice(0, colon);
+    let value = colon < 0 ? '' : text.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') data.push(value);
+    else if (field === 'id' && /^\d+$/.test(value)) id = Number(value);
+    return null;
+  };
+  try {
+    for (;;) {
+      if (signal?.aborted) return;
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let newline: number;
+      while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
+        // A lone '\r' at the end of a chunk may be the first half of '\r\n': wait for the next chunk.
+        if (buffer[newline] === '\r' && newline === buffer.length - 1) break;
+        const text = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1));
+        const event = line(text);
+        if (event) yield event;
+      }
+    }
+    // The server closed right after a last event without its blank line.
+    buffer += decoder.decode();
+    for (const text of [...buffer.split(/\r\n|\r|\n/), '']) {
+      const event = line(text);
+      if (event) yield event;
+    }
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    try {
+      reader.releaseLock();
+    } catch {
+      // a read still pending after a cancel: the stream is being torn down anyway
+    }
+  }
+}
+
+function parse(text: string): StreamEvent | null {
+  try {
+    const value = JSON.parse(text) as StreamEvent;
+    return value && typeof value === 'object' && typeof value.type === 'string' ? value : null;
+  } catch {
+    return null; // not one of ours: ignore it
+  }
+}
+
+/** Why a stream ended without `done`: the server's `error` event. */
+export class StreamEventError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'StreamEventError';
+    this.code = code;
+  }
+}
+
+export interface FollowOptions {
+  /** Opens the stream (POST stream/start); its failures (402, 401, …) are thrown as they are. */
+  open: (signal: AbortSignal) => Promise<ReadableStream<Uint8Array>>;
+  /** Reopens it after the last event received (GET stream/{id} with Last-Event-ID). */
+  resume: (lastEventId: number, signal: AbortSignal) => Promise<ReadableStream<Uint8Array>>;
+  onToken: (text: string) => void;
+  signal: AbortSignal;
+  /** Waits before each reconnect; as many reconnects as entries. */
+  reconnectDelaysMs?: number[];
+}
+
+export type FollowResult = Extract<StreamEvent, { type: 'done' }> | { type: 'aborted' };
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+
+/**
+ * Follows an inference stream to its `done` event, appending tokens as they come. When the connection drops
+ * (the body ends, or reading fails, before `done`/`error`), reconnects with the id of the last event received,
+ * so no token is lost or repeated. An `error` event throws a StreamEventError.
+ */
+export async function followStream(opts: FollowOptions): Promise<FollowResult> {
+  const delays = opts.reconnectDelaysMs ?? [500, 1000, 2000];
+  let lastId = 0;
+  let attempt = 0;
+  let body = await opts.open(opts.signal);
+  for (;;) {
+    try {
+      for await (const { id, event } of readEvents(body, opts.signal)) {
+        if (id !== null) {
+          if (id <= lastId) continue; // already seen (a replay overlapping what we have)
+          lastId = id;
+        }
+        attempt = 0;
+        if (event.type === 'token') opts.onToken(event.text);
+        else if (event.type === 'done') return event;
+        else if (event.type === 'error') throw new StreamEventError(event.code, event.message);
+      }
+    } catch (err) {
+      if (err instanceof StreamEventError) throw err;
+      if (opts.signal.aborted) return { type: 'aborted' };
+      // the connection broke while reading: reconnect below
+    }
+    if (opts.signal.aborted) return { type: 'aborted' };
+    const delay = delays[attempt];
+    if (delay === undefined) throw new Error('The stream connection was lost');
+    attempt += 1;
+    await sleep(delay, opts.signal);
+    if (opts.signal.aborted) return { type: 'aborted' };
+    try {
+      body = await opts.resume(lastId, opts.signal);
+    } catch (err) {
+      if (opts.signal.aborted) return { type: 'aborted' };
+      // A network error: try again after the next delay; an answer from the server (404: expired) ends it.
+      if (err instanceof TypeError && delays[attempt] !== undefined) {
+        body = new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+        continue;
+      }
+      throw err;
+    }
+  }
+}

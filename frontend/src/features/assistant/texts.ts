@@ -1,0 +1,60 @@
+/** The assistant's words, verbatim from the web-app document (001 §2, §4, §6, §8, §9). */
+export const TEXT = {
+  loading: 'Loading AI Assistant...',
+  title: 'AI Assistant',
+  realAi: 'Real AI',
+  loginRequired: 'Login required for AI services',
+  emptyTitle: 'Start a conversation',
+  emptyBody: 'Ask me anything! I can help with coding, writing, analysis, and more.',
+  greeting: "Hello! I'm your AI assistant powered by the platform's distributed network. How can I help you today?",
+  placeholder: 'Type your message...',
+  placeholderNoModel: 'Select a model first...',
+  generating: 'Generating...',
+  stop: 'Stop generation',
+  footerTokens: 'Each message uses tokens from your balance',
+  insufficientTitle: 'Insufficient GLB Tokens',
+  authRequired: 'Please login to use AI services. You need to authenticate to access real AI models.',
+  failure: 'I apologize, but I encountered an error while processing your request. Please try again.',
+  modelsFailed: 'Failed to load models. Using default models.',
+  defaultDescription: 'AI Language Model',
+  noConversations: 'No conversations yet',
+  startFirst: 'Start your first conversation',
+  pinned: 'Pinned',
+  retry: 'Retry',
+  confirmDelete: 'Are you sure you want to delete this conversation?',
+  defaultTitle: 'New Conversation',
+  errors: {
+    load: 'Failed to load conversation',
+    createNew: 'Failed to create new conversation',
+    list: 'Failed to load conversations',
+    create: 'Failed to create conversation',
+    rename: 'Failed to rename conversation',
+    delete: 'Failed to delete conversation',
+    export: 'Failed to export conversation',
+  },
+} as const;
+
+/** 001 §9: the assistant's cost display, 0.001 USD per token, 4 decimals. */
+export const USD_PER_TOKEN = 0.001;
+
+/** 'Tokens used: N • Cost: $X' (001 §2). */
+export const usageLine = (tokens: number) => `Tokens used: ${tokens} • Cost: $${(tokens * USD_PER_TOKEN).toFixed(4)}`;
+
+/** 'Using {model}' (001 §2 footer). */
+export const usingLine = (model: string) => `Using ${model}`;
+
+/** 001 §4: a conversation created by the first message is titled 'Chat {date}'. */
+export const chatTitle = (date: Date = new Date()) => `Chat ${date.toLocaleDateString('en-GB')}`;
+
+/** 001 §9: collapsed, the sidebar lists the 10 most recent conversations. */
+export const COLLAPSED_LIMIT = 10;
+
+/** 001 §9: the input grows from 48 px up to 120 px. */
+export const INPUT_MIN_PX = 48;
+export const INPUT_MAX_PX = 120;
+
+/** Wait after the last keystroke before searching on the server. */
+export const SEARCH_DEBOUNCE_MS = 300;
+
+/** 001 §3: the remembered conversation, in local storage. */
+export const LAST_CONVERSATION_KEY = 'last_conversation_id';

@@ -1,0 +1,37 @@
+/** 001 §3 Message status: a user message is sending, then sent or error; a reply is streaming, then sent. */
+export type MessageStatus = 'sending' | 'sent' | 'streaming' | 'error';
+
+/**
+ * A message as the assistant shows it. `kind` marks the client's own assistant messages (the greeting and the
+ * notices for a failed send, which the server never stores); `replyTo` ties a notice to the user message it
+ * answers, so Retry can take it away.
+ */
+export interface UiMessage {
+  id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  timestamp: string;
+  status: MessageStatus;
+  model?: string | null;
+  tokens?: number;
+  kind?: 'greeting' | 'insufficient' | 'auth' | 'failure';
+  replyTo?: string;
+}
+
+/** A model as the dropdown shows it (001 §3 Model, with its defaults applied). */
+export interface UiModel {
+  id: string;
+  name: string;
+  description: string;
+  parameters: string;
+  context_length: number;
+  status: string;
+}
+
+/** The conversation on screen; `id` is null until the first message creates it on the server. */
+export interface OpenConversation {
+  id: string | null;
+  title: string;
+  model_id: string | null;
+  messages: UiMessage[];
+}

@@ -1,0 +1,424 @@
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { ApiError } from '../../api/client';
+import { chatQueries, createConversation, getConversation, type Conversation } from '../../api/queries/chat';
+import { GENERATION_PARAMS, resumeStream, startStream, stopStream } from '../../api/queries/inference';
+import { tokenStore } from '../../api/tokens';
+import { chatCache } from './cache';
+import { followStream, StreamEventError } from './sse';
+import { LAST_CONVERSATION_KEY, TEXT, chatTitle } from './texts';
+import type { OpenConversation, UiMessage, UiModel } from './types';
+
+let counter = 0;
+const localId = (prefix: string) => `${prefix}_${Date.now()}_${(counter += 1)}`;
+/** A `streamId` the spec accepts (`^[A-Za-z0-9_-]+$`), unique per send. */
+const newStreamId = () => `msg_${Date.now()}_${Math.random().toString(36).slice(2, 9)}`;
+
+export const greetingMessage = (): UiMessage => ({
+  id: localId('greeting'),
+  role: 'assistant',
+  content: TEXT.greeting,
+  timestamp: new Date().toISOString(),
+  status: 'sent',
+  kind: 'greeting',
+});
+
+/** 001 §4: a new conversation is one greeting message and no id yet. */
+export const freshConversation = (): OpenConversation => ({ id: null, title: TEXT.defaultTitle, model_id: null, messages: [greetingMessage()] });
+
+export function fromServer(c: Conversation): OpenConversation {
+  return {
+    id: c.conversation_id ?? c.id,
+    title: c.title,
+    model_id: c.model_id,
+    messages: c.messages.map((m) => ({
+      id: m.id,
+      role: m.role,
+      content: m.content,
+      timestamp: m.timestamp,
+      status: m.status,
+      model: m.model,
+      tokens: m.tokens,
+    })),
+  };
+}
+
+// ---- the remembered conversation (001 §3: local storage) ----
+function storage(): Storage | null {
+  try {
+    return typeof localStorage === 'undefined' ? null : localStorage;
+  } catch {
+    return null;
+  }
+}
+export const rememberedConversation = () => storage()?.getItem(LAST_CONVERSATION_KEY) ?? null;
+const remember = (id: string) => storage()?.setItem(LAST_CONVERSATION_KEY, id);
+const forget = () => storage()?.removeItem(LAST_CONVERSATION_KEY);
+
+// ---- state ----
+type Action =
+  | { type: 'reset'; conversation: OpenConversation }
+  | { type: 'identify'; id: string; title: string; model_id: string }
+  | { type: 'add'; message: UiMessage }
+  | { type: 'patch'; id: string; patch: Partial<UiMessage> }
+  | { type: 'append'; id: string; text: string }
+  | { type: 'remove'; ids: string[] }
+  | { type: 'rename'; title: string };
+
+function reducer(state: OpenConversation, action: Action): OpenConversation {
+  switch (action.type) {
+    case 'reset':
+      return action.conversation;
+    case 'identify':
+      return { ...state, id: action.id, title: action.title, model_id: action.model_id };
+    case 'rename':
+      return { ...state, title: action.title };
+    case 'add':
+      return { ...state, messages: [...state.messages, action.message] };
+    case 'patch':
+      return { ...state, messages: state.messages.map((m) => (m.id === action.id ? { ...m, ...action.patch } : m)) };
+    case 'append':
+      return { ...state, messages: state.messages.map((m) => (m.id === action.id ? { ...m, content: m.content + action.text } : m)) };
+    case 'remove':
+      return { ...state, messages: state.messages.filter((m) => !action.ids.includes(m.id)) };
+  }
+}
+
+/** 001 §8: 402, or a message about insufficient tokens / payment required, is INSUFFICIENT_TOKENS. */
+export function failureKind(err: unknown): 'insufficient' | 'auth' | 'failure' {
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof ApiError && err.status === 402) return 'insufficient';
+  if (err instanceof StreamEventError && err.code === 'INSUFFICIENT_TOKENS') return 'insufficient';
+  if (/insufficient token|payment required/i.test(message)) return 'insufficient';
+  if (err instanceof ApiError && err.status === 401) return 'auth';
+  return 'failure';
+}
+
+const NOTICE_TEXT = { insufficient: TEXT.insufficientTitle, auth: TEXT.authRequired, failure: TEXT.failure } as const;
+
+interface Run {
+  controller: AbortController;
+  streamId: string;
+  started: boolean;
+  stopped: boolean;
+  giveUp?: ReturnType<typeof setTimeout>;
+}
+
+export interface ChatOptions {
+  userId: string | null;
+  /** Called when a conversation is opened, with its model (the page selects it). */
+  onModel?: (modelId: string) => void;
+}
+
+/**
+ * The assistant's conversation: sending with real token streaming (stream/start with `conversation_id`: the
+ * server saves the user's message and the reply, so the client saves neither), stop, retry, opening and
+ * clearing conversations, the local cache, and the reset when the session ends.
+ */
+export function useChat({ userId, onModel }: ChatOptions) {
+  const queryClient = useQueryClient();
+  const [conversation, dispatch] = useReducer(reducer, undefined, freshConversation);
+  const [generatingId, setGeneratingId] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [booting, setBooting] = useState(true);
+
+  const current = useRef(conversation);
+  current.current = conversation;
+  const runs = useRef(new Map<string, Run>());
+  const generating = useRef<string | null>(null);
+  generating.current = generatingId;
+  const onModelRef = useRef(onModel);
+  onModelRef.current = onModel;
+  /** Bumped on every reset, so answers of an older screen are dropped. */
+  const epoch = useRef(0);
+
+  const persist = useCallback(
+    (owner: string | null) => {
+      const c = current.current;
+      if (!owner || !c.id) return;
+      void chatCache.putConversation(owner, {
+        conversation_id: c.id,
+        title: c.title,
+        model_id: c.model_id,
+        updated_at: new Date().toISOString(),
+        messages: c.messages.filter((m) => m.kind !== 'greeting'),
+      });
+    },
+    [],
+  );
+
+  const finish = useCallback((replyId: string) => {
+    setGeneratingId((id) => (id === replyId ? null : id));
+  }, []);
+
+  /** Stop generation (001 §4): the reply keeps what it has and is sent; the worker is told to stop. */
+  const stop = useCallback(() => {
+    const replyId = generating.current;
+    if (!replyId) return;
+    const run = runs.current.get(replyId);
+    dispatch({ type: 'patch', id: replyId, patch: { status: 'sent' } });
+    setGeneratingId(null);
+    if (!run) return;
+    run.stopped = true;
+    if (run.started) void stopStream(run.streamId).catch(() => undefined);
+    // The server ends the stream with `done` within a second; stop listening anyway if it never does.
+    run.giveUp = setTimeout(() => run.controller.abort(), 10_000);
+  }, []);
+
+  const exchange = useCallback(
+    async (user: UiMessage, model: UiModel) => {
+      const owner = userId;
+      const myEpoch = epoch.current;
+      const replyId = localId('reply');
+      setGeneratingId(replyId);
+      setError(null);
+      const run: Run = { controller: new AbortController(), streamId: newStreamId(), started: false, stopped: false };
+      runs.current.set(replyId, run);
+      dispatch({ type: 'add', message: { id: replyId, role: 'assistant', content: '', timestamp: new Date().toISOString(), status: 'streaming', model: model.id } });
+
+      const fail = (err: unknown, replyHasText: boolean) => {
+        const kind = failureKind(err);
+        if (replyHasText) dispatch({ type: 'patch', id: replyId, patch: { status: 'error' } });
+        else dispatch({ type: 'remove', ids: [replyId] });
+        dispatch({ type: 'patch', id: user.id, patch: { status: 'error' } });
+        dispatch({
+          type: 'add',
+          message: { id: localId('notice'), role: 'assistant', content: NOTICE_TEXT[kind], timestamp: new Date().toISOString(), status: 'sent', kind, replyTo: user.id },
+        });
+      };
+
+      let conversationId = current.current.id;
+      if (!conversationId) {
+        try {
+          const created = await createConversation(chatTitle(), model.id);
+          if (epoch.current !== myEpoch) return;
+          conversationId = created.conversation_id ?? created.id;
+          dispatch({ type: 'identify', id: conversationId, title: created.title, model_id: created.model_id });
+          remember(conversationId);
+          void queryClient.invalidateQueries({ queryKey: chatQueries.lists() });
+        } catch (err) {
+          runs.current.delete(replyId);
+          if (epoch.current !== myEpoch) return;
+          dispatch({ type: 'remove', ids: [replyId] });
+          dispatch({ type: 'patch', id: user.id, patch: { status: 'error' } });
+          setError(failureKind(err) === 'auth' ? TEXT.authRequired : TEXT.errors.create);
+          finish(replyId);
+          return;
+        }
+      }
+
+      let text = '';
+      try {
+        const result = await followStream({
+          open: async (signal) => {
+            const body = await startStream(
+              { streamId: run.streamId, modelId: model.id, prompt: user.content, params: { ...GENERATION_PARAMS }, conversation_id: conversationId },
+              signal,
+            );
+            run.started = true;
+            dispatch({ type: 'patch', id: user.id, patch: { status: 'sent' } });
+            // Stopped while the request was on its way: the job exists now, so stop it.
+            if (run.stopped) void stopStream(run.streamId).catch(() => undefined);
+            return body;
+          },
+          resume: (lastEventId, signal) => resumeStream(run.streamId, lastEventId, signal),
+          onToken: (token) => {
+            if (run.stopped) return;
+            text += token;
+            dispatch({ type: 'append', id: replyId, text: token });
+          },
+          signal: run.controller.signal,
+        });
+        if (epoch.current !== myEpoch) return;
+        if (result.type === 'done') {
+          dispatch({ type: 'patch', id: replyId, patch: { status: 'sent', tokens: result.usage.completion_tokens, model: model.id } });
+          dispatch({ type: 'patch', id: user.id, patch: { status: 'sent', tokens: result.usage.prompt_tokens } });
+        }
+      } catch (err) {
+        if (epoch.current !== myEpoch || run.controller.signal.aborted) return;
+        if (run.stopped && run.started) return; // a failure after Stop: the reply is already final
+        fail(err, text.length > 0);
+      } finally {
+        clearTimeout(run.giveUp);
+        runs.current.delete(replyId);
+        if (tokenStore.get()) {
+          // Balance and history changed (the hold settled), and so did the conversation's place in the list.
+          void queryClient.invalidateQueries({ queryKey: ['wallet'] });
+          void queryClient.invalidateQueries({ queryKey: ['accounts', 'me'] });
+          void queryClient.invalidateQueries({ queryKey: chatQueries.lists() });
+        }
+        if (epoch.current === myEpoch) {
+          finish(replyId);
+          // After React has applied the last dispatches.
+          setTimeout(() => {
+            if (current.current.id === conversationId) persist(owner);
+          }, 0);
+        }
+      }
+    },
+    [finish, persist, queryClient, userId],
+  );
+
+  /** Sends a message (001 §5: never blank, never while a reply streams, never without a model). */
+  const send = useCallback(
+    (content: string, model: UiModel | null) => {
+      if (!content.trim() || generating.current || !model) return false;
+      const user: UiMessage = { id: localId('user'), role: 'user', content, timestamp: new Date().toISOString(), status: 'sending' };
+      dispatch({ type: 'add', message: user });
+      void exchange(user, model);
+      return true;
+    },
+    [exchange],
+  );
+
+  /** Retry of a failed user message: its notices go, and it is sent again. */
+  const retry = useCallback(
+    (messageId: string, model: UiModel | null) => {
+      if (generating.current || !model) return;
+      const user = current.current.messages.find((m) => m.id === messageId && m.role === 'user');
+      if (!user) return;
+      const notices = current.current.messages.filter((m) => m.replyTo === messageId).map((m) => m.id);
+      dispatch({ type: 'remove', ids: notices });
+      dispatch({ type: 'patch', id: messageId, patch: { status: 'sending' } });
+      void exchange({ ...user, status: 'sending' }, model);
+    },
+    [exchange],
+  );
+
+  /** Stops listening to every stream and drops answers still on their way. */
+  const detach = useCallback(() => {
+    epoch.current += 1;
+    for (const run of runs.current.values()) {
+      clearTimeout(run.giveUp);
+      run.controller.abort();
+    }
+    runs.current.clear();
+    setGeneratingId(null);
+  }, []);
+
+  /** 001 §4: New conversation — one greeting, and the remembered id is cleared. */
+  const newConversation = useCallback(() => {
+    if (generating.current) stop();
+    epoch.current += 1;
+    setGeneratingId(null);
+    setError(null);
+    forget();
+    dispatch({ type: 'reset', conversation: freshConversation() });
+  }, [stop]);
+
+  /** Clear conversation: an empty screen (the server keeps the conversation); the next message starts a new one. */
+  const clear = useCallback(() => {
+    if (generating.current) stop();
+    epoch.current += 1;
+    setGeneratingId(null);
+    setError(null);
+    forget();
+    dispatch({ type: 'reset', conversation: { id: null, title: TEXT.defaultTitle, model_id: null, messages: [] } });
+  }, [stop]);
+
+  /** Opens a conversation (and selects its model); on failure shows the cached copy when there is one. */
+  const open = useCallback(
+    async (id: string, { quietIfGone = false } = {}) => {
+      if (generating.current) stop();
+      epoch.current += 1;
+      const myEpoch = epoch.current;
+      setGeneratingId(null);
+      setError(null);
+      setLoading(true);
+      try {
+        const c = await getConversation(id);
+        if (epoch.current !== myEpoch) return;
+        const opened = fromServer(c);
+        dispatch({ type: 'reset', conversation: opened });
+        current.current = opened;
+        remember(opened.id!);
+        if (opened.model_id) onModelRef.current?.(opened.model_id);
+        persist(userId);
+      } catch (err) {
+        if (epoch.current !== myEpoch) return;
+        const gone = err instanceof ApiError && err.status === 404;
+        if (gone) {
+          forget();
+          if (userId) void chatCache.deleteConversation(userId, id);
+          if (quietIfGone) return;
+        }
+        setError(TEXT.errors.load);
+        const cached = !gone && userId ? await chatCache.getConversation(userId, id) : null;
+        if (cached && epoch.current === myEpoch) {
+          dispatch({ type: 'reset', conversation: { id: cached.conversation_id, title: cached.title, model_id: cached.model_id, messages: cached.messages } });
+          if (cached.model_id) onModelRef.current?.(cached.model_id);
+        }
+      } finally {
+        if (epoch.current === myEpoch) setLoading(false);
+      }
+    },
+    [persist, stop, userId],
+  );
+
+  /** The sidebar renamed the open conversation. */
+  const renamed = useCallback((id: string, title: string) => {
+    if (current.current.id === id) dispatch({ type: 'rename', title });
+  }, []);
+
+  /** The sidebar deleted a conversation: if it is the open one, start afresh. */
+  const deleted = useCallback(
+    (id: string) => {
+      if (userId) void chatCache.deleteConversation(userId, id);
+      if (current.current.id === id) newConversation();
+    },
+    [newConversation, userId],
+  );
+
+  // First load: the cache belongs to this user (else it is emptied), then the remembered conversation reopens.
+  useEffect(() => {
+    let cancelled = false;
+    void (async () => {
+      if (userId && (await chatCache.ensureUser(userId))) forget();
+      const last = rememberedConversation();
+      if (!cancelled && last && userId) await open(last, { quietIfGone: true });
+      if (!cancelled) setBooting(false);
+    })();
+    return () => {
+      cancelled = true;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per signed-in user
+  }, [userId]);
+
+  // 001 §4: the access token removed (here or in another tab) — clear the chat, back to the greeting,
+  // and drop every local copy of it.
+  useEffect(() => {
+    return tokenStore.subscribe((tokens) => {
+      if (tokens?.access_token) return;
+      detach();
+      setError(null);
+      forget();
+      dispatch({ type: 'reset', conversation: freshConversation() });
+      void chatCache.clear();
+      queryClient.removeQueries({ queryKey: chatQueries.all });
+    });
+  }, [detach, queryClient]);
+
+  // Leaving the page stops listening (the server still finishes and saves the reply).
+  useEffect(() => () => runs.current.forEach((run) => run.controller.abort()), []);
+
+  const tokensUsed = conversation.messages.reduce((n, m) => n + (m.tokens ?? 0), 0);
+
+  return {
+    conversation,
+    tokensUsed,
+    generating: generatingId !== null,
+    error,
+    setError,
+    loading,
+    booting,
+    send,
+    stop,
+    retry,
+    newConversation,
+    clear,
+    open,
+    renamed,
+    deleted,
+  };
+}
