@@ -1,6 +1,11 @@
 import { queryOptions } from '@tanstack/react-query';
+import type { components } from '@glob/contract';
 import { api, unwrap } from '../client';
 import { updateUser } from '../../features/session/session';
+
+type Schemas = components['schemas'];
+export type OAuthProvider = Schemas['OAuthProvider'];
+export const OAUTH_PROVIDERS: readonly OAuthProvider[] = ['google', 'github', 'microsoft'];
 
 /** GET /api/users/me — the signed-in user; a fresh copy is kept in local storage. */
 export const meQuery = () =>
@@ -15,3 +20,32 @@ export const meQuery = () =>
     staleTime: 0,
     retry: false,
   });
+
+/** POST /api/users/login (001 §7: email, password → access_token, refresh_token, user). */
+export const login = (body: Schemas['LoginRequest']) => unwrap(api.POST('/api/users/login', { body }));
+
+/** POST /api/users/send-otp (purpose defaults to signup). */
+export const sendOtp = (body: Schemas['SendOtpRequest']) => unwrap(api.POST('/api/users/send-otp', { body }));
+
+/** POST /api/users/verify-otp → verified, verification_token, message. */
+export const verifyOtp = (body: Schemas['VerifyOtpRequest']) => unwrap(api.POST('/api/users/verify-otp', { body }));
+
+/** POST /api/users/register-with-otp (needs the verification token of verify-otp). */
+export const registerWithOtp = (body: Schemas['RegisterWithOtpRequest']) =>
+  unwrap(api.POST('/api/users/register-with-otp', { body }));
+
+/** GET /api/users/oauth/auth-url/{provider} → authorization_url (the browser then goes there). */
+export const oauthAuthUrl = (provider: OAuthProvider) =>
+  unwrap(api.GET('/api/users/oauth/auth-url/{provider}', { params: { path: { provider } } }));
+
+/** POST /api/users/oauth/callback/{provider} with the provider's `code` and `state`. */
+export const oauthCallback = (provider: OAuthProvider, body: Schemas['OAuthCallbackRequest']) =>
+  unwrap(api.POST('/api/users/oauth/callback/{provider}', { params: { path: { provider } }, body }));
+
+/** Account deletion (no sign-in): e-mail a code, check it, then delete with the e-mail and the code. */
+export const sendDeletionOtp = (body: Schemas['DeletionOtpRequest']) =>
+  unwrap(api.POST('/api/users/auth/send-deletion-otp', { body }));
+export const verifyDeletionOtp = (body: Schemas['DeletionOtpCheck']) =>
+  unwrap(api.POST('/api/users/auth/verify-deletion-otp', { body }));
+export const deleteAccount = (body: Schemas['DeletionOtpCheck']) =>
+  unwrap(api.DELETE('/api/users/auth/delete-account', { body }));

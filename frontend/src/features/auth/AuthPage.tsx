@@ -1,4 +1,85 @@
-/** Placeholder until this screen is built. */
+import { Link, Navigate, useNavigate } from '@tanstack/react-router';
+import { useEffect, useRef, useState } from 'react';
+import { useDocumentTitle } from '../session/title';
+import { useSession } from '../session/session';
+import { LoginForm } from './LoginForm';
+import { RegisterFlow, type RegisterStep } from './RegisterFlow';
+import { SocialButtons } from './SocialButtons';
+import './auth.css';
+
+type Mode = 'login' | 'register';
+
+const HEADINGS = {
+  login: 'Sign in to your account',
+  form: 'Create your account',
+  otp: 'Verify your email',
+} as const;
+
+/**
+ * /app/auth (001 §2 'Auth screen'): a toggle between login and register (form, then code), social sign-in,
+ * and /app/dashboard once signed in. A visitor who is already signed in goes straight to the dashboard.
+ */
 export function AuthPage() {
-  return <h1>AuthPage</h1>;
+  const { signedIn } = useSession();
+  const navigate = useNavigate();
+  const [mode, setMode] = useState<Mode>('login');
+  const [step, setStep] = useState<RegisterStep>('form');
+  const view = mode === 'login' ? 'login' : step;
+  const heading = useRef<HTMLHeadingElement>(null);
+  const firstStep = useRef(true);
+  useDocumentTitle(view === 'login' ? 'Sign In' : 'Create Account');
+
+  // Moving between the form and the code step: focus the new heading so screen readers announce it.
+  useEffect(() => {
+    if (firstStep.current) {
+      firstStep.current = false;
+      return;
+    }
+    heading.current?.focus();
+  }, [step]);
+
+  if (signedIn) return <Navigate to="/app/dashboard" replace />;
+
+  const onSignedIn = () => void navigate({ to: '/app/dashboard', replace: true });
+  const choose = (next: Mode) => {
+    setMode(next);
+    setStep('form');
+  };
+
+  return (
+    <div className="auth-page">
+      <main id="main" className="auth-main">
+        <div className="auth-card card">
+          <Link to="/" className="auth-brand">
+            <img src="/logo.svg" alt="" width={36} height={36} />
+            <span>Glob Network</span>
+          </Link>
+          {view !== 'otp' && (
+            <div className="auth-toggle" role="group" aria-label="Sign in or register">
+              <button type="button" aria-pressed={mode === 'login'} onClick={() => choose('login')}>
+                Login
+              </button>
+              <button type="button" aria-pressed={mode === 'register'} onClick={() => choose('register')}>
+                Register
+              </button>
+            </div>
+          )}
+          <h1 id="auth-title" ref={heading} tabIndex={-1}>
+            {HEADINGS[view]}
+          </h1>
+          {mode === 'login' ? (
+            <LoginForm onSignedIn={onSignedIn} />
+          ) : (
+            <RegisterFlow step={step} onStep={setStep} onSignedIn={onSignedIn} />
+          )}
+          {view !== 'otp' && <SocialButtons />}
+        </div>
+        <nav className="auth-links" aria-label="Site">
+          <Link to="/">Home</Link>
+          <Link to="/downloads">Downloads</Link>
+          <Link to="/account-deletion">Delete an account</Link>
+        </nav>
+      </main>
+    </div>
+  );
 }

@@ -61,6 +61,15 @@ export function userId(user: Pick<User, 'id'> | null | undefined): string | null
   return u.user_id ?? u.id ?? u._id ?? null;
 }
 
+/** 001 §3: the balance in GLOB, read from token_balance or tokens_balance (0 when neither is a number). */
+export function userBalance(user: Pick<User, 'token_balance'> | null | undefined): number {
+  if (!user) return 0;
+  const u = user as { token_balance?: unknown; tokens_balance?: unknown };
+  const raw = u.token_balance ?? u.tokens_balance;
+  const n = typeof raw === 'string' ? Number(raw) : raw;
+  return typeof n === 'number' && Number.isFinite(n) ? n : 0;
+}
+
 /** 001 §2: the username, or the part of the e-mail before the at-sign. */
 export function displayName(user: Pick<User, 'username' | 'email'> | null | undefined): string {
   if (!user) return '';

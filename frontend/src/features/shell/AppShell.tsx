@@ -1,6 +1,124 @@
-import type { ReactNode } from 'react';
+import { Link, useLocation, useNavigate } from '@tanstack/react-router';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState, type ReactNode } from 'react';
+import { Icon, type IconName } from '../../components/Icon';
+import { meQuery } from '../../api/queries/accounts';
+import { formatGlob } from '../session/format';
+import { displayName, endSession, useSession, userBalance } from '../session/session';
+import { useDocumentTitle } from '../session/title';
 
-/** Placeholder: the sidebar and the top bar (001 §2 'App shell') are built by the shell work. */
+const LINKS: { to: '/app/dashboard' | '/app/assistant' | '/app/wallet'; label: string; icon: IconName }[] = [
+  { to: '/app/dashboard', label: 'Dashboard', icon: 'scale' },
+  { to: '/app/assistant', label: 'AI Assistant', icon: 'chat' },
+  { to: '/app/wallet', label: 'Token Wallet', icon: 'token' },
+];
+
+/**
+ * 001 §2 'App shell': the left sidebar (logo, the user's initial, name or e-mail and balance, the app's links,
+ * 'Download Desktop App', Logout) — collapsible on small screens — and the top bar (welcome, Token Balance).
+ * The user is read from the session (updated by GET /api/users/me, which runs whenever the shell appears).
+ */
 export function AppShell({ children }: { children: ReactNode }) {
-  return <div className="app-shell">{children}</div>;
+  const { user } = useSession();
+  // 001 §2: user data is refreshed when the sidebar and top bar appear (meQuery has staleTime 0).
+  useQuery(meQuery());
+  const pathname = useLocation({ select: (l) => l.pathname });
+  const navigate = useNavigate();
+  const [open, setOpen] = useState(false);
+  const [leaving, setLeaving] = useState(false);
+
+  useDocumentTitle(LINKS.find((l) => pathname.startsWith(l.to))?.label ?? 'Glob Network');
+
+  // The small-screen menu closes on navigation and on Escape.
+  useEffect(() => setOpen(false), [pathname]);
+  useEffect(() => {
+    if (!open) return undefined;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') setOpen(false);
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [open]);
+
+  const name = displayName(user);
+  const shown = user?.username?.trim() || user?.email || '';
+  const initial = (shown[0] ?? '?').toUpperCase();
+  const balance = `${formatGlob(userBalance(user))} GLOB`;
+
+  const logout = async () => {
+    setLeaving(true);
+    await endSession();
+    await navigate({ to: '/app/auth', replace: true });
+  };
+
+  return (
+    <div className="app-layout">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <aside id="app-sidebar" className={`app-sidebar${open ? ' is-open' : ''}`} aria-label="Sidebar">
+        <div className="app-brand">
+          <img src="/logo.svg" alt="" width={32} height={32} />
+          <span>Glob Network</span>
+        </div>
+        <div className="app-user">
+          <span className="app-avatar" aria-hidden="true">
+            {initial}
+          </span>
+          <div className="app-user-text">
+            <p className="app-user-name">{shown}</p>
+            <p className="app-user-balance">
+              <span className="visually-hidden">Token balance: </span>
+              {balance}
+            </p>
+          </div>
+        </div>
+        <nav className="app-nav" aria-label="App">
+          <ul>
+            {LINKS.map((link) => (
+              <li key={link.to}>
+                <Link to={link.to} className="app-nav-link" activeProps={{ className: 'active' }} onClick={() => setOpen(false)}>
+                  <Icon name={link.icon} size={20} />
+                  <span>{link.label}</span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="app-sidebar-foot">
+          <Link to="/downloads" className="btn btn-primary btn-block btn-sm">
+            <Icon name="download" size={18} />
+            Download Desktop App
+          </Link>
+          <button type="button" className="btn btn-ghost btn-block btn-sm" onClick={() => void logout()} disabled={leaving}>
+            <Icon name="arrowLeft" size={18} />
+            Logout
+          </button>
+        </div>
+      </aside>
+      {open && <div className="app-backdrop" aria-hidden="true" onClick={() => setOpen(false)} />}
+      <div className="app-content">
+        <header className="app-topbar">
+          <button
+            type="button"
+            className="app-menu-button"
+            aria-label="Menu"
+            aria-expanded={open}
+            aria-controls="app-sidebar"
+            onClick={() => setOpen((o) => !o)}
+          >
+            <Icon name={open ? 'close' : 'menu'} />
+          </button>
+          <p className="app-welcome">{`Welcome back, ${name}`}</p>
+          <div className="app-topbar-balance">
+            <span className="app-topbar-label">Token Balance</span>
+            <strong>{balance}</strong>
+          </div>
+        </header>
+        <main id="main" className="app-main" tabIndex={-1}>
+          {children}
+        </main>
+      </div>
+    </div>
+  );
 }

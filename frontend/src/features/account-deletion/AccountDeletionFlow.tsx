@@ -1,0 +1,262 @@
+import { Link } from '@tanstack/react-router';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { deleteAccount, sendDeletionOtp, verifyDeletionOtp } from '../../api/queries/accounts';
+import { tokenStore } from '../../api/tokens';
+import { formatMinSec, useCountdown } from '../session/countdown';
+import { failureText } from '../session/errors';
+import { DELETION_CODE_LENGTH, DELETION_CODE_SECONDS, DELETION_MSG, type DeletionStep } from './messages';
+import './deletion.css';
+
+const STEPS: { id: DeletionStep; label: string }[] = [
+  { id: 'email', label: 'E-mail' },
+  { id: 'otp', label: 'Code' },
+  { id: 'confirm', label: 'Confirm' },
+  { id: 'success', label: 'Done' },
+];
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** If the account just deleted is the one signed in in this browser, its local session goes too. */
+function forgetIfSignedIn(email: string) {
+  const stored = tokenStore.getUser();
+  if (stored?.email && stored.email.trim().toLowerCase() === email.toLowerCase()) tokenStore.clear();
+}
+
+/**
+ * /account-deletion (001 §2/§4/§5/§8): no sign-in; ownership of the e-mail is proved by a 6-digit code.
+ * email → (code sent, 300 s countdown) otp → (code verified) confirm → (account deleted) success.
+ * Back on otp resets everything to email; Cancel on confirm returns to otp; 'Resend verification code'
+ * appears when the countdown reaches 0 and returns to the email step.
+ */
+export function AccountDeletionFlow() {
+  const [step, setStep] = useState<DeletionStep>('email');
+  const [email, setEmail] = useState('');
+  const [code, setCode] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const countdown = useCountdown();
+  const heading = useRef<HTMLHeadingElement>(null);
+  const firstStep = useRef(true);
+  const address = email.trim();
+
+  // A new step: focus its heading so keyboard and screen-reader users land on it (not on first load).
+  useEffect(() => {
+    if (firstStep.current) {
+      firstStep.current = false;
+      return;
+    }
+    heading.current?.focus();
+  }, [step]);
+
+  const go = (next: DeletionStep) => {
+    setError(null);
+    setStep(next);
+  };
+
+  const send = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!address || busy) return;
+    setError(null);
+    if (!EMAIL.test(address)) {
+      setError(DELETION_MSG.sendFailed);
+      return;
+    }
+    setBusy(true);
+    try {
+      await sendDeletionOtp({ email: address });
+      setCode('');
+      countdown.start(DELETION_CODE_SECONDS);
+      go('otp');
+    } catch (err) {
+      setError(failureText(err, DELETION_MSG.sendFailed, DELETION_MSG.network));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const verify = async (event: FormEvent) => {
+    event.preventDefault();
+    if (code.length !== DELETION_CODE_LENGTH || busy) return;
+    setError(null);
+    setBusy(true);
+    try {
+      await verifyDeletionOtp({ email: address, otp: code });
+      go('confirm');
+    } catch (err) {
+      setError(failureText(err, DELETION_MSG.invalidCode, DELETION_MSG.network));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const confirm = async () => {
+    if (busy) return;
+    setError(null);
+    setBusy(true);
+    try {
+      await deleteAccount({ email: address, otp: code });
+      forgetIfSignedIn(address);
+      countdown.stop();
+      setCode('');
+      go('success');
+    } catch (err) {
+      setError(failureText(err, DELETION_MSG.deleteFailed, DELETION_MSG.network));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  /** Back on otp: everything resets (e-mail, code, countdown, message) and the flow starts again. */
+  const back = () => {
+    setEmail('');
+    setCode('');
+    countdown.stop();
+    go('email');
+  };
+
+  /** At 0: back to the email step (the address kept) to ask for a new code. */
+  const resend = () => {
+    setCode('');
+    go('email');
+  };
+
+  const index = STEPS.findIndex((s) => s.id === step);
+  const alert = error && (
+    <div className="alert alert-error deletion-alert" role="alert">
+      {error}
+    </div>
+  );
+
+  return (
+    <div className="card deletion-card">
+      <ol className="deletion-steps" aria-label="Progress">
+        {STEPS.map((s, i) => (
+          <li key={s.id} className={i < index ? 'done' : i === index ? 'current' : undefined} aria-current={i === index ? 'step' : undefined}>
+            <span className="deletion-step-number" aria-hidden="true">
+              {i + 1}
+            </span>
+            <span>{s.label}</span>
+          </li>
+        ))}
+      </ol>
+
+      {step === 'email' && (
+        <form onSubmit={send} noValidate aria-labelledby="deletion-title">
+          <h2 id="deletion-title" ref={heading} tabIndex={-1}>
+            Enter your e-mail
+          </h2>
+          <p>We will e-mail a {DELETION_CODE_LENGTH}-digit code to the address of the account you want to delete.</p>
+          <div className="field">
+            <label htmlFor="deletion-email">Email address</label>
+            <input
+              id="deletion-email"
+              className="input"
+              type="email"
+              autoComplete="email"
+              maxLength={254}
+              required
+              value={email}
+              onChange={(e) => {
+                setEmail(e.target.value);
+                setError(null);
+              }}
+            />
+          </div>
+          {alert}
+          <button type="submit" className="btn btn-primary" disabled={!address || busy} aria-busy={busy}>
+            {busy && <span className="spinner small" aria-hidden="true" />}
+            Send verification code
+          </button>
+        </form>
+      )}
+
+      {step === 'otp' && (
+        <form onSubmit={verify} noValidate aria-labelledby="deletion-title">
+          <h2 id="deletion-title" ref={heading} tabIndex={-1}>
+            Enter the verification code
+          </h2>
+          <p>
+            If <strong className="deletion-address">{address}</strong> belongs to an account, a {DELETION_CODE_LENGTH}-digit code is
+            on its way. Enter it below.
+          </p>
+          <div className="field">
+            <label htmlFor="deletion-code">Verification code</label>
+            <input
+              id="deletion-code"
+              className="input deletion-code"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              maxLength={DELETION_CODE_LENGTH}
+              aria-describedby="deletion-countdown"
+              value={code}
+              onChange={(e) => {
+                setCode(e.target.value.replace(/\D/g, '').slice(0, DELETION_CODE_LENGTH));
+                setError(null);
+              }}
+            />
+            <span className="hint" id="deletion-countdown">
+              {countdown.seconds > 0 ? `Code expires in ${formatMinSec(countdown.seconds)}` : 'The code has expired.'}
+            </span>
+          </div>
+          {alert}
+          <div className="btn-row">
+            <button type="submit" className="btn btn-primary" disabled={code.length !== DELETION_CODE_LENGTH || busy} aria-busy={busy}>
+              {busy && <span className="spinner small" aria-hidden="true" />}
+              Verify
+            </button>
+            <button type="button" className="btn" onClick={back} disabled={busy}>
+              Back
+            </button>
+            {countdown.seconds === 0 && (
+              <button type="button" className="btn btn-ghost" onClick={resend}>
+                Resend verification code
+              </button>
+            )}
+          </div>
+        </form>
+      )}
+
+      {step === 'confirm' && (
+        <div>
+          <h2 id="deletion-title" ref={heading} tabIndex={-1}>
+            Confirm account deletion
+          </h2>
+          <div className="alert alert-warn deletion-warning">
+            <div>
+              <p>
+                <strong>This cannot be undone.</strong> Deleting the account of <strong className="deletion-address">{address}</strong>:
+              </p>
+              <ul>
+                <li>signs it out everywhere,</li>
+                <li>removes your e-mail, username, linked sign-ins, conversations and notifications,</li>
+                <li>loses any remaining GLOB balance (transaction records are kept anonymised for 7 years).</li>
+              </ul>
+            </div>
+          </div>
+          {alert}
+          <div className="btn-row">
+            <button type="button" className="btn btn-danger" onClick={() => void confirm()} disabled={busy} aria-busy={busy}>
+              {busy && <span className="spinner small" aria-hidden="true" />}
+              Delete my account
+            </button>
+            <button type="button" className="btn" onClick={() => go('otp')} disabled={busy}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      )}
+
+      {step === 'success' && (
+        <div role="status">
+          <h2 id="deletion-title" ref={heading} tabIndex={-1}>
+            Your account has been deleted
+          </h2>
+          <p>Every session has been signed out and your personal data removed. You can sign up again with the same e-mail at any time.</p>
+          <Link to="/" className="btn btn-primary">
+            Go to the home page
+          </Link>
+        </div>
+      )}
+    </div>
+  );
+}

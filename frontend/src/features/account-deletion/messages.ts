@@ -1,0 +1,12 @@
+/** 001 §8 'Deletion', word for word; 001 §9: the code is 6 digits and expires in 300 s. */
+export const DELETION_MSG = {
+  sendFailed: 'Failed to send OTP. Please check your email address.',
+  invalidCode: 'Invalid OTP code. Please try again.',
+  deleteFailed: 'Failed to delete account. Please try again.',
+  network: 'Network error. Please try again.',
+} as const;
+
+export const DELETION_CODE_SECONDS = 300;
+export const DELETION_CODE_LENGTH = 6;
+
+export type DeletionStep = 'email' | 'otp' | 'confirm' | 'success';

@@ -1,0 +1,67 @@
+import { useState, type FormEvent } from 'react';
+import { login } from '../../api/queries/accounts';
+import { failureText } from '../session/errors';
+import { startSession } from '../session/session';
+import { Field, Notice, useFocusFirstError } from './Field';
+import { MSG } from './messages';
+import { validateLogin, type FieldErrors, type LoginValues } from './validation';
+
+/** 001 §2 login: e-mail and password → POST /api/users/login → the session → `onSignedIn`. */
+export function LoginForm({ onSignedIn }: { onSignedIn: () => void }) {
+  const [values, setValues] = useState<LoginValues>({ email: '', password: '' });
+  const [errors, setErrors] = useState<FieldErrors<LoginValues>>({});
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const { formRef, refused } = useFocusFirstError();
+
+  const edit = (field: keyof LoginValues, value: string) => {
+    setValues((v) => ({ ...v, [field]: value }));
+    // 001 §5: a field's error clears when that field is edited.
+    setErrors((e) => ({ ...e, [field]: undefined }));
+  };
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (busy) return;
+    const found = validateLogin(values);
+    setErrors(found);
+    setError(null);
+    if (Object.keys(found).length) return refused();
+    setBusy(true);
+    try {
+      startSession(await login({ email: values.email.trim(), password: values.password }));
+      onSignedIn();
+    } catch (err) {
+      setError(failureText(err, MSG.generic));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form ref={formRef} className="auth-form" onSubmit={submit} noValidate aria-labelledby="auth-title">
+      <Field
+        id="login-email"
+        label="Email"
+        type="email"
+        autoComplete="email"
+        value={values.email}
+        error={errors.email}
+        onChange={(e) => edit('email', e.target.value)}
+      />
+      <Field
+        id="login-password"
+        label="Password"
+        type="password"
+        autoComplete="current-password"
+        value={values.password}
+        error={errors.password}
+        onChange={(e) => edit('password', e.target.value)}
+      />
+      <Notice error={error} />
+      <button type="submit" className="btn btn-primary btn-block" disabled={busy} aria-busy={busy}>
+        {busy && <span className="spinner small" aria-hidden="true" />}
+        Sign In
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,57 @@
+import { OAUTH_PROVIDERS, oauthCallback, type OAuthProvider } from '../../api/queries/accounts';
+import { failureText } from '../session/errors';
+import { startSession } from '../session/session';
+import { MSG } from './messages';
+
+export type CallbackResult = { ok: true; desktop: boolean } | { ok: false; message: string };
+
+/** 001 §3: the flag a desktop-initiated sign-in leaves in local storage. */
+export const OPEN_IN_DESKTOP_KEY = 'open_in_desktop';
+
+/**
+ * One run per provider redirect (001 §2 'the callback runs only once'): React StrictMode mounts effects twice
+ * and a re-render may run them again, but the provider's code and state are single use — a second POST would
+ * fail and overwrite the first answer. Every caller for the same redirect shares the first run's promise.
+ */
+const runs = new Map<string, Promise<CallbackResult>>();
+
+export function completeOAuth(provider: string | undefined, search: URLSearchParams): Promise<CallbackResult> {
+  const key = JSON.stringify([provider ?? '', search.get('code'), search.get('state'), search.get('error')]);
+  let run = runs.get(key);
+  if (!run) {
+    run = execute(provider, search);
+    runs.set(key, run);
+  }
+  return run;
+}
+
+function openInDesktop(): boolean {
+  try {
+    return localStorage.getItem(OPEN_IN_DESKTOP_KEY) === 'true';
+  } catch {
+    return false;
+  }
+}
+
+const fail = (message: string): CallbackResult => ({ ok: false, message });
+
+async function execute(provider: string | undefined, search: URLSearchParams): Promise<CallbackResult> {
+  if (!provider) return fail(MSG.missingProvider);
+  const error = search.get('error');
+  if (error) return fail(error);
+  const code = search.get('code');
+  if (!code) return fail(MSG.missingCode);
+  if (!OAUTH_PROVIDERS.includes(provider as OAuthProvider)) return fail(MSG.providerUnavailable(provider));
+  // The server binds the sign-in to the `state` it issued; a redirect without one cannot be completed.
+  const state = search.get('state');
+  if (!state) return fail(MSG.oauthFailed);
+  let answer: Awaited<ReturnType<typeof oauthCallback>> | undefined;
+  try {
+    answer = await oauthCallback(provider as OAuthProvider, { code, state });
+  } catch (err) {
+    return fail(failureText(err, MSG.authenticationFailed));
+  }
+  if (!answer?.access_token || !answer.user) return fail(MSG.invalidResponse);
+  startSession(answer);
+  return { ok: true, desktop: openInDesktop() };
+}

@@ -1,0 +1,61 @@
+import { CODE_LENGTH, MIN_PASSWORD, MSG } from './messages';
+
+export interface LoginValues {
+  email: string;
+  password: string;
+}
+
+export interface RegisterValues extends LoginValues {
+  username: string;
+  confirmPassword: string;
+  acceptTerms: boolean;
+}
+
+export type FieldErrors<T> = Partial<Record<keyof T, string>>;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** 001 §5: 'looks like an address'. */
+export function isEmail(value: string): boolean {
+  return EMAIL.test(value.trim());
+}
+
+function emailError(email: string): string | undefined {
+  if (!email.trim()) return MSG.emailRequired;
+  if (!isEmail(email)) return MSG.emailInvalid;
+  return undefined;
+}
+
+function passwordError(password: string): string | undefined {
+  if (!password) return MSG.passwordRequired;
+  if (password.length < MIN_PASSWORD) return MSG.passwordShort;
+  return undefined;
+}
+
+function compact<T>(errors: FieldErrors<T>): FieldErrors<T> {
+  return Object.fromEntries(Object.entries(errors).filter(([, v]) => v)) as FieldErrors<T>;
+}
+
+/** 001 §5 'Login and register'. */
+export function validateLogin(values: LoginValues): FieldErrors<LoginValues> {
+  return compact<LoginValues>({ email: emailError(values.email), password: passwordError(values.password) });
+}
+
+/** 001 §5: the login rules plus username, matching confirmation and accepted terms. */
+export function validateRegister(values: RegisterValues): FieldErrors<RegisterValues> {
+  return compact<RegisterValues>({
+    username: values.username.trim() ? undefined : MSG.usernameRequired,
+    email: emailError(values.email),
+    password: passwordError(values.password),
+    confirmPassword: values.confirmPassword === values.password ? undefined : MSG.passwordsDiffer,
+    acceptTerms: values.acceptTerms ? undefined : MSG.termsRequired,
+  });
+}
+
+/** 001 §5 'Code step': required, exactly 6 digits. */
+export function validateCode(code: string): string | undefined {
+  const trimmed = code.trim();
+  if (!trimmed) return MSG.codeRequired;
+  if (!new RegExp(`^\\d{${CODE_LENGTH}}$`).test(trimmed)) return MSG.codeDigits;
+  return undefined;
+}
