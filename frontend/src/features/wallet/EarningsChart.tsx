@@ -7,6 +7,8 @@ import { formatDay } from './format';
 const WIDTH = 600;
 const HEIGHT = 160;
 const GAP = 4;
+/** Bars never get wider than this, so a short window does not draw slabs. */
+const MAX_BAR = 36;
 
 /**
  * Daily earnings of the last 30 days (GET earnings?days=30) as a small SVG bar chart. The chart is an image with a
@@ -20,7 +22,8 @@ export function EarningsChart({ userId }: { userId: string }) {
   const tasks = days.reduce((n, d) => n + d.tasks, 0);
   const max = days.reduce((m, d) => Math.max(m, d.amount), 0);
   const best = days.reduce<(typeof days)[number] | null>((b, d) => (d.amount > 0 && (!b || d.amount > b.amount) ? d : b), null);
-  const barWidth = days.length ? (WIDTH - GAP * (days.length - 1)) / days.length : 0;
+  const slot = days.length ? WIDTH / days.length : 0;
+  const barWidth = Math.min(Math.max(slot - GAP, 1), MAX_BAR);
 
   const summary =
     total > 0
@@ -56,7 +59,7 @@ export function EarningsChart({ userId }: { userId: string }) {
                         key={d.date}
                         className={d.amount > 0 ? 'earnings-bar' : 'earnings-bar zero'}
                         data-date={d.date}
-                        x={i * (barWidth + GAP)}
+                        x={i * slot + (slot - barWidth) / 2}
                         y={HEIGHT - Math.max(h, 2)}
                         width={barWidth}
                         height={Math.max(h, 2)}
