@@ -1,13 +1,20 @@
 #!/usr/bin/env node
-// The real backend serving the production build, for the `full-stack` Playwright project.
-// Creates a random PostgreSQL database, migrates it, starts the API (serving frontend/dist) and the worker with
-// NODE_ENV=test on a free port and a unique Redis prefix, and drops the database when it stops (SIGINT/SIGTERM).
+// The real platform for the `full-stack` Playwright project, run the way `make serve` runs it: this script starts
+// `scripts/serve.mjs --no-build` (production API serving frontend/dist + worker, NODE_ENV=production, the tiny model
+// written by `npm run model:tiny` and loaded by the worker, migrations) on a database and a Redis prefix of its own,
+// and, in this process, what a real deployment has elsewhere:
+//   - an SMTP server (smtp-server) that keeps every e-mail: the sign-up and deletion codes are read from it;
+//   - a local OAuth 2 / OpenID Connect server (oauth2-mock-server) standing in for Google;
+//   - a small control endpoint for the tests: GET /ready, GET /mail?to=&since=, POST /oauth/profile.
+// It drops the database when it stops (SIGINT/SIGTERM).
 //
-//   node e2e/support/stack.mjs            starts, prints "stack ready <url>", runs until stopped
-//   E2E_DB=name E2E_PORT=4310 ...         fixed database name / port (the Playwright config sets both)
-import { spawn, spawnSync } from 'node:child_process';
+//   node e2e/support/stack.mjs     starts, prints "stack ready <url>", runs until stopped
+//   E2E_DB=name E2E_PORT=4310 E2E_CONTROL_PORT=4311 ...   fixed database name / ports (the Playwright config sets them)
+//   E2E_STACK_LOG=1                the API's and worker's logs at level `log` (default: warnings only)
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -15,9 +22,11 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const backend = join(root, 'backend');
-const pg = createRequire(join(backend, 'package.json'))('pg');
+const fromBackend = createRequire(join(backend, 'package.json'));
+const pg = fromBackend('pg');
 
 export const PG_ADMIN_URL = process.env.E2E_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const TINY_MODEL_ID = 'glob-tiny-chat';
 
 export function databaseUrl(name) {
   const url = new URL(PG_ADMIN_URL);
@@ -35,6 +44,23 @@ async function admin(sql) {
   }
 }
 
+/** Deletes every Redis key under the stack's prefix (queues, streams, rate-limit counters, OAuth states). */
+async function dropRedisPrefix(redisUrl, prefix) {
+  const Redis = fromBackend('ioredis');
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
 export function freePort() {
   return new Promise((res, rej) => {
     const srv = createServer();
@@ -46,22 +72,120 @@ export function freePort() {
   });
 }
 
-async function waitForHealth(url, children, timeoutMs = 60_000) {
+/** Undoes quoted-printable soft line breaks and escapes, enough to read a code out of a text part. */
+function readable(raw) {
+  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
+}
+
+/** A real SMTP server on loopback that keeps every e-mail it receives (the backend's test helper, in plain JS). */
+async function startSmtp() {
+  const { SMTPServer } = fromBackend('smtp-server');
+  const mails = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks = [];
+      stream.on('data', (c) => chunks.push(c));
+      stream.on('end', () => {
+        const raw = readable(Buffer.concat(chunks).toString('utf8'));
+        mails.push({
+          seq: mails.length + 1,
+          to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
+          subject: /^Subject: (.*)$/im.exec(raw)?.[1]?.trim() ?? '',
+          code: /code is: (\d{6})/.exec(raw)?.[1] ?? null,
+          raw,
+        });
+        callback();
+      });
+    },
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `smtp://127.0.0.1:${server.server.address().port}`, mails, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** oauth2-mock-server as Google: its /authorize redirects straight back with a code; `profile` is who signs in next. */
+async function startOAuth() {
+  const { OAuth2Server } = fromBackend('oauth2-mock-server');
+  const server = new OAuth2Server();
+  await server.issuer.keys.generate('RS256');
+  await server.start(0, '127.0.0.1');
+  // The library names it http://localhost:<port>; the address it listens on is what the browser must reach.
+  server.issuer.url = `http://127.0.0.1:${server.address().port}`;
+  const issuer = server.issuer.url;
+  const state = { profile: { sub: 'google-user-1', email: 'oauth.user@example.com', email_verified: true, name: 'OAuth User' } };
+  server.service.on('beforeTokenSigning', (token) => {
+    token.payload.sub = state.profile.sub;
+    token.payload.email = state.profile.email;
+    token.payload.email_verified = state.profile.email_verified;
+  });
+  server.service.on('beforeUserinfo', (res) => {
+    res.body = { ...state.profile };
+  });
+  const env = {
+    OAUTH_GOOGLE_CLIENT_ID: 'e2e-google-client',
+    OAUTH_GOOGLE_CLIENT_SECRET: 'e2e-google-secret',
+    OAUTH_GOOGLE_ISSUER: issuer,
+    OAUTH_GOOGLE_AUTHORIZATION_URL: `${issuer}/authorize`,
+    OAUTH_GOOGLE_TOKEN_URL: `${issuer}/token`,
+    OAUTH_GOOGLE_USERINFO_URL: `${issuer}/userinfo`,
+  };
+  return { issuer, env, state, close: () => server.stop() };
+}
+
+/** The tests' side door: readiness, the captured mail, the next OAuth profile. */
+async function startControl(port, { smtp, oauth, isReady }) {
+  const server = createHttpServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://control');
+    const json = (status, body) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    if (req.method === 'GET' && url.pathname === '/ready') return isReady() ? json(200, { ready: true }) : json(503, { ready: false });
+    if (req.method === 'GET' && url.pathname === '/mail') {
+      const to = url.searchParams.get('to')?.toLowerCase();
+      const since = Number(url.searchParams.get('since') ?? 0);
+      return json(200, { last: smtp.mails.length, mails: smtp.mails.filter((m) => m.seq > since && (!to || m.to.includes(to))) });
+    }
+    if (req.method === 'POST' && url.pathname === '/oauth/profile') {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      oauth.state.profile = { ...oauth.state.profile, ...JSON.parse(body || '{}') };
+      return json(200, { profile: oauth.state.profile, issuer: oauth.issuer });
+    }
+    json(404, { error: 'not found' });
+  });
+  await new Promise((r, j) => server.once('error', j).listen(port, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** Ready = the API answers and the worker has registered its node with the tiny model loaded (what makes it `available`). */
+async function waitUntilServing(url, dbUrl, serve, timeoutMs = 180_000) {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
-    for (const c of children) if (c.exitCode !== null) throw new Error(`${c.spawnargs.join(' ')} exited with ${c.exitCode}`);
+    if (serve.exitCode !== null || serve.signalCode) throw new Error(`scripts/serve.mjs exited (${serve.exitCode ?? serve.signalCode})`);
     try {
-      const res = await fetch(`${url}/api/health`);
-      if (res.ok) return;
+      const health = await fetch(`${url}/api/health`);
+      if (health.ok) {
+        const client = new pg.Client({ connectionString: dbUrl });
+        await client.connect();
+        try {
+          const { rows } = await client.query(`SELECT 1 FROM nodes WHERE stopped_at IS NULL AND $1 = ANY(models)`, [TINY_MODEL_ID]);
+          if (rows.length > 0) return;
+        } finally {
+          await client.end();
+        }
+      }
     } catch {
       // not listening yet
     }
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 300));
   }
-  throw new Error(`The API did not become healthy at ${url}`);
+  throw new Error(`The platform did not serve ${TINY_MODEL_ID} at ${url} within ${timeoutMs / 1000} s`);
 }
 
-export async function startStack({ dbName, port, log = process.env.E2E_STACK_LOG === '1' } = {}) {
+/** The stop of the stack being started, so a signal during start-up still cleans up. */
+let starting = null;
+
+export async function startStack({ dbName, port, controlPort, log = process.env.E2E_STACK_LOG === '1' } = {}) {
   for (const file of ['dist/main.js', 'dist/worker.js', 'dist/database/cli.js']) {
     if (!existsSync(join(backend, file))) throw new Error(`backend/${file} is missing: run \`npm run build -w backend\` first`);
   }
@@ -69,68 +193,89 @@ export async function startStack({ dbName, port, log = process.env.E2E_STACK_LOG
   const name = dbName ?? `glob_e2e_${randomBytes(5).toString('hex')}`;
   const listen = port ?? (await freePort());
   const url = `http://127.0.0.1:${listen}`;
-  await admin(`CREATE DATABASE "${name}"`);
-  const env = {
-    ...process.env,
-    NODE_ENV: 'test',
-    DATABASE_URL: databaseUrl(name),
-    DATABASE_POOL_SIZE: '4',
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    REDIS_PREFIX: `e2e_${name}`,
-    PORT: String(listen),
-    HOST: '127.0.0.1',
-    WEB_DIST: join(root, 'frontend/dist'),
-    WEB_ORIGIN: url,
-    JWT_ACCESS_SECRET: randomBytes(32).toString('hex'),
-    JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
-    CONTACT_RATE_LIMIT: '100',
-    ANALYTICS_RATE_LIMIT: '1000',
-    LOG_LEVEL: log ? 'log' : 'warn',
-    WORKER_CONCURRENCY: '1',
-    INFERENCE_THREADS: '1',
-  };
-  const children = [];
+  let ready = false;
+  const cleanups = [];
+  let serve;
   const stop = async () => {
-    await Promise.all(
-      children.map(
-        (c) =>
-          new Promise((r) => {
-            if (c.exitCode !== null || c.signalCode) return r();
-            c.once('exit', r);
-            c.kill('SIGTERM');
-            setTimeout(() => c.kill('SIGKILL'), 8000).unref();
-          }),
-      ),
-    );
-    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch((e) => console.error('[stack] drop failed:', e.message));
+    if (serve && serve.exitCode === null && !serve.signalCode) {
+      await new Promise((r) => {
+        serve.once('exit', r);
+        serve.kill('SIGTERM'); // serve.mjs stops the API and the worker, then exits
+        setTimeout(() => serve.kill('SIGKILL'), 15_000).unref();
+      });
+    }
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((e) => console.error('[stack] cleanup failed:', e.message));
   };
+  starting = stop;
   try {
-    const migrate = spawnSync(process.execPath, [join(backend, 'dist/database/cli.js'), 'migrate'], { env, cwd: root, encoding: 'utf8' });
-    if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.stderr || migrate.stdout}`);
-    const io = log ? 'inherit' : ['ignore', 'ignore', 'inherit'];
-    children.push(spawn(process.execPath, [join(backend, 'dist/main.js')], { env, cwd: root, stdio: io }));
-    children.push(spawn(process.execPath, [join(backend, 'dist/worker.js')], { env, cwd: root, stdio: io }));
-    await waitForHealth(url, children);
+    await admin(`CREATE DATABASE "${name}"`);
+    cleanups.push(() => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+    cleanups.push(() => dropRedisPrefix(redisUrl, `e2e_${name}`));
+    const smtp = await startSmtp();
+    cleanups.push(smtp.close);
+    const oauth = await startOAuth();
+    cleanups.push(oauth.close);
+    const control = await startControl(controlPort ?? 0, { smtp, oauth, isReady: () => ready });
+    cleanups.push(control.close);
+
+    const env = {
+      ...process.env,
+      DATABASE_URL: databaseUrl(name),
+      DATABASE_POOL_SIZE: '4',
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: `e2e_${name}`,
+      PORT: String(listen),
+      HOST: '127.0.0.1',
+      WEB_ORIGIN: url, // also the OAuth redirect base: {url}/app/oauth/callback/google
+      JWT_ACCESS_SECRET: randomBytes(32).toString('hex'),
+      JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
+      SMTP_URL: smtp.url,
+      ...oauth.env,
+      // Every response checked against the spec, as in the backend's own tests.
+      VALIDATE_RESPONSES: 'true',
+      // Relaxed only where the journeys would trip them: the marketing forms' tests post many times from one IP,
+      // every code check of the run comes from 127.0.0.1, and the journey signs the same address up twice.
+      CONTACT_RATE_LIMIT: '100',
+      ANALYTICS_RATE_LIMIT: '1000',
+      OTP_VERIFY_RATE_LIMIT: '500',
+      OTP_RESEND_SECONDS: '2',
+      // The worker: only the tiny model, one llama.cpp thread each (2-core machine), two replies at once.
+      WORKER_MODELS: TINY_MODEL_ID,
+      WORKER_NAME: `e2e-${name}`,
+      WORKER_CONCURRENCY: '2',
+      INFERENCE_THREADS: '1',
+      LOG_LEVEL: log ? 'log' : 'warn',
+    };
+    serve = spawn(process.execPath, [join(root, 'scripts/serve.mjs'), '--no-build'], {
+      env,
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    await waitUntilServing(url, databaseUrl(name), serve);
+    ready = true;
+    return { url, controlUrl: control.url, dbName: name, databaseUrl: databaseUrl(name), stop };
   } catch (error) {
     await stop();
     throw error;
   }
-  return { url, dbName: name, databaseUrl: databaseUrl(name), stop };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const stack = await startStack({
-    dbName: process.env.E2E_DB || undefined,
-    port: process.env.E2E_PORT ? Number(process.env.E2E_PORT) : undefined,
-  });
-  console.log(`stack ready ${stack.url} (database ${stack.dbName})`);
+  let stack;
   let stopping = false;
   const shutdown = async () => {
     if (stopping) return;
     stopping = true;
-    await stack.stop();
+    await (stack?.stop ?? starting)?.();
     process.exit(0);
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, shutdown);
+  stack = await startStack({
+    dbName: process.env.E2E_DB || undefined,
+    port: process.env.E2E_PORT ? Number(process.env.E2E_PORT) : undefined,
+    controlPort: process.env.E2E_CONTROL_PORT ? Number(process.env.E2E_CONTROL_PORT) : undefined,
+  });
+  console.log(`stack ready ${stack.url} (database ${stack.dbName}, control ${stack.controlUrl})`);
   setInterval(() => undefined, 1 << 30); // keep running until a signal arrives
 }
