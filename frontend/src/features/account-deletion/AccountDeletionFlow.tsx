@@ -141,7 +141,7 @@ export function AccountDeletionFlow() {
       </ol>
 
       {step === 'email' && (
-        <form onSubmit={send} noValidate aria-labelledby="deletion-title">
+        <form onSubmit={send} noValidate>
           <h2 id="deletion-title" ref={heading} tabIndex={-1}>
             Enter your e-mail
           </h2>
@@ -171,7 +171,7 @@ export function AccountDeletionFlow() {
       )}
 
       {step === 'otp' && (
-        <form onSubmit={verify} noValidate aria-labelledby="deletion-title">
+        <form onSubmit={verify} noValidate>
           <h2 id="deletion-title" ref={heading} tabIndex={-1}>
             Enter the verification code
           </h2>

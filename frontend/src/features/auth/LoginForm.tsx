@@ -38,7 +38,7 @@ export function LoginForm({ onSignedIn }: { onSignedIn: () => void }) {
   };
 
   return (
-    <form ref={formRef} className="auth-form" onSubmit={submit} noValidate aria-labelledby="auth-title">
+    <form ref={formRef} className="auth-form" onSubmit={submit} noValidate>
       <Field
         id="login-email"
         label="Email"

@@ -148,7 +148,7 @@ export function RegisterFlow({
 
   if (step === 'otp') {
     return (
-      <form ref={codeForm.formRef} className="auth-form" onSubmit={submitCode} noValidate aria-labelledby="auth-title">
+      <form ref={codeForm.formRef} className="auth-form" onSubmit={submitCode} noValidate>
         <p className="auth-lead">
           We sent a {CODE_LENGTH}-digit code to <strong>{email}</strong>. Enter it below to finish creating your account.
         </p>
@@ -184,7 +184,7 @@ export function RegisterFlow({
   }
 
   return (
-    <form ref={form.formRef} className="auth-form" onSubmit={submitForm} noValidate aria-labelledby="auth-title">
+    <form ref={form.formRef} className="auth-form" onSubmit={submitForm} noValidate>
       <Field
         id="register-username"
         label="Username"

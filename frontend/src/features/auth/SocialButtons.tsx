@@ -83,10 +83,10 @@ export function SocialButtons() {
 
   return (
     <div className="auth-social">
-      <p className="auth-divider">
+      <p className="auth-divider" id="auth-social-label">
         <span>or continue with</span>
       </p>
-      <div className="auth-social-buttons">
+      <div className="auth-social-buttons" role="group" aria-labelledby="auth-social-label">
         {PROVIDERS.map((p) => (
           <button
             key={p.id}
@@ -95,7 +95,6 @@ export function SocialButtons() {
             onClick={() => void start(p.id)}
             disabled={pending !== null}
             aria-busy={pending === p.id}
-            aria-label={`Continue with ${p.label}`}
           >
             {pending === p.id ? <span className="spinner small" aria-hidden="true" /> : <ProviderMark id={p.id} />}
             <span>{p.label}</span>
