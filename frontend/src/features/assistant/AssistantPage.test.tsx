@@ -172,6 +172,7 @@ describe('assistant page: chatting', () => {
     expect(await within(log()).findByText('Generating...')).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Stop generation' })).toBeInTheDocument();
     expect(field()).toBeDisabled();
+    expect(screen.getByRole('combobox', { name: 'Model' })).toBeDisabled();
     await waitFor(() => expect(bodies).toHaveLength(1));
 
     expect(creates).toHaveLength(1);
@@ -194,7 +195,7 @@ describe('assistant page: chatting', () => {
     await waitFor(() => expect(within(log()).queryByText('Generating...')).toBeNull());
     const reply = within(log()).getByText('List comprehensions build a list').closest('.assistant-msg') as HTMLElement;
     expect(within(reply).getByText('9 tokens')).toBeInTheDocument();
-    expect(within(reply).getByText('llama-3.3-70b-instruct')).toBeInTheDocument();
+    expect(within(reply).getByText('Llama 3.3 70B Instruct')).toBeInTheDocument();
     expect(within(reply).getByText('Sent')).toBeInTheDocument();
     expect(screen.getByText('Tokens used: 23 • Cost: $0.0230')).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Send message' })).toBeInTheDocument();
@@ -267,7 +268,7 @@ describe('assistant page: chatting', () => {
     expect(field()).not.toBeDisabled();
     const reply = within(log()).getByText('Once upon').closest('.assistant-msg') as HTMLElement;
     expect(reply).toHaveAttribute('data-status', 'sent');
-    await waitFor(() => expect(within(reply).getByText('1 tokens')).toBeInTheDocument());
+    await waitFor(() => expect(within(reply).getByText('1 token')).toBeInTheDocument());
     expect(within(log()).queryByText(/a time/)).toBeNull();
     expect(within(reply).getByText('Once upon')).toBeInTheDocument();
   });

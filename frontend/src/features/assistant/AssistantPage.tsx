@@ -161,7 +161,13 @@ export function AssistantPage() {
               </div>
             ) : (
               messages.map((m) => (
-                <MessageBubble key={m.id} message={m} canRetry={!chat.generating && Boolean(selected)} onRetry={(id) => chat.retry(id, selected)} />
+                <MessageBubble
+                  key={m.id}
+                  message={m}
+                  canRetry={!chat.generating && Boolean(selected)}
+                  onRetry={(id) => chat.retry(id, selected)}
+                  modelName={(id) => models.find((x) => x.id === id)?.name ?? id}
+                />
               ))
             )}
           </div>

@@ -28,9 +28,10 @@ export function downloadFile(content: string, filename: string, type: string) {
 function useDebounced<T>(value: T, ms: number): T {
   const [debounced, setDebounced] = useState(value);
   useEffect(() => {
+    if (Object.is(value, debounced)) return undefined;
     const t = setTimeout(() => setDebounced(value), ms);
     return () => clearTimeout(t);
-  }, [value, ms]);
+  }, [value, ms, debounced]);
   return debounced;
 }
 

@@ -33,7 +33,15 @@ function InsufficientNotice() {
   );
 }
 
-export function MessageBubble({ message, onRetry, canRetry }: { message: UiMessage; onRetry: (id: string) => void; canRetry: boolean }) {
+interface Props {
+  message: UiMessage;
+  onRetry: (id: string) => void;
+  canRetry: boolean;
+  /** The display name of a model id (the id itself when unknown). */
+  modelName?: (id: string) => string;
+}
+
+export function MessageBubble({ message, onRetry, canRetry, modelName = (id) => id }: Props) {
   const isUser = message.role === 'user';
   const streaming = message.status === 'streaming';
   return (
@@ -71,8 +79,8 @@ export function MessageBubble({ message, onRetry, canRetry }: { message: UiMessa
       </div>
       {!isUser && message.status === 'sent' && !message.kind && (message.tokens !== undefined || message.model) && (
         <p className="assistant-msg-usage">
-          {message.tokens !== undefined && <span>{message.tokens} tokens</span>}
-          {message.model && <span>{message.model}</span>}
+          {message.tokens !== undefined && <span>{`${message.tokens} ${message.tokens === 1 ? 'token' : 'tokens'}`}</span>}
+          {message.model && <span>{modelName(message.model)}</span>}
         </p>
       )}
       {isUser && message.status === 'error' && (

@@ -117,17 +117,27 @@ export interface ChatOptions {
  */
 export function useChat({ userId, onModel }: ChatOptions) {
   const queryClient = useQueryClient();
-  const [conversation, dispatch] = useReducer(reducer, undefined, freshConversation);
-  const [generatingId, setGeneratingId] = useState<string | null>(null);
+  const [initial] = useState(freshConversation);
+  const [conversation, dispatchState] = useReducer(reducer, initial);
+  /** The conversation as of the last action (ahead of rendering), for the async code. */
+  const current = useRef(initial);
+  /** Every change goes through here, so `current` is always up to date. */
+  const dispatch = useCallback((action: Action) => {
+    current.current = reducer(current.current, action);
+    dispatchState(action);
+  }, []);
+  const [generatingId, setGeneratingState] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
   const [booting, setBooting] = useState(true);
 
-  const current = useRef(conversation);
-  current.current = conversation;
   const runs = useRef(new Map<string, Run>());
+  /** The reply being generated, known at once (state only after the next render). */
   const generating = useRef<string | null>(null);
-  generating.current = generatingId;
+  const setGeneratingId = useCallback((id: string | null) => {
+    generating.current = id;
+    setGeneratingState(id);
+  }, []);
   const onModelRef = useRef(onModel);
   onModelRef.current = onModel;
   /** Bumped on every reset, so answers of an older screen are dropped. */
@@ -148,9 +158,12 @@ export function useChat({ userId, onModel }: ChatOptions) {
     [],
   );
 
-  const finish = useCallback((replyId: string) => {
-    setGeneratingId((id) => (id === replyId ? null : id));
-  }, []);
+  const finish = useCallback(
+    (replyId: string) => {
+      if (generating.current === replyId) setGeneratingId(null);
+    },
+    [setGeneratingId],
+  );
 
   /** Stop generation (001 §4): the reply keeps what it has and is sent; the worker is told to stop. */
   const stop = useCallback(() => {
@@ -164,7 +177,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
     if (run.started) void stopStream(run.streamId).catch(() => undefined);
     // The server ends the stream with `done` within a second; stop listening anyway if it never does.
     run.giveUp = setTimeout(() => run.controller.abort(), 10_000);
-  }, []);
+  }, [dispatch, setGeneratingId]);
 
   const exchange = useCallback(
     async (user: UiMessage, model: UiModel) => {
@@ -250,14 +263,11 @@ export function useChat({ userId, onModel }: ChatOptions) {
         }
         if (epoch.current === myEpoch) {
           finish(replyId);
-          // After React has applied the last dispatches.
-          setTimeout(() => {
-            if (current.current.id === conversationId) persist(owner);
-          }, 0);
+          if (current.current.id === conversationId) persist(owner);
         }
       }
     },
-    [finish, persist, queryClient, userId],
+    [dispatch, finish, persist, queryClient, setGeneratingId, userId],
   );
 
   /** Sends a message (001 §5: never blank, never while a reply streams, never without a model). */
@@ -269,7 +279,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
       void exchange(user, model);
       return true;
     },
-    [exchange],
+    [dispatch, exchange],
   );
 
   /** Retry of a failed user message: its notices go, and it is sent again. */
@@ -283,7 +293,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
       dispatch({ type: 'patch', id: messageId, patch: { status: 'sending' } });
       void exchange({ ...user, status: 'sending' }, model);
     },
-    [exchange],
+    [dispatch, exchange],
   );
 
   /** Stops listening to every stream and drops answers still on their way. */
@@ -295,7 +305,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
     }
     runs.current.clear();
     setGeneratingId(null);
-  }, []);
+  }, [setGeneratingId]);
 
   /** 001 §4: New conversation — one greeting, and the remembered id is cleared. */
   const newConversation = useCallback(() => {
@@ -305,7 +315,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
     setError(null);
     forget();
     dispatch({ type: 'reset', conversation: freshConversation() });
-  }, [stop]);
+  }, [dispatch, setGeneratingId, stop]);
 
   /** Clear conversation: an empty screen (the server keeps the conversation); the next message starts a new one. */
   const clear = useCallback(() => {
@@ -315,7 +325,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
     setError(null);
     forget();
     dispatch({ type: 'reset', conversation: { id: null, title: TEXT.defaultTitle, model_id: null, messages: [] } });
-  }, [stop]);
+  }, [dispatch, setGeneratingId, stop]);
 
   /** Opens a conversation (and selects its model); on failure shows the cached copy when there is one. */
   const open = useCallback(
@@ -331,7 +341,6 @@ export function useChat({ userId, onModel }: ChatOptions) {
         if (epoch.current !== myEpoch) return;
         const opened = fromServer(c);
         dispatch({ type: 'reset', conversation: opened });
-        current.current = opened;
         remember(opened.id!);
         if (opened.model_id) onModelRef.current?.(opened.model_id);
         persist(userId);
@@ -353,13 +362,13 @@ export function useChat({ userId, onModel }: ChatOptions) {
         if (epoch.current === myEpoch) setLoading(false);
       }
     },
-    [persist, stop, userId],
+    [dispatch, persist, setGeneratingId, stop, userId],
   );
 
   /** The sidebar renamed the open conversation. */
   const renamed = useCallback((id: string, title: string) => {
     if (current.current.id === id) dispatch({ type: 'rename', title });
-  }, []);
+  }, [dispatch]);
 
   /** The sidebar deleted a conversation: if it is the open one, start afresh. */
   const deleted = useCallback(
@@ -382,7 +391,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
     return () => {
       cancelled = true;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per signed-in user
+    // Once per signed-in user (not again when `open` changes identity).
   }, [userId]);
 
   // 001 §4: the access token removed (here or in another tab) — clear the chat, back to the greeting,
@@ -397,7 +406,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
       void chatCache.clear();
       queryClient.removeQueries({ queryKey: chatQueries.all });
     });
-  }, [detach, queryClient]);
+  }, [detach, dispatch, queryClient]);
 
   // Leaving the page stops listening (the server still finishes and saves the reply).
   useEffect(() => () => runs.current.forEach((run) => run.controller.abort()), []);
