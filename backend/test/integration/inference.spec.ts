@@ -137,6 +137,14 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     expectSpecResponse(res, 'startStream');
     expect(res.body.error).toBe('INSUFFICIENT_TOKENS');
     expect(res.body.message.toLowerCase()).toContain('insufficient tokens');
+    // In a conversation, a refused prompt is not saved (retrying it must not store it twice).
+    const conv = await stack.http.post('/api/chat/conversations').set(poor.auth).send({ title: 'Refused', model_id: MODEL }).expect(201);
+    const cid = conv.body.conversation.id as string;
+    for (let i = 0; i < 2; i++) {
+      await stack.http.post('/api/inference/stream/start').set(poor.auth).send({ streamId: streamId(), modelId: MODEL, prompt: 'x'.repeat(400), conversation_id: cid }).expect(402);
+    }
+    const saved = await stack.http.get(`/api/chat/conversations/${cid}`).set(poor.auth).expect(200);
+    expect(saved.body.conversation.messages).toEqual([]);
 
     // Enough for a short prompt and a few tokens only: generation ends with stop_reason budget.
     await stack.http.post(`/api/wallet/${sink.id}/transfer`).set(sink.auth).send({ to_address: poor.address, amount: 0.03 }).expect(201);

@@ -106,6 +106,8 @@ export class InferenceService {
       await this.chat.assertOwned(userId, conversationId);
       const last = messages.at(-1)!;
       if (!input.messages) messages = [...(await this.chat.history(conversationId)), last];
+      // A prompt the balance cannot pay for is refused before it is saved (a retry would save it twice).
+      await this.assertAffordable(userId, model, messages);
       await this.chat.append(userId, conversationId, { role: 'user', content: last.content, status: 'sent', model: model.id });
     }
     await this.queue({ userId, streamId: input.streamId, model, messages, params, requestHash, conversationId });
@@ -122,13 +124,8 @@ export class InferenceService {
     conversationId?: string;
   }): Promise<void> {
     const { model, params } = args;
-    const promptTokens = estimateTokens(args.messages);
-    const promptCost = promptTokens * model.priceUnits;
     const fullCost = (boundTokens(args.messages) + params.maxTokens) * model.priceUnits;
-    const { balance, held } = await this.ledger.balances(args.userId);
-    if (balance - held < promptCost || (model.priceUnits > 0 && balance - held < promptCost + model.priceUnits)) {
-      throw new InsufficientTokensException(balance - held, promptCost);
-    }
+    await this.assertAffordable(args.userId, model, args.messages);
     const taskId = randomUUID();
     const hold =
       fullCost > 0
@@ -166,6 +163,15 @@ export class InferenceService {
       },
       { jobId: args.streamId },
     );
+  }
+
+  /** 402 unless the free balance pays for the prompt and at least one generated token. */
+  private async assertAffordable(userId: string, model: CatalogModel, messages: Turn[]): Promise<void> {
+    const promptCost = estimateTokens(messages) * model.priceUnits;
+    const { balance, held } = await this.ledger.balances(userId);
+    if (balance - held < promptCost || (model.priceUnits > 0 && balance - held < promptCost + model.priceUnits)) {
+      throw new InsufficientTokensException(balance - held, promptCost);
+    }
   }
 
   private async findTask(streamId: string) {
