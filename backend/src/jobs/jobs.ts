@@ -28,6 +28,8 @@ export interface InferenceJob {
   priceUnits: number;
   /** Where the reply is saved when it ends (issue 6). */
   conversationId?: string;
+  /** The saved user message of this turn: it is given the prompt tokens when the reply ends. */
+  userMessageId?: string;
 }
 
 /** Job name → payload. */

@@ -122,7 +122,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     const started = Date.now();
     const base = { taskId: data.taskId, nodeId: this.nodeId!, holdId: data.holdId, difficulty: 1, bytes: 0 };
     let text = '';
-    const reply = () => (data.conversationId ? { reply: { conversationId: data.conversationId, content: text, model: data.modelId } } : {});
+    const reply = () => (data.conversationId ? { reply: { conversationId: data.conversationId, userMessageId: data.userMessageId, content: text, model: data.modelId } } : {});
     const fail = async (code: Extract<StreamEvent, { type: 'error' }>['code'], message: string, promptTokens = 0) => {
       await this.tasks.finish({ ...base, ...reply(), status: 'failed', promptTokens, completionTokens: 0, chargedUnits: 0, durationMs: Date.now() - started, stopReason: null, error: message });
       await stream.append({ type: 'error', code, message });

@@ -230,8 +230,13 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     expect(user).toMatchObject({ role: 'user', content: 'Remember this', status: 'sent' });
     expect(reply).toMatchObject({ role: 'assistant', status: 'sent', model: MODEL });
     expect(reply.content.length).toBeGreaterThan(0);
-    expect(reply.tokens).toBe((await task(id)).completion_tokens);
+    const done = await task(id);
+    expect(reply.tokens).toBe(done.completion_tokens);
+    // The user message carries the turn's prompt tokens: the conversation's total is what the turn was charged for.
+    expect(user.tokens).toBe(done.prompt_tokens);
+    expect(user.tokens).toBeGreaterThan(0);
     expect(got.body.conversation.metadata.total_messages).toBe(2);
+    expect(got.body.conversation.metadata.total_tokens).toBe(Number(done.prompt_tokens) + Number(done.completion_tokens));
 
     // A second turn: the model sees the conversation so far (prompt tokens grow with the history).
     const second = await readSse(await start(u.auth, { streamId: streamId(), modelId: MODEL, prompt: 'And now?', conversation_id: cid, params: { max_tokens: 5 } }));

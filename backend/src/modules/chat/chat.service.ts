@@ -183,9 +183,25 @@ export class ChatService {
   }
 
   /** The assistant's reply, saved by the server when its stream ends (whoever is still reading). */
-  async saveReply(em: EntityManager, conversationId: string, reply: { content: string; tokens: number; model: string; status: Status }): Promise<void> {
+  /**
+   * Saves a reply as its stream ends, and gives the turn's user message its prompt tokens, so the
+   * conversation's total_tokens is what the turn was charged for.
+   */
+  async saveReply(
+    em: EntityManager,
+    conversationId: string,
+    reply: { content: string; tokens: number; model: string; status: Status; userMessageId?: string; promptTokens: number },
+  ): Promise<void> {
     const [c] = (await em.query(`SELECT id FROM conversations WHERE id = $1 FOR UPDATE`, [conversationId])) as unknown[];
     if (!c) return; // deleted meanwhile
+    let promptTokens = 0;
+    if (reply.userMessageId) {
+      const [updated] = (await em.query(
+        `WITH u AS (UPDATE messages SET tokens = $3 WHERE id = $1 AND conversation_id = $2 AND role = 'user' RETURNING id) SELECT count(*)::int AS n FROM u`,
+        [reply.userMessageId, conversationId, reply.promptTokens],
+      )) as Array<{ n: number }>;
+      if (updated!.n > 0) promptTokens = reply.promptTokens;
+    }
     await em.query(`INSERT INTO messages (conversation_id, role, content, status, model, tokens) VALUES ($1, 'assistant', $2, $3, $4, $5)`, [
       conversationId,
       reply.content,
@@ -195,7 +211,7 @@ export class ChatService {
     ]);
     await em.query(
       `UPDATE conversations SET total_messages = total_messages + 1, total_tokens = total_tokens + $2, updated_at = now() WHERE id = $1`,
-      [conversationId, reply.tokens],
+      [conversationId, reply.tokens + promptTokens],
     );
   }
 

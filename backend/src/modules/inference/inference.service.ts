@@ -100,6 +100,7 @@ export class InferenceService {
     }
     const model = await this.availableModel(input.modelId);
     const conversationId = input.conversation_id;
+    let userMessageId: string | undefined;
     if (conversationId) {
       // The user's message is saved at once; with a bare prompt the model also sees the conversation so far
       // (the engine trims the oldest turns to fit its context).
@@ -108,9 +109,9 @@ export class InferenceService {
       if (!input.messages) messages = [...(await this.chat.history(conversationId)), last];
       // A prompt the balance cannot pay for is refused before it is saved (a retry would save it twice).
       await this.assertAffordable(userId, model, messages);
-      await this.chat.append(userId, conversationId, { role: 'user', content: last.content, status: 'sent', model: model.id });
+      userMessageId = (await this.chat.append(userId, conversationId, { role: 'user', content: last.content, status: 'sent', model: model.id })).id;
     }
-    await this.queue({ userId, streamId: input.streamId, model, messages, params, requestHash, conversationId });
+    await this.queue({ userId, streamId: input.streamId, model, messages, params, requestHash, conversationId, userMessageId });
     return this.stream(input.streamId);
   }
 
@@ -122,6 +123,7 @@ export class InferenceService {
     params: InferenceJob['params'];
     requestHash: string;
     conversationId?: string;
+    userMessageId?: string;
   }): Promise<void> {
     const { model, params } = args;
     const fullCost = (boundTokens(args.messages) + params.maxTokens) * model.priceUnits;
@@ -160,6 +162,7 @@ export class InferenceService {
         holdUnits: hold?.reserved ?? 0,
         priceUnits: model.priceUnits,
         ...(args.conversationId ? { conversationId: args.conversationId } : {}),
+        ...(args.userMessageId ? { userMessageId: args.userMessageId } : {}),
       },
       { jobId: args.streamId },
     );

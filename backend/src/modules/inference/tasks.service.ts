@@ -22,7 +22,7 @@ export interface TaskOutcome {
   error: string | null;
   difficulty: number;
   /** The reply to save in its conversation, whatever the outcome. */
-  reply?: { conversationId: string; content: string; model: string };
+  reply?: { conversationId: string; userMessageId?: string; content: string; model: string };
 }
 
 interface TaskRow {
@@ -56,6 +56,8 @@ export class TasksService {
       const reply = outcome.reply;
       if (reply) {
         await this.chat.saveReply(em, reply.conversationId, {
+          userMessageId: reply.userMessageId,
+          promptTokens: outcome.promptTokens,
           content: reply.content,
           tokens: outcome.completionTokens,
           model: reply.model,
