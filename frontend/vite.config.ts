@@ -5,14 +5,14 @@ import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
 import { coverSvg } from './build/covers';
+import { SHELL_FILE, prerender } from './build/prerender';
+import { headFields, headTagsHtml } from './src/components/head';
 import { BLOG_POSTS, PAGES, SITE } from './src/content';
 
 const api = process.env.API_URL ?? 'http://localhost:3000';
 const mocking = process.env.VITE_API_MOCKING === '1';
 const releaseHost = process.env.VITE_RELEASE_HOST ?? SITE.releasesHost;
 const require = createRequire(import.meta.url);
-
-const escapeAttr = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 /** The paths of every public page, for sitemap.xml. */
 function sitemapPaths(): string[] {
@@ -23,32 +23,12 @@ function sitemapPaths(): string[] {
 }
 
 /**
- * Search and sharing: the home page's tags and no-script fallback written into index.html (routes replace
- * them at run time), plus robots.txt and sitemap.xml generated from the content module.
+ * Search and sharing: the home page's tags and no-script fallback written into index.html (the app shell; the
+ * prerendered pages get their own, build/prerender.ts, and routes replace them at run time), plus robots.txt and
+ * sitemap.xml generated from the content module.
  */
 function seo(): Plugin {
-  const home = PAGES.home;
-  const image = new URL(SITE.ogImage, SITE.url).toString();
-  const canonical = new URL('/', SITE.url).toString();
-  const tags = [
-    `<title>${escapeAttr(home.title)}</title>`,
-    `<meta name="description" content="${escapeAttr(home.description)}" />`,
-    `<link rel="canonical" href="${canonical}" />`,
-    `<meta property="og:site_name" content="${SITE.name}" />`,
-    `<meta property="og:type" content="website" />`,
-    `<meta property="og:title" content="${escapeAttr(home.title)}" />`,
-    `<meta property="og:description" content="${escapeAttr(home.description)}" />`,
-    `<meta property="og:url" content="${canonical}" />`,
-    `<meta property="og:image" content="${image}" />`,
-    `<meta property="og:image:width" content="${SITE.ogImageWidth}" />`,
-    `<meta property="og:image:height" content="${SITE.ogImageHeight}" />`,
-    `<meta property="og:image:alt" content="${SITE.name} — distributed AI processing" />`,
-    `<meta name="twitter:card" content="summary_large_image" />`,
-    `<meta name="twitter:title" content="${escapeAttr(home.title)}" />`,
-    `<meta name="twitter:description" content="${escapeAttr(home.description)}" />`,
-    `<meta name="twitter:image" content="${image}" />`,
-    `<meta name="twitter:image:alt" content="${SITE.name} — distributed AI processing" />`,
-  ].join('\n    ');
+  const tags = headTagsHtml(headFields(SITE, PAGES.home, {}));
   const robots = `User-agent: *\nAllow: /\nDisallow: /app/\nDisallow: /api/\n\nSitemap: ${new URL('/sitemap.xml', SITE.url)}\n`;
   const sitemap = () =>
     `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${sitemapPaths()
@@ -57,7 +37,7 @@ function seo(): Plugin {
   return {
     name: 'glob-seo',
     transformIndexHtml(html) {
-      return html.replace('<!--head:seo-->', tags).replace('<!--body:noscript-->', home.noscript.trim());
+      return html.replace('<!--head:seo-->', `<!--seo-->\n    ${tags}\n    <!--/seo-->`).replace('<!--body:noscript-->', PAGES.home.noscript.trim());
     },
     configureServer(server) {
       server.middlewares.use((req, res, next) => {
@@ -148,6 +128,8 @@ export default defineConfig({
     seo(),
     pageTable(),
     mswWorker(),
+    // Every public page as its own HTML file, hydrated in the browser; /app and unknown paths get the shell.
+    prerender({ entry: 'src/entry-server.tsx', paths: sitemapPaths }),
     VitePWA({
       disable: mocking,
       strategies: 'generateSW',
@@ -175,8 +157,16 @@ export default defineConfig({
       },
       workbox: {
         globPatterns: ['**/*.{js,css,html,svg,png,ico,webmanifest}'],
-        globIgnores: ['media/og-image.png', 'mockServiceWorker.js'],
-        navigateFallback: '/index.html',
+        globIgnores: ['media/og-image.png', 'mockServiceWorker.js', '404.html'],
+        // A prerendered page is cached under its own URL (downloads/index.html as /downloads); every other
+        // navigation gets the app shell, which renders whatever route it is (never the home page's markup).
+        manifestTransforms: [
+          async (entries) => ({
+            manifest: entries.map((e) => (/.\/index\.html$/.test(e.url) ? { ...e, url: `/${e.url.replace(/\/index\.html$/, '')}` } : e)),
+            warnings: [],
+          }),
+        ],
+        navigateFallback: `/${SHELL_FILE}`,
         // The API, files (robots.txt, sitemap.xml, media) and the API docs are never answered with the app shell.
         navigateFallbackDenylist: [/^\/api\//, /\/[^/?]+\.[a-z0-9]+$/i],
         cleanupOutdatedCaches: true,

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import express, { ErrorRequestHandler, Request } from 'express';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import compression from 'compression';
 import helmet from 'helmet';
@@ -18,6 +18,50 @@ const logLevels = (level: AppConfig['logLevel']) => LEVELS.slice(0, LEVELS.index
 
 export interface RawBodyRequest extends Request {
   rawBody?: Buffer;
+}
+
+/** What the web build's routes.json lists (frontend/build/prerender.ts). */
+interface WebRoutes {
+  /** Paths with a prerendered file: '/' is index.html, '/downloads' is downloads/index.html. */
+  prerendered: string[];
+  /** Every client route ('/blog/$slug', '/app/auth', …). */
+  routes: string[];
+}
+
+const routeRegExp = (pattern: string) =>
+  new RegExp(
+    `^/${pattern
+      .split('/')
+      .filter(Boolean)
+      .map((s) => (s === '$' ? '.*' : s.startsWith('$') ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/')}/?$`,
+  );
+
+/**
+ * Which file of the web build answers a page request: a prerendered page (hydrated in the browser), the app
+ * shell (app.html: /app/* and any other route of the client, e.g. an unknown blog post), or the 404 page with
+ * status 404 when no route matches. A build without routes.json is a plain single-page app: index.html.
+ */
+export function webPages(dist: string): (path: string) => { file: string; status: 200 | 404 } {
+  const routesFile = join(dist, 'routes.json');
+  if (!existsSync(routesFile)) return () => ({ file: 'index.html', status: 200 });
+  const site = JSON.parse(readFileSync(routesFile, 'utf8')) as WebRoutes;
+  const prerendered = new Set(site.prerendered);
+  const routes = site.routes.filter((r) => r !== '/' && r !== '/$').map(routeRegExp);
+  const shell = existsSync(join(dist, 'app.html')) ? 'app.html' : 'index.html';
+  const notFound = existsSync(join(dist, '404.html')) ? { file: '404.html', status: 404 as const } : { file: shell, status: 200 as const };
+  return (rawPath) => {
+    let path = rawPath;
+    try {
+      path = decodeURIComponent(rawPath);
+    } catch {
+      // as it is
+    }
+    path = path.replace(/\/+$/, '') || '/';
+    if (prerendered.has(path)) return { file: path === '/' ? 'index.html' : `${path.slice(1)}/index.html`, status: 200 };
+    if (routes.some((r) => r.test(path))) return { file: shell, status: 200 };
+    return notFound;
+  };
 }
 
 /** Everything between Express and the controllers, shared by main.ts and the tests. */
@@ -66,16 +110,31 @@ export function configureApi(app: NestExpressApplication, config: AppConfig): vo
     customSiteTitle: 'Glob Network API',
   });
 
-  // make serve: the built web app beside /api, with the single-page-app fallback.
+  // make serve: the built web app beside /api — prerendered pages, the app shell for other routes, 404 page.
   const dist = config.web.dist;
   if (dist && existsSync(join(dist, 'index.html'))) {
     // Hashed build assets never change under their name: cache them for a year; everything else briefly.
-    app.use('/assets', express.static(join(dist, 'assets'), { index: false, immutable: true, maxAge: '365d', fallthrough: false }));
-    app.use(express.static(dist, { index: false, maxAge: '1h' }));
+    app.use('/assets', express.static(join(dist, 'assets'), { index: false, immutable: true, maxAge: '365d' }));
+    // A missing asset (an old chunk after a deploy) is a plain 404, never a page.
+    app.use('/assets', (_req: Request, res: express.Response) => res.status(404).type('text/plain').send('Not Found'));
+    app.use(
+      express.static(dist, {
+        index: false,
+        // /downloads is a page (downloads/index.html, below), not a redirect to /downloads/.
+        redirect: false,
+        maxAge: '1h',
+        // Pages name the current hashed assets: always revalidated.
+        setHeaders: (res, file) => {
+          if (file.endsWith('.html')) res.setHeader('Cache-Control', 'no-cache');
+        },
+      }),
+    );
+    const pageFor = webPages(dist);
     app.use((req: Request, res: express.Response, next: express.NextFunction) => {
       if ((req.method === 'GET' || req.method === 'HEAD') && isUndescribedPath(req.path) && !req.path.startsWith('/api/')) {
+        const { file, status } = pageFor(req.path);
         res.setHeader('Cache-Control', 'no-cache');
-        res.sendFile(join(dist, 'index.html'));
+        res.status(status).sendFile(join(dist, file));
       } else next();
     });
   }

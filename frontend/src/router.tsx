@@ -1,5 +1,5 @@
 import { QueryClient } from '@tanstack/react-query';
-import { createRouter } from '@tanstack/react-router';
+import { createRouter, type RouterHistory } from '@tanstack/react-router';
 import { routeTree } from './routeTree.gen';
 
 export interface RouterContext {
@@ -14,14 +14,17 @@ export function createQueryClient(): QueryClient {
   });
 }
 
-export function createAppRouter(queryClient: QueryClient) {
+/** `history` is given by the prerender (src/entry-server.tsx): a memory history at the page's path. */
+export function createAppRouter(queryClient: QueryClient, { history }: { history?: RouterHistory } = {}) {
   return createRouter({
     routeTree,
     context: { queryClient },
+    history,
     defaultPreload: 'intent',
     // The query cache owns freshness; loaders only start fetches.
     defaultPreloadStaleTime: 0,
-    scrollRestoration: true,
+    // Browser only: on the server it would write a restoration script into the markup.
+    scrollRestoration: !history,
   });
 }
 

@@ -1,8 +1,17 @@
+import { useSyncExternalStore } from 'react';
 import { Link } from '@tanstack/react-router';
 import { SITE } from 'virtual:glob-head';
 
+const noSubscription = () => () => undefined;
+const thisYear = () => new Date().getFullYear();
+/** While a prerendered page hydrates: the year it was built with (read back from its markup). */
+const builtYear = () =>
+  Number(typeof document === 'undefined' ? NaN : document.querySelector('[data-copyright-year]')?.getAttribute('data-copyright-year')) ||
+  thisYear();
+
 export function Footer() {
-  const year = new Date().getFullYear();
+  // The current year, also on a page prerendered in an earlier one.
+  const year = useSyncExternalStore(noSubscription, thisYear, builtYear);
   return (
     <footer className="site-footer">
       <div className="container">
@@ -88,7 +97,7 @@ export function Footer() {
           </nav>
         </div>
         <div className="footer-bottom">
-          <p>
+          <p data-copyright-year={year}>
             © {year} {SITE.name}. All rights reserved.
           </p>
           <ul className="footer-legal" aria-label="Legal">

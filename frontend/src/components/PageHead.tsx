@@ -1,21 +1,22 @@
-import { useEffect } from 'react';
+import { createContext, useContext, useEffect } from 'react';
 import { PAGE_META, SITE } from 'virtual:glob-head';
 import type { PageKey, PageMeta } from '../content/types';
+import { headFields, type HeadInput } from './head';
 
 const PAGES = PAGE_META as Record<PageKey, Pick<PageMeta, 'title' | 'description' | 'path'>>;
 
-export interface HeadOptions {
+export interface HeadOptions extends HeadInput {
   /** Page key of 000 §2: picks the default title, description and no-script fallback. */
   page: PageKey;
-  title?: string;
-  description?: string;
-  /** Path of the canonical URL; defaults to the page's own path. */
-  path?: string;
-  noindex?: boolean;
-  type?: 'website' | 'article';
   /** The page key's no-script markup (`import noscript from 'virtual:glob-noscript/<key>'`). */
   noscript?: string;
 }
+
+/**
+ * Prerendering (src/entry-server.tsx) provides a collector: the page's head options are written into the HTML
+ * file at build time, since effects never run on the server. In the browser there is none.
+ */
+export const HeadCollector = createContext<((options: HeadOptions) => void) | null>(null);
 
 function upsert(selector: string, create: () => HTMLElement, attr: string, value: string) {
   let el = document.head.querySelector<HTMLElement>(selector);
@@ -41,15 +42,14 @@ function meta(key: 'name' | 'property', name: string, content: string) {
 
 export const absoluteUrl = (path: string) => new URL(path, SITE.url).toString();
 
+/** The tags of a page (its defaults from the page table, then the route's own values). */
+export const pageHeadFields = ({ page, ...input }: HeadOptions) => headFields(SITE, PAGES[page], input);
+
 /** Writes the route's title, description, canonical URL, robots, Open Graph and Twitter card tags. */
-export function applyHead({ page, title, description, path, noindex, type = 'website' }: HeadOptions) {
-  const defaults = PAGES[page];
-  const fullTitle = title ?? defaults.title;
-  const text = description ?? defaults.description;
-  const canonical = absoluteUrl(path ?? (defaults.path.includes(':') || defaults.path === '*' ? '/' : defaults.path));
-  const image = absoluteUrl(SITE.ogImage);
-  document.title = fullTitle;
-  meta('name', 'description', text);
+export function applyHead(options: HeadOptions) {
+  const fields = pageHeadFields(options);
+  document.title = fields.title;
+  meta('name', 'description', fields.description);
   upsert(
     'link[rel="canonical"]',
     () => {
@@ -58,30 +58,18 @@ export function applyHead({ page, title, description, path, noindex, type = 'web
       return el;
     },
     'href',
-    canonical,
+    fields.canonical,
   );
-  const robots = document.head.querySelector('meta[name="robots"]');
-  if (noindex) meta('name', 'robots', 'noindex, follow');
-  else robots?.remove();
-  meta('property', 'og:site_name', SITE.name);
-  meta('property', 'og:type', type);
-  meta('property', 'og:title', fullTitle);
-  meta('property', 'og:description', text);
-  meta('property', 'og:url', canonical);
-  meta('property', 'og:image', image);
-  meta('property', 'og:image:width', String(SITE.ogImageWidth));
-  meta('property', 'og:image:height', String(SITE.ogImageHeight));
-  meta('property', 'og:image:alt', `${SITE.name} — distributed AI processing`);
-  meta('name', 'twitter:card', 'summary_large_image');
-  meta('name', 'twitter:title', fullTitle);
-  meta('name', 'twitter:description', text);
-  meta('name', 'twitter:image', image);
-  meta('name', 'twitter:image:alt', `${SITE.name} — distributed AI processing`);
+  if (fields.robots) meta('name', 'robots', fields.robots);
+  else document.head.querySelector('meta[name="robots"]')?.remove();
+  for (const m of fields.meta) meta(m.key, m.name, m.content);
 }
 
 /** Search and sharing tags of a route, plus its no-script fallback. */
 export function PageHead(props: HeadOptions) {
   const { page, title, description, path, noindex, type, noscript } = props;
+  const collect = useContext(HeadCollector);
+  collect?.(props);
   useEffect(() => {
     applyHead({ page, title, description, path, noindex, type });
   }, [page, title, description, path, noindex, type]);

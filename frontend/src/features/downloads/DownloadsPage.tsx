@@ -1,8 +1,9 @@
-import { useState } from 'react';
+import { useSyncExternalStore } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { SITE } from 'virtual:glob-head';
 import { Icon, type IconName } from '../../components/Icon';
+import { useHydrated } from '../../components/useHydrated';
 import { formatDate } from '../../components/format';
 import { PLATFORM_LABELS, assetFor, detectPlatform, type Platform } from './platform';
 import { RELEASE_ERROR, releaseQuery, type Release, type ReleaseAsset } from './release';
@@ -313,15 +314,26 @@ export function DownloadsView({ loading, release, platform, progress, onDownload
   );
 }
 
+const noSubscription = () => () => undefined;
+/** 000 §4: the guess's default. */
+const DEFAULT_PLATFORM: Platform = 'windows';
+
 /** /downloads: release data (fetch order of 000 §7), detected OS and per-file downloads. */
 export function DownloadsPage({ deps, platform: forced }: { deps?: DownloadDeps; platform?: Platform }) {
-  const [platform] = useState<Platform>(() => forced ?? detectPlatform());
+  // The prerendered page was built for the default (Windows) and the loading state; the visitor's OS and the
+  // release follow right after hydration.
+  const platform = useSyncExternalStore(
+    noSubscription,
+    () => forced ?? detectPlatform(),
+    () => forced ?? DEFAULT_PLATFORM,
+  );
+  const hydrated = useHydrated();
   const { data, isPending } = useQuery(releaseQuery());
   const { progress, download } = useDownloads(deps);
   return (
     <DownloadsView
-      loading={isPending}
-      release={data?.release ?? null}
+      loading={!hydrated || isPending}
+      release={hydrated ? (data?.release ?? null) : null}
       platform={platform}
       progress={progress}
       onDownload={(asset) => void download(asset)}

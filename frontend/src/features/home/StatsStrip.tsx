@@ -1,11 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
 import { systemQueries } from '../../api/queries/system';
 import { Icon, type IconName } from '../../components/Icon';
+import { useHydrated } from '../../components/useHydrated';
 import { formatStats } from './format';
 
 /** Live figures (000 §2): loading shows '...', failures show the fallback figures; refreshed every 30 s. */
 export function StatsStrip() {
-  const { data } = useQuery(systemQueries.siteStats());
+  const query = useQuery(systemQueries.siteStats());
+  // A prerendered page hydrates with '...', as it was built; the figures follow right after.
+  const data = useHydrated() ? query.data : undefined;
   const text = formatStats(data);
   const items: { label: string; value: string; icon: IconName }[] = [
     { label: 'Active Users', value: text.activeUsers, icon: 'users' },
