@@ -2,10 +2,12 @@
 import { expect, heading, test } from './support/fixtures';
 import { APP_AUTH, ROUTES } from './support/routes';
 
-test('/app/auth is a placeholder of the web app and links back', async ({ page }) => {
+test('/app/auth is the web app\'s sign-in screen, without the site header and footer, and links back', async ({ page }) => {
   await page.goto(APP_AUTH);
-  await expect(await heading(page)).toHaveText('The web app is coming');
+  await expect(await heading(page)).toHaveText('Sign in to your account');
+  await expect(page.getByRole('button', { name: 'Sign In' })).toBeVisible();
   await expect(page.locator('header.site-header')).toHaveCount(0);
+  await expect(page.locator('footer.site-footer')).toHaveCount(0);
   await page.getByRole('link', { name: 'Downloads' }).click();
   await expect(await heading(page)).toHaveText('Download Glob Network');
 });
@@ -40,10 +42,14 @@ test('a marketing page never downloads the web app code', async ({ page }) => {
     await page.getByRole('link', { name: 'Login' }).first().hover().catch(() => undefined);
   }
   await page.waitForTimeout(300);
-  expect(scripts.filter((s) => /\/assets\/auth-[\w-]+\.js$/.test(s))).toEqual([]);
+  // The web app's route chunks (code-split per route: auth, the signed-in shell and its screens).
+  const APP_CHUNK = /\/assets\/(auth|_shell|dashboard|assistant|wallet)-[\w-]+\.js$/;
+  expect(scripts.filter((s) => APP_CHUNK.test(s))).toEqual([]);
   await page.goto(APP_AUTH);
   await heading(page);
-  expect(scripts.filter((s) => /\/assets\/auth-[\w-]+\.js$/.test(s))).toHaveLength(1);
+  expect(scripts.filter((s) => /\/assets\/auth-[\w-]+\.js$/.test(s)).length).toBeGreaterThanOrEqual(1);
+  // The sign-in screen alone: none of the signed-in screens' code.
+  expect(scripts.filter((s) => /\/assets\/(_shell|dashboard|assistant|wallet)-[\w-]+\.js$/.test(s))).toEqual([]);
 });
 
 test('robots.txt, sitemap.xml, the preview image and the manifest are served', async ({ request }) => {

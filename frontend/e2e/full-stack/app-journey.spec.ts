@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import type { APIRequestContext, Page } from '@playwright/test';
 import { formatGlob } from '../../src/features/session/format';
-import { navigate, recordReplyGrowth, registerThroughUi, statValue, topBarBalance, type Person } from '../support/app';
+import { navigate, recordReplyGrowth, registerThroughUi, statValue, topBarBalance, transactions, type Person } from '../support/app';
 import { query } from '../support/db';
 import { expect, test } from '../support/fixtures';
 import { codeFor, mailMark, signUpByApi, uniqueEmail, wallet } from '../support/platform';
@@ -183,7 +183,7 @@ test('the web app, end to end on the real platform', async ({ page, request }) =
     await expect(basic.getByRole('button', { name: 'Purchased' })).toBeVisible();
     await expect(statValue(page, 'Current Balance')).toHaveText(formatGlob(before + 5500));
     await expect(topBarBalance(page)).toHaveText(`${formatGlob(before + 5500)} GLOB`);
-    const row = page.locator('.tx-table tbody tr').filter({ hasText: 'Purchase' }).first();
+    const row = transactions(page).filter({ hasText: 'Purchase' }).first();
     await expect(row).toContainText('+5,500 GLOB');
     await expect(row).toContainText('Completed');
     // The selection clears 2 s after success.
@@ -211,7 +211,7 @@ test('the web app, end to end on the real platform', async ({ page, request }) =
     await expect(dialog).toHaveCount(0);
 
     await expect(statValue(page, 'Current Balance')).toHaveText(formatGlob(before - 250));
-    await expect(page.locator('.tx-table tbody tr').filter({ hasText: 'Transfer' }).first()).toContainText('-250 GLOB');
+    await expect(transactions(page).filter({ hasText: 'Transfer' }).first()).toContainText('-250 GLOB');
     expect((await wallet(request, grace)).balance).toBe(1250);
     expect((await balanceOf(page, request)).balance).toBeCloseTo(before - 250, 3);
   });

@@ -54,6 +54,11 @@ export function topBarBalance(page: Page): Locator {
   return page.locator('.app-topbar-balance strong');
 }
 
+/** The rows of the wallet's Recent Transactions table. */
+export function transactions(page: Page): Locator {
+  return page.getByRole('region', { name: 'Transactions table, scrollable' }).locator('tbody tr');
+}
+
 /** Goes to a screen through the sidebar's link. On a phone the sidebar is a menu, opened first. */
 export async function navigate(page: Page, link: 'Dashboard' | 'AI Assistant' | 'Token Wallet') {
   const menu = page.getByRole('button', { name: 'Menu' });
