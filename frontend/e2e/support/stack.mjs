@@ -196,7 +196,9 @@ export async function startStack({ dbName, port, controlPort, log = process.env.
   let ready = false;
   const cleanups = [];
   let serve;
-  const stop = async () => {
+  let stopped = null;
+  const stop = () => (stopped ??= stopAll());
+  const stopAll = async () => {
     if (serve && serve.exitCode === null && !serve.signalCode) {
       await new Promise((r) => {
         serve.once('exit', r);
@@ -204,7 +206,7 @@ export async function startStack({ dbName, port, controlPort, log = process.env.
         setTimeout(() => serve.kill('SIGKILL'), 15_000).unref();
       });
     }
-    for (const cleanup of cleanups.reverse()) await cleanup().catch((e) => console.error('[stack] cleanup failed:', e.message));
+    for (const cleanup of [...cleanups].reverse()) await cleanup().catch((e) => console.error('[stack] cleanup failed:', e.message));
   };
   starting = stop;
   try {
