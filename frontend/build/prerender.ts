@@ -134,6 +134,7 @@ function fillTemplate(
   page: { key: string; html: string; head: string },
   assets: PageAssets,
   readAsset: (file: string) => string,
+  earlyClicks: string,
 ): string {
   const seo = /<!--seo-->[\s\S]*?<!--\/seo-->/;
   const shellNoscript = /<noscript>[\s\S]*?<\/noscript>\s*(?=<div id="root">)/;
@@ -147,6 +148,8 @@ function fillTemplate(
   const href = (file: string) => `/${file}`;
   const head = [
     page.head,
+    // Keeps clicks made before the page is hydrated (build/early-clicks.js); src/main.tsx replays them.
+    `<script async src="${href(earlyClicks)}"></script>`,
     `<style>${css}</style>`,
     // The same files as disabled links: never fetched, and Vite's chunk loader sees them as already loaded.
     ...assets.css.map((f) => `<link rel="stylesheet" href="${href(f)}" disabled />`),
@@ -168,6 +171,15 @@ export function prerender({ entry, paths }: { entry: string; paths: () => string
     apply: (_config, env) => (env.command === 'build' && !env.isSsrBuild) || Boolean(env.isPreview),
     configResolved(resolved) {
       config = resolved;
+    },
+    generateBundle() {
+      // Comments and indentation off (the file has no '//' or '/*' inside strings).
+      const source = readFileSync(join(config.root, 'build', 'early-clicks.js'), 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/\/\/[^\n]*/g, '')
+        .replace(/\s*\n\s*/g, '\n')
+        .trim();
+      this.emitFile({ type: 'asset', name: 'early-clicks.js', source });
     },
     writeBundle: {
       sequential: true,
@@ -206,16 +218,18 @@ export function prerender({ entry, paths }: { entry: string; paths: () => string
           mkdirSync(dirname(join(outDir, file)), { recursive: true });
           writeFileSync(join(outDir, file), html);
         };
+        const earlyClicks = Object.values(bundle).find((a) => a.type === 'asset' && a.names?.includes('early-clicks.js'))?.fileName;
+        if (!earlyClicks) throw new Error('prerender: build/early-clicks.js was not emitted');
         const prerendered: string[] = [];
         for (const path of [...new Set(paths().map(normalizePath))]) {
           const page = await server.render(path);
           if (page.notFound) throw new Error(`prerender: ${path} rendered the 404 page`);
-          write(pageFile(path), fillTemplate(template, { key: path, ...page }, assetsFor(bundle, files, page.routeIds), readAsset));
+          write(pageFile(path), fillTemplate(template, { key: path, ...page }, assetsFor(bundle, files, page.routeIds), readAsset, earlyClicks));
           prerendered.push(path);
         }
         const missing = await server.render(NOT_FOUND_PROBE);
         if (!missing.notFound) throw new Error('prerender: the 404 page did not render');
-        write(NOT_FOUND_FILE, fillTemplate(template, { key: '404', ...missing }, assetsFor(bundle, files, missing.routeIds), readAsset));
+        write(NOT_FOUND_FILE, fillTemplate(template, { key: '404', ...missing }, assetsFor(bundle, files, missing.routeIds), readAsset, earlyClicks));
 
         const routes: SiteRoutes = { prerendered, routes: server.routePatterns() };
         writeFileSync(join(outDir, ROUTES_FILE), `${JSON.stringify(routes, null, 2)}\n`);

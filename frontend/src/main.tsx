@@ -2,8 +2,16 @@ import { StrictMode, startTransition } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from '@tanstack/react-router';
+import { whenPageInteractive } from './components/useHydrated';
 import { createAppRouter, createQueryClient } from './router';
 import './styles/global.css';
+
+/** build/early-clicks.js: clicks kept while a prerendered page waited for this code. */
+interface EarlyClicks {
+  stop(): Element[];
+}
+const win = window as Window & { __globApp?: boolean; __globEarlyClicks?: EarlyClicks };
+win.__globApp = true;
 
 const mocking = import.meta.env.VITE_API_MOCKING === '1';
 
@@ -35,9 +43,10 @@ async function start() {
     const { startMocking } = await import('./mocks/browser');
     await startMocking();
   }
-  const queryClient = createQueryClient();
-  const router = createAppRouter(queryClient);
   const container = document.getElementById('root')!;
+  const prerendered = container.dataset.prerendered;
+  const queryClient = createQueryClient();
+  const router = createAppRouter(queryClient, { prerendered: Boolean(prerendered) });
   const app = (
     <StrictMode>
       <QueryClientProvider client={queryClient}>
@@ -45,13 +54,18 @@ async function start() {
       </QueryClientProvider>
     </StrictMode>
   );
-  const prerendered = container.dataset.prerendered;
   if (prerendered) {
     // The page's route code must be loaded before React compares it with the markup.
     await router.load();
+    // From here on React handles clicks itself (also those during hydration).
+    const early = win.__globEarlyClicks?.stop() ?? [];
     if (markupFits(prerendered, router)) {
       // As on the server (src/entry-server.tsx): no suspense boundary around the route matches.
       router.ssr = { manifest: undefined };
+      // The clicks kept before, replayed once the page frame is hydrated and its buttons are live.
+      whenPageInteractive(() => {
+        for (const el of early) if (el.isConnected && el instanceof HTMLElement) el.click();
+      });
       // A transition: hydration yields to the browser between components instead of one long task.
       startTransition(() => {
         hydrateRoot(container, app);

@@ -14,8 +14,15 @@ export function createQueryClient(): QueryClient {
   });
 }
 
-/** `history` is given by the prerender (src/entry-server.tsx): a memory history at the page's path. */
-export function createAppRouter(queryClient: QueryClient, { history }: { history?: RouterHistory } = {}) {
+export interface AppRouterOptions {
+  /** The prerender's (src/entry-server.tsx) memory history at the page's path. */
+  history?: RouterHistory;
+  /** A prerendered page: the visitor may have scrolled it before the code ran, so its first render keeps the scroll. */
+  prerendered?: boolean;
+}
+
+export function createAppRouter(queryClient: QueryClient, { history, prerendered = false }: AppRouterOptions = {}) {
+  let keepScroll = prerendered;
   return createRouter({
     routeTree,
     context: { queryClient },
@@ -23,8 +30,14 @@ export function createAppRouter(queryClient: QueryClient, { history }: { history
     defaultPreload: 'intent',
     // The query cache owns freshness; loaders only start fetches.
     defaultPreloadStaleTime: 0,
-    // Browser only: on the server it would write a restoration script into the markup.
-    scrollRestoration: !history,
+    // Browser only (on the server it would write a restoration script into the markup); asked on every render.
+    scrollRestoration: history
+      ? false
+      : () => {
+          const restore = !keepScroll;
+          keepScroll = false;
+          return restore;
+        },
   });
 }
 

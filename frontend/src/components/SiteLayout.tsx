@@ -5,9 +5,11 @@ import { UpdateNotice } from '../features/pwa/UpdateNotice';
 import { FloatingDots } from './FloatingDots';
 import { Footer } from './Footer';
 import { Header } from './Header';
+import { usePageInteractive } from './useHydrated';
 
 /** The public pages' frame: header, footer, floating dots and the installable-app helpers (not under /app). */
 export function SiteLayout({ children, dots }: { children: ReactNode; dots?: 10 | 15 | 20 }) {
+  usePageInteractive();
   const routeDots = useMatches({
     select: (matches) => matches.reduce<10 | 15 | 20>((count, m) => m.staticData?.dots ?? count, 10),
   });

@@ -1,4 +1,4 @@
-import { useSyncExternalStore } from 'react';
+import { useEffect, useSyncExternalStore } from 'react';
 
 const subscribe = () => () => undefined;
 
@@ -13,4 +13,21 @@ export function useHydrated(): boolean {
     () => true,
     () => false,
   );
+}
+
+let waiting: (() => void)[] | null = [];
+
+/** Runs `task` once the page frame has hydrated (its buttons answer clicks), or now if it already has. */
+export function whenPageInteractive(task: () => void): void {
+  if (waiting) waiting.push(task);
+  else task();
+}
+
+/** Called by the page frame (SiteLayout): its effects run once everything inside it is hydrated and live. */
+export function usePageInteractive(): void {
+  useEffect(() => {
+    const tasks = waiting;
+    waiting = null;
+    tasks?.forEach((task) => task());
+  }, []);
 }
