@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // Lighthouse (mobile) on the marketing site's home, downloads and blog pages: median of N runs of the four category
-// scores, LCP, TBT and CLS, plus the gzipped JavaScript each page loads. Prints, asserts nothing.
+// scores, FCP, LCP, TBT and CLS, plus the gzipped JavaScript each page loads. Prints, asserts nothing.
+// The pages are prerendered at build time (frontend/build/prerender.ts); the bench says whether the HTML it got was.
 //
 //   node bench/web.mjs                 builds nothing; starts the real backend serving frontend/dist (own database)
 //   node bench/web.mjs http://127.0.0.1:3000 [runs]     measures a running server instead (make serve)
 //
 // Needs Debian's Chromium (CHROME_PATH, default /usr/bin/chromium), a built backend and frontend
 // (`npm run build -w backend && npm run build -w frontend`). The npm package `lighthouse` is a frontend dev dependency.
+import { get } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -64,6 +66,24 @@ async function gzippedJs(lhr) {
   return { kb: total / 1024, files: scripts.length };
 }
 
+/** How the server sends a page: its Content-Encoding (fetch would hide it) and whether the HTML is prerendered. */
+const headersOf = (path) =>
+  new Promise((resolve) => {
+    get(`${origin}${path}`, { headers: { 'Accept-Encoding': 'gzip, br' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.headers));
+    }).on('error', () => resolve({}));
+  });
+const compression = (await headersOf('/'))['content-encoding'] ?? 'none';
+const prerendered = await Promise.all(
+  PAGES.map(([, path]) =>
+    fetch(`${origin}${path}`)
+      .then((r) => r.text())
+      .then((html) => /<div id="root" data-prerendered=/.test(html))
+      .catch(() => false),
+  ),
+);
+
 const chrome = await chromeLauncher.launch({
   chromePath,
   chromeFlags: ['--headless=new', '--no-sandbox', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -89,6 +109,7 @@ try {
         accessibility: lhr.categories.accessibility.score * 100,
         bestPractices: lhr.categories['best-practices'].score * 100,
         seo: lhr.categories.seo.score * 100,
+        fcp: lhr.audits['first-contentful-paint'].numericValue,
         lcp: lhr.audits['largest-contentful-paint'].numericValue,
         tbt: lhr.audits['total-blocking-time'].numericValue,
         cls: lhr.audits['cumulative-layout-shift'].numericValue,
@@ -106,6 +127,7 @@ try {
       accessibility: pick('accessibility'),
       bestPractices: pick('bestPractices'),
       seo: pick('seo'),
+      fcp: pick('fcp'),
       lcp: pick('lcp'),
       tbt: pick('tbt'),
       cls: pick('cls'),
@@ -119,16 +141,16 @@ try {
   await stack?.stop();
 }
 
-const encoding = await fetch(`${origin}/`, { headers: { 'Accept-Encoding': 'gzip, br' } }).catch(() => null);
 const lighthouseVersion = createRequire(import.meta.url)('lighthouse/package.json').version;
 console.log(`Lighthouse ${lighthouseVersion} mobile (simulated throttling), median of ${runs} runs, ${origin}`);
-console.log(`server compression: ${encoding?.headers.get('content-encoding') ?? 'none'}\n`);
+console.log(`server compression: ${compression}; prerendered HTML: ${PAGES.map(([name], i) => `${name} ${prerendered[i] ? 'yes' : 'no'}`).join(', ')}\n`);
 console.log(
   'page'.padEnd(11),
   'perf'.padStart(5),
   'a11y'.padStart(5),
   'best'.padStart(5),
   'seo'.padStart(5),
+  'FCP ms'.padStart(8),
   'LCP ms'.padStart(8),
   'TBT ms'.padStart(8),
   'CLS'.padStart(7),
@@ -142,6 +164,7 @@ for (const r of results) {
     r.accessibility.toFixed(0).padStart(5),
     r.bestPractices.toFixed(0).padStart(5),
     r.seo.toFixed(0).padStart(5),
+    r.fcp.toFixed(0).padStart(8),
     r.lcp.toFixed(0).padStart(8),
     r.tbt.toFixed(0).padStart(8),
     r.cls.toFixed(3).padStart(7),
