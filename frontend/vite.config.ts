@@ -182,5 +182,6 @@ export default defineConfig({
   ],
   server: { port: Number(process.env.WEB_PORT ?? 5173), proxy: { '/api': { target: api, changeOrigin: false } } },
   preview: { port: Number(process.env.WEB_PORT ?? 4173), proxy: { '/api': api } },
-  build: { outDir: 'dist', sourcemap: true, target: 'es2022' },
+  // Every target browser (es2022) preloads modules itself: no polyfill in the entry.
+  build: { outDir: 'dist', sourcemap: true, target: 'es2022', modulePreload: { polyfill: false } },
 });

@@ -1,7 +1,6 @@
 import type { ReactNode } from 'react';
 import { useMatches } from '@tanstack/react-router';
-import { InstallBanner } from '../features/pwa/InstallBanner';
-import { UpdateNotice } from '../features/pwa/UpdateNotice';
+import { PwaNotices } from '../features/pwa/PwaNotices';
 import { FloatingDots } from './FloatingDots';
 import { Footer } from './Footer';
 import { Header } from './Header';
@@ -24,8 +23,7 @@ export function SiteLayout({ children, dots }: { children: ReactNode; dots?: 10 
         {children}
       </main>
       <Footer />
-      <InstallBanner />
-      <UpdateNotice />
+      <PwaNotices />
     </div>
   );
 }
