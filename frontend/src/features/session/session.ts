@@ -25,9 +25,14 @@ export function readSession(): Session {
   return cached.session;
 }
 
-/** The session, re-rendering when it changes here or in another tab. */
+const SIGNED_OUT: Session = { tokens: null, user: null, signedIn: false };
+
+/**
+ * The session, re-rendering when it changes here or in another tab. A prerendered page was built signed out,
+ * so hydration starts from that and then switches to the stored session.
+ */
 export function useSession(): Session {
-  return useSyncExternalStore(tokenStore.subscribe, readSession, readSession);
+  return useSyncExternalStore(tokenStore.subscribe, readSession, () => SIGNED_OUT);
 }
 
 /** Stores the tokens and the user of a new session (001 §2: then the app goes to /app/dashboard). */
