@@ -2,7 +2,7 @@
  * axe on every screen of the web app, in every state the journeys pass through, on the real platform, at desktop
  * (1440 px) and phone (390 px) widths: no serious or critical violation (WCAG 2.1 A/AA rules).
  */
-import { navigate, transactions, type Person } from '../support/app';
+import { fillRegisterForm, navigate, transactions, type Person } from '../support/app';
 import { expect, expectAccessible, test } from '../support/fixtures';
 import { codeFor, mailMark, uniqueEmail } from '../support/platform';
 
@@ -29,11 +29,7 @@ for (const { width, height, label } of [
       await expect(page.getByText('Username is required')).toBeVisible();
       await axe('/app/auth register, with errors');
 
-      await page.getByLabel('Username').fill(who.username);
-      await page.getByLabel('Email').fill(who.email);
-      await page.getByLabel('Password', { exact: true }).fill(who.password);
-      await page.getByLabel('Confirm Password').fill(who.password);
-      await page.getByRole('checkbox', { name: /I accept the Terms of Service/ }).check();
+      await fillRegisterForm(page, who);
       const since = await mailMark();
       await page.getByRole('button', { name: 'Continue' }).click();
       await expect(h1).toHaveText('Verify your email');

@@ -8,17 +8,22 @@ export interface Person {
   password: string;
 }
 
+/** The register form of /app/auth, filled in (terms accepted). */
+export async function fillRegisterForm(page: Page, who: Person) {
+  await page.getByLabel('Username').fill(who.username);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password', { exact: true }).fill(who.password);
+  await page.getByLabel('Confirm Password').fill(who.password);
+  await page.getByRole('checkbox', { name: /I accept the Terms of Service/ }).check();
+}
+
 /** /app/auth → Register → the form → 'Verify your email' with the e-mailed code → the dashboard. */
 export async function registerThroughUi(page: Page, who: Person) {
   await page.goto('/app/auth');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign in to your account');
   await page.getByRole('button', { name: 'Register', exact: true }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Create your account');
-  await page.getByLabel('Username').fill(who.username);
-  await page.getByLabel('Email').fill(who.email);
-  await page.getByLabel('Password', { exact: true }).fill(who.password);
-  await page.getByLabel('Confirm Password').fill(who.password);
-  await page.getByRole('checkbox', { name: /I accept the Terms of Service/ }).check();
+  await fillRegisterForm(page, who);
   const since = await mailMark();
   await page.getByRole('button', { name: 'Continue' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Verify your email');

@@ -1,21 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { render, screen } from '@testing-library/react';
-import { QueryClientProvider } from '@tanstack/react-query';
-import { RouterProvider, createMemoryHistory, createRouter } from '@tanstack/react-router';
+import { screen } from '@testing-library/react';
 import { BLOG_POSTS } from '../content/blog';
-import { routeTree } from '../routeTree.gen';
-import { testQueryClient } from '../test/render';
+import { visitRoute } from '../test/render';
 
-async function visit(path: string) {
-  const queryClient = testQueryClient();
-  const router = createRouter({ routeTree, context: { queryClient }, history: createMemoryHistory({ initialEntries: [path] }) });
-  render(
-    <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
-    </QueryClientProvider>,
-  );
-  return router;
-}
+const visit = visitRoute;
 
 describe('routes', () => {
   it("renders 'Page Not Found' with noindex for an unknown path, with the site frame", async () => {

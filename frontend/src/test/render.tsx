@@ -34,3 +34,16 @@ export async function renderWithProviders(ui: ReactNode, { path = '/', queryClie
   );
   return { ...result, router, queryClient };
 }
+
+/** Renders the app's real route tree at `path` (every page, the guard's redirects), with a fresh query client. */
+export async function visitRoute(path: string) {
+  const { routeTree } = await import('../routeTree.gen');
+  const queryClient = testQueryClient();
+  const router = createRouter({ routeTree, context: { queryClient }, history: createMemoryHistory({ initialEntries: [path] }) });
+  render(
+    <QueryClientProvider client={queryClient}>
+      <RouterProvider router={router} />
+    </QueryClientProvider>,
+  );
+  return router;
+}

@@ -1,11 +1,12 @@
 import { Link } from '@tanstack/react-router';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { deleteAccount, sendDeletionOtp, verifyDeletionOtp } from '../../api/queries/accounts';
 import { tokenStore } from '../../api/tokens';
 import { formatMinSec, useCountdown } from '../session/countdown';
 import { failureText } from '../session/errors';
 import { DELETION_CODE_LENGTH, DELETION_CODE_SECONDS, DELETION_MSG, type DeletionStep } from './messages';
 import './deletion.css';
+import { useStepFocus } from '../session/useStepFocus';
 
 const STEPS: { id: DeletionStep; label: string }[] = [
   { id: 'email', label: 'E-mail' },
@@ -35,18 +36,9 @@ export function AccountDeletionFlow() {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const countdown = useCountdown();
-  const heading = useRef<HTMLHeadingElement>(null);
-  const firstStep = useRef(true);
+  const heading = useStepFocus(step);
   const address = email.trim();
 
-  // A new step: focus its heading so keyboard and screen-reader users land on it (not on first load).
-  useEffect(() => {
-    if (firstStep.current) {
-      firstStep.current = false;
-      return;
-    }
-    heading.current?.focus();
-  }, [step]);
 
   const go = (next: DeletionStep) => {
     setError(null);

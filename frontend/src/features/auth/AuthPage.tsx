@@ -1,11 +1,12 @@
 import { Link, Navigate, useNavigate } from '@tanstack/react-router';
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { useDocumentTitle } from '../session/title';
 import { useSession } from '../session/session';
 import { LoginForm } from './LoginForm';
 import { RegisterFlow, type RegisterStep } from './RegisterFlow';
 import { SocialButtons } from './SocialButtons';
 import './auth.css';
+import { useStepFocus } from '../session/useStepFocus';
 
 type Mode = 'login' | 'register';
 
@@ -25,18 +26,9 @@ export function AuthPage() {
   const [mode, setMode] = useState<Mode>('login');
   const [step, setStep] = useState<RegisterStep>('form');
   const view = mode === 'login' ? 'login' : step;
-  const heading = useRef<HTMLHeadingElement>(null);
-  const firstStep = useRef(true);
+  const heading = useStepFocus(step);
   useDocumentTitle(view === 'login' ? 'Sign In' : 'Create Account');
 
-  // Moving between the form and the code step: focus the new heading so screen readers announce it.
-  useEffect(() => {
-    if (firstStep.current) {
-      firstStep.current = false;
-      return;
-    }
-    heading.current?.focus();
-  }, [step]);
 
   if (signedIn) return <Navigate to="/app/dashboard" replace />;
 

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState, type InputHTMLAttributes } from 'react';
+import { Field as FormField, described, focusFirstError } from '../../components/FormField';
 
-/** One labelled input with its error, wired for assistive technology (aria-invalid + aria-describedby). */
+/** One labelled input with its hint and error (every field of these forms is required: no marker). */
 export function Field({
   id,
   label,
@@ -8,28 +9,10 @@ export function Field({
   hint,
   ...input
 }: { id: string; label: string; error?: string | undefined; hint?: string } & InputHTMLAttributes<HTMLInputElement>) {
-  const describedBy = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <input
-        className="input"
-        id={id}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy || undefined}
-        {...input}
-      />
-      {hint && (
-        <span className="hint" id={`${id}-hint`}>
-          {hint}
-        </span>
-      )}
-      {error && (
-        <span className="field-error" id={`${id}-error`}>
-          {error}
-        </span>
-      )}
-    </div>
+    <FormField id={id} label={label} error={error} hint={hint} marked={false}>
+      <input className="input" {...described(id, error, hint)} {...input} />
+    </FormField>
   );
 }
 
@@ -39,7 +22,7 @@ export function useFocusFirstError() {
   const [attempts, setAttempts] = useState(0);
   useEffect(() => {
     // After the commit that set aria-invalid.
-    if (attempts) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+    if (attempts) focusFirstError(formRef.current);
   }, [attempts]);
   const refused = useCallback(() => setAttempts((n) => n + 1), []);
   return { formRef, refused };

@@ -1,5 +1,5 @@
 import { Link } from '@tanstack/react-router';
-import { Field, described } from './Field';
+import { Field, described } from '../../components/FormField';
 import { sendContact } from './submit';
 import { ConsentField, FormFooter } from './FormParts';
 import { PersonFields } from './PersonFields';

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { Icon } from '../../components/Icon';
-import { described } from './Field';
+import { described } from '../../components/FormField';
 import type { SubmitResult } from './submit';
 
 /** The required agreement checkbox both forms end with, with its error. */

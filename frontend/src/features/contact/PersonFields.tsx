@@ -1,4 +1,4 @@
-import { Field, described } from './Field';
+import { Field, described } from '../../components/FormField';
 import { LIMITS } from './validation';
 
 interface Person {

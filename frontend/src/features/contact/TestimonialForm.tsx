@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { Icon } from '../../components/Icon';
-import { Field, described } from './Field';
+import { Field, described } from '../../components/FormField';
 import { TESTIMONIAL_RATING, sendTestimonial } from './submit';
 import { ConsentField, FormFooter } from './FormParts';
 import { PersonFields } from './PersonFields';

@@ -1,5 +1,5 @@
 import { useRef, useState, type FormEvent } from 'react';
-import { focusFirstError } from './Field';
+import { focusFirstError } from '../../components/FormField';
 import type { SubmitResult } from './submit';
 import type { Errors } from './validation';
 

@@ -1,21 +1,8 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
-import { render, screen, waitFor } from '@testing-library/react';
-import { QueryClientProvider } from '@tanstack/react-query';
-import { RouterProvider, createMemoryHistory, createRouter } from '@tanstack/react-router';
-import { routeTree } from '../../routeTree.gen';
-import { testQueryClient } from '../../test/render';
+import { screen, waitFor } from '@testing-library/react';
+import { visitRoute } from '../../test/render';
 
-/** The real route tree: the web app's public screens and the guard's redirects. */
-async function visit(path: string) {
-  const queryClient = testQueryClient();
-  const router = createRouter({ routeTree, context: { queryClient }, history: createMemoryHistory({ initialEntries: [path] }) });
-  render(
-    <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
-    </QueryClientProvider>,
-  );
-  return router;
-}
+const visit = visitRoute;
 
 beforeEach(() => localStorage.clear());
 

@@ -1,26 +1,29 @@
 import type { ReactNode } from 'react';
 
-/** Label, control, hint and error of one form field, wired for assistive technology. */
+/** Label, control, hint and error of one form field, wired for assistive technology (the site's forms and the web app's). */
 export function Field({
   id,
   label,
   error,
   hint,
   optional,
+  marked = true,
   children,
 }: {
   id: string;
   label: string;
-  error?: string;
-  hint?: string;
+  error?: string | undefined;
+  hint?: string | undefined;
   optional?: boolean;
+  /** Whether the label says required (' *') or '(optional)'; forms where every field is required leave it out. */
+  marked?: boolean;
   children: ReactNode;
 }) {
   return (
     <div className="field">
       <label htmlFor={id}>
         {label}
-        {optional ? <span className="optional"> (optional)</span> : <span aria-hidden="true"> *</span>}
+        {marked && (optional ? <span className="optional"> (optional)</span> : <span aria-hidden="true"> *</span>)}
       </label>
       {children}
       {hint && (
@@ -38,7 +41,7 @@ export function Field({
 }
 
 /** aria attributes of a control inside <Field>. */
-export function described(id: string, error?: string, hint?: string) {
+export function described(id: string, error?: string | undefined, hint?: string | undefined) {
   const ids = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
   return {
     id,
