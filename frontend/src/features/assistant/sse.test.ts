@@ -56,6 +56,34 @@ describe('followStream', () => {
     expect(result).toEqual(done);
   });
 
+  it('reads the response to its end after done instead of tearing it down (no aborted request in the browser)', async () => {
+    const cancel = jest.fn();
+    let closed = false;
+    const chunks = [ev(1, token('a')), ev(2, done)];
+    const stream = new ReadableStream<Uint8Array>({
+      pull(c) {
+        const next = chunks.shift();
+        if (next) c.enqueue(encoder.encode(next));
+        else {
+          closed = true;
+          c.close();
+        }
+      },
+      cancel,
+    }, { highWaterMark: 0 }); // pulled only when read
+    const result = await followStream({
+      open: async () => stream,
+      resume: async () => {
+        throw new Error('not needed');
+      },
+      onToken: () => undefined,
+      signal: new AbortController().signal,
+    });
+    expect(result).toEqual(done);
+    expect(closed).toBe(true);
+    expect(cancel).not.toHaveBeenCalled();
+  });
+
   it('reconnects after the last event id when the connection drops, without repeating tokens', async () => {
     const tokens: string[] = [];
     const resume = jest.fn(async (last: number) => {

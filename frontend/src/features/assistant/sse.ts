@@ -122,6 +122,9 @@ export async function followStream(opts: FollowOptions): Promise<FollowResult> {
   let attempt = 0;
   let body = await opts.open(opts.signal);
   for (;;) {
+    // The last event (done or error) ends the stream; the server closes the response right after it, and the
+    // body is read to that end so the request completes instead of being torn down mid-response.
+    let last: Extract<StreamEvent, { type: 'done' | 'error' }> | null = null;
     try {
       for await (const { id, event } of readEvents(body, opts.signal)) {
         if (id !== null) {
@@ -129,15 +132,16 @@ export async function followStream(opts: FollowOptions): Promise<FollowResult> {
           lastId = id;
         }
         attempt = 0;
+        if (last) continue;
         if (event.type === 'token') opts.onToken(event.text);
-        else if (event.type === 'done') return event;
-        else if (event.type === 'error') throw new StreamEventError(event.code, event.message);
+        else if (event.type === 'done' || event.type === 'error') last = event;
       }
-    } catch (err) {
-      if (err instanceof StreamEventError) throw err;
-      if (opts.signal.aborted) return { type: 'aborted' };
-      // the connection broke while reading: reconnect below
+    } catch {
+      if (opts.signal.aborted && !last) return { type: 'aborted' };
+      // the connection broke while reading: reconnect below (or end with the last event if it came)
     }
+    if (last?.type === 'done') return last;
+    if (last?.type === 'error') throw new StreamEventError(last.code, last.message);
     if (opts.signal.aborted) return { type: 'aborted' };
     const delay = delays[attempt];
     if (delay === undefined) throw new Error('The stream connection was lost');
