@@ -20,6 +20,7 @@ module.exports = {
   },
   moduleNameMapper: {
     '\\.css$': '<rootDir>/src/test/style-stub.cjs',
+    // `virtual:glob-head/<key>` (one page's title, description and path) is a virtual mock per key: src/test/setup.ts.
     '^virtual:glob-head$': '<rootDir>/src/test/virtual-glob-head.ts',
     '^virtual:glob-noscript/(.*)$': '<rootDir>/src/test/virtual-noscript.ts',
   },

@@ -58,31 +58,30 @@ function seo(): Plugin {
 }
 
 /**
- * The content module's page table, split for the browser: `virtual:glob-head` carries SITE and each page's
- * title, description and path (a few KB, in the main chunk); `virtual:glob-noscript/<key>` carries one page's
- * no-script markup and lands in that route's own chunk. Nothing else of src/content/pages.ts is shipped.
+ * The content module's page table, split for the browser: `virtual:glob-head` carries SITE (a few fields, main
+ * chunk); `virtual:glob-head/<key>` carries one page's title, description and path, and `virtual:glob-noscript/<key>`
+ * its no-script markup: both land in that page's route chunk. Nothing else of src/content/pages.ts is shipped.
  */
 function pageTable(): Plugin {
   const HEAD = 'virtual:glob-head';
+  const PAGE_HEAD = 'virtual:glob-head/';
   const NOSCRIPT = 'virtual:glob-noscript/';
+  const page = (key: string, error: (message: string) => never) =>
+    PAGES[key as keyof typeof PAGES] ?? error(`No page key "${key}" in src/content/pages.ts`);
   return {
     name: 'glob-page-table',
     resolveId(id) {
-      if (id === HEAD || id.startsWith(NOSCRIPT)) return `\0${id}`;
+      if (id === HEAD || id.startsWith(PAGE_HEAD) || id.startsWith(NOSCRIPT)) return `\0${id}`;
       return null;
     },
     load(id) {
-      if (id === `\0${HEAD}`) {
-        const meta = Object.fromEntries(
-          Object.values(PAGES).map((p) => [p.key, { title: p.title, description: p.description, path: p.path }]),
-        );
-        return `export const SITE = ${JSON.stringify(SITE)};\nexport const PAGE_META = ${JSON.stringify(meta)};\n`;
+      if (id === `\0${HEAD}`) return `export const SITE = ${JSON.stringify(SITE)};\n`;
+      if (id.startsWith(`\0${PAGE_HEAD}`)) {
+        const { title, description, path } = page(id.slice(PAGE_HEAD.length + 1), (m) => this.error(m));
+        return `export default ${JSON.stringify({ title, description, path })};\n`;
       }
       if (id.startsWith(`\0${NOSCRIPT}`)) {
-        const key = id.slice(NOSCRIPT.length + 1) as keyof typeof PAGES;
-        const page = PAGES[key];
-        if (!page) this.error(`No page key "${key}" in src/content/pages.ts`);
-        return `export default ${JSON.stringify(page.noscript.trim())};\n`;
+        return `export default ${JSON.stringify(page(id.slice(NOSCRIPT.length + 1), (m) => this.error(m)).noscript.trim())};\n`;
       }
       return null;
     },
@@ -122,7 +121,12 @@ export default defineConfig({
       quoteStyle: 'single',
       routeFileIgnorePattern: '\\.test\\.',
       // A route's loader travels with its component: no loader code in the entry chunk.
-      codeSplittingOptions: { defaultBehavior: [['loader', 'component'], ['errorComponent'], ['notFoundComponent']] },
+      codeSplittingOptions: {
+        defaultBehavior: [['loader', 'component'], ['errorComponent'], ['notFoundComponent']],
+        // The public pages' frame (header, footer) is drawn before any of them: it stays in the main chunk
+        // instead of a chunk of its own requested after it.
+        splitBehavior: ({ routeId }) => (routeId === '/_site' ? [] : undefined),
+      },
     }),
     react(),
     seo(),

@@ -88,8 +88,11 @@ interface PageAssets {
   js: string[];
 }
 
-/** The client build's chunks a page needs: the entry's CSS, and each matched route's component chunk with its imports. */
-function assetsFor(bundle: Rollup.OutputBundle, files: Map<string, string>, routeIds: string[]): PageAssets {
+/**
+ * The client build's chunks a page needs: the entry's CSS, each matched route's component chunk with its imports,
+ * and the chunks of `lazyModules` (modules the page loads with import(): the 404 page's component).
+ */
+function assetsFor(bundle: Rollup.OutputBundle, files: Map<string, string>, routeIds: string[], lazyModules: readonly string[] = []): PageAssets {
   const chunks = Object.values(bundle).filter((c): c is Rollup.OutputChunk => c.type === 'chunk');
   const byFile = new Map(chunks.map((c) => [c.fileName, c]));
   const entry = chunks.find((c) => c.isEntry);
@@ -126,6 +129,7 @@ function assetsFor(bundle: Rollup.OutputBundle, files: Map<string, string>, rout
       if (split) add(c);
     }
   }
+  for (const c of chunks) if (lazyModules.some((m) => c.moduleIds.includes(m))) add(c);
   return { css, js };
 }
 
@@ -229,7 +233,10 @@ export function prerender({ entry, paths }: { entry: string; paths: () => string
         }
         const missing = await server.render(NOT_FOUND_PROBE);
         if (!missing.notFound) throw new Error('prerender: the 404 page did not render');
-        write(NOT_FOUND_FILE, fillTemplate(template, { key: '404', ...missing }, assetsFor(bundle, files, missing.routeIds), readAsset, earlyClicks));
+        // The root route's not-found component is its own chunk (src/routes/__root.tsx imports it lazily).
+        const rootLazy = this.getModuleInfo(files.get('__root__')!)?.dynamicallyImportedIds ?? [];
+        const notFoundAssets = assetsFor(bundle, files, missing.routeIds, rootLazy);
+        write(NOT_FOUND_FILE, fillTemplate(template, { key: '404', ...missing }, notFoundAssets, readAsset, earlyClicks));
 
         const routes: SiteRoutes = { prerendered, routes: server.routePatterns() };
         writeFileSync(join(outDir, ROUTES_FILE), `${JSON.stringify(routes, null, 2)}\n`);

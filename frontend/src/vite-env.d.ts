@@ -18,8 +18,12 @@ declare module 'virtual:glob-head' {
     ogImageWidth: number;
     ogImageHeight: number;
   };
-  /** PAGES of src/content/pages.ts without the no-script markup (keyed by PageKey). */
-  export const PAGE_META: Record<string, { title: string; description: string; path: string }>;
+}
+
+declare module 'virtual:glob-head/*' {
+  /** The default title, description and path of one page key (PAGES[key] of src/content/pages.ts). */
+  const page: { title: string; description: string; path: string };
+  export default page;
 }
 
 declare module 'virtual:glob-noscript/*' {

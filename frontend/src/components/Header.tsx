@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation } from '@tanstack/react-router';
-import { Icon } from './Icon';
+import { Icon } from './CoreIcon';
 
 /** 000 §2: the header turns opaque once the page has scrolled more than this. */
 export const SCROLL_THRESHOLD_PX = 10;

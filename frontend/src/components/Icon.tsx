@@ -1,17 +1,12 @@
-import type { SVGProps } from 'react';
+import { CORE_PATHS, drawIcon, type IconProps } from './CoreIcon';
 
-/** A small set of line icons (24x24, stroke = currentColor), drawn inline so no icon font is loaded. */
+/**
+ * A small set of line icons (24x24, stroke = currentColor), drawn inline so no icon font is loaded. The site
+ * frame's and the home page's icons are in ./CoreIcon (main chunk); the others live here, with the pages using them.
+ */
 const PATHS = {
-  network: 'M12 3a2 2 0 1 1 0 4 2 2 0 0 1 0-4Zm-7 12a2 2 0 1 1 0 4 2 2 0 0 1 0-4Zm14 0a2 2 0 1 1 0 4 2 2 0 0 1 0-4ZM12 7v4m0 0-5.5 4.3M12 11l5.5 4.3M7 17h10',
-  token: 'M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18Zm0 4v10m-3-7.5c0-1.4 1.3-2 3-2s3 .7 3 2-1.3 1.8-3 2.3-3 .9-3 2.2 1.3 2 3 2 3-.6 3-2',
-  shield: 'M12 3 5 6v5c0 4.4 3 8.4 7 10 4-1.6 7-5.6 7-10V6l-7-3Zm-3 9 2 2 4-4',
-  scale: 'M4 20V10m5.3 10V4m5.4 16v-7M20 20V7M3 20h18',
-  download: 'M12 4v11m0 0-4.5-4.5M12 15l4.5-4.5M5 19h14',
-  book: 'M4 5.5C4 4.7 4.7 4 5.5 4H11v16H5.5A1.5 1.5 0 0 1 4 18.5v-13ZM20 5.5c0-.8-.7-1.5-1.5-1.5H13v16h5.5c.8 0 1.5-.7 1.5-1.5v-13Z',
+  ...CORE_PATHS,
   globe: 'M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18Zm-9 9h18M12 3c2.5 2.6 3.8 5.6 3.8 9s-1.3 6.4-3.8 9c-2.5-2.6-3.8-5.6-3.8-9S9.5 5.6 12 3Z',
-  menu: 'M4 7h16M4 12h16M4 17h16',
-  close: 'M6 6l12 12M18 6 6 18',
-  arrowRight: 'M5 12h14m0 0-5-5m5 5-5 5',
   arrowLeft: 'M19 12H5m0 0 5-5m-5 5 5 5',
   check: 'M5 12.5 10 17l9-10',
   windows: 'M3 5.5 10.5 4.5v7H3v-6Zm9-1.2L21 3v8.5h-9V4.3ZM3 12.5h7.5v7L3 18.5v-6Zm9 0h9V21l-9-1.3v-7.2Z',
@@ -26,9 +21,6 @@ const PATHS = {
   star: 'm12 3.5 2.6 5.3 5.9.9-4.3 4.1 1 5.8L12 16.9l-5.2 2.7 1-5.8-4.3-4.1 5.9-.9L12 3.5Z',
   share: 'M16 5a2.5 2.5 0 1 0 0 .01M7 12a2.5 2.5 0 1 0 0 .01M16 19a2.5 2.5 0 1 0 0 .01M9.2 10.8l4.6-2.6m-4.6 5 4.6 2.6',
   bolt: 'M13 3 5 13.5h6L10 21l8-10.5h-6L13 3Z',
-  users: 'M9 11a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7Zm-6 9c0-3.3 2.7-6 6-6s6 2.7 6 6m1-16.5a3.5 3.5 0 0 1 0 7m2.5 2.8c1.8.9 3 2.7 3 4.7',
-  cpu: 'M7 7h10v10H7V7Zm3 3h4v4h-4v-4ZM9.5 3v4m5-4v4m-5 10v4m5-4v4M3 9.5h4m-4 5h4m10-5h4m-4 5h4',
-  database: 'M12 3c4.4 0 8 1.3 8 3s-3.6 3-8 3-8-1.3-8-3 3.6-3 8-3Zm8 3v12c0 1.7-3.6 3-8 3s-8-1.3-8-3V6m16 6c0 1.7-3.6 3-8 3s-8-1.3-8-3',
   heart: 'M12 20s-7.5-4.6-7.5-10A4.5 4.5 0 0 1 12 7a4.5 4.5 0 0 1 7.5 3c0 5.4-7.5 10-7.5 10Z',
   rocket: 'M14 4c3 0 6 0 6 0s0 3 0 6c-2 4-6 7-9 8l-5-5c1-3 4-7 8-9Zm-8 11-3 1 2-4m6 6-1 3 4-2m1-9.5a1.5 1.5 0 1 0 0 .01',
   upload: 'M12 19V8m0 0-4.5 4.5M12 8l4.5 4.5M5 5h14',
@@ -40,22 +32,6 @@ const PATHS = {
 
 export type IconName = keyof typeof PATHS;
 
-export function Icon({ name, size = 22, ...rest }: { name: IconName; size?: number } & SVGProps<SVGSVGElement>) {
-  return (
-    <svg
-      width={size}
-      height={size}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={1.8}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-      {...rest}
-    >
-      <path d={PATHS[name]} />
-    </svg>
-  );
+export function Icon({ name, ...rest }: IconProps<IconName>) {
+  return drawIcon(PATHS[name], rest);
 }

@@ -1,13 +1,15 @@
 import { Link, useRouter } from '@tanstack/react-router';
+import head from 'virtual:glob-head/404';
 import noscript from 'virtual:glob-noscript/404';
 import { PageHead } from './PageHead';
+import { SiteLayout } from './SiteLayout';
 
 /** 000 §2 '404': Page Not Found, Go Home, Go Back, popular links; noindex. */
 export function NotFound() {
   const router = useRouter();
   return (
     <section className="not-found container" aria-labelledby="not-found-title">
-      <PageHead page="404" noindex noscript={noscript} />
+      <PageHead page={head} noindex noscript={noscript} />
       <p className="code" aria-hidden="true">
         404
       </p>
@@ -45,5 +47,17 @@ export function NotFound() {
         </li>
       </ul>
     </section>
+  );
+}
+
+/**
+ * The root route's not-found page in the site frame. Its own chunk (src/routes/__root.tsx loads it lazily): the
+ * router fetches it only for a path no route matches, and waits for it before rendering.
+ */
+export function NotFoundPage() {
+  return (
+    <SiteLayout dots={10}>
+      <NotFound />
+    </SiteLayout>
   );
 }

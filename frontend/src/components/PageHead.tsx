@@ -1,13 +1,13 @@
 import { createContext, useContext, useEffect } from 'react';
-import { PAGE_META, SITE } from 'virtual:glob-head';
-import type { PageKey, PageMeta } from '../content/types';
-import { headFields, type HeadInput } from './head';
-
-const PAGES = PAGE_META as Record<PageKey, Pick<PageMeta, 'title' | 'description' | 'path'>>;
+import { SITE } from 'virtual:glob-head';
+import { headFields, type HeadInput, type HeadPage } from './head';
 
 export interface HeadOptions extends HeadInput {
-  /** Page key of 000 §2: picks the default title, description and no-script fallback. */
-  page: PageKey;
+  /**
+   * The default title, description and path of the route's page key (000 §2): `import head from
+   * 'virtual:glob-head/<key>'` in the route file, so only that page's entry travels with its chunk.
+   */
+  page: HeadPage;
   /** The page key's no-script markup (`import noscript from 'virtual:glob-noscript/<key>'`). */
   noscript?: string;
 }
@@ -43,7 +43,7 @@ function meta(key: 'name' | 'property', name: string, content: string) {
 export const absoluteUrl = (path: string) => new URL(path, SITE.url).toString();
 
 /** The tags of a page (its defaults from the page table, then the route's own values). */
-export const pageHeadFields = ({ page, ...input }: HeadOptions) => headFields(SITE, PAGES[page], input);
+export const pageHeadFields = ({ page, ...input }: HeadOptions) => headFields(SITE, page, input);
 
 /** Writes the route's title, description, canonical URL, robots, Open Graph and Twitter card tags. */
 export function applyHead(options: HeadOptions) {

@@ -1,13 +1,8 @@
-import { Outlet, createRootRouteWithContext } from '@tanstack/react-router';
-import { NotFound } from '../components/NotFound';
-import { SiteLayout } from '../components/SiteLayout';
+import { Outlet, createRootRouteWithContext, lazyRouteComponent } from '@tanstack/react-router';
 import type { RouterContext } from '../router';
 
 export const Route = createRootRouteWithContext<RouterContext>()({
   component: Outlet,
-  notFoundComponent: () => (
-    <SiteLayout dots={10}>
-      <NotFound />
-    </SiteLayout>
-  ),
+  // Loaded only for unknown paths (the root route's options are never split by the router plugin).
+  notFoundComponent: lazyRouteComponent(() => import('../components/NotFound'), 'NotFoundPage'),
 });

@@ -1,5 +1,5 @@
 import { Link } from '@tanstack/react-router';
-import { Icon, type IconName } from '../../components/Icon';
+import { Icon, type IconName } from '../../components/CoreIcon';
 import { HeroMedia } from './HeroMedia';
 import { StatsStrip } from './StatsStrip';
 import './home.css';

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { systemQueries } from '../../api/queries/system';
-import { Icon, type IconName } from '../../components/Icon';
+import { Icon, type IconName } from '../../components/CoreIcon';
 import { useHydrated } from '../../components/useHydrated';
 import { formatStats } from './format';
 

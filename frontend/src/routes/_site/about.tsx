@@ -1,4 +1,5 @@
 import { Link, createFileRoute } from '@tanstack/react-router';
+import head from 'virtual:glob-head/about';
 import noscript from 'virtual:glob-noscript/about';
 import { Html } from '../../components/Html';
 import { Icon, type IconName } from '../../components/Icon';
@@ -17,7 +18,7 @@ const TRUST_ICONS: IconName[] = ['shield', 'bolt', 'token', 'users'];
 function AboutPage() {
   return (
     <>
-      <PageHead page="about" noscript={noscript} />
+      <PageHead page={head} noscript={noscript} />
       <section className="page-hero">
         <div className="container">
           <p className="eyebrow">About</p>

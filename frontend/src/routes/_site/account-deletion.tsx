@@ -1,4 +1,5 @@
 import { Link, createFileRoute } from '@tanstack/react-router';
+import head from 'virtual:glob-head/account-deletion';
 import noscript from 'virtual:glob-noscript/account-deletion';
 import { PageHead } from '../../components/PageHead';
 import { SITE } from 'virtual:glob-head';
@@ -13,7 +14,7 @@ export const Route = createFileRoute('/_site/account-deletion')({
 function AccountDeletionPage() {
   return (
     <>
-      <PageHead page="account-deletion" noscript={noscript} />
+      <PageHead page={head} noscript={noscript} />
       <section className="page-hero">
         <div className="container" style={{ maxWidth: 720 }}>
           <p className="eyebrow">Account</p>

@@ -1,4 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router';
+import head from 'virtual:glob-head/documentation';
 import noscript from 'virtual:glob-noscript/documentation';
 import { PageHead } from '../../components/PageHead';
 import { DocumentationPage } from '../../features/docs/DocumentationPage';
@@ -7,7 +8,7 @@ export const Route = createFileRoute('/_site/documentation')({
   staticData: { dots: 15 },
   component: () => (
     <>
-      <PageHead page="documentation" noscript={noscript} />
+      <PageHead page={head} noscript={noscript} />
       <DocumentationPage />
     </>
   ),

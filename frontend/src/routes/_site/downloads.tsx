@@ -1,4 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router';
+import head from 'virtual:glob-head/downloads';
 import noscript from 'virtual:glob-noscript/downloads';
 import { PageHead } from '../../components/PageHead';
 import { DownloadsPage } from '../../features/downloads/DownloadsPage';
@@ -12,7 +13,7 @@ export const Route = createFileRoute('/_site/downloads')({
   },
   component: () => (
     <>
-      <PageHead page="downloads" noscript={noscript} />
+      <PageHead page={head} noscript={noscript} />
       <DownloadsPage />
     </>
   ),

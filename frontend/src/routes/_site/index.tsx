@@ -1,4 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router';
+import head from 'virtual:glob-head/home';
 import noscript from 'virtual:glob-noscript/home';
 import { systemQueries } from '../../api/queries/system';
 import { PageHead } from '../../components/PageHead';
@@ -12,7 +13,7 @@ export const Route = createFileRoute('/_site/')({
   },
   component: () => (
     <>
-      <PageHead page="home" noscript={noscript} />
+      <PageHead page={head} noscript={noscript} />
       <HomePage />
     </>
   ),

@@ -1,4 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router';
+import head from 'virtual:glob-head/license';
 import noscript from 'virtual:glob-noscript/license';
 import { PageHead } from '../../components/PageHead';
 import { LICENSE_TEXT } from '../../content/legal';
@@ -8,7 +9,7 @@ export const Route = createFileRoute('/_site/license')({
   staticData: { dots: 10 },
   component: () => (
     <>
-      <PageHead page="license" noscript={noscript} />
+      <PageHead page={head} noscript={noscript} />
       <LegalPage doc={LICENSE_TEXT} />
     </>
   ),

@@ -1,5 +1,6 @@
 import { createFileRoute } from '@tanstack/react-router';
 import { AppLink } from '../../components/AppLink';
+import head from 'virtual:glob-head/news';
 import noscript from 'virtual:glob-noscript/news';
 import { Icon } from '../../components/Icon';
 import { PageHead } from '../../components/PageHead';
@@ -17,7 +18,7 @@ export const Route = createFileRoute('/_site/news')({
 function NewsPage() {
   return (
     <>
-      <PageHead page="news" noscript={noscript} />
+      <PageHead page={head} noscript={noscript} />
       <section className="page-hero">
         <div className="container">
           <p className="eyebrow">AI News</p>

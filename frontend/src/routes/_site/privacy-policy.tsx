@@ -1,4 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router';
+import head from 'virtual:glob-head/privacy';
 import noscript from 'virtual:glob-noscript/privacy';
 import { PageHead } from '../../components/PageHead';
 import { PRIVACY_POLICY } from '../../content/legal';
@@ -8,7 +9,7 @@ export const Route = createFileRoute('/_site/privacy-policy')({
   staticData: { dots: 10 },
   component: () => (
     <>
-      <PageHead page="privacy" noscript={noscript} />
+      <PageHead page={head} noscript={noscript} />
       <LegalPage doc={PRIVACY_POLICY} />
     </>
   ),

@@ -1,4 +1,5 @@
 import { Link, createFileRoute } from '@tanstack/react-router';
+import head from 'virtual:glob-head/updates';
 import noscript from 'virtual:glob-noscript/updates';
 import { Html } from '../../components/Html';
 import { Icon } from '../../components/Icon';
@@ -17,7 +18,7 @@ function UpdatesPage() {
   const updates = [...UPDATES].sort((a, b) => b.date.localeCompare(a.date));
   return (
     <>
-      <PageHead page="updates" noscript={noscript} />
+      <PageHead page={head} noscript={noscript} />
       <section className="page-hero">
         <div className="container">
           <p className="eyebrow">Updates</p>

@@ -1,4 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router';
+import head from 'virtual:glob-head/blog-post';
 import noscript from 'virtual:glob-noscript/blog-post';
 import { PageHead } from '../../../components/PageHead';
 import { findPost } from '../../../content/blog';
@@ -15,7 +16,7 @@ function BlogPostRoute() {
   if (!post) {
     return (
       <>
-        <PageHead page="blog-post" title="Post Not Found — Glob Network" path={`/blog/${slug}`} noindex noscript={noscript} />
+        <PageHead page={head} title="Post Not Found — Glob Network" path={`/blog/${slug}`} noindex noscript={noscript} />
         <PostNotFound />
       </>
     );
@@ -23,7 +24,7 @@ function BlogPostRoute() {
   return (
     <>
       <PageHead
-        page="blog-post"
+        page={head}
         title={`${post.title} — Glob Network`}
         description={post.excerpt}
         path={`/blog/${post.slug}`}
