@@ -1,8 +1,8 @@
 import type { SVGProps } from 'react';
 
 /**
- * The line icons the site frame (header) and the home page draw: only these travel in the main chunk. Same
- * API as components/Icon.tsx, which has every icon (these included) and goes with the pages that use it.
+ * The line icons the site frame (header, install banner) and the home page draw: only these travel in the main
+ * chunk. Same API as components/Icon.tsx, which has every icon (these included) and goes with the pages using it.
  */
 export const CORE_PATHS = {
   network: 'M12 3a2 2 0 1 1 0 4 2 2 0 0 1 0-4Zm-7 12a2 2 0 1 1 0 4 2 2 0 0 1 0-4Zm14 0a2 2 0 1 1 0 4 2 2 0 0 1 0-4ZM12 7v4m0 0-5.5 4.3M12 11l5.5 4.3M7 17h10',

@@ -1,5 +1,5 @@
 import { useEffect, useSyncExternalStore } from 'react';
-import { Icon } from '../../components/Icon';
+import { Icon } from '../../components/CoreIcon';
 import { listenForInstall, pwaStore } from './store';
 
 /** Shows while the browser offers installation; gone on dismiss, on install, or when installed / standalone. */
