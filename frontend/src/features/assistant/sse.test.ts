@@ -57,7 +57,7 @@ describe('followStream', () => {
   });
 
   it('reads the response to its end after done instead of tearing it down (no aborted request in the browser)', async () => {
-    const cancel = jest.fn();
+    const cancel = jest.fn<() => void>();
     let closed = false;
     const chunks = [ev(1, token('a')), ev(2, done)];
     const stream = new ReadableStream<Uint8Array>({
