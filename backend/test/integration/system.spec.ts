@@ -80,7 +80,9 @@ describe('system: health and platform statistics', () => {
       expect(res.body.checks.redis.status).toBe('down');
       expect(res.body.checks.database.status).toBe('up');
     } finally {
-      await redis.connect();
+      // The client may already be reconnecting on its own (a health probe's command can start it).
+      if (['end', 'close', 'wait'].includes(redis.status)) await redis.connect();
+      if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
     }
   });
 });
