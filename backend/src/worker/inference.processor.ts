@@ -10,7 +10,7 @@ import { CatalogModel, loadCatalog, modelsForWorker } from '../modules/inference
 import { LlamaEngine } from '../modules/inference/engine/llama-engine';
 import { NodesRepository } from '../modules/inference/nodes.repository';
 import { hardwareScore, taskDifficulty } from '../modules/inference/rewards';
-import { StreamEvent, TokenStream } from '../modules/inference/streams';
+import { StreamEvent, TokenBatcher, TokenStream } from '../modules/inference/streams';
 import { TasksService } from '../modules/inference/tasks.service';
 import { createRedis, REDIS } from '../redis/redis.module';
 
@@ -152,6 +152,9 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       }
     }
 
+    const batcher = new TokenBatcher((chunk) => {
+      stream.append({ type: 'token', text: chunk }).catch((err: Error) => this.logger.warn(`Stream write failed: ${err.message}`));
+    });
     const abort = new AbortController();
     this.running.set(data.streamId, abort);
     if (await this.redis.exists(`${this.config.redis.prefix}:stop:${data.streamId}`)) abort.abort();
@@ -164,9 +167,10 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
         signal: abort.signal,
         onToken: (chunk: string) => {
           text += chunk;
-          stream.append({ type: 'token', text: chunk }).catch((err: Error) => this.logger.warn(`Stream write failed: ${err.message}`));
+          batcher.push(chunk);
         },
       });
+      batcher.flush();
       const stopReason: StopReason = result.stopReason === 'length' && budgetLimited ? 'budget' : result.stopReason;
       const used = result.promptTokens + result.completionTokens;
       const promptBytes = data.messages.reduce((n, m) => n + Buffer.byteLength(m.content), 0);
@@ -191,6 +195,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       });
       await stream.finish(ttl);
     } catch (err) {
+      batcher.flush();
       this.logger.error(`Job ${job.id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       await fail('INTERNAL_ERROR', 'The model could not generate a reply. Please try again.', promptTokens);
     } finally {
