@@ -54,6 +54,19 @@ test('the web app, end to end on the real platform', async ({ page, request }) =
     await expect(model.locator('option:checked')).toHaveText(/^Glob Tiny Chat · 2M · 2,048 context · available/);
     await expect(page.getByText('Using Glob Tiny Chat')).toBeVisible();
 
+    // At the UI's temperature 0.7 the tiny model sometimes answers in a couple of words, too short to watch it
+    // stream; at temperature 0 this prompt runs on, so 200 tokens make a reply of a known length. Only those two
+    // parameters of the real request are changed (the UI's own values are checked below).
+    const sent: Array<{ params?: Record<string, number> }> = [];
+    await page.route(
+      '**/api/inference/stream/start',
+      async (route) => {
+        const body = route.request().postDataJSON() as { params?: Record<string, number> };
+        sent.push(body);
+        await route.continue({ postData: JSON.stringify({ ...body, params: { ...body.params, temperature: 0, max_tokens: 200 } }) });
+      },
+      { times: 1 },
+    );
     const growth = await recordReplyGrowth(page);
     const input = page.getByRole('textbox', { name: 'Message' });
     await expect(input).toHaveAttribute('placeholder', 'Type your message...');
@@ -66,6 +79,8 @@ test('the web app, end to end on the real platform', async ({ page, request }) =
     await expect(reply.getByText('Generating...')).toHaveCount(0);
     await expect(page.getByRole('button', { name: 'Send message' })).toBeVisible();
 
+    // 001 §9: what the UI asks for.
+    expect(sent[0]?.params).toMatchObject({ temperature: 0.7, max_tokens: 2048, top_p: 0.9 });
     // The text grew across renders while the bubble was streaming: at least three distinct, increasing lengths.
     const { samples } = await growth();
     const streamed = samples.filter((s) => s.streaming && s.length > 0).map((s) => s.length);
