@@ -42,7 +42,8 @@ export interface paths {
         };
         /**
          * A conversation with its messages
-         * @description The caller's conversation with every message, oldest first.
+         * @description The caller's conversation with every message, oldest first, and `active_stream`: the reply being
+         *     generated for it right now (null when none), so a client that reopens the conversation can follow it.
          */
         get: operations["getConversation"];
         /**
@@ -1028,6 +1029,28 @@ export interface components {
         Acknowledgement: {
             message: string;
         };
+        /**
+         * @description A reply being generated for a conversation.
+         * @example {
+         *       "stream_id": "msg_1732184100000_k3j9x",
+         *       "model_id": "llama-3.3-70b-instruct",
+         *       "started_at": "2026-11-21T10:15:01.000Z"
+         *     }
+         */
+        ActiveStream: {
+            /**
+             * @description The model generating it.
+             * @example llama-3.3-70b-instruct
+             */
+            model_id: string;
+            /** @description When a worker began generating it; when it was queued while it still waits for one. */
+            started_at: components["schemas"]["Timestamp"];
+            /**
+             * @description The `streamId` it was started with, for `GET /api/inference/stream/{id}` and the stop call.
+             * @example msg_1732184100000_k3j9x
+             */
+            stream_id: string;
+        };
         /** @enum {string} */
         AssetPlatform: "windows" | "macos" | "linux" | "linux-deb";
         /** @description A new session — returned by login, register and register-with-otp. */
@@ -1106,6 +1129,14 @@ export interface components {
         ContactSubject: "general" | "support" | "feedback" | "partnership" | "other";
         /** @description A conversation with all its messages in order. `conversation_id` and `id` carry the same uuid. */
         Conversation: {
+            /**
+             * @description The reply being generated for this conversation right now (its inference task is queued or running), or
+             *     null when none is. Its messages do not hold it yet: the server saves the reply when the stream ends. A
+             *     client that did not start it (after a reload, in another tab) reads it with `GET /api/inference/stream/{id}`
+             *     (`Last-Event-ID: 0` for every token from the start) and can stop it; once it ends, the conversation has the
+             *     saved reply and `active_stream` is null. Given by `GET /api/chat/conversations/{id}`; left out elsewhere.
+             */
+            active_stream?: components["schemas"]["ActiveStream"] | null;
             conversation_id: components["schemas"]["Uuid"];
             created_at: components["schemas"]["Timestamp"];
             /** @description Same value as `conversation_id` (clients read either). */
@@ -2036,6 +2067,7 @@ export interface components {
     pathItems: never;
 }
 export type SchemaAcknowledgement = components['schemas']['Acknowledgement'];
+export type SchemaActiveStream = components['schemas']['ActiveStream'];
 export type SchemaAssetPlatform = components['schemas']['AssetPlatform'];
 export type SchemaAuthSession = components['schemas']['AuthSession'];
 export type SchemaChatMessage = components['schemas']['ChatMessage'];
@@ -2353,7 +2385,8 @@ export interface operations {
                      *             "tokens": 9,
                      *             "timestamp": "2026-11-21T10:15:04.000Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "active_stream": null
                      *       }
                      *     }
                      */

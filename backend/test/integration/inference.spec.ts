@@ -245,6 +245,51 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     await stack.http.post('/api/inference/stream/start').set(other.auth).send({ streamId: streamId(), modelId: MODEL, prompt: 'hi', conversation_id: cid }).expect(404);
   });
 
+  it("shows a conversation's reply being generated as active_stream, readable from the start, until it is saved", async () => {
+    const u = await newUser(stack, 'reloader');
+    const conv = await stack.http.post('/api/chat/conversations').set(u.auth).send({ model_id: MODEL }).expect(201);
+    const cid = conv.body.conversation.id as string;
+    const idle = await stack.http.get(`/api/chat/conversations/${cid}`).set(u.auth).expect(200);
+    expectSpecResponse(idle, 'getConversation');
+    expect(idle.body.conversation.active_stream).toBeNull();
+
+    const id = streamId();
+    const ctrl = new AbortController();
+    const res = await fetch(`${stack.url}/api/inference/stream/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...u.auth },
+      body: JSON.stringify({ streamId: id, modelId: MODEL, prompt: 'A long answer please', conversation_id: cid, params: { max_tokens: 600, temperature: 0 } }),
+      signal: ctrl.signal,
+    });
+    expect(res.status).toBe(200);
+    ctrl.abort(); // the page is reloaded: the client forgets the stream id
+
+    const live = await stack.http.get(`/api/chat/conversations/${cid}`).set(u.auth).expect(200);
+    expectSpecResponse(live, 'getConversation');
+    expect(['queued', 'running']).toContain((await task(id)).status);
+    expect(live.body.conversation.active_stream).toMatchObject({ stream_id: id, model_id: MODEL });
+    expect(Date.parse(live.body.conversation.active_stream.started_at)).not.toBeNaN();
+    // Only the user's message is saved so far; the reply is saved when the stream ends.
+    expect(live.body.conversation.messages.map((m: { role: string }) => m.role)).toEqual(['user']);
+    // Nobody else sees the conversation (nor its stream).
+    const other = await newUser(stack, 'peeker');
+    await stack.http.get(`/api/chat/conversations/${cid}`).set(other.auth).expect(404);
+
+    // The reopened client follows it from the first token.
+    const events = await readSse(await fetch(`${stack.url}/api/inference/stream/${id}`, { headers: { ...u.auth, 'Last-Event-ID': '0' } }));
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    expect(events.at(-1)!.data).toMatchObject({ type: 'done', success: true });
+    const text = events.filter((e) => e.data.type === 'token').map((e) => e.data.text).join('');
+    expect(text.length).toBeGreaterThan(0);
+
+    const after = await stack.http.get(`/api/chat/conversations/${cid}`).set(u.auth).expect(200);
+    expectSpecResponse(after, 'getConversation');
+    expect(after.body.conversation.active_stream).toBeNull();
+    const [, reply] = after.body.conversation.messages;
+    expect(reply).toMatchObject({ role: 'assistant', status: 'sent', content: text, tokens: events.at(-1)!.data.usage!.completion_tokens });
+    expect(after.body.conversation.messages).toHaveLength(2);
+  });
+
   it('saves a stopped reply with what was generated', async () => {
     const u = await newUser(stack, 'halter');
     const conv = await stack.http.post('/api/chat/conversations').set(u.auth).send({ model_id: MODEL }).expect(201);

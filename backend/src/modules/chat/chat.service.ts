@@ -118,7 +118,22 @@ export class ChatService {
   async get(userId: string, id: string): Promise<Schemas['ConversationEnvelope']> {
     const c = await this.owned(userId, id);
     const { last_message_preview: _, ...full } = summary(c);
-    return { conversation: { ...full, messages: (await this.messages(id)).map(message) } };
+    const [messages, active] = await Promise.all([this.messages(id), this.activeStream(id)]);
+    return { conversation: { ...full, messages: messages.map(message), active_stream: active } };
+  }
+
+  /**
+   * The reply being generated for a conversation right now (its task queued or running; the newest), which its
+   * messages do not hold yet: the worker saves it, and ends the task, in one transaction when the stream ends.
+   */
+  private async activeStream(conversationId: string): Promise<Schemas['ActiveStream'] | null> {
+    const [row] = (await this.db.query(
+      `SELECT stream_id, model_id, coalesce(started_at, created_at) AS started_at FROM inference_tasks
+       WHERE conversation_id = $1 AND status IN ('queued', 'running') AND stream_id IS NOT NULL
+       ORDER BY created_at DESC LIMIT 1`,
+      [conversationId],
+    )) as Array<{ stream_id: string; model_id: string; started_at: Date }>;
+    return row ? { stream_id: row.stream_id, model_id: row.model_id, started_at: row.started_at.toISOString() } : null;
   }
 
   async update(userId: string, id: string, input: RequestBody<'updateConversation'>): Promise<Schemas['ConversationEnvelope']> {
@@ -164,7 +179,7 @@ export class ChatService {
   }
 
   async export(userId: string, id: string, format: Schemas['ConversationExportFormat']): Promise<Schemas['ConversationExport']> {
-    const { conversation } = await this.get(userId, id);
+    const { conversation: { active_stream: _, ...conversation } } = await this.get(userId, id);
     const slug = conversation.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'conversation';
     if (format === 'markdown') {
       const lines = [`# ${conversation.title}`, '', `Model: ${conversation.model_id} · Exported ${new Date().toISOString()}`, ''];

@@ -204,10 +204,14 @@ export class InferenceService {
     };
   }
 
-  /** A live (or recently finished) stream of the caller's, for late readers and reconnects. */
+  /**
+   * A live (or recently finished) stream of the caller's, for late readers and reconnects. A job still queued
+   * (or running without an event yet) has no events yet but will: its reader waits for them.
+   */
   async replay(userId: string, streamId: string): Promise<StartedStream> {
     const task = await this.findTask(streamId);
-    if (!task || task.user_id !== userId || !(await this.redis.exists(TokenStream.key(this.config.redis.prefix, streamId)))) {
+    const live = task?.status === 'queued' || task?.status === 'running';
+    if (!task || task.user_id !== userId || (!live && !(await this.redis.exists(TokenStream.key(this.config.redis.prefix, streamId))))) {
       throw new NotFoundException('Stream not found');
     }
     return this.stream(streamId);

@@ -5,13 +5,15 @@ import { api, unwrap } from '../client';
 export type Conversation = components['schemas']['Conversation'];
 export type ConversationSummary = components['schemas']['ConversationSummary'];
 export type ChatMessage = components['schemas']['ChatMessage'];
+/** The reply being generated for a conversation right now (given by GET /api/chat/conversations/{id}). */
+export type ActiveStream = components['schemas']['ActiveStream'];
 export type ConversationExport = components['schemas']['ConversationExport'];
 export type ConversationExportFormat = components['schemas']['ConversationExportFormat'];
 
 /** Conversations per page of the list. */
 export const CONVERSATIONS_PAGE = 50;
 
-/** GET /api/chat/conversations/{id} — with its messages, oldest first. */
+/** GET /api/chat/conversations/{id} — with its messages, oldest first, and its `active_stream` (null when none). */
 export async function getConversation(id: string): Promise<Conversation> {
   const { conversation } = await unwrap(api.GET('/api/chat/conversations/{id}', { params: { path: { id } } }));
   return conversation;

@@ -483,6 +483,89 @@ describe('assistant page: conversations', () => {
     expect(screen.getByRole('button', { name: /^Trip plan for Lisbon/ })).toHaveAttribute('aria-current', 'true');
   });
 
+  /** The stored conversation while its reply is generated (only the user's message saved), then with the reply. */
+  function generatingConversation(streamId: string) {
+    const [question, saved] = STORED.messages;
+    const live = { ...STORED, messages: [question!], active_stream: { stream_id: streamId, model_id: 'llama-3-8b-instruct', started_at: '2026-11-21T10:15:01.000Z' } };
+    const done = { ...STORED, active_stream: null };
+    let ended = false;
+    const gets: number[] = [];
+    server.use(
+      plain.get(`${API}/chat/conversations/:id`, () => {
+        gets.push(Date.now());
+        return HttpResponse.json({ conversation: ended ? done : live });
+      }),
+    );
+    return { saved: saved!, gets, end: () => (ended = true) };
+  }
+
+  it('a reopened conversation whose reply is still generated shows it streaming from its first token, then the saved reply once', async () => {
+    localStorage.setItem(LAST_CONVERSATION_KEY, STORED.id);
+    const conv = generatingConversation('msg_1732184100000_k3j9x');
+    const stream = controlledStream();
+    const reads: Array<{ id: string; lastEventId: string | null }> = [];
+    server.use(
+      plain.get(`${API}/inference/stream/:id`, ({ params, request }) => {
+        reads.push({ id: String(params.id), lastEventId: request.headers.get('Last-Event-ID') });
+        return stream.response();
+      }),
+    );
+    const queryClient = testQueryClient();
+    const invalidate = jest.spyOn(queryClient, 'invalidateQueries');
+    await renderAssistant(queryClient);
+    await screen.findByRole('heading', { level: 1, name: 'AI Assistant' });
+
+    expect(await within(log()).findByText('Generating...')).toBeInTheDocument();
+    expect(within(log()).getByText(STORED.messages[0]!.content)).toBeInTheDocument();
+    await waitFor(() => expect(reads).toEqual([{ id: 'msg_1732184100000_k3j9x', lastEventId: null }]));
+    expect(screen.getByRole('button', { name: 'Stop generation' })).toBeInTheDocument();
+    expect(field()).toBeDisabled();
+
+    stream.token('List comprehensions build');
+    expect(await within(log()).findByText('List comprehensions build')).toBeInTheDocument();
+    stream.token(' a list from an iterable in one expression.');
+    expect(await within(log()).findByText(conv.saved.content)).toBeInTheDocument();
+    expect(within(log()).getByText('Generating...')).toBeInTheDocument();
+
+    // The worker saves the reply, then ends the stream: the conversation is loaded again.
+    conv.end();
+    stream.done();
+    await waitFor(() => expect(conv.gets).toHaveLength(2));
+    await waitFor(() => expect(within(log()).queryByText('Generating...')).toBeNull());
+    expect(within(log()).getAllByText(conv.saved.content)).toHaveLength(1);
+    expect(log().querySelectorAll('.assistant-msg.is-assistant')).toHaveLength(1);
+    expect(screen.getByText('Tokens used: 23 • Cost: $0.0230')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Send message' })).toBeInTheDocument();
+    expect(invalidate).toHaveBeenCalledWith({ queryKey: ['wallet'] });
+    expect(invalidate).toHaveBeenCalledWith({ queryKey: ['accounts', 'me'] });
+  });
+
+  it('Stop generation stops a reply the reopened conversation is following', async () => {
+    localStorage.setItem(LAST_CONVERSATION_KEY, STORED.id);
+    const conv = generatingConversation('msg_1732184100000_other');
+    const stream = controlledStream();
+    const stops: string[] = [];
+    server.use(
+      plain.get(`${API}/inference/stream/:id`, () => stream.response()),
+      plain.post(`${API}/inference/stream/:id/stop`, ({ params }) => {
+        stops.push(String(params.id));
+        conv.end();
+        setTimeout(() => stream.done({ prompt_tokens: 14, completion_tokens: 9, total_tokens: 23 }, 'abort'), 20);
+        return HttpResponse.json({ stopped: true, stream_id: String(params.id) });
+      }),
+    );
+    const { user } = await ready();
+    stream.token('List comprehensions');
+    expect(await within(log()).findByText('List comprehensions')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Stop generation' }));
+    await waitFor(() => expect(stops).toEqual(['msg_1732184100000_other']));
+    expect(within(log()).queryByText('Generating...')).toBeNull();
+    // The saved (stopped) reply replaces the followed one.
+    expect(await within(log()).findByText(conv.saved.content)).toBeInTheDocument();
+    expect(within(log()).queryByText('List comprehensions')).toBeNull();
+    expect(log().querySelectorAll('.assistant-msg.is-assistant')).toHaveLength(1);
+  });
+
   it('a logout in another tab clears the chat back to the greeting and empties the cache', async () => {
     localStorage.setItem(LAST_CONVERSATION_KEY, STORED.id);
     await ready();

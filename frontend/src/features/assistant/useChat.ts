@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../../api/client';
-import { chatQueries, createConversation, getConversation, type Conversation } from '../../api/queries/chat';
+import { chatQueries, createConversation, getConversation, type ActiveStream, type Conversation } from '../../api/queries/chat';
 import { GENERATION_PARAMS, resumeStream, startStream, stopStream } from '../../api/queries/inference';
 import { tokenStore } from '../../api/tokens';
 import { chatCache } from './cache';
@@ -101,6 +101,8 @@ interface Run {
   streamId: string;
   started: boolean;
   stopped: boolean;
+  /** A reply this tab did not start (the conversation was reopened while it was generated): only followed. */
+  followed?: boolean;
   giveUp?: ReturnType<typeof setTimeout>;
 }
 
@@ -178,6 +180,23 @@ export function useChat({ userId, onModel }: ChatOptions) {
     // The server ends the stream with `done` within a second; stop listening anyway if it never does.
     run.giveUp = setTimeout(() => run.controller.abort(), 10_000);
   }, [dispatch, setGeneratingId]);
+
+  /**
+   * Leaving the conversation on screen: a reply this tab started is stopped (as before); one it only follows
+   * (started before a reload, or in another tab) is left to finish and be saved — this tab just stops listening.
+   */
+  const leave = useCallback(() => {
+    const replyId = generating.current;
+    if (!replyId) return;
+    const run = runs.current.get(replyId);
+    if (!run?.followed) {
+      stop();
+      return;
+    }
+    run.controller.abort();
+    runs.current.delete(replyId);
+    setGeneratingId(null);
+  }, [setGeneratingId, stop]);
 
   const exchange = useCallback(
     async (user: UiMessage, model: UiModel) => {
@@ -309,28 +328,86 @@ export function useChat({ userId, onModel }: ChatOptions) {
 
   /** 001 §4: New conversation — one greeting, and the remembered id is cleared. */
   const newConversation = useCallback(() => {
-    if (generating.current) stop();
+    leave();
     epoch.current += 1;
     setGeneratingId(null);
     setError(null);
     forget();
     dispatch({ type: 'reset', conversation: freshConversation() });
-  }, [dispatch, setGeneratingId, stop]);
+  }, [dispatch, leave, setGeneratingId]);
 
   /** Clear conversation: an empty screen (the server keeps the conversation); the next message starts a new one. */
   const clear = useCallback(() => {
-    if (generating.current) stop();
+    leave();
     epoch.current += 1;
     setGeneratingId(null);
     setError(null);
     forget();
     dispatch({ type: 'reset', conversation: { id: null, title: TEXT.defaultTitle, model_id: null, messages: [] } });
-  }, [dispatch, setGeneratingId, stop]);
+  }, [dispatch, leave, setGeneratingId]);
+
+  /**
+   * A reply generated for the open conversation that this tab did not start (the page was reloaded, or another
+   * tab sent it): shown as a streaming bubble, read from its first event (GET stream/{id}), stoppable; when it
+   * ends, the conversation is loaded again so the saved reply takes the bubble's place.
+   */
+  const follow = useCallback(
+    async (active: ActiveStream, conversationId: string) => {
+      const owner = userId;
+      const myEpoch = epoch.current;
+      const replyId = localId('reply');
+      const run: Run = { controller: new AbortController(), streamId: active.stream_id, started: true, stopped: false, followed: true };
+      runs.current.set(replyId, run);
+      setGeneratingId(replyId);
+      dispatch({ type: 'add', message: { id: replyId, role: 'assistant', content: '', timestamp: active.started_at, status: 'streaming', model: active.model_id } });
+      try {
+        const result = await followStream({
+          open: (signal) => resumeStream(run.streamId, 0, signal),
+          resume: (lastEventId, signal) => resumeStream(run.streamId, lastEventId, signal),
+          onToken: (token) => {
+            if (!run.stopped) dispatch({ type: 'append', id: replyId, text: token });
+          },
+          signal: run.controller.signal,
+        });
+        if (epoch.current === myEpoch && result.type === 'done') {
+          dispatch({ type: 'patch', id: replyId, patch: { status: 'sent', tokens: result.usage.completion_tokens } });
+        }
+      } catch {
+        // An error event, or the stream already gone (404): either way the server saved the reply (or its
+        // error) with the conversation, which is loaded again below.
+      } finally {
+        clearTimeout(run.giveUp);
+        runs.current.delete(replyId);
+        const aborted = run.controller.signal.aborted && !run.stopped;
+        if (tokenStore.get() && !aborted) {
+          void queryClient.invalidateQueries({ queryKey: ['wallet'] });
+          void queryClient.invalidateQueries({ queryKey: ['accounts', 'me'] });
+          void queryClient.invalidateQueries({ queryKey: chatQueries.lists() });
+        }
+        if (epoch.current === myEpoch) {
+          finish(replyId);
+          // The saved reply replaces the live one — unless the user already sent the next message here.
+          if (!aborted && !generating.current && current.current.id === conversationId) {
+            try {
+              const c = await getConversation(conversationId);
+              if (epoch.current === myEpoch && !generating.current && current.current.id === conversationId) {
+                dispatch({ type: 'reset', conversation: fromServer(c) });
+                persist(owner);
+              }
+            } catch {
+              dispatch({ type: 'patch', id: replyId, patch: { status: 'sent' } });
+            }
+          }
+        }
+      }
+    },
+    [dispatch, finish, persist, queryClient, setGeneratingId, userId],
+  );
 
   /** Opens a conversation (and selects its model); on failure shows the cached copy when there is one. */
   const open = useCallback(
     async (id: string, { quietIfGone = false } = {}) => {
-      if (generating.current) stop();
+      leave();
       epoch.current += 1;
       const myEpoch = epoch.current;
       setGeneratingId(null);
@@ -344,6 +421,9 @@ export function useChat({ userId, onModel }: ChatOptions) {
         remember(opened.id!);
         if (opened.model_id) onModelRef.current?.(opened.model_id);
         persist(userId);
+        // A reply is being generated for it that this tab is not following: show it live.
+        const active = c.active_stream;
+        if (active && ![...runs.current.values()].some((r) => r.streamId === active.stream_id && !r.stopped)) void follow(active, opened.id!);
       } catch (err) {
         if (epoch.current !== myEpoch) return;
         const gone = err instanceof ApiError && err.status === 404;
@@ -362,7 +442,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
         if (epoch.current === myEpoch) setLoading(false);
       }
     },
-    [dispatch, persist, setGeneratingId, stop, userId],
+    [dispatch, follow, leave, persist, setGeneratingId, userId],
   );
 
   /** The sidebar renamed the open conversation. */
