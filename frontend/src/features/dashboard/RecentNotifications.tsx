@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { formatDateTime } from '../../components/format';
 import { DASHBOARD_REFRESH_MS } from '../../api/queries/system';
 import { NOTIFICATIONS_LIMIT, markNotificationRead, notificationQueries } from '../../api/queries/notifications';
 
-const when = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
 
 /** The 5 newest notifications (welcome bonus, purchases, transfers received, rewards), each markable as read. */
 export function RecentNotifications({ userId }: { userId: string }) {
@@ -36,7 +36,7 @@ export function RecentNotifications({ userId }: { userId: string }) {
                 </p>
                 <p className="dash-note-message">{n.message}</p>
                 <p className="dash-note-time">
-                  <time dateTime={n.created_at}>{when.format(new Date(n.created_at))}</time>
+                  <time dateTime={n.created_at}>{formatDateTime(n.created_at)}</time>
                 </p>
               </div>
               {n.read ? null : (

@@ -27,11 +27,6 @@ export function transactionSign(tx: Pick<Transaction, 'type'> & { direction?: Tr
   return PLUS_TYPES.has(tx.type) ? '+' : '-';
 }
 
-const date = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
-export function formatDateTime(iso: string): string {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : date.format(d);
-}
 
 const day = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 /** A UTC day (YYYY-MM-DD) as 'Nov 21'. */
