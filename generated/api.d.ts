@@ -519,7 +519,7 @@ export interface paths {
          * @description Step 3 of account deletion (no sign-in; the JSON body carries the e-mail and the deletion code). Checks and consumes
          *     the code, then in one transaction revokes every session and removes the personal data — e-mail, username, password
          *     hash, linked identities, conversations and notifications. Ledger rows are kept (7 years) with the user anonymised.
-         *     The same e-mail can register again afterwards as a new account. A wrong, expired or dead code answers 400
+         *     The same e-mail can register again afterwards as a new account, without a second welcome bonus. A wrong, expired or dead code answers 400
          *     'Invalid OTP code. Please try again.' Rate limit as `verify-deletion-otp`.
          */
         delete: operations["deleteAccount"];
@@ -540,9 +540,10 @@ export interface paths {
         /**
          * E-mail an account-deletion code
          * @description Step 1 of account deletion (no sign-in). E-mails a 6-digit deletion code valid 300 s (5 wrong tries) when the
-         *     address has an account. Answers the same 202 body whether or not it does. A new code replaces the previous one.
-         *     Same code store and limits as `send-otp` with `purpose: deletion`: another code no sooner than 60 s, at most
-         *     5 per hour per address, else 429 with Retry-After. The web app shows 'Failed to send OTP. Please check your email address.'
+         *     address has an account, and an e-mail saying there is no account otherwise: the same 202 body, status and time
+         *     either way. A new code replaces the previous one. Same code store and limits as `send-otp` with
+         *     `purpose: deletion`: another code no sooner than 60 s, at most 5 sent per hour per address and IP, 20 requests
+         *     per hour per IP, else 429 with Retry-After. The web app shows 'Failed to send OTP. Please check your email address.'
          *     when it gets no server message.
          */
         post: operations["sendDeletionOtp"];
@@ -587,8 +588,11 @@ export interface paths {
          * Sign in with e-mail and password
          * @description Checks the password (argon2id) and opens a session: a 15-minute access token, a 30-day refresh token and the user.
          *     A wrong password, an unknown e-mail, a deleted account and a social-only account (no password set) all answer
-         *     the same 401 'Invalid email or password', so sign-in cannot be used to discover accounts.
-         *     Rate limit: 10 attempts per 15 minutes per IP and e-mail, then 429 with Retry-After.
+         *     the same 401 'Invalid email or password', in the same time (an unknown address is checked against a dummy
+         *     hash), so sign-in cannot be used to discover accounts.
+         *     Rate limits: 10 attempts per 15 minutes per IP and e-mail, and 30 per 15 minutes per IP whatever the e-mail,
+         *     then 429 with Retry-After. Password hashing runs a bounded number of checks at once; when too many sign-ins
+         *     wait, the answer is 503 with Retry-After instead of slowing every other request down.
          */
         post: operations["login"];
         delete?: never;
@@ -610,7 +614,7 @@ export interface paths {
          * Sign out (revoke a refresh token family)
          * @description Revokes the presented refresh token and every token rotated from the same sign-in. Needs no access token, so a
          *     client whose access token expired can still sign out. Answers 204 whether or not the token was valid (idempotent,
-         *     and reveals nothing). Access tokens already issued stay valid until they expire (at most 15 minutes).
+         *     and reveals nothing). The access tokens of that sign-in stop working at once.
          *     The web app's Logout also clears its stored tokens and user.
          */
         post: operations["logout"];
@@ -630,7 +634,8 @@ export interface paths {
         /**
          * The signed-in user
          * @description Returns the user of the access token. Read by the app shell whenever the sidebar and top bar appear.
-         *     A deleted account's remaining access tokens answer 401.
+         *     Access tokens of a deleted account, or of a sign-in that ended (logout, revocation, a detected refresh-token
+         *     reuse, a password reset), answer 401.
          */
         get: operations["getMe"];
         put?: never;
@@ -651,7 +656,9 @@ export interface paths {
         /**
          * Start a social sign-in
          * @description Returns the provider's authorization URL with a random `state` and a PKCE S256 challenge; the state, verifier and
-         *     provider are kept server-side (Redis) for 10 minutes. The redirect URI is the web app's
+         *     provider are kept server-side (Redis) for 10 minutes. It also returns a `browser_nonce` that never travels through
+         *     the provider: the web app keeps it in this tab's sessionStorage and sends it back with the callback, which binds
+         *     the sign-in to the browser that started it (an attacker's code and state replayed in another browser are refused). The redirect URI is the web app's
          *     `/app/oauth/callback/{provider}` and comes from server configuration, like every provider endpoint, client id and secret.
          *     A provider without a configured client id answers 404 'OAuth provider {provider} is not available'; a name outside
          *     the enum answers 400. Rate-limited per IP.
@@ -678,10 +685,15 @@ export interface paths {
          * Complete a social sign-in
          * @description Sent by the web app's `/app/oauth/callback/{provider}` screen with the `code` and `state` of the provider's redirect.
          *     Checks and consumes the `state` (it must have been issued for this provider less than 10 minutes ago; a bad,
-         *     expired or reused state answers 400), exchanges the code at the provider with the PKCE verifier, reads the profile
-         *     and its verified e-mail, then signs in the user linked to that provider identity, or links the identity to the
-         *     account with the same e-mail, or creates an account (`is_new_user: true`, welcome bonus once the wallet lands).
+         *     expired or reused state answers 400) and the `browser_nonce` issued with it (missing or different: 400 'This
+         *     sign-in was started in another browser. Please sign in again from this one.'), exchanges the code at the provider
+         *     with the PKCE verifier, reads the profile and its verified e-mail, then signs in the user linked to that provider
+         *     identity, or links the identity to the verified account with the same e-mail, or creates an account
+         *     (`is_new_user: true`, welcome bonus if this mailbox never had one). It never links to an unverified account:
+         *     an unverified account holding the address (made before addresses had to be proved) is claimed — its password is
+         *     cleared and its sessions, linked sign-ins, conversations and notifications are removed.
          *     A provider account without a verified e-mail answers 422. A failure at the provider answers 502 'OAuth login failed'.
+         *     Rate limit: per IP, as `auth-url`.
          */
         post: operations["oauthCallback"];
         delete?: never;
@@ -702,9 +714,10 @@ export interface paths {
         /**
          * Exchange a refresh token for a new token pair
          * @description Rotates: returns a new access token and a new refresh token, and the presented refresh token stops working.
-         *     The family keeps its absolute lifetime of 30 days from sign-in. Presenting a refresh token that was already
-         *     rotated revokes the whole family (every token of that sign-in) and answers 401. Unknown, expired and revoked
-         *     tokens answer the same 401.
+         *     The family keeps its absolute lifetime of 30 days from sign-in. Two tabs of one browser refreshing at once are
+         *     not a theft: the same token presented again within 10 s by the same client (IP and User-Agent) gets the same
+         *     new pair as the first request. Any other reuse of a rotated token revokes the whole family (every token of that
+         *     sign-in, and its access tokens at once) and answers 401. Unknown, expired and revoked tokens answer the same 401.
          */
         post: operations["refresh"];
         delete?: never;
@@ -723,12 +736,18 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create an account with e-mail and password (no code)
-         * @description Creates the account and opens a session, like `login`. The web app signs up through the e-mailed code instead
-         *     (`send-otp`, `verify-otp`, `register-with-otp`); this operation stays for clients that already verified the
-         *     address another way. The password must be 8 to 128 characters and not one of the 1,000 most common passwords (422).
-         *     An e-mail that already has an account answers 409. Creating the account credits the welcome bonus once
-         *     (when the wallet lands) and creates a `welcome_bonus` notification.
+         * Create an account with e-mail, password and a verified address
+         * @description Creates the account and opens a session, like `login`. An account is only ever created for an address someone
+         *     proved: this operation requires the `verification_token` of `verify-otp` (purpose `signup`) for the same e-mail,
+         *     exactly like `register-with-otp` (it stays for the clients that call it). Without a token, or with a missing,
+         *     expired, used or mismatched one, it answers 400 'Email verification required' — the same answer, in the same
+         *     time, whether or not the address has an account. The password must be 8 to 128 characters and not one of the
+         *     1,000 most common passwords (422). With a valid token, an address that already has a verified account answers
+         *     409; an address held by an unverified account (made before addresses had to be proved) is claimed by the prover:
+         *     that account's password, sessions, linked sign-ins, conversations and notifications are removed, and it
+         *     becomes the prover's. Creating an account credits the welcome bonus if this mailbox never had one (see
+         *     `getWallet`) and creates a `welcome_bonus` notification.
+         *     Rate limit: 10 account creations per hour per IP, then 429.
          */
         post: operations["register"];
         delete?: never;
@@ -750,11 +769,39 @@ export interface paths {
          * Create an account after verifying the e-mail
          * @description The last step of sign-up by code. Requires the `verification_token` from `verify-otp` (purpose `signup`) for the
          *     same e-mail; a missing, expired, already used or mismatched token answers 400 'Email verification required'.
-         *     The token is consumed. An e-mail that already has an account answers 409 here (and only here, in this flow).
-         *     Password rules and the common-password check (422) are those of `register`. Creates the account, credits the
-         *     welcome bonus (when the wallet lands) and opens a session.
+         *     The token is consumed. An e-mail that already has a verified account answers 409 here (and only here, in this
+         *     flow); an unverified account with the address is claimed as described under `register`. Password rules and the
+         *     common-password check (422) are those of `register`. Creates the account, credits the welcome bonus if this
+         *     mailbox never had one, and opens a session. Rate limit: 10 account creations per hour per IP, then 429.
          */
         post: operations["registerWithOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password after verifying the e-mail
+         * @description The last step of 'Forgot password?': `send-otp` with `purpose: password_reset` e-mails a code (an address without
+         *     an account gets an e-mail saying so instead, with the same answer), `verify-otp` with the same purpose trades the
+         *     code for a `verification_token`, and this operation sets the new password with it. The token is single use and
+         *     bound to the e-mail and purpose; a missing, expired, used or mismatched token, or an address that has no account
+         *     any more, answers 400 'Email verification required'. Password rules are those of `register` (422 for a common
+         *     password). Every other session of the account ends (their access tokens stop working at once) and a new one is
+         *     opened. An unverified account (made before addresses had to be proved) is claimed: it becomes verified and its
+         *     linked sign-ins, conversations and notifications are removed. Rate limit: 10 per hour per IP, then 429.
+         */
+        post: operations["resetPassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -773,16 +820,20 @@ export interface paths {
         /**
          * E-mail a one-time code
          * @description E-mails a 6-digit code (cryptographically random, stored only as a hash, single use) bound to the e-mail and `purpose`.
-         *     A sign-up code expires after 10 minutes (`expires_in` 600), a deletion code after 300 s. A new code replaces the
-         *     previous one for the same address and purpose.
+         *     A sign-up or password-reset code expires after 10 minutes (`expires_in` 600), a deletion code after 300 s. A new
+         *     code replaces the previous one for the same address and purpose.
          *
-         *     The documents do not show the response; it is 202 with `message` ('Verification code sent successfully'),
-         *     `expires_in` and `resend_after`, and it is the same whether or not the address has an account: for `signup` a
-         *     registered address receives an e-mail saying someone tried to sign up with it instead of a code; for `deletion` an
-         *     unknown address receives nothing. `purpose: deletion` is the same as `POST /api/users/auth/send-deletion-otp`.
+         *     The answer is 202 with `message` ('Verification code sent successfully'), `expires_in` and `resend_after`, the
+         *     same — in status, body and time — whether or not the address has an account: the same work is done either way
+         *     (a code is stored and one e-mail is queued). For `signup`, an address with a verified account receives an e-mail
+         *     saying someone tried to sign up with it instead of a code; for `deletion` and `password_reset`, an address without
+         *     an account receives an e-mail saying so instead of a code. `purpose: deletion` is the same as
+         *     `POST /api/users/auth/send-deletion-otp`.
          *
-         *     Limits: another code for the same address and purpose no sooner than 60 s, and at most 5 codes per hour per
-         *     address; otherwise 429 with Retry-After. Without SMTP configured (development) the code is written to the API log.
+         *     Limits: another code for the same address and purpose no sooner than 60 s; at most 5 codes per hour for one
+         *     address from one IP (only codes actually sent count, so nobody can use up someone else's codes from elsewhere);
+         *     at most 20 code requests per hour per IP, whatever the address; otherwise 429 with Retry-After.
+         *     Without SMTP configured (development) the code is written to the API log.
          */
         post: operations["sendOtp"];
         delete?: never;
@@ -804,7 +855,7 @@ export interface paths {
          * Check an e-mailed code
          * @description Checks the code for the e-mail and `purpose` (default `signup`). A right code is consumed and answers
          *     `verified: true` with a `verification_token` (single use, valid 600 s, bound to the e-mail and purpose) that
-         *     `register-with-otp` requires. A wrong, expired, already used or dead code answers 400 'Invalid verification code',
+         *     `register` and `register-with-otp` require (purpose `signup`) and `reset-password` requires (purpose `password_reset`). A wrong, expired, already used or dead code answers 400 'Invalid verification code',
          *     the same in every case. Each code allows 5 wrong tries; after that it is dead even for the right digits.
          *     With `purpose: deletion` the code is checked like `verify-deletion-otp` and is not consumed (`delete-account`
          *     needs it); no operation needs that token yet.
@@ -831,7 +882,9 @@ export interface paths {
          * A user's wallet summary
          * @description Balance, pending (reserved) balance, totals, stats and the receiving address. Owner only: another user's id
          *     answers 403 and reveals nothing, not even whether that user exists. Every account has a wallet from sign-up
-         *     on (credited with the welcome bonus). The app polls it every 30 s.
+         *     on (credited with the welcome bonus, once per mailbox). `bonus_balance` is the part of `balance` that is still
+         *     welcome bonus: it pays for the network's AI (spent before anything else) but cannot be transferred.
+         *     The app polls it every 30 s.
          */
         get: operations["getWallet"];
         put?: never;
@@ -855,7 +908,8 @@ export interface paths {
         /**
          * A user's balance
          * @description The balance alone (the wallet service's "get balance"). `available_balance` is `balance − pending_balance`,
-         *     the most a transfer or new spending may use. Owner only; another user's id answers 403.
+         *     the most new spending may use; `transferable_balance` is the most a transfer may move (the welcome bonus
+         *     stays). Owner only; another user's id answers 403.
          */
         get: operations["getBalance"];
         put?: never;
@@ -935,8 +989,10 @@ export interface paths {
          *     * Stripe configured (`STRIPE_SECRET_KEY`): creates a Stripe Checkout session and answers `status: pending`,
          *       `test_mode: false`, `checkout_url` (send the browser there), `transaction: null`, the balance unchanged.
          *       The tokens are credited once by `stripeWebhook` when Stripe reports the session paid.
-         *     * Stripe not configured: a test-mode payment that completes at once — `status: completed`, `test_mode: true`,
-         *       `checkout_url: null`, the `purchase` credit in `transaction`, the new `balance`, and a notification.
+         *     * Stripe not configured and test mode on (`PAYMENTS_TEST_MODE=true`: development and tests only; a production
+         *       server refuses to start with it): a test-mode payment that completes at once — `status: completed`,
+         *       `test_mode: true`, `checkout_url: null`, the `purchase` credit in `transaction`, the new `balance`, and a notification.
+         *     * Neither: 503 'Purchases are not available right now: no payment provider is configured.' and nothing is credited.
          */
         post: operations["purchaseTokens"];
         delete?: never;
@@ -986,8 +1042,9 @@ export interface paths {
          * Send GLOB to another wallet
          * @description Moves `amount` GLOB from the caller's wallet to the wallet at `to_address` in one ledger transaction
          *     (a debit for the sender, a credit for the receiver, same transaction id) and notifies the receiver.
-         *     The amount must be more than 0 and at most the sender's `available_balance`; the address must exist and not be
-         *     the sender's own. Owner only: `userId` must be the caller (else 403).
+         *     The amount must be more than 0 and at most the sender's `transferable_balance`: only GLOB that was bought,
+         *     received or earned moves; the welcome bonus can be spent on the network's AI but not transferred. The address
+         *     must exist, not be the sender's own, and not belong to a deleted account. Owner only: `userId` must be the caller (else 403).
          *
          *     Idempotency: with an `Idempotency-Key` header, a retried request (same key, same body, same user) returns the
          *     first result — status and body — with no second effect, also when the copies arrive concurrently. Keys are
@@ -1465,10 +1522,17 @@ export interface components {
              * @description The provider's authorization page, with our client id, redirect URI, scope, `state` and PKCE S256 challenge. The browser navigates to it.
              */
             authorization_url: string;
+            /**
+             * @description A random secret bound to the `state` that never goes to the provider. The web app keeps it in sessionStorage
+             *     and sends it with the callback, so only the browser that started the sign-in can complete it.
+             */
+            browser_nonce: string;
             /** @description The random `state` in the URL, bound server-side to the PKCE verifier and provider for 10 minutes. */
             state: string;
         };
         OAuthCallbackRequest: {
+            /** @description The `browser_nonce` that `auth-url` returned with this `state` (kept by the browser that started the sign-in). Without it, or with another one, the callback is refused. */
+            browser_nonce?: string;
             /** @description The authorization code from the provider's redirect (query parameter `code`). */
             code: string;
             /** @description The `state` from the provider's redirect; must match one issued by `auth-url` for this provider. */
@@ -1496,17 +1560,17 @@ export interface components {
          */
         OtpCode: string;
         /**
-         * @description What a one-time code is for. A code is bound to its e-mail address and purpose.
+         * @description What a one-time code is for (signing up, deleting the account, or setting a new password). A code is bound to its e-mail address and purpose.
          * @default signup
          * @enum {string}
          */
-        OtpPurpose: "signup" | "deletion";
+        OtpPurpose: "signup" | "deletion" | "password_reset";
         /**
          * @description The answer to a request for a code. Identical whether or not an account exists for the address,
          *     so it cannot be used to discover accounts.
          */
         OtpSent: {
-            /** @description Seconds the code stays valid (600 for sign-up, 300 for deletion). */
+            /** @description Seconds the code stays valid (600 for sign-up and password reset, 300 for deletion). */
             expires_in: number;
             /** @example Verification code sent successfully */
             message: string;
@@ -1517,7 +1581,7 @@ export interface components {
             /** @description Seconds the verification token stays valid (600). */
             expires_in: number;
             message: string;
-            /** @description A short-lived, single-use token bound to the e-mail and purpose; `register-with-otp` requires it for `signup`. */
+            /** @description A short-lived, single-use token bound to the e-mail and purpose; `register` and `register-with-otp` require it for `signup`, `reset-password` for `password_reset`. */
             verification_token: string;
             /** @constant */
             verified: true;
@@ -1554,17 +1618,23 @@ export interface components {
         RefreshRequest: {
             refresh_token: string;
         };
+        /**
+         * @description The product's client sends e-mail, password and username; an account is created only with the `verification_token`
+         *     that proves the address (without it the answer is 400 'Email verification required').
+         */
         RegisterRequest: {
             email: components["schemas"]["EmailAddress"];
             password: components["schemas"]["Password"];
             username: components["schemas"]["Username"];
+            /** @description The `verification_token` from `verify-otp` (purpose `signup`) for the same e-mail. Required to create an account. */
+            verification_token?: components["schemas"]["VerificationToken"];
         };
         RegisterWithOtpRequest: {
             email: components["schemas"]["EmailAddress"];
             password: components["schemas"]["Password"];
             username: components["schemas"]["Username"];
             /** @description The `verification_token` from `verify-otp` (purpose `signup`) for the same e-mail. */
-            verification_token: string;
+            verification_token: components["schemas"]["VerificationToken"];
         };
         /**
          * @description The newest published desktop client release. Carries both shapes the site reads:
@@ -1621,6 +1691,13 @@ export interface components {
             size: number;
             /** Format: uri */
             url: string;
+        };
+        ResetPasswordRequest: {
+            email: components["schemas"]["EmailAddress"];
+            /** @description The new password (rules of `register`). */
+            password: components["schemas"]["Password"];
+            /** @description The `verification_token` from `verify-otp` (purpose `password_reset`) for the same e-mail. */
+            verification_token: components["schemas"]["VerificationToken"];
         };
         SendOtpRequest: {
             email: components["schemas"]["EmailAddress"];
@@ -1825,7 +1902,7 @@ export interface components {
             price: number;
             purchase_id: components["schemas"]["Uuid"];
             status: components["schemas"]["TokenPurchaseStatus"];
-            /** @description True when Stripe is not configured and the purchase was completed without a payment. */
+            /** @description True when the purchase was completed without a payment (Stripe not configured, `PAYMENTS_TEST_MODE` on; never in production). */
             test_mode: boolean;
             /** @description The `purchase` credit when completed; null while pending. */
             transaction: components["schemas"]["Transaction"] | null;
@@ -1884,7 +1961,7 @@ export interface components {
          */
         TransactionType: "earning" | "welcome_bonus" | "bonus" | "reward" | "spending" | "purchase" | "transfer";
         TransferRequest: {
-            /** @description GLOB to send, more than 0 and at most the sender's `available_balance`, three decimals at most. */
+            /** @description GLOB to send, more than 0 and at most the sender's `transferable_balance`, three decimals at most. */
             amount: components["schemas"]["GlobAmount"];
             /** @description An optional note, shown to both sides in the transaction's description. */
             note?: string;
@@ -1917,16 +1994,26 @@ export interface components {
          * @example 0b9f4a2e-6c1d-4f7e-9a51-3d2c8e7b1f60
          */
         Uuid: string;
+        /** @description A `verification_token` from `verify-otp`, for the same e-mail and the purpose of the operation. */
+        VerificationToken: string;
         VerifyOtpRequest: {
             email: components["schemas"]["EmailAddress"];
             otp: components["schemas"]["OtpCode"];
             purpose?: components["schemas"]["OtpPurpose"];
         };
-        /** @description The wallet summary of one user. `balance` includes `pending_balance`; what can be spent is `balance − pending_balance`. */
+        /**
+         * @description The wallet summary of one user. `balance` includes `pending_balance` and `bonus_balance`; what can be spent is
+         *     `balance − pending_balance`, what can be transferred is `transferable_balance`.
+         */
         Wallet: {
             address: components["schemas"]["WalletAddress"];
             /** @description Everything the wallet holds, reserved amounts included. Never negative. */
             balance: components["schemas"]["GlobAmount"];
+            /**
+             * @description The part of `balance` that is still welcome bonus ("of which bonus"). Spending on the network uses it first;
+             *     transfers cannot move it.
+             */
+            bonus_balance: components["schemas"]["GlobAmount"];
             /** @description The part of `balance` reserved by holds (e.g. the cost of an AI reply being generated). */
             pending_balance: components["schemas"]["GlobAmount"];
             /** @description Staking does not exist yet, so this is always 0. */
@@ -1936,6 +2023,8 @@ export interface components {
             total_earned: components["schemas"]["GlobAmount"];
             /** @description Same as `stats.total_spent`. */
             total_spent: components["schemas"]["GlobAmount"];
+            /** @description `balance − max(pending_balance, bonus_balance)`: what a transfer may move now (bought, received or earned GLOB that no hold reserves). */
+            transferable_balance: components["schemas"]["GlobAmount"];
             /** @description When the balance last changed. */
             updated_at: components["schemas"]["Timestamp"];
             user_id: components["schemas"]["Uuid"];
@@ -1947,12 +2036,19 @@ export interface components {
          */
         WalletAddress: string;
         WalletBalance: {
-            /** @description `balance − pending_balance`: what transfers and new spending may use. */
+            /** @description `balance − pending_balance`: what new spending may use. */
             available_balance: components["schemas"]["GlobAmount"];
             /** @description Everything the wallet holds, reserved amounts included. */
             balance: components["schemas"]["GlobAmount"];
+            /**
+             * @description The part of `balance` that is still welcome bonus ("of which bonus"). Spending on the network uses it first;
+             *     transfers cannot move it.
+             */
+            bonus_balance: components["schemas"]["GlobAmount"];
             /** @description The part of `balance` reserved by holds. */
             pending_balance: components["schemas"]["GlobAmount"];
+            /** @description `balance − max(pending_balance, bonus_balance)`: what a transfer may move now (bought, received or earned GLOB that no hold reserves). */
+            transferable_balance: components["schemas"]["GlobAmount"];
             user_id: components["schemas"]["Uuid"];
         };
         WalletEarnings: {
@@ -2002,6 +2098,27 @@ export interface components {
                  *           "message": "must have required property 'email'"
                  *         }
                  *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description Too many password checks are waiting already (a sign-in flood); try again after `Retry-After` seconds.
+         *     Password hashing is bounded so that such a flood cannot slow every other request down.
+         */
+        Busy: {
+            headers: {
+                /** @description Seconds to wait before trying again. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "statusCode": 503,
+                 *       "message": "Too many sign-in attempts right now. Please try again in a moment.",
+                 *       "error": "Service Unavailable"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -2132,6 +2249,7 @@ export type SchemaRegisterWithOtpRequest = components['schemas']['RegisterWithOt
 export type SchemaRelease = components['schemas']['Release'];
 export type SchemaReleaseAsset = components['schemas']['ReleaseAsset'];
 export type SchemaReleaseFile = components['schemas']['ReleaseFile'];
+export type SchemaResetPasswordRequest = components['schemas']['ResetPasswordRequest'];
 export type SchemaSendOtpRequest = components['schemas']['SendOtpRequest'];
 export type SchemaStreamDoneEvent = components['schemas']['StreamDoneEvent'];
 export type SchemaStreamErrorEvent = components['schemas']['StreamErrorEvent'];
@@ -2163,6 +2281,7 @@ export type SchemaTransferResult = components['schemas']['TransferResult'];
 export type SchemaUser = components['schemas']['User'];
 export type SchemaUsername = components['schemas']['Username'];
 export type SchemaUuid = components['schemas']['Uuid'];
+export type SchemaVerificationToken = components['schemas']['VerificationToken'];
 export type SchemaVerifyOtpRequest = components['schemas']['VerifyOtpRequest'];
 export type SchemaWallet = components['schemas']['Wallet'];
 export type SchemaWalletAddress = components['schemas']['WalletAddress'];
@@ -2170,6 +2289,7 @@ export type SchemaWalletBalance = components['schemas']['WalletBalance'];
 export type SchemaWalletEarnings = components['schemas']['WalletEarnings'];
 export type SchemaWalletStats = components['schemas']['WalletStats'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
+export type ResponseBusy = components['responses']['Busy'];
 export type ResponseForbidden = components['responses']['Forbidden'];
 export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
@@ -4152,6 +4272,7 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Busy"];
         };
     };
     logout: {
@@ -4235,7 +4356,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "authorization_url": "https://accounts.google.com/o/oauth2/v2/auth?client_id=1234.apps.googleusercontent.com&redirect_uri=https%3A%2F%2Fglobnetwork.io%2Fapp%2Foauth%2Fcallback%2Fgoogle&response_type=code&scope=openid%20email%20profile&state=Zk3xQ9vL2mN7pR4tW8yB1cD6&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256",
-                     *       "state": "Zk3xQ9vL2mN7pR4tW8yB1cD6"
+                     *       "state": "Zk3xQ9vL2mN7pR4tW8yB1cD6",
+                     *       "browser_nonce": "bn_Qm7Xc2Vt9Lp4Rz8Kd1Hs6Fw3"
                      *     }
                      */
                     "application/json": components["schemas"]["OAuthAuthUrl"];
@@ -4275,7 +4397,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "code": "4/0AX4XfWh7kQ2mN9pR3tV6yB8cD1eF5gH",
-                 *       "state": "Zk3xQ9vL2mN7pR4tW8yB1cD6"
+                 *       "state": "Zk3xQ9vL2mN7pR4tW8yB1cD6",
+                 *       "browser_nonce": "bn_Qm7Xc2Vt9Lp4Rz8Kd1Hs6Fw3"
                  *     }
                  */
                 "application/json": components["schemas"]["OAuthCallbackRequest"];
@@ -4307,19 +4430,12 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthSession"];
                 };
             };
-            /** @description The `state` is unknown, expired, already used or for another provider — or a malformed request (the validator's message then). */
+            /** @description The `state` is unknown, expired, already used or for another provider, or the `browser_nonce` is not the one issued with it — or a malformed request (the validator's message then). */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 400,
-                     *       "message": "Invalid or expired OAuth state. Please try signing in again.",
-                     *       "error": "Bad Request"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4355,6 +4471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             /** @description The provider rejected the code or could not be reached. */
             502: {
                 headers: {
@@ -4440,7 +4557,8 @@ export interface operations {
                  * @example {
                  *       "email": "ada@example.com",
                  *       "password": "correct horse battery staple",
-                 *       "username": "ada"
+                 *       "username": "ada",
+                 *       "verification_token": "vt_9Jk2Lm4Np6Qr8St0Uv2Wx4Yz6Ab8Cd0E"
                  *     }
                  */
                 "application/json": components["schemas"]["RegisterRequest"];
@@ -4471,7 +4589,22 @@ export interface operations {
                     "application/json": components["schemas"]["AuthSession"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The verification token is missing, expired, used or for another e-mail — or a malformed request (the validator's message then). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Email verification required",
+                     *       "error": "Bad Request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The e-mail already has an account. */
             409: {
                 headers: {
@@ -4504,6 +4637,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Busy"];
         };
     };
     registerWithOtp: {
@@ -4599,6 +4734,88 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Busy"];
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com",
+                 *       "password": "a brand new correct horse",
+                 *       "verification_token": "vt_3Rk8Lm2Np5Qr7St9Uv1Wx3Yz5Ab7Cd9F"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResetPasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description The password is changed; every other session has ended and this one is signed in. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIwYjlmNGEyZS02YzFkLTRmN2UtOWE1MS0zZDJjOGU3YjFmNjAifQ.6Xq0bJ2m8yq1n4c7ZkX9v3rT5wLhA0sD2fG4hJ6kL8M",
+                     *       "refresh_token": "rt_4Yb7Qm2KxP9cVt3LwN8sZf6HjD1gRe5U",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 900,
+                     *       "user": {
+                     *         "id": "0b9f4a2e-6c1d-4f7e-9a51-3d2c8e7b1f60",
+                     *         "email": "ada@example.com",
+                     *         "username": "ada",
+                     *         "token_balance": 962.5,
+                     *         "created_at": "2026-11-21T10:15:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthSession"];
+                };
+            };
+            /** @description The verification token is missing, expired, used or for another e-mail — or a malformed request (the validator's message then). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Email verification required",
+                     *       "error": "Bad Request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The password is one of the 1,000 most common passwords. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "This password is too common. Please choose a different password.",
+                     *       "error": "Unprocessable Entity"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Busy"];
         };
     };
     sendOtp: {
@@ -4720,6 +4937,8 @@ export interface operations {
                      *       "address": "glb196c3943e32fbf7270b8883361feaa7f7b00449",
                      *       "balance": 12437.5,
                      *       "pending_balance": 1.5,
+                     *       "bonus_balance": 662.5,
+                     *       "transferable_balance": 11775,
                      *       "total_earned": 1275,
                      *       "total_spent": 337.5,
                      *       "staking_rewards": 0,
@@ -4765,7 +4984,9 @@ export interface operations {
                      *       "user_id": "0b9f4a2e-6c1d-4f7e-9a51-3d2c8e7b1f60",
                      *       "balance": 12437.5,
                      *       "pending_balance": 1.5,
-                     *       "available_balance": 12436
+                     *       "available_balance": 12436,
+                     *       "bonus_balance": 662.5,
+                     *       "transferable_balance": 11775
                      *     }
                      */
                     "application/json": components["schemas"]["WalletBalance"];
@@ -4973,6 +5194,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description No payment provider is configured (no Stripe, test mode off); nothing is credited. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "message": "Purchases are not available right now: no payment provider is configured.",
+                     *       "error": "Service Unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWalletStats: {
@@ -5064,7 +5301,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            /** @description The amount is more than the available balance. */
+            /** @description The amount is more than the transferable balance (the welcome bonus cannot be transferred). */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -5073,7 +5310,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 402,
-                     *       "message": "Insufficient balance: 12436 GLOB available, 20000 GLOB requested.",
+                     *       "message": "Insufficient transferable balance: 11775 GLOB can be transferred, 20000 GLOB requested. The welcome bonus can be spent on the network but not transferred.",
                      *       "error": "INSUFFICIENT_TOKENS"
                      *     }
                      */
