@@ -14,6 +14,8 @@ const env = {
   REDIS_URL: redisUrl,
   PORT: apiPort,
   WEB_ORIGIN: process.env.WEB_ORIGIN ?? `http://localhost:${webPort}`,
+  // Buying a package credits at once, without a payment (never in production; set STRIPE_* to use Stripe).
+  PAYMENTS_TEST_MODE: process.env.PAYMENTS_TEST_MODE ?? 'true',
   // Whose node the local worker is: sign up with this address to receive its task rewards.
   WORKER_OWNER_EMAIL: process.env.WORKER_OWNER_EMAIL ?? 'provider@example.com',
 };

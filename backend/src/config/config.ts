@@ -32,7 +32,11 @@ const envSchema = z.object({
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default('Glob Network <no-reply@globnetwork.io>'),
   SUPPORT_EMAIL: z.email().default('support@globnetwork.io'),
-  TRUST_PROXY: z.string().default('loopback'),
+  /**
+   * Which proxies' X-Forwarded-For to believe for client IPs (rate limits). Default: none, so a client cannot
+   * pick its own IP; behind a load balancer set it to that hop (e.g. `1`, `loopback` or its address).
+   */
+  TRUST_PROXY: z.string().default('false'),
   /** Validate every response against the spec (on in tests; costs time in production). */
   VALIDATE_RESPONSES: bool.optional(),
   CONTACT_RATE_LIMIT: positiveInt.default(5),
@@ -41,14 +45,29 @@ const envSchema = z.object({
   ANALYTICS_RATE_WINDOW_SECONDS: positiveInt.default(60),
   LOGIN_RATE_LIMIT: positiveInt.default(10),
   LOGIN_RATE_WINDOW_SECONDS: positiveInt.default(900),
+  /** Sign-ins per IP whatever the e-mail, so one client cannot try many addresses. */
+  LOGIN_IP_RATE_LIMIT: positiveInt.default(30),
+  LOGIN_IP_RATE_WINDOW_SECONDS: positiveInt.default(900),
+  /** Accounts created (and passwords reset) per IP. */
+  SIGNUP_RATE_LIMIT: positiveInt.default(10),
+  SIGNUP_RATE_WINDOW_SECONDS: positiveInt.default(3600),
   OTP_VERIFY_RATE_LIMIT: positiveInt.default(30),
   OTP_VERIFY_RATE_WINDOW_SECONDS: positiveInt.default(300),
+  /** Codes actually sent to one address from one IP. */
   OTP_SEND_RATE_LIMIT: positiveInt.default(5),
   OTP_SEND_RATE_WINDOW_SECONDS: positiveInt.default(3600),
+  /** Code requests per IP, whatever the address. */
+  OTP_SEND_IP_RATE_LIMIT: positiveInt.default(20),
+  OTP_SEND_IP_RATE_WINDOW_SECONDS: positiveInt.default(3600),
+  /** Password hashes computed at once (argon2 takes a core each); more wait in a queue of PASSWORD_HASH_QUEUE, beyond it 503. */
+  PASSWORD_HASH_CONCURRENCY: positiveInt.optional(),
+  PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).default(32),
   OTP_RESEND_SECONDS: positiveInt.default(60),
   /** Public URL of the web app (OAuth redirect URIs point at its /app/oauth/callback/{provider}); default: the first WEB_ORIGIN. */
   PUBLIC_WEB_URL: z.url().optional(),
   WELCOME_BONUS_GLOB: z.coerce.number().min(0).max(1_000_000).default(1000),
+  /** Purchases complete without a payment (development and tests only; refused in production). */
+  PAYMENTS_TEST_MODE: bool.default(false),
   STRIPE_SECRET_KEY: z.string().optional(),
   STRIPE_WEBHOOK_SECRET: z.string().optional(),
   /** Tests point the Stripe SDK at a local stand-in (e.g. http://127.0.0.1:12111). */
@@ -155,7 +174,8 @@ export interface AppConfig {
   web: { origin: string[]; dist: string | undefined };
   jwt: { accessSecret: string; refreshSecret: string };
   mail: { smtpUrl: string | undefined; from: string; supportEmail: string };
-  trustProxy: string;
+  /** Express's `trust proxy` setting: false (default), true, a hop count, or addresses/subnet names. */
+  trustProxy: boolean | number | string;
   validateResponses: boolean;
   rateLimits: {
     contact: { limit: number; windowSeconds: number };
@@ -163,7 +183,12 @@ export interface AppConfig {
     login: { limit: number; windowSeconds: number };
     otpVerify: { limit: number; windowSeconds: number };
     otpSend: { limit: number; windowSeconds: number };
+    loginIp: { limit: number; windowSeconds: number };
+    signup: { limit: number; windowSeconds: number };
+    otpSendIp: { limit: number; windowSeconds: number };
   };
+  passwordHashing: { concurrency: number; queue: number };
+  paymentsTestMode: boolean;
   otpResendSeconds: number;
   /** Credited once to every new account, in milli-GLOB. */
   welcomeBonusUnits: number;
@@ -189,6 +214,12 @@ export interface AppConfig {
 }
 
 export class ConfigError extends Error {}
+
+function parseTrustProxy(value: string): boolean | number | string {
+  if (value === 'false' || value === '') return false;
+  if (value === 'true') return true;
+  return /^\d+$/.test(value) ? Number(value) : value;
+}
 
 /**
  * Secrets come only from the environment. In development and test, missing ones are generated once
@@ -228,6 +259,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`Invalid environment:\n${lines.join('\n')}`);
   }
   const env = parsed.data;
+  if (env.NODE_ENV === 'production' && env.PAYMENTS_TEST_MODE) {
+    throw new ConfigError('PAYMENTS_TEST_MODE=true is refused in production: purchases would credit GLOB without a payment');
+  }
   return {
     env: env.NODE_ENV,
     port: env.PORT,
@@ -240,7 +274,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     jwt: resolveSecrets(env),
     mail: { smtpUrl: env.SMTP_URL || undefined, from: env.MAIL_FROM, supportEmail: env.SUPPORT_EMAIL },
-    trustProxy: env.TRUST_PROXY,
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     validateResponses: env.VALIDATE_RESPONSES ?? env.NODE_ENV === 'test',
     rateLimits: {
       contact: { limit: env.CONTACT_RATE_LIMIT, windowSeconds: env.CONTACT_RATE_WINDOW_SECONDS },
@@ -248,7 +282,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       login: { limit: env.LOGIN_RATE_LIMIT, windowSeconds: env.LOGIN_RATE_WINDOW_SECONDS },
       otpVerify: { limit: env.OTP_VERIFY_RATE_LIMIT, windowSeconds: env.OTP_VERIFY_RATE_WINDOW_SECONDS },
       otpSend: { limit: env.OTP_SEND_RATE_LIMIT, windowSeconds: env.OTP_SEND_RATE_WINDOW_SECONDS },
+      loginIp: { limit: env.LOGIN_IP_RATE_LIMIT, windowSeconds: env.LOGIN_IP_RATE_WINDOW_SECONDS },
+      signup: { limit: env.SIGNUP_RATE_LIMIT, windowSeconds: env.SIGNUP_RATE_WINDOW_SECONDS },
+      otpSendIp: { limit: env.OTP_SEND_IP_RATE_LIMIT, windowSeconds: env.OTP_SEND_IP_RATE_WINDOW_SECONDS },
     },
+    // One core stays free for everything else: argon2 would otherwise take them all during a sign-in flood.
+    passwordHashing: { concurrency: env.PASSWORD_HASH_CONCURRENCY ?? Math.max(1, availableParallelism() - 1), queue: env.PASSWORD_HASH_QUEUE },
+    paymentsTestMode: env.PAYMENTS_TEST_MODE,
     otpResendSeconds: env.OTP_RESEND_SECONDS,
     welcomeBonusUnits: Math.round(env.WELCOME_BONUS_GLOB * 1000),
     stripe: env.STRIPE_SECRET_KEY

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Schemas } from './types';
-import { RateLimitedException } from './errors';
+import { RetryLaterException } from './errors';
 import { FIELD_MESSAGES } from './messages';
 
 type ErrorBody = Schemas['Error'];
@@ -73,7 +73,7 @@ export function toErrorBody(exception: unknown, logger?: Logger): { body: ErrorB
       message = Array.isArray(r.message) ? r.message.join('; ') : (r.message ?? exception.message);
       error = r.error;
     }
-    if (exception instanceof RateLimitedException) headers['Retry-After'] = String(exception.retryAfterSeconds);
+    if (exception instanceof RetryLaterException) headers['Retry-After'] = String(exception.retryAfterSeconds);
     return { body: { statusCode: status, message, error: error ?? REASONS[status] ?? 'Error' }, headers };
   }
   if (isValidatorError(exception)) {

@@ -1,8 +1,16 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 
-/** 429 that also tells the client when to come back (the filter sets Retry-After). */
-export class RateLimitedException extends HttpException {
-  constructor(readonly retryAfterSeconds: number, message?: string) {
+/** An error that tells the client when to come back (the filter sets Retry-After). */
+export abstract class RetryLaterException extends HttpException {
+  abstract readonly retryAfterSeconds: number;
+}
+
+/** 429: a rate limit was reached. */
+export class RateLimitedException extends RetryLaterException {
+  constructor(
+    readonly retryAfterSeconds: number,
+    message?: string,
+  ) {
     super(
       {
         statusCode: HttpStatus.TOO_MANY_REQUESTS,
@@ -11,5 +19,15 @@ export class RateLimitedException extends HttpException {
       },
       HttpStatus.TOO_MANY_REQUESTS,
     );
+  }
+}
+
+/** 503: too much work of one kind is waiting already; shedding it keeps every other request fast. */
+export class BusyException extends RetryLaterException {
+  constructor(
+    readonly retryAfterSeconds: number,
+    message: string,
+  ) {
+    super({ statusCode: HttpStatus.SERVICE_UNAVAILABLE, message, error: 'Service Unavailable' }, HttpStatus.SERVICE_UNAVAILABLE);
   }
 }

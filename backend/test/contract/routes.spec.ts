@@ -4,6 +4,7 @@ import { ModulesContainer } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import { loadSpec, specOperations, toExpressPath } from '../../src/contract/spec';
 import { expectSpecResponse } from '../support/contract';
+import { register } from '../support/users';
 import { startStack, TestStack } from '../support/app';
 
 interface NestRoute {
@@ -65,11 +66,7 @@ describe('contract: the spec and the server describe the same API', () => {
   beforeAll(async () => {
     stack = await startStack();
     // Signed-in operations are called as a real user, so they reach their controllers.
-    const res = await stack.http
-      .post('/api/users/register')
-      .send({ email: 'contract@example.com', password: 'a long and unusual passphrase', username: 'contract' })
-      .expect(201);
-    accessToken = res.body.access_token;
+    accessToken = (await register(stack, 'contract@example.com', 'a long and unusual passphrase')).access_token;
   });
   afterAll(async () => {
     await stack.close();

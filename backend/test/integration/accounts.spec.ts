@@ -1,5 +1,8 @@
 import jwt from 'jsonwebtoken';
+import { CodesService } from '../../src/modules/accounts/codes.service';
+import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { expectSpecResponse } from '../support/contract';
+import { register, verifiedToken } from '../support/users';
 import { startSmtpCatcher } from '../support/smtp';
 import { startStack, TestStack } from '../support/app';
 
@@ -126,7 +129,7 @@ describe('accounts', () => {
       // The owner is told someone tried; no code is sent to a registered address.
       const notice = await smtp.waitFor((m) => m.to.includes('taken@example.com') && /already has one/.test(m.raw));
       expect(notice.raw).not.toMatch(/code is: \d{6}/);
-      const forged = await stack.app.get(require('../../src/modules/accounts/codes.service').CodesService).issueVerificationToken('taken@example.com');
+      const forged = await stack.app.get(CodesService).issueVerificationToken('taken@example.com', 'signup');
       const res = await stack.http
         .post('/api/users/register-with-otp')
         .send({ email: 'taken@example.com', password: PASSWORD, username: 't', verification_token: forged })
@@ -136,14 +139,70 @@ describe('accounts', () => {
     });
 
     it('rejects common passwords with 422 and keeps the verification token usable', async () => {
-      const res = await stack.http.post('/api/users/register').send({ email: 'common@example.com', password: 'Password1', username: 'c' });
+      const ip = nextIp();
+      const verification_token = await verifiedToken(stack, 'common@example.com', ip);
+      const res = await stack.http.post('/api/users/register').set('X-Forwarded-For', ip).send({ email: 'common@example.com', password: 'Password1', username: 'c', verification_token });
       expect(res.status).toBe(422);
       expectSpecResponse(res, 'register');
       expect(res.body.message).toBe('This password is too common. Please choose a different password.');
-      const fine = await stack.http.post('/api/users/register').send({ email: 'common@example.com', password: 'tangerine lighthouse', username: 'c' }).expect(201);
+      const fine = await stack.http
+        .post('/api/users/register')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'common@example.com', password: 'tangerine lighthouse', username: 'c', verification_token })
+        .expect(201);
       expectSpecResponse(fine, 'register');
-      const dup = await stack.http.post('/api/users/register').send({ email: 'COMMON@example.com', password: 'tangerine lighthouse', username: 'c' }).expect(409);
+      const again = await verifiedToken(stack, 'COMMON@example.com', ip);
+      const dup = await stack.http
+        .post('/api/users/register')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'COMMON@example.com', password: 'tangerine lighthouse', username: 'c', verification_token: again })
+        .expect(409);
       expectSpecResponse(dup, 'register');
+    });
+
+    it('creates no account at /register without a proved address: 100 parallel invented addresses mint nothing', async () => {
+      const before = (await stack.db.query(`SELECT count(*)::int AS n FROM users`)) as Array<{ n: number }>;
+      const bonusBefore = (await stack.db.query(`SELECT balance FROM ledger_accounts WHERE code = 'platform:bonus'`)) as Array<{ balance: string }>;
+      const results = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          stack.http
+            .post('/api/users/register')
+            .set('X-Forwarded-For', `10.77.${i}.1`)
+            .send({ email: `invented-${i}@example.com`, password: PASSWORD, username: `bot${i}` }),
+        ),
+      );
+      for (const r of results) {
+        expect(r.status).toBe(400);
+        expectSpecResponse(r, 'register');
+        expect(r.body.message).toBe('Email verification required');
+      }
+      const forged = await stack.http
+        .post('/api/users/register')
+        .set('X-Forwarded-For', nextIp())
+        .send({ email: 'invented-x@example.com', password: PASSWORD, username: 'x', verification_token: 'vt_made_up' })
+        .expect(400);
+      expect(forged.body.message).toBe('Email verification required');
+      const after = (await stack.db.query(`SELECT count(*)::int AS n FROM users`)) as Array<{ n: number }>;
+      expect(after[0]!.n).toBe(before[0]!.n);
+      const bonusAfter = (await stack.db.query(`SELECT balance FROM ledger_accounts WHERE code = 'platform:bonus'`)) as Array<{ balance: string }>;
+      expect(bonusAfter).toEqual(bonusBefore);
+    });
+
+    it('lets the owner of an address claim it from an unverified account made before addresses had to be proved', async () => {
+      const squatter = await register(stack, 'claimed@example.com', 'the squatters passphrase');
+      await stack.db.query(`UPDATE users SET email_verified_at = NULL WHERE id = $1`, [squatter.user.id]);
+      const squatterAuth = { Authorization: `Bearer ${squatter.access_token}` };
+      await stack.http.post('/api/chat/conversations').set(squatterAuth).send({ title: 'Squatter notes', model_id: 'llama-3.3-70b-instruct' }).expect(201);
+
+      // The owner signs up by code: the code goes out (the address has no verified account) and the account becomes theirs.
+      const owner = await signUp(stack, smtp, 'claimed@example.com');
+      expect(owner.user.id).toBe(squatter.user.id);
+      await stack.http.get('/api/users/me').set(squatterAuth).expect(401);
+      await stack.http.post('/api/users/refresh').send({ refresh_token: squatter.refresh_token }).expect(401);
+      await stack.http.post('/api/users/login').set('X-Forwarded-For', nextIp()).send({ email: 'claimed@example.com', password: 'the squatters passphrase' }).expect(401);
+      await stack.http.post('/api/users/login').set('X-Forwarded-For', nextIp()).send({ email: 'claimed@example.com', password: PASSWORD }).expect(200);
+      const list = await stack.http.get('/api/chat/conversations').set('Authorization', `Bearer ${owner.access_token}`).expect(200);
+      expect(list.body.conversations).toEqual([]);
     });
   });
 
@@ -221,18 +280,39 @@ describe('accounts', () => {
   });
 
   describe('sessions', () => {
-    it('rotates refresh tokens and revokes the family when a rotated token comes back', async () => {
+    it('rotates refresh tokens and revokes the family, access tokens included, when a rotated token comes back from elsewhere', async () => {
       const s = await signUp(stack, smtp, 'rotate@example.com');
-      const first = await stack.http.post('/api/users/refresh').send({ refresh_token: s.refresh_token }).expect(200);
+      const tab = { 'X-Forwarded-For': '10.60.0.1', 'User-Agent': 'Browser A' };
+      const first = await stack.http.post('/api/users/refresh').set(tab).send({ refresh_token: s.refresh_token }).expect(200);
       expectSpecResponse(first, 'refresh');
       expect(first.body.refresh_token).not.toBe(s.refresh_token);
       await stack.http.get('/api/users/me').set('Authorization', `Bearer ${first.body.access_token}`).expect(200);
 
-      // The old token is replayed: 401, and the newest token of the family dies with it.
-      const replay = await stack.http.post('/api/users/refresh').send({ refresh_token: s.refresh_token }).expect(401);
+      // The old token is replayed by another client: 401, and the whole sign-in dies with it — at once.
+      const replay = await stack.http.post('/api/users/refresh').set({ 'X-Forwarded-For': '10.66.6.6', 'User-Agent': 'Thief' }).send({ refresh_token: s.refresh_token }).expect(401);
       expectSpecResponse(replay, 'refresh');
       expect(replay.body.message).toBe('Invalid or expired refresh token');
-      await stack.http.post('/api/users/refresh').send({ refresh_token: first.body.refresh_token }).expect(401);
+      await stack.http.post('/api/users/refresh').set(tab).send({ refresh_token: first.body.refresh_token }).expect(401);
+      await stack.http.get('/api/users/me').set('Authorization', `Bearer ${first.body.access_token}`).expect(401);
+      await stack.http.get('/api/users/me').set('Authorization', `Bearer ${s.access_token}`).expect(401);
+    });
+
+    it('gives two tabs refreshing at once the same new pair instead of signing the user out', async () => {
+      const s = await signUp(stack, smtp, 'twotabs@example.com');
+      const browser = { 'X-Forwarded-For': '10.60.0.2', 'User-Agent': 'Browser B' };
+      const [a, b] = await Promise.all([
+        stack.http.post('/api/users/refresh').set(browser).send({ refresh_token: s.refresh_token }),
+        stack.http.post('/api/users/refresh').set(browser).send({ refresh_token: s.refresh_token }),
+      ]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      expect(b.body).toEqual(a.body);
+      // The sign-in goes on: the shared new token rotates and its access token works.
+      const next = await stack.http.post('/api/users/refresh').set(browser).send({ refresh_token: a.body.refresh_token }).expect(200);
+      await stack.http.get('/api/users/me').set('Authorization', `Bearer ${next.body.access_token}`).expect(200);
+      // After the grace window the same replay is a theft again.
+      await stack.db.query(`UPDATE refresh_tokens SET used_at = now() - interval '1 minute' WHERE used_at IS NOT NULL AND user_id = $1`, [s.user.id]);
+      await stack.http.post('/api/users/refresh').set(browser).send({ refresh_token: s.refresh_token }).expect(401);
+      await stack.http.get('/api/users/me').set('Authorization', `Bearer ${next.body.access_token}`).expect(401);
     });
 
     it('keeps the 30-day absolute lifetime through rotations', async () => {
@@ -241,10 +321,15 @@ describe('accounts', () => {
       await stack.http.post('/api/users/refresh').send({ refresh_token: s.refresh_token }).expect(401);
     });
 
-    it('logout revokes the family', async () => {
+    it('logout revokes the family and its access token stops working at once; other sign-ins go on', async () => {
       const s = await signUp(stack, smtp, 'logout@example.com');
+      const other = await stack.http.post('/api/users/login').set('X-Forwarded-For', nextIp()).send({ email: 'logout@example.com', password: PASSWORD }).expect(200);
+      await stack.http.get('/api/users/me').set('Authorization', `Bearer ${s.access_token}`).expect(200);
       await stack.http.post('/api/users/logout').send({ refresh_token: s.refresh_token }).expect(204);
       await stack.http.post('/api/users/refresh').send({ refresh_token: s.refresh_token }).expect(401);
+      const me = await stack.http.get('/api/users/me').set('Authorization', `Bearer ${s.access_token}`).expect(401);
+      expectSpecResponse(me, 'getMe');
+      await stack.http.get('/api/users/me').set('Authorization', `Bearer ${other.body.access_token}`).expect(200);
     });
 
     it('refuses missing, tampered, expired, wrong-algorithm and wrong-audience access tokens with 401', async () => {
@@ -268,9 +353,15 @@ describe('accounts', () => {
       }
       const ai = await stack.http.get('/api/inference/models').expect(401);
       expect(ai.body.message).toBe('Authentication required. Please login to use AI services.');
-      // The access token carries sub, exp, iat, jti, aud and lasts 15 minutes.
+      // A token signed with the right secret but for no live sign-in (no sid, or an invented one) is refused too.
+      for (const claims of [{}, { sid: '00000000-0000-4000-8000-000000000000' }]) {
+        const forged = jwt.sign(claims, secret, { subject: sub, jwtid: 'x', audience: 'glob-network-api', issuer: 'glob-network', expiresIn: 60 });
+        await stack.http.get('/api/users/me').set('Authorization', `Bearer ${forged}`).expect(401);
+      }
+      // The access token carries sub, sid, exp, iat, jti, aud and lasts 15 minutes.
       const claims = jwt.decode(s.access_token) as Record<string, number | string>;
       expect(claims).toMatchObject({ sub, aud: 'glob-network-api', iss: 'glob-network' });
+      expect(claims.sid).toMatch(/^[0-9a-f-]{36}$/);
       expect(typeof claims.jti).toBe('string');
       expect(Number(claims.exp) - Number(claims.iat)).toBe(900);
     });
@@ -316,7 +407,17 @@ describe('accounts', () => {
 describe('accounts: rate limits', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startStack({ env: { LOGIN_RATE_LIMIT: '3', OTP_VERIFY_RATE_LIMIT: '4', OTP_SEND_RATE_LIMIT: '2', OTP_RESEND_SECONDS: '1' } });
+    stack = await startStack({
+      env: {
+        LOGIN_RATE_LIMIT: '3',
+        LOGIN_IP_RATE_LIMIT: '5',
+        OTP_VERIFY_RATE_LIMIT: '4',
+        OTP_SEND_RATE_LIMIT: '2',
+        OTP_SEND_IP_RATE_LIMIT: '3',
+        OTP_RESEND_SECONDS: '1',
+        SIGNUP_RATE_LIMIT: '2',
+      },
+    });
   });
   afterAll(() => stack.close());
 
@@ -335,12 +436,42 @@ describe('accounts: rate limits', () => {
     expectSpecResponse(await send().expect(429), 'verifyOtp');
   });
 
-  it('limits code sending per address, whatever the IP', async () => {
-    const send = (i: number) => stack.http.post('/api/users/send-otp').set('X-Forwarded-For', `10.50.1.${i}`).send({ email: 'flood@example.com' });
-    expect((await send(1)).status).toBe(202);
+  it('limits codes sent to an address per IP, counting only codes sent: a flood from elsewhere does not lock the owner out', async () => {
+    const send = (ip: string) => stack.http.post('/api/users/send-otp').set('X-Forwarded-For', ip).send({ email: 'flood@example.com' });
+    expect((await send('10.50.1.1')).status).toBe(202);
+    // Refused by the resend wait: this does not count toward the hour's codes.
+    expect((await send('10.50.1.1')).status).toBe(429);
     await new Promise((r) => setTimeout(r, 1100));
-    expect((await send(2)).status).toBe(202);
+    expect((await send('10.50.1.1')).status).toBe(202);
     await new Promise((r) => setTimeout(r, 1100));
-    expectSpecResponse(await send(3).expect(429), 'sendOtp');
+    const limited = await send('10.50.1.1').expect(429);
+    expectSpecResponse(limited, 'sendOtp');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(60);
+    // The owner, elsewhere, still gets a code.
+    expect((await send('10.50.1.2')).status).toBe(202);
+  });
+
+  it('limits code requests per IP whatever the address', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      statuses.push((await stack.http.post('/api/users/auth/send-deletion-otp').set('X-Forwarded-For', '10.50.2.1').send({ email: `spray-${i}@example.com` })).status);
+    }
+    expect(statuses).toEqual([202, 202, 202, 429]);
+  });
+
+  it('limits sign-ins per IP across addresses', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      statuses.push((await stack.http.post('/api/users/login').set('X-Forwarded-For', '10.50.3.1').send({ email: `guess-${i}@example.com`, password: 'whatever-long' })).status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+  });
+
+  it('limits account creation per IP', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      statuses.push((await stack.http.post('/api/users/register').set('X-Forwarded-For', '10.50.4.1').send({ email: `new-${i}@example.com`, password: PASSWORD, username: 'n' })).status);
+    }
+    expect(statuses).toEqual([400, 400, 429]);
   });
 });

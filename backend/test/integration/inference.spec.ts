@@ -1,6 +1,6 @@
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { expectSpecResponse } from '../support/contract';
-import { newUser } from '../support/users';
+import { newUser, register } from '../support/users';
 import { readSse, SseEvent, startWorker, WorkerProcess } from '../support/worker';
 import { startStack, TestStack } from '../support/app';
 
@@ -131,7 +131,10 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
   it('answers 402 INSUFFICIENT_TOKENS when the balance cannot pay for the prompt, and stops at the budget', async () => {
     const poor = await newUser(stack, 'poor');
     const sink = await newUser(stack, 'sink');
-    await stack.http.post(`/api/wallet/${poor.id}/transfer`).set(poor.auth).send({ to_address: sink.address, amount: 999.99 }).expect(201);
+    // Spend all but 0.01 GLOB of the welcome bonus (it cannot be transferred away).
+    const ledger = stack.app.get(LedgerService);
+    const drain = await ledger.reserve(poor.id, 999_990, 'earlier replies', `drain-${poor.id}`);
+    await ledger.settle(drain.holdId, 999_990);
     // 0.01 GLOB = 10 tokens of the tiny model: not enough for this prompt.
     const res = await stack.http.post('/api/inference/stream/start').set(poor.auth).send({ streamId: streamId(), modelId: MODEL, prompt: 'x'.repeat(400) }).expect(402);
     expectSpecResponse(res, 'startStream');
@@ -147,6 +150,7 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     expect(saved.body.conversation.messages).toEqual([]);
 
     // Enough for a short prompt and a few tokens only: generation ends with stop_reason budget.
+    await stack.http.post(`/api/wallet/${sink.id}/purchase`).set(sink.auth).send({ package_id: 'starter', amount: 1000, price: 10 }).expect(201);
     await stack.http.post(`/api/wallet/${sink.id}/transfer`).set(sink.auth).send({ to_address: poor.address, amount: 0.03 }).expect(201);
     const id = streamId();
     // Greedy decoding makes the tiny model's reply deterministic (it does not happen to end on its own here).
@@ -323,7 +327,7 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
       expect(rows.map((r) => r.node_id).sort()).toEqual([worker.nodeId, second.nodeId].sort());
 
       // Its owner signs up after the worker started: the next heartbeat adopts the account.
-      const reg = await stack.http.post('/api/users/register').send({ email: 'late-owner@example.com', password: 'a quiet mountain stream', username: 'late' }).expect(201);
+      const reg = { body: await register(stack, 'late-owner@example.com') };
       let owner: string | null = null;
       for (let i = 0; i < 50 && !owner; i++) {
         owner = ((await stack.db.query(`SELECT owner_id FROM nodes WHERE id = $1`, [second!.nodeId])) as Array<{ owner_id: string | null }>)[0]!.owner_id;

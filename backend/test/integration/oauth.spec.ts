@@ -1,6 +1,7 @@
 import { expectSpecResponse } from '../support/contract';
 import { startOAuthServer } from '../support/oauth';
 import { startStack, TestStack } from '../support/app';
+import { register } from '../support/users';
 
 describe('OAuth sign-in against a local OAuth 2 / OIDC server', () => {
   let stack: TestStack;
@@ -19,7 +20,7 @@ describe('OAuth sign-in against a local OAuth 2 / OIDC server', () => {
     expectSpecResponse(url, 'getOauthAuthUrl');
     const { code, state } = await oauth.authorize(url.body.authorization_url);
     expect(state).toBe(url.body.state);
-    return stack.http.post(`/api/users/oauth/callback/${provider}`).send({ code, state });
+    return stack.http.post(`/api/users/oauth/callback/${provider}`).send({ code, state, browser_nonce: url.body.browser_nonce });
   }
 
   it('builds an authorization URL with state, PKCE S256 and our redirect URI', async () => {
@@ -49,7 +50,7 @@ describe('OAuth sign-in against a local OAuth 2 / OIDC server', () => {
   });
 
   it('links a provider to the existing account with the same verified e-mail', async () => {
-    const reg = await stack.http.post('/api/users/register').send({ email: 'linked@example.com', password: 'a perfectly fine passphrase', username: 'linked' }).expect(201);
+    const reg = { body: await register(stack, 'linked@example.com', 'a perfectly fine passphrase') };
     oauth.state.profile = { sub: 'gh-linked', email: 'Linked@Example.com', email_verified: true, name: 'Linked' };
     const res = await signIn('github');
     expect(res.status).toBe(200);
@@ -75,12 +76,72 @@ describe('OAuth sign-in against a local OAuth 2 / OIDC server', () => {
 
     const url = await stack.http.get('/api/users/oauth/auth-url/google').expect(200);
     const { code, state } = await oauth.authorize(url.body.authorization_url);
-    await stack.http.post('/api/users/oauth/callback/google').send({ code, state }).expect(200);
-    await stack.http.post('/api/users/oauth/callback/google').send({ code, state }).expect(400);
+    const browser_nonce = url.body.browser_nonce;
+    await stack.http.post('/api/users/oauth/callback/google').send({ code, state, browser_nonce }).expect(200);
+    await stack.http.post('/api/users/oauth/callback/google').send({ code, state, browser_nonce }).expect(400);
 
     const other = await stack.http.get('/api/users/oauth/auth-url/github').expect(200);
     const redirect = await oauth.authorize(other.body.authorization_url);
-    await stack.http.post('/api/users/oauth/callback/google').send(redirect).expect(400);
+    await stack.http.post('/api/users/oauth/callback/google').send({ ...redirect, browser_nonce: other.body.browser_nonce }).expect(400);
+  });
+
+  it("refuses a callback from another browser than the one that started the sign-in (login CSRF), and uses the attacker's state up", async () => {
+    oauth.state.profile = { sub: 'attacker-1', email: 'attacker@example.com', email_verified: true, name: 'Attacker' };
+    // The attacker starts a sign-in in their own browser and gets a code and state for their own account...
+    const attacker = await stack.http.get('/api/users/oauth/auth-url/google').expect(200);
+    const redirect = await oauth.authorize(attacker.body.authorization_url);
+    // ...and makes the victim's browser post them. The victim's browser holds no nonce, or its own from another sign-in.
+    const victim = await stack.http.get('/api/users/oauth/auth-url/google').expect(200);
+    for (const browser_nonce of [undefined, victim.body.browser_nonce]) {
+      const res = await stack.http.post('/api/users/oauth/callback/google').send({ ...redirect, ...(browser_nonce ? { browser_nonce } : {}) });
+      expect(res.status).toBe(400);
+      expectSpecResponse(res, 'oauthCallback');
+      expect(res.body).not.toHaveProperty('access_token');
+      if (browser_nonce === undefined) expect(res.body.message).toBe('This sign-in was started in another browser. Please sign in again from this one.');
+    }
+    // The refused attempt consumed the state: not even the attacker's own browser can finish it now.
+    await stack.http.post('/api/users/oauth/callback/google').send({ ...redirect, browser_nonce: attacker.body.browser_nonce }).expect(400);
+    const users = (await stack.db.query(`SELECT 1 FROM users WHERE email = 'attacker@example.com'`)) as unknown[];
+    expect(users).toHaveLength(0);
+  });
+
+  it('never links to an unverified account: a squatter of the address loses it to the Google sign-in', async () => {
+    // Public sign-up can no longer create an account for an address nobody proved...
+    const squat = await stack.http
+      .post('/api/users/register')
+      .set('X-Forwarded-For', '10.9.9.9')
+      .send({ email: 'victim@example.com', password: 'the attackers own passphrase', username: 'attacker' })
+      .expect(400);
+    expect(squat.body.message).toBe('Email verification required');
+    oauth.state.profile = { sub: 'victim-google', email: 'victim@example.com', email_verified: true, name: 'Victim' };
+    const fresh = await signIn('google');
+    expect(fresh.status).toBe(200);
+    expect(fresh.body.is_new_user).toBe(true);
+    await stack.http.post('/api/users/login').send({ email: 'victim@example.com', password: 'the attackers own passphrase' }).expect(401);
+
+    // ...but unverified accounts made before that rule may exist: one holding an address with a password and a session.
+    const legacy = await register(stack, 'legacy-victim@example.com', 'the attackers own passphrase');
+    await stack.db.query(`UPDATE users SET email_verified_at = NULL WHERE id = $1`, [legacy.user.id]);
+    const auth = { Authorization: `Bearer ${legacy.access_token}` };
+    await stack.http.post('/api/chat/conversations').set(auth).send({ title: 'Squatter notes', model_id: 'llama-3.3-70b-instruct' }).expect(201);
+
+    oauth.state.profile = { sub: 'legacy-victim-google', email: 'legacy-victim@example.com', email_verified: true, name: 'Victim' };
+    const claimed = await signIn('google');
+    expect(claimed.status).toBe(200);
+    expect(claimed.body.user.id).toBe(legacy.user.id);
+    // The squatter's password, session and conversations are gone; the account is the victim's now.
+    await stack.http.post('/api/users/login').send({ email: 'legacy-victim@example.com', password: 'the attackers own passphrase' }).expect(401);
+    await stack.http.get('/api/users/me').set(auth).expect(401);
+    await stack.http.post('/api/users/refresh').send({ refresh_token: legacy.refresh_token }).expect(401);
+    const victimAuth = { Authorization: `Bearer ${claimed.body.access_token}` };
+    const list = await stack.http.get('/api/chat/conversations').set(victimAuth).expect(200);
+    expect(list.body.conversations).toEqual([]);
+    const [row] = (await stack.db.query(`SELECT password_hash, email_verified_at FROM users WHERE id = $1`, [legacy.user.id])) as Array<{
+      password_hash: string | null;
+      email_verified_at: Date | null;
+    }>;
+    expect(row).toMatchObject({ password_hash: null });
+    expect(row!.email_verified_at).not.toBeNull();
   });
 
   it('answers 502 "OAuth login failed" when the provider refuses the code', async () => {
@@ -107,7 +168,7 @@ describe('OAuth provider not configured', () => {
     const res = await stack.http.get('/api/users/oauth/auth-url/github').expect(404);
     expectSpecResponse(res, 'getOauthAuthUrl');
     expect(res.body.message).toBe('OAuth provider github is not available');
-    const cb = await stack.http.post('/api/users/oauth/callback/microsoft').send({ code: 'x', state: 'y' }).expect(404);
+    const cb = await stack.http.post('/api/users/oauth/callback/microsoft').send({ code: 'x', state: 'y', browser_nonce: 'z' }).expect(404);
     expect(cb.body.message).toBe('OAuth provider microsoft is not available');
     await stack.http.get('/api/users/oauth/auth-url/google').expect(200);
     // A provider outside the spec's list never reaches the service.

@@ -10,6 +10,11 @@ async function expectReconciled(stack: TestStack) {
   expect(await stack.app.get(LedgerService).reconcile()).toEqual([]);
 }
 
+/** Buys the Starter package (1000 GLOB, test mode): GLOB that can be transferred, unlike the welcome bonus. */
+async function buyStarter(stack: TestStack, u: { id: string; auth: Record<string, string> }) {
+  await stack.http.post(`/api/wallet/${u.id}/purchase`).set(u.auth).send({ package_id: 'starter', amount: 1000, price: 10 }).expect(201);
+}
+
 describe('wallet', () => {
   let stack: TestStack;
   beforeAll(async () => {
@@ -24,13 +29,22 @@ describe('wallet', () => {
     const u = await newUser(stack, 'newcomer');
     const wallet = await stack.http.get(`/api/wallet/${u.id}`).set(u.auth).expect(200);
     expectSpecResponse(wallet, 'getWallet');
-    expect(wallet.body).toMatchObject({ user_id: u.id, balance: 1000, pending_balance: 0, total_earned: 1000, total_spent: 0, staking_rewards: 0 });
+    expect(wallet.body).toMatchObject({
+      user_id: u.id,
+      balance: 1000,
+      pending_balance: 0,
+      bonus_balance: 1000,
+      transferable_balance: 0,
+      total_earned: 1000,
+      total_spent: 0,
+      staking_rewards: 0,
+    });
     expect(wallet.body.address).toMatch(/^glb1[0-9a-f]{38}$/);
     expect(wallet.body.stats).toMatchObject({ total_earned: 1000, total_spent: 0, total_transactions: 1, staking_apr: 0, referral_earnings: 0 });
 
     const balance = await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200);
     expectSpecResponse(balance, 'getBalance');
-    expect(balance.body).toEqual({ user_id: u.id, balance: 1000, pending_balance: 0, available_balance: 1000 });
+    expect(balance.body).toEqual({ user_id: u.id, balance: 1000, pending_balance: 0, available_balance: 1000, bonus_balance: 1000, transferable_balance: 0 });
 
     const tx = await stack.http.get(`/api/users/${u.id}/transactions?limit=50`).set(u.auth).expect(200);
     expectSpecResponse(tx, 'listTransactions');
@@ -82,9 +96,10 @@ describe('wallet', () => {
   it('transfers to another wallet: both sides in history, the receiver notified, exact to 0.001 GLOB', async () => {
     const a = await newUser(stack, 'alice');
     const b = await newUser(stack, 'bob');
+    await buyStarter(stack, a);
     const res = await stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 37.5, note: 'for the GPU time' }).expect(201);
     expectSpecResponse(res, 'transferTokens');
-    expect(res.body.balance).toBe(962.5);
+    expect(res.body.balance).toBe(1962.5);
     expect(res.body.transaction).toMatchObject({ type: 'transfer', direction: 'debit', amount: 37.5, counterparty: b.address });
     await stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 0.001 }).expect(201);
 
@@ -95,13 +110,51 @@ describe('wallet', () => {
       expect.objectContaining({ id: res.body.transaction.id, direction: 'credit', amount: 37.5, description: expect.stringContaining('for the GPU time') }),
     ]);
     const bb = await stack.http.get(`/api/wallet/${b.id}/balance`).set(b.auth).expect(200);
-    expect(bb.body.balance).toBe(1037.501);
+    // Received GLOB is the receiver's to move on; their own bonus stays a bonus.
+    expect(bb.body).toMatchObject({ balance: 1037.501, bonus_balance: 1000, transferable_balance: 37.501 });
     const notes = await stack.http.get(`/api/users/${b.id}/notifications`).set(b.auth).expect(200);
     expect(notes.body.notifications[0]).toMatchObject({ type: 'transfer_received' });
     // Transfers are neither earnings nor spending.
     const stats = await stack.http.get(`/api/wallet/${a.id}/stats`).set(a.auth).expect(200);
     expectSpecResponse(stats, 'getWalletStats');
-    expect(stats.body).toMatchObject({ total_earned: 1000, total_spent: 0, total_transactions: 3 });
+    expect(stats.body).toMatchObject({ total_earned: 1000, total_spent: 0, total_transactions: 4 });
+  });
+
+  it('never transfers the welcome bonus, but spends it on the network first; bought GLOB transfers', async () => {
+    const a = await newUser(stack, 'farmer');
+    const b = await newUser(stack, 'collector');
+    const refused = await stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 1 }).expect(402);
+    expectSpecResponse(refused, 'transferTokens');
+    expect(refused.body).toMatchObject({
+      error: 'INSUFFICIENT_TOKENS',
+      message: 'Insufficient transferable balance: 0 GLOB can be transferred, 1 GLOB requested. The welcome bonus can be spent on the network but not transferred.',
+    });
+    // 20 parallel attempts to move it all get nothing through either.
+    const flood = await Promise.all(Array.from({ length: 20 }, () => stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 50 })));
+    expect(flood.every((r) => r.status === 402)).toBe(true);
+
+    await buyStarter(stack, a);
+    await stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 400 }).expect(201);
+    // A hold for a reply uses the bonus first, so it does not shrink what can be transferred while the bonus covers it.
+    const ledger = stack.app.get(LedgerService);
+    const hold = await ledger.reserve(a.id, 300_000, 'AI reply', 'stream-bonus');
+    let bal = await stack.http.get(`/api/wallet/${a.id}/balance`).set(a.auth).expect(200);
+    expect(bal.body).toMatchObject({ balance: 1600, pending_balance: 300, available_balance: 1300, bonus_balance: 1000, transferable_balance: 600 });
+    await ledger.settle(hold.holdId, 250_000);
+    bal = await stack.http.get(`/api/wallet/${a.id}/balance`).set(a.auth).expect(200);
+    expect(bal.body).toMatchObject({ balance: 1350, pending_balance: 0, bonus_balance: 750, transferable_balance: 600 });
+    const more = await stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 600.001 }).expect(402);
+    expect(more.body.message).toContain('600 GLOB can be transferred');
+    await stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 600 }).expect(201);
+    const wallet = await stack.http.get(`/api/wallet/${a.id}`).set(a.auth).expect(200);
+    expectSpecResponse(wallet, 'getWallet');
+    expect(wallet.body).toMatchObject({ balance: 750, bonus_balance: 750, transferable_balance: 0 });
+    // Spending past the bonus takes bought GLOB only once the bonus is gone.
+    const big = await ledger.reserve(a.id, 800_000, 'AI reply', 'stream-bonus-2');
+    await ledger.settle(big.holdId, 750_000);
+    bal = await stack.http.get(`/api/wallet/${a.id}/balance`).set(a.auth).expect(200);
+    expect(bal.body).toMatchObject({ balance: 0, bonus_balance: 0, transferable_balance: 0 });
+    await expectReconciled(stack);
   });
 
   it.each([
@@ -166,11 +219,16 @@ describe('wallet', () => {
     await stack.http.get(`/api/wallet/${u.id}/earnings?days=366`).set(u.auth).expect(400);
 
     const other = await newUser(stack, 'friend');
+    await buyStarter(stack, u);
     for (let i = 1; i <= 3; i++) await stack.http.post(`/api/wallet/${u.id}/transfer`).set(u.auth).send({ to_address: other.address, amount: i }).expect(201);
     const p1 = await stack.http.get(`/api/users/${u.id}/transactions?limit=2`).set(u.auth).expect(200);
     expect(p1.body.transactions.map((t: { amount: number }) => t.amount)).toEqual([3, 2]);
-    const p2 = await stack.http.get(`/api/users/${u.id}/transactions?limit=2&cursor=${p1.body.next_cursor}`).set(u.auth).expect(200);
-    expect(p2.body.transactions.map((t: { amount: number }) => t.amount)).toEqual([1, 1000]);
+    const p2 = await stack.http.get(`/api/users/${u.id}/transactions?limit=3&cursor=${p1.body.next_cursor}`).set(u.auth).expect(200);
+    expect(p2.body.transactions.map((t: { amount: number; type: string }) => [t.amount, t.type])).toEqual([
+      [1, 'transfer'],
+      [1000, 'purchase'],
+      [1000, 'welcome_bonus'],
+    ]);
     expect(p2.body.next_cursor).toBeNull();
     await stack.http.get(`/api/users/${u.id}/transactions?cursor=garbage`).set(u.auth).expect(400);
   });
@@ -204,30 +262,32 @@ describe('wallet', () => {
 describe('wallet under concurrency', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startStack({ env: { WELCOME_BONUS_GLOB: '100', DATABASE_POOL_SIZE: '10' } });
+    stack = await startStack({ env: { WELCOME_BONUS_GLOB: '0', DATABASE_POOL_SIZE: '10' } });
   });
   afterAll(async () => {
     await expectReconciled(stack);
     await stack.close();
   });
 
-  it('50 parallel spends of 10 against 100: exactly 10 succeed, balance 0', async () => {
+  it('50 parallel spends of 100 against 1000: exactly 10 succeed, balance 0', async () => {
     const a = await newUser(stack, 'spender');
     const b = await newUser(stack, 'sink');
+    await buyStarter(stack, a);
     const results = await Promise.all(
-      Array.from({ length: 50 }, () => stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 10 })),
+      Array.from({ length: 50 }, () => stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 100 })),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(10);
     expect(results.filter((r) => r.status === 402)).toHaveLength(40);
     const bal = await stack.http.get(`/api/wallet/${a.id}/balance`).set(a.auth).expect(200);
     expect(bal.body.balance).toBe(0);
     const bb = await stack.http.get(`/api/wallet/${b.id}/balance`).set(b.auth).expect(200);
-    expect(bb.body.balance).toBe(200);
+    expect(bb.body.balance).toBe(1000);
   });
 
   it('2×500 opposite transfers between two wallets end where they started, without deadlock', async () => {
     const a = await newUser(stack, 'ping');
     const b = await newUser(stack, 'pong');
+    await Promise.all([buyStarter(stack, a), buyStarter(stack, b)]);
     // 1,000 transfers, 40 in flight at any moment, alternating directions: opposite transfers constantly
     // lock the same two rows at once.
     const jobs = Array.from({ length: 1000 }, (_, i) => () =>
@@ -248,22 +308,50 @@ describe('wallet under concurrency', () => {
       stack.http.get(`/api/wallet/${a.id}/balance`).set(a.auth),
       stack.http.get(`/api/wallet/${b.id}/balance`).set(b.auth),
     ]);
-    expect([ba.body.balance, bb.body.balance]).toEqual([100, 100]);
+    expect([ba.body.balance, bb.body.balance]).toEqual([1000, 1000]);
   }, 120_000);
 
   it('the same Idempotency-Key 20 times in parallel: one effect, identical responses; another body is 422', async () => {
     const a = await newUser(stack, 'retry');
     const b = await newUser(stack, 'target');
+    await buyStarter(stack, a);
     const send = (amount: number) =>
       stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).set('Idempotency-Key', 'order-42').send({ to_address: b.address, amount });
     const results = await Promise.all(Array.from({ length: 20 }, () => send(7)));
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(201));
     expect(new Set(results.map((r) => JSON.stringify(r.body))).size).toBe(1);
     const bal = await stack.http.get(`/api/wallet/${a.id}/balance`).set(a.auth).expect(200);
-    expect(bal.body.balance).toBe(93);
+    expect(bal.body.balance).toBe(993);
     const clash = await send(8).expect(422);
     expectSpecResponse(clash, 'transferTokens');
     expect(clash.body.message).toBe('This Idempotency-Key was already used with a different request body');
+  });
+});
+
+describe('wallet without a payment provider', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startStack({ env: { PAYMENTS_TEST_MODE: 'false' } });
+  });
+  afterAll(async () => {
+    await expectReconciled(stack);
+    await stack.close();
+  });
+
+  it('refuses purchases (503) and credits nothing, however many arrive at once', async () => {
+    const u = await newUser(stack, 'freeloader');
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => stack.http.post(`/api/wallet/${u.id}/purchase`).set(u.auth).send({ package_id: 'enterprise', amount: 60000, price: 400 })),
+    );
+    for (const r of results) {
+      expect(r.status).toBe(503);
+      expectSpecResponse(r, 'purchaseTokens');
+      expect(r.body.message).toBe('Purchases are not available right now: no payment provider is configured.');
+    }
+    const bal = await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200);
+    expect(bal.body.balance).toBe(1000);
+    const rows = (await stack.db.query(`SELECT count(*)::int AS n FROM purchases`)) as Array<{ n: number }>;
+    expect(rows[0]!.n).toBe(0);
   });
 });
 

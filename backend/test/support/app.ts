@@ -51,6 +51,9 @@ export async function startStack(opts: { env?: Record<string, string>; worker?: 
     REDIS_PREFIX: prefix,
     LOG_LEVEL: 'warn',
     SMTP_URL: '',
+    // Tests speak from many client IPs through X-Forwarded-For, as behind a local proxy.
+    TRUST_PROXY: 'loopback',
+    PAYMENTS_TEST_MODE: 'true',
     // The in-process worker sends mail only; inference tests start real worker processes (test/support/worker.ts).
     WORKER_MODELS: 'none',
     ...opts.env,

@@ -1,14 +1,37 @@
+import { CodesService } from '../../src/modules/accounts/codes.service';
 import type { TestStack } from './app';
 
 let n = 0;
 
-/** A signed-up user (plain register) with its token; each gets the configured welcome bonus. */
-export async function newUser(stack: TestStack, name = 'user') {
-  const email = `${name}-${Date.now().toString(36)}-${++n}@example.com`;
-  const res = await stack.http.post('/api/users/register').send({ email, password: 'a quiet mountain stream', username: name });
+/**
+ * Proves an address as sign-up does (a code, then verify-otp over HTTP) and returns the verification token.
+ * The code is taken from the code store instead of an e-mail; the e-mail path has its own tests.
+ */
+export async function verifiedToken(stack: TestStack, email: string, ip: string, purpose: 'signup' | 'password_reset' = 'signup'): Promise<string> {
+  const code = await stack.app.get(CodesService).issue(email.toLowerCase(), purpose);
+  const res = await stack.http.post('/api/users/verify-otp').set('X-Forwarded-For', ip).send({ email, otp: code, purpose });
+  if (res.status !== 200) throw new Error(`verify-otp ${res.status}: ${res.text}`);
+  return res.body.verification_token as string;
+}
+
+/** A client IP of its own for each created user, so per-IP sign-up limits only bite where a test means them to. */
+const userIp = () => `10.200.${Math.floor(++n / 250) % 250}.${n % 250}`;
+
+/** Signs an address up (code → verify-otp → register) and returns the session's body. */
+export async function register(stack: TestStack, email: string, password = 'a quiet mountain stream', username = email.split('@')[0]!) {
+  const ip = userIp();
+  const verification_token = await verifiedToken(stack, email, ip);
+  const res = await stack.http.post('/api/users/register').set('X-Forwarded-For', ip).send({ email, password, username, verification_token });
   if (res.status !== 201) throw new Error(`register ${res.status}: ${res.text}`);
-  const id = res.body.user.id as string;
-  const auth = { Authorization: `Bearer ${res.body.access_token as string}` };
+  return res.body as { access_token: string; refresh_token: string; user: { id: string; email: string; token_balance: number } };
+}
+
+/** A signed-up user with its token; each gets the configured welcome bonus. */
+export async function newUser(stack: TestStack, name = 'user') {
+  const email = `${name}-${Date.now().toString(36)}-${n + 1}@example.com`;
+  const body = await register(stack, email, 'a quiet mountain stream', name);
+  const id = body.user.id;
+  const auth = { Authorization: `Bearer ${body.access_token}` };
   const wallet = await stack.http.get(`/api/wallet/${id}`).set(auth);
-  return { id, email, auth, token: res.body.access_token as string, address: wallet.body.address as string };
+  return { id, email, auth, token: body.access_token, refreshToken: body.refresh_token, address: wallet.body.address as string };
 }

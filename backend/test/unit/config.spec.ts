@@ -40,6 +40,21 @@ describe('config from the environment', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
+  it('refuses test-mode payments in production, and has them off unless asked for', () => {
+    const secret = 'x'.repeat(32);
+    const prod = { ...base, NODE_ENV: 'production', JWT_ACCESS_SECRET: secret, JWT_REFRESH_SECRET: secret };
+    expect(() => loadConfig({ ...prod, PAYMENTS_TEST_MODE: 'true' })).toThrow(/PAYMENTS_TEST_MODE/);
+    expect(loadConfig(prod).paymentsTestMode).toBe(false);
+    expect(loadConfig({ ...base, NODE_ENV: 'development', DEV_SECRETS_FILE: join(mkdtempSync(join(tmpdir(), 'glob-config-')), 's.json') }).paymentsTestMode).toBe(false);
+    expect(loadConfig({ ...base, NODE_ENV: 'test', PAYMENTS_TEST_MODE: 'true' }).paymentsTestMode).toBe(true);
+  });
+
+  it('believes no proxy by default, so clients cannot choose their own IP', () => {
+    expect(loadConfig({ ...base, NODE_ENV: 'test' }).trustProxy).toBe(false);
+    expect(loadConfig({ ...base, NODE_ENV: 'test', TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ ...base, NODE_ENV: 'test', TRUST_PROXY: 'loopback' }).trustProxy).toBe('loopback');
+  });
+
   it('splits several web origins', () => {
     expect(loadConfig({ ...base, WEB_ORIGIN: 'http://a.test, http://b.test' }).web.origin).toEqual(['http://a.test', 'http://b.test']);
   });

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { CurrentUser, type AuthUser } from '../../auth/auth-user';
 import { Public } from '../../auth/public.decorator';
@@ -11,10 +11,17 @@ import { SessionsService } from './sessions.service';
 
 const bodyEmail = (req: Request) => normalizeEmail(String((req.body as { email?: string }).email ?? ''));
 
-/** Issue 3 §6: login 10 per 15 min per IP + e-mail; code checks 30 per 5 min per IP; code sending 5 per hour per address. */
-const LOGIN: RateLimitRule = { name: 'login', limit: (c) => c.rateLimits.login, key: (req) => `${req.ip}:${bodyEmail(req)}` };
+const clientIp = (req: Request) => req.ip ?? 'unknown';
+
+/**
+ * Sign-in: per IP + e-mail, and per IP whatever the e-mail. Code checks per IP. Account creation and password
+ * resets per IP. Code requests per IP here; codes sent per address + IP are counted where they are sent.
+ */
+const LOGIN: RateLimitRule = { name: 'login', limit: (c) => c.rateLimits.login, key: (req) => `${clientIp(req)}:${bodyEmail(req)}` };
+const LOGIN_IP: RateLimitRule = { name: 'login-ip', limit: (c) => c.rateLimits.loginIp };
 const CODE_CHECK: RateLimitRule = { name: 'code-check', limit: (c) => c.rateLimits.otpVerify };
-const CODE_SEND: RateLimitRule = { name: 'code-send', limit: (c) => c.rateLimits.otpSend, key: bodyEmail };
+const CODE_SEND_IP: RateLimitRule = { name: 'code-send-ip', limit: (c) => c.rateLimits.otpSendIp };
+const SIGNUP: RateLimitRule = { name: 'signup', limit: (c) => c.rateLimits.signup };
 
 @Controller('api')
 export class AccountsController {
@@ -27,13 +34,14 @@ export class AccountsController {
   @Public()
   @Post('users/login')
   @HttpCode(200)
-  @RateLimit(LOGIN)
+  @RateLimit(LOGIN_IP, LOGIN)
   login(@Body() body: RequestBody<'login'>): Promise<ResponseBody<'login', 200>> {
     return this.accounts.login(body);
   }
 
   @Public()
   @Post('users/register')
+  @RateLimit(SIGNUP)
   register(@Body() body: RequestBody<'register'>): Promise<ResponseBody<'register', 201>> {
     return this.accounts.register(body);
   }
@@ -41,9 +49,9 @@ export class AccountsController {
   @Public()
   @Post('users/send-otp')
   @HttpCode(202)
-  @RateLimit(CODE_SEND)
-  sendOtp(@Body() body: RequestBody<'sendOtp'>): Promise<ResponseBody<'sendOtp', 202>> {
-    return this.accounts.sendCode(body.email, body.purpose ?? 'signup');
+  @RateLimit(CODE_SEND_IP)
+  sendOtp(@Body() body: RequestBody<'sendOtp'>, @Req() req: Request): Promise<ResponseBody<'sendOtp', 202>> {
+    return this.accounts.sendCode(body.email, body.purpose ?? 'signup', clientIp(req));
   }
 
   @Public()
@@ -56,15 +64,24 @@ export class AccountsController {
 
   @Public()
   @Post('users/register-with-otp')
+  @RateLimit(SIGNUP)
   registerWithOtp(@Body() body: RequestBody<'registerWithOtp'>): Promise<ResponseBody<'registerWithOtp', 201>> {
-    return this.accounts.registerWithOtp(body);
+    return this.accounts.register(body);
+  }
+
+  @Public()
+  @Post('users/reset-password')
+  @HttpCode(200)
+  @RateLimit(SIGNUP)
+  resetPassword(@Body() body: RequestBody<'resetPassword'>): Promise<ResponseBody<'resetPassword', 200>> {
+    return this.accounts.resetPassword(body);
   }
 
   @Public()
   @Post('users/refresh')
   @HttpCode(200)
-  refresh(@Body() body: RequestBody<'refresh'>): Promise<ResponseBody<'refresh', 200>> {
-    return this.sessions.rotate(body.refresh_token);
+  refresh(@Body() body: RequestBody<'refresh'>, @Req() req: Request): Promise<ResponseBody<'refresh', 200>> {
+    return this.sessions.rotate(body.refresh_token, { ip: clientIp(req), userAgent: req.get('user-agent') ?? '' });
   }
 
   @Public()
@@ -89,19 +106,20 @@ export class AccountsController {
   @Public()
   @Post('users/oauth/callback/:provider')
   @HttpCode(200)
+  @RateLimit({ ...CODE_CHECK, name: 'oauth-callback' })
   oauthCallback(
     @Param('provider') provider: OAuthProviderName,
     @Body() body: RequestBody<'oauthCallback'>,
   ): Promise<ResponseBody<'oauthCallback', 200>> {
-    return this.oauth.callback(provider, body.code, body.state);
+    return this.oauth.callback(provider, body);
   }
 
   @Public()
   @Post('users/auth/send-deletion-otp')
   @HttpCode(202)
-  @RateLimit(CODE_SEND)
-  sendDeletionOtp(@Body() body: RequestBody<'sendDeletionOtp'>): Promise<ResponseBody<'sendDeletionOtp', 202>> {
-    return this.accounts.sendCode(body.email, 'deletion');
+  @RateLimit(CODE_SEND_IP)
+  sendDeletionOtp(@Body() body: RequestBody<'sendDeletionOtp'>, @Req() req: Request): Promise<ResponseBody<'sendDeletionOtp', 202>> {
+    return this.accounts.sendCode(body.email, 'deletion', clientIp(req));
   }
 
   @Public()

@@ -11,8 +11,8 @@ import { REDIS } from '../../redis/redis.module';
 
 export type CodePurpose = Schemas['OtpPurpose'];
 
-/** Lifetimes of 001 §9 and issue 3: sign-up codes 10 minutes, deletion codes 300 s. */
-export const CODE_TTL_SECONDS: Record<CodePurpose, number> = { signup: 600, deletion: 300 };
+/** Sign-up and password-reset codes live 10 minutes, deletion codes 300 s. */
+export const CODE_TTL_SECONDS: Record<CodePurpose, number> = { signup: 600, deletion: 300, password_reset: 600 };
 export const MAX_CODE_ATTEMPTS = 5;
 export const VERIFICATION_TOKEN_TTL_SECONDS = 600;
 
@@ -42,15 +42,25 @@ export class CodesService {
   }
 
   /**
-   * Enforces the resend wait for this address and purpose (429 with Retry-After). Called for every
-   * request, whether or not a code is then sent, so the answer never depends on the account existing.
+   * Enforces the limits on sending a code to this address (429 with Retry-After): the resend wait per address
+   * and purpose, and the codes sent to the address from this IP. Called for every request, whether or not the
+   * address has an account, so the answer never depends on it. Only codes that go out count
+   * (`countSent`), so a refused request uses nothing up, and requests from elsewhere cannot lock an owner out.
    */
-  async claimSendSlot(email: string, purpose: CodePurpose): Promise<void> {
+  async claimSendSlot(email: string, purpose: CodePurpose, ip: string): Promise<void> {
+    const { limit, windowSeconds } = this.config.rateLimits.otpSend;
+    const sentKey = this.redisKey('otp-sent', ip, email);
+    if (Number(await this.redis.get(sentKey)) >= limit) {
+      throw new RateLimitedException(Math.max(1, await this.redis.ttl(sentKey)));
+    }
     const key = this.redisKey('otp-wait', purpose, email);
     const ok = await this.redis.set(key, '1', 'EX', this.config.otpResendSeconds, 'NX');
-    if (ok) return;
-    const ttl = Math.max(1, await this.redis.ttl(key));
-    throw new RateLimitedException(ttl, `Please wait ${ttl} seconds before requesting another code.`);
+    if (!ok) {
+      const ttl = Math.max(1, await this.redis.ttl(key));
+      throw new RateLimitedException(ttl, `Please wait ${ttl} seconds before requesting another code.`);
+    }
+    // Counted as soon as the send is allowed; the window starts with the first code.
+    await this.redis.multi().incr(sentKey).expire(sentKey, windowSeconds, 'NX').exec();
   }
 
   /** A new code for the address; any earlier live code for the same purpose stops working. */
@@ -91,20 +101,23 @@ export class CodesService {
     return consumed.length === 1;
   }
 
-  /** After a sign-up code is verified: a short-lived, single-use token that register-with-otp requires. */
-  async issueVerificationToken(email: string): Promise<string> {
+  /**
+   * After a sign-up or password-reset code is verified: a short-lived, single-use token bound to the address
+   * and purpose, which register (sign-up) or reset-password requires.
+   */
+  async issueVerificationToken(email: string, purpose: CodePurpose): Promise<string> {
     const token = randomBytes(32).toString('base64url');
-    await this.redis.set(this.verificationKey(token), email, 'EX', VERIFICATION_TOKEN_TTL_SECONDS);
+    await this.redis.set(this.verificationKey(token), `${purpose}:${email}`, 'EX', VERIFICATION_TOKEN_TTL_SECONDS);
     return token;
   }
 
-  async verificationTokenMatches(token: string, email: string): Promise<boolean> {
-    return (await this.redis.get(this.verificationKey(token))) === email;
+  async verificationTokenMatches(token: string | undefined, email: string, purpose: CodePurpose): Promise<boolean> {
+    return !!token && (await this.redis.get(this.verificationKey(token))) === `${purpose}:${email}`;
   }
 
   /** Uses the token up; false if it was already used or has expired. */
-  async consumeVerificationToken(token: string, email: string): Promise<boolean> {
-    return (await this.redis.getdel(this.verificationKey(token))) === email;
+  async consumeVerificationToken(token: string, email: string, purpose: CodePurpose): Promise<boolean> {
+    return (await this.redis.getdel(this.verificationKey(token))) === `${purpose}:${email}`;
   }
 
   private verificationKey(token: string): string {

@@ -32,3 +32,24 @@ export function deletionCodeEmail(to: string, code: string, ttlSeconds: number):
     `If you did not ask to delete your account, ignore this e-mail and your account stays as it is.`,
   ]);
 }
+
+export function passwordResetCodeEmail(to: string, code: string, ttlSeconds: number): MailJob {
+  return mail(to, `Your ${PRODUCT_NAME} password reset code`, 'Reset your password', [
+    `Your ${PRODUCT_NAME} password reset code is: ${code}`,
+    `It expires in ${minutes(ttlSeconds)} and can be used once. Setting a new password signs you out everywhere else.`,
+    `If you did not ask to reset your password, ignore this e-mail: your password stays as it is.`,
+  ]);
+}
+
+/**
+ * Sent instead of a deletion or password-reset code when the address has no account, so that asking reveals
+ * nothing and takes the same work either way.
+ */
+export function noAccountEmail(to: string, purpose: 'deletion' | 'password_reset', webUrl: string): MailJob {
+  const what = purpose === 'deletion' ? 'delete' : 'reset the password of';
+  return mail(to, `Your ${PRODUCT_NAME} request`, 'No account for this address', [
+    `Someone (hopefully you) asked to ${what} the ${PRODUCT_NAME} account of this e-mail address, but there is no account for it.`,
+    `To create one, sign up at ${webUrl}/app/auth.`,
+    `If it was not you, you can ignore this e-mail.`,
+  ]);
+}

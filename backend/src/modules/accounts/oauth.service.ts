@@ -1,11 +1,11 @@
 import { BadGatewayException, BadRequestException, Inject, Injectable, Logger, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as client from 'openid-client';
 import { DataSource } from 'typeorm';
 import type { AppConfig, OAuthProviderConfig, OAuthProviderName } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
-import type { Schemas } from '../../contract/types';
+import type { RequestBody, Schemas } from '../../contract/types';
 import { REDIS } from '../../redis/redis.module';
 import { AccountsService, normalizeEmail } from './accounts.service';
 import { Identity, User } from './entities/user.entity';
@@ -13,13 +13,18 @@ import { Identity, User } from './entities/user.entity';
 export const OAUTH_STATE_TTL_SECONDS = 600;
 export const OAUTH_FAILED = 'OAuth login failed';
 export const OAUTH_BAD_STATE = 'Invalid or expired OAuth state. Please try signing in again.';
+export const OAUTH_OTHER_BROWSER = 'This sign-in was started in another browser. Please sign in again from this one.';
 export const OAUTH_NO_EMAIL = 'Your provider account has no verified email address';
 export const oauthUnavailable = (provider: string) => `OAuth provider ${provider} is not available`;
 
 interface PendingLogin {
   provider: OAuthProviderName;
   verifier: string;
+  /** SHA-256 of the browser nonce: only the browser that started the sign-in can finish it. */
+  nonceHash: string;
 }
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
 interface Profile {
   subject: string;
@@ -31,8 +36,9 @@ const isLoopback = (url: string) => ['localhost', '127.0.0.1', '[::1]'].includes
 
 /**
  * Google, GitHub and Microsoft sign-in with openid-client: authorization code flow with a random state
- * and a PKCE S256 challenge, both bound server-side (Redis, 10 minutes, single use). The provider's
- * verified e-mail links to an existing account or creates one.
+ * and a PKCE S256 challenge, both bound server-side (Redis, 10 minutes, single use) and to the starting
+ * browser by a nonce that never goes through the provider. The provider's verified e-mail links to an
+ * existing verified account, claims an unverified one, or creates one.
  */
 @Injectable()
 export class OAuthService {
@@ -81,7 +87,8 @@ export class OAuthService {
     const { settings, config } = this.provider(name);
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
-    const pending: PendingLogin = { provider: name, verifier };
+    const browserNonce = randomBytes(24).toString('base64url');
+    const pending: PendingLogin = { provider: name, verifier, nonceHash: sha256(browserNonce).toString('hex') };
     await this.redis.set(this.stateKey(state), JSON.stringify(pending), 'EX', OAUTH_STATE_TTL_SECONDS);
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: this.redirectUri(name),
@@ -91,14 +98,18 @@ export class OAuthService {
       code_challenge_method: 'S256',
       ...(name === 'google' ? { prompt: 'select_account' } : {}),
     });
-    return { authorization_url: url.href, state };
+    return { authorization_url: url.href, state, browser_nonce: browserNonce };
   }
 
-  async callback(name: OAuthProviderName, code: string, state: string): Promise<Schemas['OAuthSession']> {
+  async callback(name: OAuthProviderName, input: RequestBody<'oauthCallback'>): Promise<Schemas['OAuthSession']> {
+    const { code, state } = input;
     const { settings, config } = this.provider(name);
+    // The state is used up either way: a replay from the wrong browser also ends the attacker's attempt.
     const raw = await this.redis.getdel(this.stateKey(state));
     const pending = raw ? (JSON.parse(raw) as PendingLogin) : null;
     if (!pending || pending.provider !== name) throw new BadRequestException(OAUTH_BAD_STATE);
+    const presented = sha256(input.browser_nonce ?? '');
+    if (!timingSafeEqual(presented, Buffer.from(pending.nonceHash, 'hex'))) throw new BadRequestException(OAUTH_OTHER_BROWSER);
 
     let profile: Profile | null;
     try {
@@ -137,7 +148,10 @@ export class OAuthService {
     return primary ? { subject: String(user.id), email: primary.email, name: user.name ?? user.login ?? null } : null;
   }
 
-  /** The identity's account, else the account with this verified e-mail (linked now), else a new account. */
+  /**
+   * The identity's account, else the verified account with this e-mail (linked now), else an unverified
+   * account with it (claimed: its password and everything of the squatter go), else a new account.
+   */
   private async signIn(provider: OAuthProviderName, profile: Profile): Promise<Schemas['OAuthSession']> {
     const email = normalizeEmail(profile.email);
     return this.db.transaction(async (em) => {
@@ -146,7 +160,7 @@ export class OAuthService {
       let user = identity ? await users.findOneBy({ id: identity.userId }) : null;
       let isNew = false;
       if (!user || user.deletedAt) {
-        user = await this.accounts.findActiveByEmail(email, em);
+        user = await this.accounts.findActiveByEmail(email, em, true);
         if (!user) {
           user = await users.save({
             email,
@@ -154,10 +168,10 @@ export class OAuthService {
             passwordHash: null,
             emailVerifiedAt: new Date(),
           });
-          await this.accounts.openWallet(em, user.id);
+          await this.accounts.openWallet(em, user.id, email);
           isNew = true;
         } else if (!user.emailVerifiedAt) {
-          await users.update({ id: user.id }, { emailVerifiedAt: new Date() });
+          user = await this.accounts.claimUnverified(em, user, null);
         }
         if (identity) await em.getRepository(Identity).delete({ id: identity.id });
         await em.getRepository(Identity).save({ userId: user.id, provider, providerUserId: profile.subject, email });

@@ -1,16 +1,57 @@
 import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type Redis from 'ioredis';
+import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../auth/jwt';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { Schemas } from '../../contract/types';
+import { REDIS } from '../../redis/redis.module';
 
 /** Absolute lifetime of a sign-in: rotation keeps the family's first expiry. */
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+/** Two tabs refreshing with the same token within this many seconds get the same new pair. */
+export const REFRESH_GRACE_SECONDS = 10;
 export const INVALID_REFRESH = 'Invalid or expired refresh token';
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** Who is refreshing: the same browser sends the same IP and User-Agent. */
+export interface RefreshClient {
+  ip: string;
+  userAgent: string;
+}
+
+/**
+ * The pair a rotation returned, kept for the grace window encrypted under a key only the presenter of the old
+ * token can derive (the server keeps just that token's hash), and bound to the client that rotated it.
+ */
+class GraceBox {
+  private static key(token: string): Buffer {
+    return createHash('sha256').update(`refresh-grace:${token}`).digest();
+  }
+
+  static seal(token: string, client: RefreshClient, pair: Schemas['TokenPair']): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', GraceBox.key(token), iv);
+    cipher.setAAD(Buffer.from(`${client.ip}\n${client.userAgent}`));
+    const data = Buffer.concat([cipher.update(JSON.stringify(pair), 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64');
+  }
+
+  /** The pair, or null when the box was sealed for another client (the auth tag does not match). */
+  static open(token: string, client: RefreshClient, sealed: string): Schemas['TokenPair'] | null {
+    const raw = Buffer.from(sealed, 'base64');
+    const decipher = createDecipheriv('aes-256-gcm', GraceBox.key(token), raw.subarray(0, 12));
+    decipher.setAAD(Buffer.from(`${client.ip}\n${client.userAgent}`));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    try {
+      return JSON.parse(Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8')) as Schemas['TokenPair'];
+    } catch {
+      return null;
+    }
+  }
+}
 
 interface TokenRow {
   id: string;
@@ -22,15 +63,22 @@ interface TokenRow {
 }
 
 /**
- * Sessions: a short-lived JWT access token plus an opaque refresh token, stored only as a SHA-256 hash.
- * Refresh rotates the token inside its family; presenting an already-rotated token revokes the family.
+ * Sessions: a short-lived JWT access token plus an opaque refresh token, stored only as a SHA-256 hash; a
+ * sign-in is a token family, and its access tokens work only while the family does. Refresh rotates the token
+ * inside its family; presenting an already-rotated token revokes the family, unless the same client presents
+ * it again within the grace window (two tabs refreshing at once), which gets the same new pair.
  */
 @Injectable()
 export class SessionsService {
   constructor(
     @Inject(DataSource) private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REDIS) private readonly redis: Redis,
   ) {}
+
+  private graceKey(refreshToken: string): string {
+    return `${this.config.redis.prefix}:refresh-grace:${hashToken(refreshToken)}`;
+  }
 
   /** Starts a new token family for the user. */
   async start(userId: string, em: EntityManager = this.db.manager): Promise<Schemas['TokenPair']> {
@@ -38,7 +86,7 @@ export class SessionsService {
     return this.issue(em, userId, randomUUID(), familyExpiry);
   }
 
-  async rotate(refreshToken: string): Promise<Schemas['TokenPair']> {
+  async rotate(refreshToken: string, client: RefreshClient): Promise<Schemas['TokenPair']> {
     return this.db.transaction(async (em) => {
       const [row] = (await em.query(
         `SELECT id, family_id, user_id, expires_at, used_at, revoked_at FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE`,
@@ -46,14 +94,20 @@ export class SessionsService {
       )) as TokenRow[];
       if (!row || row.revoked_at || row.expires_at.getTime() <= Date.now()) throw new UnauthorizedException(INVALID_REFRESH);
       if (row.used_at) {
-        // A rotated token came back: someone holds a copy. End the whole sign-in.
+        const sealed = Date.now() - row.used_at.getTime() < REFRESH_GRACE_SECONDS * 1000 ? await this.redis.get(this.graceKey(refreshToken)) : null;
+        const again = sealed ? GraceBox.open(refreshToken, client, sealed) : null;
+        if (again) return again;
+        // A rotated token came back from elsewhere, or late: someone holds a copy. End the whole sign-in.
         await em.query(`UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL`, [row.family_id]);
         return null;
       }
       const [user] = (await em.query(`SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NULL`, [row.user_id])) as unknown[];
       if (!user) throw new UnauthorizedException(INVALID_REFRESH);
       await em.query(`UPDATE refresh_tokens SET used_at = now() WHERE id = $1`, [row.id]);
-      return this.issue(em, row.user_id, row.family_id, row.expires_at);
+      const pair = await this.issue(em, row.user_id, row.family_id, row.expires_at);
+      // Kept before the commit, so a second tab waiting on this row's lock finds it.
+      await this.redis.set(this.graceKey(refreshToken), GraceBox.seal(refreshToken, client, pair), 'EX', REFRESH_GRACE_SECONDS);
+      return pair;
     }).then((pair) => {
       // Thrown after the commit, so the family stays revoked.
       if (!pair) throw new UnauthorizedException(INVALID_REFRESH);
@@ -83,7 +137,7 @@ export class SessionsService {
       expiresAt,
     ]);
     return {
-      access_token: signAccessToken(userId, this.config.jwt.accessSecret),
+      access_token: signAccessToken(userId, familyId, this.config.jwt.accessSecret),
       refresh_token: refreshToken,
       token_type: 'Bearer',
       expires_in: ACCESS_TOKEN_TTL_SECONDS,

@@ -12,13 +12,13 @@ import { toGlob } from './units';
 type TxType = Schemas['TransactionType'];
 export type PlatformAccount = 'platform:bonus' | 'platform:sales' | 'platform:rewards' | 'platform:spending';
 
-/** 402 with the code the web client looks for (001 §8). */
+/** 402 with the code the web client looks for (INSUFFICIENT_TOKENS). */
 export class InsufficientTokensException extends HttpException {
-  constructor(availableUnits: number, requestedUnits: number) {
+  constructor(availableUnits: number, requestedUnits: number, message?: string) {
     super(
       {
         statusCode: HttpStatus.PAYMENT_REQUIRED,
-        message: `Payment required: insufficient tokens (${toGlob(availableUnits)} GLOB available, ${toGlob(requestedUnits)} GLOB needed).`,
+        message: message ?? `Payment required: insufficient tokens (${toGlob(availableUnits)} GLOB available, ${toGlob(requestedUnits)} GLOB needed).`,
         error: 'INSUFFICIENT_TOKENS',
       },
       HttpStatus.PAYMENT_REQUIRED,
@@ -26,12 +26,24 @@ export class InsufficientTokensException extends HttpException {
   }
 }
 
+export const BONUS_NOT_TRANSFERABLE = 'The welcome bonus can be spent on the network but not transferred.';
+
+export interface PostingLine {
+  accountId: string;
+  /** Signed amount in units; the lines of a posting sum to zero. */
+  amount: number;
+  /**
+   * The part of `amount` that is welcome bonus (same sign), default 0. A debit with no bonus part can only take
+   * what is not bonus, so transfers never move the bonus.
+   */
+  bonus?: number;
+}
+
 export interface Posting {
   type: TxType;
   description: string;
   reference?: string | null;
-  /** Signed amounts in units per account; they must sum to zero. */
-  lines: Array<{ accountId: string; amount: number }>;
+  lines: PostingLine[];
 }
 
 interface AccountRow {
@@ -40,8 +52,12 @@ interface AccountRow {
   address: string;
   balance: string;
   held: string;
+  bonus: string;
   updated_at: Date;
 }
+
+/** What a transfer may move: the balance less whichever is larger, the holds or the bonus (holds use the bonus first). */
+export const transferableUnits = (a: { balance: number; held: number; bonus: number }) => a.balance - Math.max(a.held, a.bonus);
 
 interface HistoryRow {
   id: string;
@@ -86,25 +102,28 @@ export class LedgerService {
   /** The user's wallet account id, created on first use (accounts made before the wallet existed). */
   async walletOf(userId: string, em: EntityManager = this.db.manager): Promise<AccountRow> {
     const find = async () =>
-      ((await em.query(`SELECT id, user_id, address, balance, held, updated_at FROM ledger_accounts WHERE user_id = $1`, [userId])) as AccountRow[])[0];
+      ((await em.query(`SELECT id, user_id, address, balance, held, bonus, updated_at FROM ledger_accounts WHERE user_id = $1`, [userId])) as AccountRow[])[0];
     const existing = await find();
     if (existing) return existing;
     await em.query(`INSERT INTO ledger_accounts (kind, user_id, address) VALUES ('user', $1, $2) ON CONFLICT (user_id) DO NOTHING`, [userId, newAddress()]);
     return (await find())!;
   }
 
-  /** A new account's wallet with its welcome bonus and notification, in the account's own transaction. */
-  async openWallet(em: EntityManager, userId: string): Promise<void> {
+  /**
+   * A new account's wallet, in the account's own transaction; with `welcomeBonus` (the caller has checked that this
+   * mailbox never had one) also the bonus, as a non-transferable part of the balance, and its notification.
+   */
+  async openWallet(em: EntityManager, userId: string, welcomeBonus: boolean): Promise<void> {
     const wallet = await this.walletOf(userId, em);
     const bonus = this.config.welcomeBonusUnits;
-    if (bonus <= 0) return;
+    if (bonus <= 0 || !welcomeBonus) return;
     await this.post(em, {
       type: 'welcome_bonus',
       description: 'Welcome bonus',
       reference: userId,
       lines: [
         { accountId: await this.platformAccount('platform:bonus', em), amount: -bonus },
-        { accountId: wallet.id, amount: bonus },
+        { accountId: wallet.id, amount: bonus, bonus },
       ],
     });
     await this.notifications.create(em, userId, 'welcome_bonus', 'Welcome to Glob Network!', `You received ${toGlob(bonus)} GLOB as a welcome bonus.`, {
@@ -125,25 +144,49 @@ export class LedgerService {
       [posting.type, amount, posting.description, posting.reference ?? null],
     )) as Array<{ id: string }>;
     for (const line of [...posting.lines].sort((a, b) => a.accountId.localeCompare(b.accountId))) {
-      await this.move(em, line.accountId, line.amount);
-      await em.query(`INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $2, $3)`, [tx!.id, line.accountId, line.amount]);
+      await this.move(em, tx!.id, line);
     }
     return tx!.id;
   }
 
-  /** Changes a balance; a debit succeeds only while the free balance (balance − held) covers it. */
-  private async move(em: EntityManager, accountId: string, amount: number, releaseHold = 0): Promise<void> {
+  /**
+   * Changes a balance and writes the entry. A debit succeeds only while the free balance (balance − held) covers
+   * it and, for the part that is not bonus, while what is left still covers the bonus: that is what keeps the
+   * bonus from being transferred.
+   */
+  private async move(em: EntityManager, transactionId: string, line: PostingLine, releaseHold = 0): Promise<void> {
+    const bonus = line.bonus ?? 0;
     const rows = rowsOf<{ id: string }>(
       await em.query(
-        `UPDATE ledger_accounts SET balance = balance + $2, held = held - $3, updated_at = now()
-         WHERE id = $1 AND (kind = 'platform' OR balance - held + $2 + $3 >= 0) RETURNING id`,
-        [accountId, amount, releaseHold],
+        `UPDATE ledger_accounts SET balance = balance + $2, held = held - $3, bonus = bonus + $4, updated_at = now()
+         WHERE id = $1 AND (kind = 'platform' OR (balance - held + $2 + $3 >= 0 AND balance + $2 >= bonus + $4)) RETURNING id`,
+        [line.accountId, line.amount, releaseHold, bonus],
       ),
     );
     if (rows.length === 0) {
-      const [acc] = (await em.query(`SELECT balance, held FROM ledger_accounts WHERE id = $1`, [accountId])) as Array<{ balance: string; held: string }>;
-      throw new InsufficientTokensException(Number(acc?.balance ?? 0) - Number(acc?.held ?? 0) + releaseHold, -amount);
+      const [acc] = (await em.query(`SELECT balance, held, bonus FROM ledger_accounts WHERE id = $1`, [line.accountId])) as Array<{
+        balance: string;
+        held: string;
+        bonus: string;
+      }>;
+      const a = { balance: Number(acc?.balance ?? 0), held: Number(acc?.held ?? 0) - releaseHold, bonus: Number(acc?.bonus ?? 0) };
+      const free = a.balance - a.held;
+      if (bonus === 0 && a.bonus > 0 && free >= -line.amount) {
+        const transferable = transferableUnits(a);
+        throw new InsufficientTokensException(
+          transferable,
+          -line.amount,
+          `Insufficient transferable balance: ${toGlob(transferable)} GLOB can be transferred, ${toGlob(-line.amount)} GLOB requested. ${BONUS_NOT_TRANSFERABLE}`,
+        );
+      }
+      throw new InsufficientTokensException(free, -line.amount);
     }
+    await em.query(`INSERT INTO ledger_entries (transaction_id, account_id, amount, bonus) VALUES ($1, $2, $3, $4)`, [
+      transactionId,
+      line.accountId,
+      line.amount,
+      bonus,
+    ]);
   }
 
   // ---- holds: reserve before work, then settle what was used or release it all ----
@@ -184,12 +227,17 @@ export class LedgerService {
         return;
       }
       const spending = await this.platformAccount('platform:spending', em);
+      // Spending on the network uses the welcome bonus first. Accounts are still locked in id order.
       for (const [accountId, amount, release] of [
         [hold.hold_account_id, -used, reserved],
         [spending, used, 0],
       ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))) as Array<[string, number, number]>) {
-        await this.move(em, accountId, amount, release);
-        await em.query(`INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES ($1, $2, $3)`, [holdId, accountId, amount]);
+        let bonus = 0;
+        if (accountId === hold.hold_account_id) {
+          const [acc] = (await em.query(`SELECT bonus FROM ledger_accounts WHERE id = $1 FOR UPDATE`, [accountId])) as Array<{ bonus: string }>;
+          bonus = -Math.min(Number(acc!.bonus), used);
+        }
+        await this.move(em, holdId, { accountId, amount, bonus }, release);
       }
       await em.query(`UPDATE ledger_transactions SET status = 'completed', amount = $2, completed_at = now() WHERE id = $1`, [holdId, used]);
     });
@@ -206,9 +254,9 @@ export class LedgerService {
     if (callerId !== userId) throw new ForbiddenException('You do not have access to this wallet');
   }
 
-  async balances(userId: string): Promise<{ address: string; balance: number; held: number; updatedAt: Date }> {
+  async balances(userId: string): Promise<{ address: string; balance: number; held: number; bonus: number; updatedAt: Date }> {
     const w = await this.walletOf(userId);
-    return { address: w.address, balance: Number(w.balance), held: Number(w.held), updatedAt: w.updated_at };
+    return { address: w.address, balance: Number(w.balance), held: Number(w.held), bonus: Number(w.bonus), updatedAt: w.updated_at };
   }
 
   async stats(userId: string): Promise<Schemas['WalletStats']> {
@@ -298,18 +346,31 @@ export class LedgerService {
     return { days, total: toGlob(rows.reduce((s, r) => s + Number(r.amount), 0)), earnings };
   }
 
-  /** Reconciliation: every balance equals the sum of its entries, every transaction sums to zero, holds match. */
+  /**
+   * Reconciliation: every balance (and its bonus part) equals the sum of its entries, every transaction sums to zero,
+   * holds match, and no bonus left a wallet except by spending on the network.
+   */
   async reconcile(em: EntityManager = this.db.manager): Promise<string[]> {
     const problems: string[] = [];
     const accounts = (await em.query(
-      `SELECT a.id, a.address, a.balance, coalesce(e.sum, 0) AS entries, a.held, coalesce(h.sum, 0) AS holds
+      `SELECT a.id, a.address, a.balance, coalesce(e.sum, 0) AS entries, a.held, coalesce(h.sum, 0) AS holds,
+              a.bonus, coalesce(e.bonus, 0) AS entry_bonus
        FROM ledger_accounts a
-       LEFT JOIN (SELECT account_id, sum(amount) AS sum FROM ledger_entries GROUP BY account_id) e ON e.account_id = a.id
+       LEFT JOIN (SELECT account_id, sum(amount) AS sum, sum(bonus) AS bonus FROM ledger_entries GROUP BY account_id) e ON e.account_id = a.id
        LEFT JOIN (SELECT hold_account_id, sum(amount) AS sum FROM ledger_transactions WHERE status = 'pending' GROUP BY hold_account_id) h
               ON h.hold_account_id = a.id
-       WHERE a.balance <> coalesce(e.sum, 0) OR a.held <> coalesce(h.sum, 0)`,
+       WHERE a.balance <> coalesce(e.sum, 0) OR a.held <> coalesce(h.sum, 0) OR a.bonus <> coalesce(e.bonus, 0)`,
     )) as Array<Record<string, string>>;
-    for (const a of accounts) problems.push(`account ${a.address}: balance ${a.balance} vs entries ${a.entries}, held ${a.held} vs pending holds ${a.holds}`);
+    for (const a of accounts) {
+      problems.push(
+        `account ${a.address}: balance ${a.balance} vs entries ${a.entries}, held ${a.held} vs pending holds ${a.holds}, bonus ${a.bonus} vs entries ${a.entry_bonus}`,
+      );
+    }
+    const leaked = (await em.query(
+      `SELECT e.transaction_id, t.type FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id
+       WHERE (e.bonus < 0 AND t.type <> 'spending') OR (e.bonus > 0 AND t.type <> 'welcome_bonus')`,
+    )) as Array<Record<string, string>>;
+    for (const l of leaked) problems.push(`transaction ${l.transaction_id} (${l.type}) moves welcome bonus`);
     const unbalanced = (await em.query(
       `SELECT transaction_id, sum(amount) AS sum FROM ledger_entries GROUP BY transaction_id HAVING sum(amount) <> 0`,
     )) as Array<Record<string, string>>;
@@ -320,7 +381,7 @@ export class LedgerService {
   }
 
   async findByAddress(address: string, em: EntityManager): Promise<AccountRow & { kind: string }> {
-    const [row] = (await em.query(`SELECT id, user_id, address, balance, held, updated_at, kind FROM ledger_accounts WHERE address = $1`, [address])) as Array<
+    const [row] = (await em.query(`SELECT id, user_id, address, balance, held, bonus, updated_at, kind FROM ledger_accounts WHERE address = $1`, [address])) as Array<
       AccountRow & { kind: string }
     >;
     if (!row || row.kind !== 'user') throw new NotFoundException(`No wallet found with address ${address}`);

@@ -7,7 +7,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { rowsOf } from '../../database/sql';
 import { NotificationsService } from '../notifications/notifications.service';
-import { LedgerService } from './ledger.service';
+import { LedgerService, transferableUnits } from './ledger.service';
 import { TOKEN_PACKAGES } from './packages';
 import { toGlob, toUnits, UNITS_PER_GLOB } from './units';
 
@@ -23,6 +23,8 @@ interface PurchaseRow {
   test_mode: boolean;
   transaction_id: string | null;
 }
+
+export const PURCHASES_UNAVAILABLE = 'Purchases are not available right now: no payment provider is configured.';
 
 @Injectable()
 export class WalletService {
@@ -59,6 +61,8 @@ export class WalletService {
       address: b.address,
       balance: toGlob(b.balance),
       pending_balance: toGlob(b.held),
+      bonus_balance: toGlob(b.bonus),
+      transferable_balance: toGlob(transferableUnits(b)),
       total_earned: stats.total_earned,
       total_spent: stats.total_spent,
       staking_rewards: 0,
@@ -70,7 +74,14 @@ export class WalletService {
   async balance(callerId: string, userId: string): Promise<Schemas['WalletBalance']> {
     this.ledger.assertOwner(callerId, userId);
     const b = await this.ledger.balances(userId);
-    return { user_id: userId, balance: toGlob(b.balance), pending_balance: toGlob(b.held), available_balance: toGlob(b.balance - b.held) };
+    return {
+      user_id: userId,
+      balance: toGlob(b.balance),
+      pending_balance: toGlob(b.held),
+      available_balance: toGlob(b.balance - b.held),
+      bonus_balance: toGlob(b.bonus),
+      transferable_balance: toGlob(transferableUnits(b)),
+    };
   }
 
   async stats(callerId: string, userId: string): Promise<Schemas['WalletStats']> {
@@ -171,8 +182,8 @@ export class WalletService {
 
   /**
    * Buys a package at the server's own price (409 when the client's amount or price disagree). With
-   * Stripe configured the answer is a Checkout URL and the webhook credits; without, a test-mode payment
-   * completes at once.
+   * Stripe configured the answer is a Checkout URL and the webhook credits; without it, a test-mode payment
+   * completes at once only where PAYMENTS_TEST_MODE allows it (never in production); otherwise 503.
    */
   async purchase(callerId: string, userId: string, input: RequestBody<'purchaseTokens'>): Promise<Schemas['TokenPurchase']> {
     this.ledger.assertOwner(callerId, userId);
@@ -186,6 +197,7 @@ export class WalletService {
     const units = pkg.total_tokens * UNITS_PER_GLOB;
     const priceCents = Math.round(pkg.price * 100);
 
+    if (!this.stripe && !this.config.paymentsTestMode) throw new ServiceUnavailableException(PURCHASES_UNAVAILABLE);
     if (!this.stripe) {
       return this.db.transaction(async (em) => {
         const [purchase] = (await em.query(
