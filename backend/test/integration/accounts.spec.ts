@@ -46,6 +46,7 @@ describe('accounts', () => {
     stack = await startStack({ worker: true, env: { SMTP_URL: smtp.url, OTP_RESEND_SECONDS: '60' } });
   });
   afterAll(async () => {
+    expect(await stack.app.get(LedgerService).reconcile()).toEqual([]);
     await stack.close();
     await smtp.close();
   });
@@ -364,6 +365,167 @@ describe('accounts', () => {
       expect(claims.sid).toMatch(/^[0-9a-f-]{36}$/);
       expect(typeof claims.jti).toBe('string');
       expect(Number(claims.exp) - Number(claims.iat)).toBe(900);
+    });
+  });
+
+  describe('password reset by e-mailed code', () => {
+    async function requestReset(email: string, ip: string) {
+      await forgetResendWait(stack, email, 'password_reset');
+      const sent = await stack.http.post('/api/users/send-otp').set('X-Forwarded-For', ip).send({ email, purpose: 'password_reset' }).expect(202);
+      expectSpecResponse(sent, 'sendOtp');
+      return sent.body;
+    }
+
+    it('sets a new password with a code, ends every other session, and signs in', async () => {
+      const first = await signUp(stack, smtp, 'forgetful@example.com');
+      const ip = nextIp();
+      const second = await stack.http.post('/api/users/login').set('X-Forwarded-For', ip).send({ email: 'forgetful@example.com', password: PASSWORD }).expect(200);
+      expect(await requestReset('Forgetful@Example.com', ip)).toEqual({ message: 'Verification code sent successfully', expires_in: 600, resend_after: 60 });
+      const mail = await smtp.waitFor((m) => m.to.includes('forgetful@example.com') && /password reset code/.test(m.raw));
+      expect(mail.raw).toContain('10 minutes');
+      const code = codeIn(mail.raw);
+      // A sign-up token is not a reset token.
+      const signupToken = await stack.app.get(CodesService).issueVerificationToken('forgetful@example.com', 'signup');
+      const wrongKind = await stack.http
+        .post('/api/users/reset-password')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'forgetful@example.com', password: 'a brand new passphrase', verification_token: signupToken })
+        .expect(400);
+      expectSpecResponse(wrongKind, 'resetPassword');
+      expect(wrongKind.body.message).toBe('Email verification required');
+
+      const verified = await stack.http
+        .post('/api/users/verify-otp')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'forgetful@example.com', otp: code, purpose: 'password_reset' })
+        .expect(200);
+      const common = await stack.http
+        .post('/api/users/reset-password')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'forgetful@example.com', password: 'Password1', verification_token: verified.body.verification_token })
+        .expect(422);
+      expectSpecResponse(common, 'resetPassword');
+      const reset = await stack.http
+        .post('/api/users/reset-password')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'forgetful@example.com', password: 'a brand new passphrase', verification_token: verified.body.verification_token })
+        .expect(200);
+      expectSpecResponse(reset, 'resetPassword');
+      expect(reset.body.user.id).toBe(first.user.id);
+      await stack.http.get('/api/users/me').set('Authorization', `Bearer ${reset.body.access_token}`).expect(200);
+
+      // Every other sign-in has ended, access tokens included, at once.
+      for (const old of [first, second.body]) {
+        await stack.http.get('/api/users/me').set('Authorization', `Bearer ${old.access_token}`).expect(401);
+        await stack.http.post('/api/users/refresh').send({ refresh_token: old.refresh_token }).expect(401);
+      }
+      await stack.http.post('/api/users/login').set('X-Forwarded-For', ip).send({ email: 'forgetful@example.com', password: PASSWORD }).expect(401);
+      await stack.http.post('/api/users/login').set('X-Forwarded-For', ip).send({ email: 'forgetful@example.com', password: 'a brand new passphrase' }).expect(200);
+      // The token was used up.
+      await stack.http
+        .post('/api/users/reset-password')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'forgetful@example.com', password: 'yet another passphrase', verification_token: verified.body.verification_token })
+        .expect(400);
+    });
+
+    it('answers an unknown address exactly as a known one, and tells its mailbox there is no account', async () => {
+      await signUp(stack, smtp, 'resetknown@example.com');
+      const known = await requestReset('resetknown@example.com', nextIp());
+      const unknown = await requestReset('resetnobody@example.com', nextIp());
+      expect(unknown).toEqual(known);
+      const notice = await smtp.waitFor((m) => m.to.includes('resetnobody@example.com'));
+      expect(notice.raw).toContain('there is no account');
+      expect(notice.raw).not.toMatch(/code is: \d{6}/);
+    });
+  });
+
+  describe('one welcome bonus per mailbox', () => {
+    it('gives none again after deleting the account and signing up again, nor to +tag or dotted Gmail variants', async () => {
+      const s = await signUp(stack, smtp, 'Bonus.Hunter@gmail.com');
+      expect(s.user).toMatchObject({ email: 'bonus.hunter@gmail.com' });
+      const ip = nextIp();
+      await forgetResendWait(stack, 'bonus.hunter@gmail.com', 'deletion');
+      await stack.http.post('/api/users/auth/send-deletion-otp').set('X-Forwarded-For', ip).send({ email: 'bonus.hunter@gmail.com' }).expect(202);
+      const code = codeIn((await smtp.waitFor((m) => m.to.includes('bonus.hunter@gmail.com') && /deletion code/.test(m.raw))).raw);
+      await stack.http.delete('/api/users/auth/delete-account').set('X-Forwarded-For', ip).send({ email: 'bonus.hunter@gmail.com', otp: code }).expect(200);
+
+      for (const email of ['bonus.hunter@gmail.com', 'bonushunter+2@gmail.com', 'BONUS.HUNTER+farm@googlemail.com']) {
+        const again = await signUp(stack, smtp, email);
+        expect([email, again.user.token_balance]).toEqual([email, 0]);
+        const wallet = await stack.http.get(`/api/wallet/${again.user.id}`).set('Authorization', `Bearer ${again.access_token}`).expect(200);
+        expect(wallet.body).toMatchObject({ balance: 0, bonus_balance: 0 });
+      }
+      // A different mailbox still gets its own.
+      const other = await signUp(stack, smtp, 'bonus.hunter2@gmail.com');
+      expect(other.user.token_balance).toBe(1000);
+      // The register keeps no address, only keyed hashes.
+      const claims = (await stack.db.query(`SELECT mailbox_hash FROM welcome_bonus_claims`)) as Array<{ mailbox_hash: string }>;
+      for (const c of claims) expect(c.mailbox_hash).toMatch(/^[0-9a-f]{64}$/);
+    });
+  });
+
+  describe('answers that leak nothing, in time either', () => {
+    /** Medians of 30 interleaved samples for a known and an unknown address. */
+    async function medians(send: (email: string, i: number) => Promise<unknown>, known: string, unknown: string) {
+      const times: Record<string, number[]> = { [known]: [], [unknown]: [] };
+      for (let i = 0; i < 30; i++) {
+        for (const email of i % 2 ? [known, unknown] : [unknown, known]) {
+          const t0 = performance.now();
+          await send(email, i);
+          times[email]!.push(performance.now() - t0);
+        }
+      }
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+      return [median(times[known]!), median(times[unknown]!)] as const;
+    }
+    const close = ([a, b]: readonly [number, number]) => Math.abs(a - b) <= Math.max(1.5, 0.2 * Math.max(a, b));
+
+    it('send-otp, send-deletion-otp, register and login take the same time for known and unknown addresses', async () => {
+      await signUp(stack, smtp, 'timed@example.com');
+      const codeSend = (path: string, purpose?: string) => async (email: string, i: number) => {
+        await forgetResendWait(stack, email, purpose ?? 'deletion');
+        await stack.http.post(path).set('X-Forwarded-For', `10.90.${i}.${email === 'timed@example.com' ? 1 : 2}`).send({ email, ...(purpose ? { purpose } : {}) }).expect(202);
+      };
+      const results = {
+        sendOtp: await medians(codeSend('/api/users/send-otp', 'signup'), 'timed@example.com', 'untimed@example.com'),
+        sendReset: await medians(codeSend('/api/users/send-otp', 'password_reset'), 'timed@example.com', 'untimed@example.com'),
+        sendDeletionOtp: await medians(codeSend('/api/users/auth/send-deletion-otp'), 'timed@example.com', 'untimed@example.com'),
+        register: await medians(
+          (email, i) => stack.http.post('/api/users/register').set('X-Forwarded-For', `10.91.${i}.1`).send({ email, password: PASSWORD, username: 'x' }).expect(400),
+          'timed@example.com',
+          'untimed@example.com',
+        ),
+        login: await medians(
+          (email, i) => stack.http.post('/api/users/login').set('X-Forwarded-For', `10.92.${i}.1`).send({ email, password: 'not the right one' }).expect(401),
+          'timed@example.com',
+          'untimed@example.com',
+        ),
+      };
+      for (const [op, pair] of Object.entries(results)) expect([op, pair, close(pair)]).toEqual([op, pair, true]);
+    }, 60_000);
+  });
+
+  describe('password checks under a flood', () => {
+    it('sheds sign-ins beyond the bounded argon2 queue with 503 and Retry-After, and serves the rest', async () => {
+      const busy = await startStack({ env: { PASSWORD_HASH_CONCURRENCY: '1', PASSWORD_HASH_QUEUE: '2', LOGIN_IP_RATE_LIMIT: '1000' } });
+      try {
+        const results = await Promise.all(
+          Array.from({ length: 12 }, (_, i) => busy.http.post('/api/users/login').set('X-Forwarded-For', `10.93.0.${i}`).send({ email: `flood-${i}@example.com`, password: 'whatever-long' })),
+        );
+        const statuses = results.map((r) => r.status);
+        expect(statuses.filter((st) => st === 401).length).toBeGreaterThanOrEqual(3);
+        const shed = results.filter((r) => r.status === 503);
+        expect(shed.length).toBeGreaterThan(0);
+        for (const r of shed) {
+          expectSpecResponse(r, 'login');
+          expect(r.body.message).toBe('Too many sign-in attempts right now. Please try again in a moment.');
+          expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        }
+        await busy.http.get('/api/health').expect(200);
+      } finally {
+        await busy.close();
+      }
     });
   });
 
