@@ -35,7 +35,7 @@ async function signUp(stack: TestStack, smtp: Smtp, email: string, ip = nextIp()
     .set('X-Forwarded-For', ip)
     .send({ email, password: PASSWORD, username: email.split('@')[0], verification_token: verified.body.verification_token })
     .expect(201);
-  return res.body as { access_token: string; refresh_token: string; user: { id: string; email: string } };
+  return res.body as { access_token: string; refresh_token: string; user: { id: string; email: string; token_balance: number } };
 }
 
 describe('accounts', () => {
