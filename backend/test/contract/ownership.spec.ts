@@ -1,0 +1,287 @@
+import { randomUUID } from 'node:crypto';
+import type Redis from 'ioredis';
+import type { Response } from 'supertest';
+import { loadSpec, SpecOperation, specOperations } from '../../src/contract/spec';
+import { REDIS } from '../../src/redis/redis.module';
+import { expectSpecResponse } from '../support/contract';
+import { newUser } from '../support/users';
+import { startStack, TestStack } from '../support/app';
+
+/**
+ * Ownership on every path, generated from the spec: every operation whose path names a resource by id
+ * (`{id}`, `{userId}`, any `{…Id}`) is called by a second signed-in account B on resources of account A.
+ * Each answer must be 403 or 404, documented by the spec, free of A's data, and A's resources must be
+ * exactly as they were. A new operation with such a path fails here until it has a fixture below.
+ */
+
+type Account = Awaited<ReturnType<typeof newUser>>;
+
+/** Account A's resources, made through the API (the stream excepted, see beforeAll). */
+interface World {
+  a: Account;
+  b: Account;
+  conversationId: string;
+  conversationTitle: string;
+  messageContent: string;
+  notificationId: string;
+  purchaseTransactionId: string;
+  streamId: string;
+  taskId: string;
+}
+
+/**
+ * Which of A's resources a path names, by path prefix (the prefix ends at the placeholder it fills).
+ * `{userId}` anywhere is A's user id. Add an entry here for every new path that names a resource by id.
+ */
+const FIXTURES: Array<{ prefix: string; value: (w: World) => string }> = [
+  { prefix: '/api/chat/conversations/{id}', value: (w) => w.conversationId },
+  { prefix: '/api/notifications/{id}', value: (w) => w.notificationId },
+  { prefix: '/api/inference/stream/{id}', value: (w) => w.streamId },
+  // /api/users/{id}/notifications: here `{id}` is the user's id.
+  { prefix: '/api/users/{id}', value: (w) => w.a.id },
+];
+
+/**
+ * Bodies taken from the spec's examples, changed only where the example would fail for a reason other than
+ * ownership if B's request got through: a transfer goes to B's own (existing) wallet, so that a leak would
+ * move A's tokens instead of answering 404 for an unknown recipient.
+ */
+const BODY_OVERRIDES: Record<string, (body: Record<string, unknown>, w: World) => Record<string, unknown>> = {
+  transferTokens: (body, w) => ({ ...body, to_address: w.b.address }),
+};
+
+/** Paths naming a resource by id: `{id}`, `{userId}`, `{conversationId}`… */
+const ID_PARAM = /\{(id|[A-Za-z]*Id)\}/g;
+
+const spec = loadSpec() as unknown as { paths: Record<string, Record<string, unknown>> } & Record<string, unknown>;
+const deref = <T>(node: T): T => {
+  const ref = (node as { $ref?: string } | undefined)?.$ref;
+  return ref ? (ref.slice(2).split('/').reduce<unknown>((n, k) => (n as Record<string, unknown>)[k], spec) as T) : node;
+};
+
+type Param = { name: string; in: string; required?: boolean; example?: unknown; schema?: { default?: unknown; enum?: unknown[]; example?: unknown } };
+type SpecOp = {
+  parameters?: Param[];
+  requestBody?: { required?: boolean; content: Record<string, { example?: unknown; examples?: Record<string, { value?: unknown; $ref?: string }> }> };
+};
+
+const owned = specOperations().filter((o) => new RegExp(ID_PARAM.source).test(o.path));
+
+/** The id of A's resource a path's placeholder names, or an error telling the developer what to add. */
+function fixtureFor(o: SpecOperation, name: string, w: World): string {
+  if (name === 'userId') return w.a.id;
+  const placeholder = `{${name}}`;
+  const upTo = o.path.slice(0, o.path.indexOf(placeholder) + placeholder.length);
+  const match = FIXTURES.find((f) => f.prefix === upTo);
+  if (!match) {
+    throw new Error(
+      `${o.operationId} (${o.method.toUpperCase()} ${o.path}) names a resource by ${placeholder}, but no fixture maps "${upTo}" to one of ` +
+        `account A's resources. Add an entry to FIXTURES in test/contract/ownership.spec.ts (create the resource for A in beforeAll, ` +
+        `and add what B must not change to stateOfA), so that another account's access to it is checked.`,
+    );
+  }
+  return match.value(w);
+}
+
+/** A spec-valid request for this operation on A's resources: path from the fixtures, the rest from the spec's examples. */
+function buildRequest(o: SpecOperation, w: World) {
+  const item = spec.paths[o.path]!;
+  const op = item[o.method] as SpecOp;
+  const params = [...((item.parameters as Param[] | undefined) ?? []), ...(op.parameters ?? [])].map(deref);
+  let url = o.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(fixtureFor(o, name, w)));
+  const query = new URLSearchParams();
+  const headers: Record<string, string> = {};
+  for (const p of params) {
+    if (p.in === 'header' && p.name.toLowerCase() === 'idempotency-key') {
+      headers[p.name] = randomUUID();
+      continue;
+    }
+    if (!p.required || p.in === 'path') continue;
+    const schema = deref(p.schema) ?? {};
+    const value = p.example ?? schema.example ?? schema.default ?? schema.enum?.[0];
+    if (value === undefined) throw new Error(`${o.operationId}: required ${p.in} parameter ${p.name} has no example or default in the spec`);
+    if (p.in === 'query') query.set(p.name, String(value));
+    if (p.in === 'header') headers[p.name] = String(value);
+  }
+  if ([...query].length) url += `?${query}`;
+  let body: unknown;
+  const json = op.requestBody?.content['application/json'];
+  if (json) {
+    body = json.example ?? deref(Object.values(json.examples ?? {})[0])?.value;
+    if (body === undefined && op.requestBody?.required) throw new Error(`${o.operationId}: its request body has no example in the spec`);
+    const override = BODY_OVERRIDES[o.operationId];
+    if (override && body !== undefined) body = override(body as Record<string, unknown>, w);
+  }
+  return { url, headers, body };
+}
+
+interface Answer {
+  status: number;
+  text: string;
+  body: unknown;
+  /** Answered with an event stream (not read further). */
+  streaming: boolean;
+}
+
+describe('contract: every operation on an owned resource refuses another account', () => {
+  let stack: TestStack;
+  let w: World;
+  const checked: string[] = [];
+
+  /** Calls the API over HTTP; an event stream is not read (its status and headers are what matter). */
+  async function call(who: Account, method: string, url: string, headers: Record<string, string> = {}, body?: unknown): Promise<Answer> {
+    const ctrl = new AbortController();
+    const timer = setTimeout(() => ctrl.abort(), 10_000);
+    try {
+      const res = await fetch(`${stack.url}${url}`, {
+        method: method.toUpperCase(),
+        headers: { ...who.auth, ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: ctrl.signal,
+      });
+      if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
+        ctrl.abort();
+        return { status: res.status, text: '(an event stream)', body: {}, streaming: true };
+      }
+      const text = await res.text();
+      let parsed: unknown = {};
+      if (text && res.headers.get('content-type')?.includes('json')) parsed = JSON.parse(text);
+      return { status: res.status, text, body: parsed, streaming: false };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  const asSupertest = (a: Answer) => a as unknown as Response;
+
+  /** Everything of A's that an operation on A's resources could change, read back as A (and the stream's task and stop flag). */
+  async function stateOfA() {
+    const get = async (url: string) => {
+      const res = await call(w.a, 'get', url);
+      if (res.status !== 200) throw new Error(`A could not read ${url}: ${res.status} ${res.text}`);
+      return res.body;
+    };
+    const redis = stack.app.get<Redis>(REDIS);
+    const [task] = (await stack.db.query(
+      `SELECT id, user_id, status, stop_reason, error, completed_at, conversation_id FROM inference_tasks WHERE stream_id = $1`,
+      [w.streamId],
+    )) as Array<Record<string, unknown>>;
+    return {
+      wallet: await get(`/api/wallet/${w.a.id}`),
+      balance: await get(`/api/wallet/${w.a.id}/balance`),
+      transactions: await get(`/api/users/${w.a.id}/transactions?limit=100`),
+      notifications: await get(`/api/users/${w.a.id}/notifications?limit=50`),
+      conversations: await get(`/api/chat/conversations?limit=100`),
+      conversation: await get(`/api/chat/conversations/${w.conversationId}`),
+      streamTask: task,
+      streamStopRequested: await redis.exists(`${stack.config.redis.prefix}:stop:${w.streamId}`),
+    };
+  }
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { PAYMENTS_TEST_MODE: 'true' } });
+    const a = await newUser(stack, 'owner');
+    const b = await newUser(stack, 'intruder');
+
+    // A conversation with a message, titled and worded so that any leak of it is recognisable.
+    const conversationTitle = `Owner's secret plans ${randomUUID()}`;
+    const messageContent = `The owner's private message ${randomUUID()}`;
+    const conv = await stack.http.post('/api/chat/conversations').set(a.auth).send({ title: conversationTitle, model_id: 'glob-tiny-chat' }).expect(201);
+    const conversationId = conv.body.conversation.id as string;
+    await stack.http
+      .post(`/api/chat/conversations/${conversationId}/messages`)
+      .set(a.auth)
+      .send({ message: { role: 'user', content: messageContent, tokens: 7 } })
+      .expect(201);
+
+    // Transferable tokens (the welcome bonus is not transferable): without them a transfer that got through
+    // would fail for lack of funds, and the check would prove nothing. Bought as the spec's example purchase.
+    const purchaseExample = (spec.paths['/api/wallet/{userId}/purchase']!.post as SpecOp).requestBody!.content['application/json']!.example;
+    const purchase = await stack.http.post(`/api/wallet/${a.id}/purchase`).set(a.auth).send(purchaseExample as object).expect(201);
+    const purchaseTransactionId = purchase.body.transaction.id as string;
+
+    // The welcome bonus's notification, still unread.
+    const notes = await stack.http.get(`/api/users/${a.id}/notifications?limit=50`).set(a.auth).expect(200);
+    const welcome = (notes.body.notifications as Array<{ id: string; type: string; read: boolean }>).find((n) => n.type === 'welcome_bonus');
+    if (!welcome || welcome.read) throw new Error(`A has no unread welcome notification: ${JSON.stringify(notes.body)}`);
+
+    // A stream of A's, queued in A's conversation. Starting one through POST /api/inference/stream/start needs a
+    // live worker with the model loaded (503 otherwise) and this file runs none, so the task row is written as the
+    // API writes it when it queues a job (as inference.spec.ts writes task rows). Queued with no worker, it stays
+    // live: A can read it (200, an event stream) and stop it, which is what B must not be able to do.
+    const streamId = `s_owner_${randomUUID().replace(/-/g, '')}`;
+    const [task] = (await stack.db.query(
+      `INSERT INTO inference_tasks (user_id, model_id, status, stream_id, request_hash, max_tokens, price_units, conversation_id)
+       VALUES ($1, 'glob-tiny-chat', 'queued', $2, $3, 16, 1, $4) RETURNING id`,
+      [a.id, streamId, `owner-${randomUUID()}`, conversationId],
+    )) as Array<{ id: string }>;
+
+    w = { a, b, conversationId, conversationTitle, messageContent, notificationId: welcome.id, purchaseTransactionId, streamId, taskId: task!.id };
+
+    // The fixtures are what they claim: A sees its conversation with its message and stream, its unread notification, its task queued.
+    const state = await stateOfA();
+    expect(state.conversation).toMatchObject({
+      conversation: { title: conversationTitle, messages: [{ content: messageContent }], active_stream: { stream_id: streamId } },
+    });
+    expect(state.notifications).toMatchObject({ notifications: expect.arrayContaining([expect.objectContaining({ id: welcome.id, read: false })]) });
+    expect(state.streamTask).toMatchObject({ user_id: a.id, status: 'queued' });
+    expect(state.streamStopRequested).toBe(0);
+    expect((state.balance as { transferable_balance: number }).transferable_balance).toBeGreaterThan(0);
+  }, 60_000);
+
+  afterAll(async () => {
+    await stack?.close();
+    process.stdout.write(`\nOwnership checked on ${checked.length} operations: ${checked.join(', ')}\n`);
+  });
+
+  it('the walk finds the operations that name a resource by id', () => {
+    expect(owned.length).toBeGreaterThan(0);
+    expect(owned.map((o) => o.operationId)).toEqual(
+      expect.arrayContaining(['getWallet', 'transferTokens', 'purchaseTokens', 'getConversation', 'deleteConversation', 'markNotificationRead', 'getStream', 'stopStream']),
+    );
+  });
+
+  it.each(owned.map((o) => [o.operationId, o.method.toUpperCase(), o.path, o] as const))(
+    "%s (%s %s) as another account on A's resource: 403 or 404, documented, nothing learned, nothing changed",
+    async (operationId, _m, _p, o) => {
+      const { url, headers, body } = buildRequest(o, w);
+      const before = await stateOfA();
+      const res = await call(w.b, o.method, url, headers, body);
+
+      if (res.status !== 403 && res.status !== 404) {
+        throw new Error(`${operationId}: account B was answered ${res.status} on A's resource (${o.method.toUpperCase()} ${url}), not 403 or 404: ${res.text}`);
+      }
+      expectSpecResponse(asSupertest(res), operationId);
+
+      // Nothing of A's in the answer; the ids B itself put in the URL do not count.
+      const secrets = [w.a.email, w.a.address, w.a.id, w.conversationId, w.conversationTitle, w.messageContent, w.notificationId, w.purchaseTransactionId, w.streamId, w.taskId];
+      for (const secret of secrets.filter((s) => !url.includes(encodeURIComponent(s)))) {
+        expect(res.text).not.toContain(secret);
+      }
+
+      // Nothing of A's changed: balance, ledger, notifications (still unread), conversations, the stream's task.
+      expect(await stateOfA()).toEqual(before);
+      checked.push(operationId);
+    },
+  );
+
+  it("as A, the same requests succeed: the fixtures are A's real resources and the requests are valid", async () => {
+    // Destructive operations last, so the others still find their resource.
+    const ordered = [...owned].sort((x, y) => Number(x.method === 'delete') - Number(y.method === 'delete'));
+    const answers: string[] = [];
+    for (const o of ordered) {
+      const { url, headers, body } = buildRequest(o, w);
+      const res = await call(w.a, o.method, url, headers, body);
+      answers.push(`${o.operationId} ${res.status}`);
+      if (res.status < 200 || res.status >= 300) throw new Error(`${o.operationId} as A answered ${res.status}: ${res.text}`);
+      if (!res.streaming) expectSpecResponse(asSupertest(res), o.operationId);
+    }
+    expect(answers.length).toBe(owned.length);
+  });
+
+  it('checked every operation it walked, and the ones that matter', () => {
+    expect(checked.length).toBeGreaterThan(0);
+    expect(checked.sort()).toEqual(owned.map((o) => o.operationId).sort());
+    expect(checked).toEqual(expect.arrayContaining(['getWallet', 'transferTokens', 'getConversation', 'markNotificationRead', 'stopStream']));
+  });
+});
