@@ -215,6 +215,16 @@ export interface AppConfig {
 
 export class ConfigError extends Error {}
 
+/** Placeholders of .env.example and of earlier compose files: anyone who read them could sign tokens. */
+const PLACEHOLDER_SECRET = /change-?me/i;
+
+function assertProductionSecrets(access: string, refresh: string): void {
+  if (PLACEHOLDER_SECRET.test(access) || PLACEHOLDER_SECRET.test(refresh)) {
+    throw new ConfigError('JWT_ACCESS_SECRET and JWT_REFRESH_SECRET still hold placeholder values ("change-me"): set random secrets in production');
+  }
+  if (access === refresh) throw new ConfigError('JWT_ACCESS_SECRET and JWT_REFRESH_SECRET must differ');
+}
+
 function parseTrustProxy(value: string): boolean | number | string {
   if (value === 'false' || value === '') return false;
   if (value === 'true') return true;
@@ -227,6 +237,7 @@ function parseTrustProxy(value: string): boolean | number | string {
  */
 function resolveSecrets(env: Env): AppConfig['jwt'] {
   if (env.JWT_ACCESS_SECRET && env.JWT_REFRESH_SECRET) {
+    if (env.NODE_ENV === 'production') assertProductionSecrets(env.JWT_ACCESS_SECRET, env.JWT_REFRESH_SECRET);
     return { accessSecret: env.JWT_ACCESS_SECRET, refreshSecret: env.JWT_REFRESH_SECRET };
   }
   if (env.NODE_ENV === 'production') {
