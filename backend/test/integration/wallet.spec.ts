@@ -1,6 +1,7 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
+import { CodesService } from '../../src/modules/accounts/codes.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { expectSpecResponse } from '../support/contract';
 import { newUser } from '../support/users';
@@ -173,6 +174,19 @@ describe('wallet', () => {
     if (status === 402) expect(res.body.message).toMatch(/insufficient tokens/i);
     const bal = await stack.http.get(`/api/wallet/${a.id}/balance`).set(a.auth).expect(200);
     expect(bal.body.balance).toBe(1000);
+  });
+
+  it("refuses a transfer to a deleted account's address (404) and moves nothing", async () => {
+    const a = await newUser(stack, 'giver');
+    const gone = await newUser(stack, 'gone');
+    await buyStarter(stack, a);
+    const otp = await stack.app.get(CodesService).issue(gone.email, 'deletion');
+    await stack.http.delete('/api/users/auth/delete-account').send({ email: gone.email, otp }).expect(200);
+    const res = await stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: gone.address, amount: 10 }).expect(404);
+    expectSpecResponse(res, 'transferTokens');
+    expect(res.body.message).toBe(`No wallet found with address ${gone.address}`);
+    const bal = await stack.http.get(`/api/wallet/${a.id}/balance`).set(a.auth).expect(200);
+    expect(bal.body.balance).toBe(2000);
   });
 
   it('refuses a transfer to oneself (422)', async () => {

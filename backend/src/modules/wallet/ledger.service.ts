@@ -380,11 +380,15 @@ export class LedgerService {
     return problems;
   }
 
+  /** A live user's wallet by its address (a deleted account's wallet receives nothing: its GLOB would be gone). */
   async findByAddress(address: string, em: EntityManager): Promise<AccountRow & { kind: string }> {
-    const [row] = (await em.query(`SELECT id, user_id, address, balance, held, bonus, updated_at, kind FROM ledger_accounts WHERE address = $1`, [address])) as Array<
-      AccountRow & { kind: string }
-    >;
-    if (!row || row.kind !== 'user') throw new NotFoundException(`No wallet found with address ${address}`);
+    const [row] = (await em.query(
+      `SELECT a.id, a.user_id, a.address, a.balance, a.held, a.bonus, a.updated_at, a.kind
+       FROM ledger_accounts a JOIN users u ON u.id = a.user_id AND u.deleted_at IS NULL
+       WHERE a.address = $1 AND a.kind = 'user'`,
+      [address],
+    )) as Array<AccountRow & { kind: string }>;
+    if (!row) throw new NotFoundException(`No wallet found with address ${address}`);
     return row;
   }
 
