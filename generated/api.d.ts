@@ -225,7 +225,9 @@ export interface paths {
          * @description Replays the event stream of the caller's job `{id}` (the `streamId` given to `startStream`): from the first
          *     event, or from the event after the one named by the `Last-Event-ID` header, then follows it live until the
          *     `done` or `error` event. Events are kept (in Redis Streams) while the job runs and for a short while after it
-         *     ends, so a reader that connects late or reconnects misses nothing. Same event format as `startStream`.
+         *     ends, so a reader that connects late or reconnects misses nothing; a finished stream replays at once. Same
+         *     event format and the same guarantee as `startStream`: it ends with `done` or `error`, never silently.
+         *     Open streams count toward the caller's limit (20 at once, else 429).
          */
         get: operations["getStream"];
         put?: never;
@@ -249,8 +251,9 @@ export interface paths {
          * Stop a running generation
          * @description Owner only. Signals whichever worker runs the job (through Redis) to abort generation within 1 s; the
          *     stream then ends with a `done` event with `stop_reason: abort`, and only the tokens generated so far are
-         *     charged. Stopping a job that has already ended is harmless and answers `stopped: false`.
-         *     No request body. (The documents do not show the response; this is the designed one.)
+         *     charged. Stopping a job that has already ended is harmless and answers `stopped: false`. A stop that arrives
+         *     before its `startStream` has been handled (the two raced) is remembered for 60 s for the caller and honoured
+         *     when that stream starts: `stopped: true`. No request body.
          */
         post: operations["stopStream"];
         delete?: never;
@@ -281,8 +284,15 @@ export interface paths {
          *     released; a job retried after a worker crash is charged at most once.
          *
          *     **Idempotency.** `streamId` is the job id: repeating the same request with the same `streamId` by its owner
-         *     does not start a second generation — it attaches to the existing job and replays its stream from the start.
+         *     does not start a second generation — it attaches to the existing job and replays its stream from the start;
+         *     however many identical requests arrive at once, one job runs and one user message is saved.
          *     A `streamId` already used by another user, or by a different request (model, prompt or messages), answers 409.
+         *
+         *     **Every reply ends.** A reply whose node stops (crashed, killed, cut off) ends with an `error` event
+         *     (`WORKER_FAILED`) and costs nothing; one that runs past its lifetime (10 minutes) or whose job cannot run ends
+         *     with `TIMEOUT`. A reader whose stream stays silent past the job lock time (30 s) has the job checked and, if it
+         *     is gone, gets that `error` event — never a silent end. Tokens already streamed are charged only if the reply
+         *     completed.
          *
          *     **Conversations.** With `conversation_id` (a conversation of the caller, else 404), the user's message is saved
          *     at once and the assistant's reply is saved when the stream ends (tokens, model, final status), also after a
@@ -1716,9 +1726,10 @@ export interface components {
         };
         StreamErrorEvent: {
             /**
-             * @description `INSUFFICIENT_TOKENS`: the balance could not pay once the job ran; `MODEL_UNAVAILABLE`: no worker could
-             *     load the model; `WORKER_FAILED`: the job failed on every attempt (e.g. its workers crashed);
-             *     `TIMEOUT`: no worker picked the job up in time; `INTERNAL_ERROR`: anything else.
+             * @description `INSUFFICIENT_TOKENS`: the balance could not pay once the job ran; `MODEL_UNAVAILABLE`: no live worker
+             *     serves the model any more; `WORKER_FAILED`: the node generating the reply stopped (crashed, killed, cut off)
+             *     or the job failed on every attempt; `TIMEOUT`: the reply ran past its lifetime or no worker picked it up in
+             *     time; `INTERNAL_ERROR`: anything else. The reply costs nothing.
              * @enum {string}
              */
             code: "INSUFFICIENT_TOKENS" | "MODEL_UNAVAILABLE" | "WORKER_FAILED" | "TIMEOUT" | "INTERNAL_ERROR";
@@ -3274,6 +3285,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The caller already has as many streams open as allowed (20); try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many open streams. Close one or try again in 5 seconds.",
+                     *       "error": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     stopStream: {
@@ -3288,7 +3317,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The stop was signalled, or the job had already ended. */
+            /** @description The stop was signalled (or remembered for a stream about to start), or the job had already ended. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3320,7 +3349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such stream, it has expired, or it belongs to another user. */
+            /** @description The stream belongs to another user. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3454,7 +3483,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The model exists but no live worker has it loaded. */
+            /** @description The caller already has as many streams open as allowed (20); try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "message": "Too many open streams. Close one or try again in 5 seconds.",
+                     *       "error": "Too Many Requests"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description The model exists but no live worker or node has it loaded: nothing is queued and nothing is held. A node is
+             *     live while its heartbeat (every 5 s) is younger than 15 s; a worker that exits is gone at once.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3463,7 +3513,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 503,
-                     *       "message": "Model llama-3-70b-instruct is unavailable: No worker has this model loaded",
+                     *       "message": "Model llama-3-70b-instruct is not available right now: no worker has it loaded",
                      *       "error": "Service Unavailable"
                      *     }
                      */

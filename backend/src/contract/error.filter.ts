@@ -55,6 +55,10 @@ function describe(d: { path: string; message: string; errorCode?: string }): str
   const product = FIELD_MESSAGES[field]?.[keyword];
   if (product) return product;
   if (/^must have required property/.test(d.message)) return `${field}: is required`;
+  // The spec refuses NUL (which PostgreSQL cannot store) in every text field; some fields must not be blank either.
+  if (keyword === 'pattern' && d.message.includes('u0000')) {
+    return d.message.includes('\\S') ? `${field}: must not be blank or contain NUL characters` : `${field}: must not contain NUL characters`;
+  }
   return field ? `${field}: ${d.message}` : d.message;
 }
 

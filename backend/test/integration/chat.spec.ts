@@ -1,3 +1,4 @@
+import { ChatService } from '../../src/modules/chat/chat.service';
 import { expectSpecResponse } from '../support/contract';
 import { newUser } from '../support/users';
 import { startStack, TestStack } from '../support/app';
@@ -14,6 +15,16 @@ describe('chat: conversations saved on the server', () => {
     expectSpecResponse(res, 'createConversation');
     return res.body.conversation as { id: string; conversation_id: string; title: string };
   }
+
+  it('saves a model reply that contains a NUL byte without it (PostgreSQL cannot store one)', async () => {
+    const u = await newUser(stack, 'nulreply');
+    const c = await conversation(u, 'Odd bytes');
+    await stack.db.transaction((em) =>
+      stack.app.get(ChatService).saveReply(em, c.id, { content: 'a\u0000b\u0000c', tokens: 3, model: 'glob-tiny-chat', status: 'sent', promptTokens: 0 }),
+    );
+    const got = await stack.http.get(`/api/chat/conversations/${c.id}`).set(u.auth).expect(200);
+    expect(got.body.conversation.messages.map((m: { content: string }) => m.content)).toEqual(['abc']);
+  });
 
   it('lives: create (default title), add messages, read in order with totals, rename, pin, export, delete', async () => {
     const u = await newUser(stack, 'talker');

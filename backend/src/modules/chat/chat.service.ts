@@ -219,7 +219,8 @@ export class ChatService {
     }
     await em.query(`INSERT INTO messages (conversation_id, role, content, status, model, tokens) VALUES ($1, 'assistant', $2, $3, $4, $5)`, [
       conversationId,
-      reply.content,
+      // A model can emit a NUL byte, which PostgreSQL cannot store: the reply is saved without it.
+      reply.content.replace(/\u0000/g, ''),
       reply.status,
       reply.model,
       reply.tokens,
