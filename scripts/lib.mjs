@@ -116,25 +116,44 @@ export async function runOrFail(label, cmd, args, env) {
   if (code !== 0) fail(`${label} failed`);
 }
 
-/** Starts a long-running child whose output lines are prefixed with its name. */
-export function start(children, name, cmd, args, env) {
+/**
+ * Starts a long-running child whose output lines are prefixed with its name. With `restart`, a child that dies
+ * (crash, OOM kill, SIGKILL) is started again after a backoff (1 s, doubling to 30 s; back to 1 s once it has
+ * run for a minute), until shutdown.
+ */
+export function start(children, name, cmd, args, env, { restart = false } = {}) {
   const color = colors[children.length % colors.length];
-  const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env, FORCE_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const prefix = `${color}${name.padEnd(6)}${reset}| `;
-  for (const stream of [child.stdout, child.stderr]) {
-    let buf = '';
-    stream.on('data', (chunk) => {
-      buf += chunk;
-      const lines = buf.split('\n');
-      buf = lines.pop();
-      for (const line of lines) process.stdout.write(prefix + line + '\n');
+  const entry = { name, child: null };
+  let backoff = 1_000;
+  const launch = () => {
+    const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env, FORCE_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const startedAt = Date.now();
+    for (const stream of [child.stdout, child.stderr]) {
+      let buf = '';
+      stream.on('data', (chunk) => {
+        buf += chunk;
+        const lines = buf.split('\n');
+        buf = lines.pop();
+        for (const line of lines) process.stdout.write(prefix + line + '\n');
+      });
+    }
+    child.on('exit', (code, signal) => {
+      if (shuttingDown) return;
+      log(`${name} exited (${signal ?? code})`);
+      if (!restart) return;
+      if (Date.now() - startedAt > 60_000) backoff = 1_000;
+      log(`${name}: restarting in ${backoff / 1000} s`);
+      setTimeout(() => {
+        if (!shuttingDown) launch();
+      }, backoff);
+      backoff = Math.min(backoff * 2, 30_000);
     });
-  }
-  child.on('exit', (code, signal) => {
-    if (!shuttingDown) log(`${name} exited (${signal ?? code})`);
-  });
-  children.push({ name, child });
-  return child;
+    entry.child = child;
+  };
+  launch();
+  children.push(entry);
+  return entry.child;
 }
 
 let shuttingDown = false;

@@ -44,6 +44,7 @@ onShutdown(children, db.stop);
 await runOrFail('Tiny model', 'npm', ['run', '--silent', 'model:tiny', '-w', 'backend'], env);
 log('Migrating the database');
 await runOrFail('Migrations', 'node', ['backend/dist/database/cli.js', 'migrate'], env);
-start(children, 'api', 'node', ['backend/dist/main.js'], env);
-start(children, 'worker', 'node', ['backend/dist/worker.js'], env);
+// A process that dies is started again (with backoff); Ctrl-C stops them all.
+start(children, 'api', 'node', ['backend/dist/main.js'], env, { restart: true });
+start(children, 'worker', 'node', ['backend/dist/worker.js'], env, { restart: true });
 log(`Glob Network: http://localhost:${port}  (API docs: http://localhost:${port}/api/docs). Ctrl-C stops it.`);

@@ -15,7 +15,7 @@ type Schema = {
   example?: unknown;
   examples?: unknown[];
 };
-type Param = { name: string; in: string; required?: boolean; example?: unknown; schema?: Schema & { format?: string; enum?: string[] } };
+type Param = { $ref?: string; name: string; in: string; required?: boolean; example?: unknown; schema?: Schema & { format?: string; enum?: string[] } };
 type Op = {
   parameters?: Param[];
   requestBody?: { content: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }>; schema?: Schema }> };
@@ -65,7 +65,7 @@ function nulCases(): Case[] {
   for (const o of specOperations()) {
     const item = (spec.paths as Record<string, Record<string, unknown>>)[o.path]!;
     const op = item[o.method] as Op;
-    const params = [...((item.parameters as Param[]) ?? []), ...(op.parameters ?? [])].map(deref);
+    const params = [...((item.parameters as Param[]) ?? []), ...(op.parameters ?? [])].map((p) => deref(p));
     let url = o.path;
     for (const p of params.filter((p) => p.in === 'path')) {
       const s = deref(p.schema ?? {}) as Param['schema'] & object;
