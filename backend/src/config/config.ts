@@ -90,7 +90,14 @@ const envSchema = z.object({
   /** BullMQ job lock: a worker that stops renewing it (killed) loses the job to another after this long. */
   JOB_LOCK_MS: positiveInt.default(30_000),
   JOB_STALLED_INTERVAL_MS: positiveInt.default(15_000),
-  HEARTBEAT_SECONDS: positiveInt.default(10),
+  /** How often a worker or node reports in; it counts as live for three beats (see nodeLiveSeconds). */
+  HEARTBEAT_SECONDS: positiveInt.default(5),
+  /** The longest a reply may run; past it the reaper ends it with TIMEOUT and releases its hold. */
+  REPLY_TIMEOUT_SECONDS: positiveInt.default(600),
+  /** How often the reaper looks for replies whose job died, stalled or outlived its time. */
+  REAPER_INTERVAL_MS: positiveInt.default(5_000),
+  /** Event streams one user may have open at once (start and replay), across the API processes. */
+  STREAMS_PER_USER: positiveInt.default(20),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
   LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
   /** Where development secrets are kept when none are given (created on first run). */
@@ -206,6 +213,11 @@ export interface AppConfig {
     jobLockMs: number;
     jobStalledIntervalMs: number;
     heartbeatSeconds: number;
+    /** A node is live while its last heartbeat is younger than this: the one definition of "live". */
+    nodeLiveSeconds: number;
+    replyTimeoutSeconds: number;
+    reaperIntervalMs: number;
+    streamsPerUser: number;
   };
   publicWebUrl: string;
   oauth: Partial<Record<OAuthProviderName, OAuthProviderConfig>>;
@@ -320,6 +332,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       jobLockMs: env.JOB_LOCK_MS,
       jobStalledIntervalMs: env.JOB_STALLED_INTERVAL_MS,
       heartbeatSeconds: env.HEARTBEAT_SECONDS,
+      nodeLiveSeconds: env.HEARTBEAT_SECONDS * 3,
+      replyTimeoutSeconds: env.REPLY_TIMEOUT_SECONDS,
+      reaperIntervalMs: env.REAPER_INTERVAL_MS,
+      streamsPerUser: env.STREAMS_PER_USER,
     },
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     logLevel: env.LOG_LEVEL,

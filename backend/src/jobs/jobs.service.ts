@@ -36,6 +36,19 @@ export class JobsService implements OnApplicationShutdown {
     return job.id!;
   }
 
+  /** A job's state ('waiting', 'active', 'failed', …), or 'missing' when there is no such job (never queued, or removed). */
+  async state(name: QueueName, jobId: string): Promise<string> {
+    const job = await this.queue(name).getJob(jobId);
+    return job ? await job.getState() : 'missing';
+  }
+
+  /** Removes a job that no worker holds, so it never runs; one being processed is left to its worker (and lock). */
+  async discard(name: QueueName, jobId: string): Promise<void> {
+    await this.queue(name)
+      .remove(jobId)
+      .catch(() => undefined);
+  }
+
   /** Jobs waiting, active or delayed per queue (used by stats and tests). */
   async counts(name: QueueName): Promise<Record<string, number>> {
     return this.queue(name).getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');

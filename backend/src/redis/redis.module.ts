@@ -8,6 +8,8 @@ export const REDIS = Symbol('REDIS');
 /** Options shared by the command client and BullMQ (which needs maxRetriesPerRequest: null for blocking calls). */
 export function redisOptions(config: Pick<AppConfig, 'redis'>, forBullmq = false): RedisOptions {
   return {
+    // Named after the deployment's prefix, so CLIENT LIST shows (and tests count) whose connections they are.
+    connectionName: config.redis.prefix.replace(/[^A-Za-z0-9:_-]/g, '_'),
     lazyConnect: false,
     connectTimeout: 5_000,
     enableOfflineQueue: forBullmq,

@@ -10,9 +10,10 @@ import { CatalogModel, loadCatalog, modelsForWorker } from '../modules/inference
 import { LlamaEngine } from '../modules/inference/engine/llama-engine';
 import { NodesRepository } from '../modules/inference/nodes.repository';
 import { hardwareScore, taskDifficulty } from '../modules/inference/rewards';
-import { StreamEvent, TokenBatcher, TokenStream } from '../modules/inference/streams';
+import { StreamEvent, stopKey, TokenBatcher, TokenStream } from '../modules/inference/streams';
 import { TasksService } from '../modules/inference/tasks.service';
 import { createRedis, REDIS } from '../redis/redis.module';
+import { rowsOf } from '../database/sql';
 
 type StopReason = Extract<StreamEvent, { type: 'done' }>['stop_reason'];
 
@@ -123,8 +124,20 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     const base = { taskId: data.taskId, nodeId: this.nodeId!, holdId: data.holdId, difficulty: 1, bytes: 0 };
     let text = '';
     const reply = () => (data.conversationId ? { reply: { conversationId: data.conversationId, userMessageId: data.userMessageId, content: text, model: data.modelId } } : {});
+    // A task the reaper has already ended (its reader saw the error) gets no second final event.
     const fail = async (code: Extract<StreamEvent, { type: 'error' }>['code'], message: string, promptTokens = 0) => {
-      await this.tasks.finish({ ...base, ...reply(), status: 'failed', promptTokens, completionTokens: 0, chargedUnits: 0, durationMs: Date.now() - started, stopReason: null, error: message });
+      const ended = await this.tasks.finish({
+        ...base,
+        ...reply(),
+        status: 'failed',
+        promptTokens,
+        completionTokens: 0,
+        chargedUnits: 0,
+        durationMs: Date.now() - started,
+        stopReason: null,
+        error: message,
+      });
+      if (!ended) return;
       await stream.append({ type: 'error', code, message });
       await stream.finish(ttl);
     };
@@ -135,7 +148,14 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       await fail('WORKER_FAILED', 'The node generating this reply stopped. Please try again.');
       return;
     }
-    await this.db.query(`UPDATE inference_tasks SET status = 'running', node_id = $2, started_at = now() WHERE id = $1`, [data.taskId, this.nodeId]);
+    const [claimed] = rowsOf(
+      await this.db.query(`UPDATE inference_tasks SET status = 'running', node_id = $2, started_at = now() WHERE id = $1 AND status IN ('queued', 'running') RETURNING id`, [
+        data.taskId,
+        this.nodeId,
+      ]),
+    );
+    // Ended meanwhile (the reaper timed it out, or its model had no node): nothing to generate.
+    if (!claimed) return;
 
     const promptTokens = engine.countTokens(model.id, data.messages);
     let maxTokens = data.params.maxTokens;
@@ -157,7 +177,8 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     });
     const abort = new AbortController();
     this.running.set(data.streamId, abort);
-    if (await this.redis.exists(`${this.config.redis.prefix}:stop:${data.streamId}`)) abort.abort();
+    // A stop asked before the job ran (also one that raced the start request) is honoured at once.
+    if ((await this.redis.get(stopKey(this.config.redis.prefix, data.streamId))) === data.userId) abort.abort();
     try {
       const result = await engine.generate(model.id, {
         messages: data.messages,
@@ -174,7 +195,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       const stopReason: StopReason = result.stopReason === 'length' && budgetLimited ? 'budget' : result.stopReason;
       const used = result.promptTokens + result.completionTokens;
       const promptBytes = data.messages.reduce((n, m) => n + Buffer.byteLength(m.content), 0);
-      await this.tasks.finish({
+      const ended = await this.tasks.finish({
         ...base,
         ...reply(),
         status: 'completed',
@@ -187,6 +208,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
         error: null,
         difficulty: taskDifficulty(model.parameters, used),
       });
+      if (!ended) return;
       await stream.append({
         type: 'done',
         success: true,

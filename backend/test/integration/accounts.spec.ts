@@ -487,23 +487,25 @@ describe('accounts', () => {
         await forgetResendWait(stack, email, purpose ?? 'deletion');
         await stack.http.post(path).set('X-Forwarded-For', `10.90.${i}.${email === 'timed@example.com' ? 1 : 2}`).send({ email, ...(purpose ? { purpose } : {}) }).expect(202);
       };
-      const results = {
-        sendOtp: await medians(codeSend('/api/users/send-otp', 'signup'), 'timed@example.com', 'untimed@example.com'),
-        sendReset: await medians(codeSend('/api/users/send-otp', 'password_reset'), 'timed@example.com', 'untimed@example.com'),
-        sendDeletionOtp: await medians(codeSend('/api/users/auth/send-deletion-otp'), 'timed@example.com', 'untimed@example.com'),
-        register: await medians(
-          (email, i) => stack.http.post('/api/users/register').set('X-Forwarded-For', `10.91.${i}.1`).send({ email, password: PASSWORD, username: 'x' }).expect(400),
-          'timed@example.com',
-          'untimed@example.com',
-        ),
-        login: await medians(
-          (email, i) => stack.http.post('/api/users/login').set('X-Forwarded-For', `10.92.${i}.1`).send({ email, password: 'not the right one' }).expect(401),
-          'timed@example.com',
-          'untimed@example.com',
-        ),
+      const register = (email: string, i: number) =>
+        stack.http.post('/api/users/register').set('X-Forwarded-For', `10.91.${i}.1`).send({ email, password: PASSWORD, username: 'x' }).expect(400);
+      const login = (email: string, i: number) =>
+        stack.http.post('/api/users/login').set('X-Forwarded-For', `10.92.${i}.1`).send({ email, password: 'not the right one' }).expect(401);
+      const ops: Record<string, (email: string, i: number) => Promise<unknown>> = {
+        sendOtp: codeSend('/api/users/send-otp', 'signup'),
+        sendReset: codeSend('/api/users/send-otp', 'password_reset'),
+        sendDeletionOtp: codeSend('/api/users/auth/send-deletion-otp'),
+        register,
+        login,
       };
-      for (const [op, pair] of Object.entries(results)) expect([op, pair, close(pair)]).toEqual([op, pair, true]);
-    }, 60_000);
+      // Other test files share the machine: a comparison spoilt by their load is measured again (up to 3 rounds).
+      // A real difference, such as skipping the code write for unknown addresses, shows in every round.
+      for (const [op, send] of Object.entries(ops)) {
+        const rounds: Array<readonly [number, number]> = [];
+        while (rounds.length < 3 && !rounds.some(close)) rounds.push(await medians(send, 'timed@example.com', 'untimed@example.com'));
+        expect([op, rounds, rounds.some(close)]).toEqual([op, rounds, true]);
+      }
+    }, 120_000);
   });
 
   describe('password checks under a flood', () => {

@@ -5,12 +5,15 @@ import { WalletModule } from '../wallet/wallet.module';
 import { InferenceController } from './inference.controller';
 import { InferenceService } from './inference.service';
 import { NodesRepository } from './nodes.repository';
+import { ReplyReaper } from './reaper.service';
+import { StreamHub } from './stream-hub';
+import { StreamSlots } from './stream-slots';
 import { TasksService } from './tasks.service';
 
 @Module({
   imports: [WalletModule, NotificationsModule, ChatModule],
   controllers: [InferenceController],
-  providers: [InferenceService, NodesRepository, TasksService],
+  providers: [InferenceService, NodesRepository, TasksService, StreamHub, StreamSlots, ReplyReaper],
   exports: [TasksService, NodesRepository],
 })
 export class InferenceModule {}

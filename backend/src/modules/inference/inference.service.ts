@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
+import { rowsOf } from '../../database/sql';
 import { JobsService } from '../../jobs/jobs.service';
 import type { InferenceJob } from '../../jobs/jobs';
 import { REDIS } from '../../redis/redis.module';
@@ -13,7 +14,10 @@ import { InsufficientTokensException, LedgerService } from '../wallet/ledger.ser
 import { toGlob } from '../wallet/units';
 import { CatalogModel, GENERATION_DEFAULTS, loadCatalog } from './catalog';
 import { NodesRepository } from './nodes.repository';
-import { readStream, StreamEvent, TokenStream } from './streams';
+import { ReplyReaper } from './reaper.service';
+import { StreamHub } from './stream-hub';
+import { StreamSlot, StreamSlots } from './stream-slots';
+import { StreamEvent, stopKey, TokenStream } from './streams';
 
 type Turn = InferenceJob['messages'][number];
 
@@ -25,6 +29,9 @@ export const estimateTokens = (messages: Turn[]) => messages.reduce((n, m) => n 
  * character, and the chat template adds some); what is not used is released when the reply ends.
  */
 export const boundTokens = (messages: Turn[]) => messages.reduce((n, m) => n + Buffer.byteLength(m.content) + 16, 16);
+
+/** How long a stop that arrived before its stream is remembered. */
+const EARLY_STOP_SECONDS = 60;
 
 export interface StartedStream {
   streamId: string;
@@ -44,6 +51,9 @@ export class InferenceService {
     private readonly ledger: LedgerService,
     private readonly nodes: NodesRepository,
     private readonly chat: ChatService,
+    private readonly hub: StreamHub,
+    private readonly slots: StreamSlots,
+    private readonly reaper: ReplyReaper,
   ) {
     this.catalog = loadCatalog(config);
   }
@@ -81,7 +91,7 @@ export class InferenceService {
   /**
    * Queues a generation: reserves the cost of the prompt and up to max_tokens (402 when the balance cannot
    * pay for the prompt), records the task, and enqueues the job under the stream id, so starting the same
-   * stream twice never starts two generations.
+   * stream twice never starts two generations (nor saves the user's message twice).
    */
   async start(userId: string, input: RequestBody<'startStream'>): Promise<StartedStream> {
     let messages: Turn[] = input.messages ?? [{ role: 'user', content: input.prompt! }];
@@ -93,28 +103,37 @@ export class InferenceService {
     const requestHash = createHash('sha256').update(JSON.stringify([input.modelId, messages, params])).digest('hex');
     const existing = await this.findTask(input.streamId);
     if (existing) {
-      if (existing.user_id !== userId || existing.request_hash !== requestHash) {
-        throw new ConflictException('This streamId is already used by another request');
-      }
-      return this.stream(input.streamId);
+      this.assertSameRequest(existing, userId, requestHash);
+      return this.stream(input.streamId, await this.slots.acquire(userId));
     }
     const model = await this.availableModel(input.modelId);
     const conversationId = input.conversation_id;
-    let userMessageId: string | undefined;
     if (conversationId) {
-      // The user's message is saved at once; with a bare prompt the model also sees the conversation so far
-      // (the engine trims the oldest turns to fit its context).
+      // With a bare prompt the model also sees the conversation so far (the engine trims the oldest turns to fit).
       await this.chat.assertOwned(userId, conversationId);
-      const last = messages.at(-1)!;
-      if (!input.messages) messages = [...(await this.chat.history(conversationId)), last];
-      // A prompt the balance cannot pay for is refused before it is saved (a retry would save it twice).
-      await this.assertAffordable(userId, model, messages);
-      userMessageId = (await this.chat.append(userId, conversationId, { role: 'user', content: last.content, status: 'sent', model: model.id })).id;
+      if (!input.messages) messages = [...(await this.chat.history(conversationId)), messages.at(-1)!];
     }
-    await this.queue({ userId, streamId: input.streamId, model, messages, params, requestHash, conversationId, userMessageId });
-    return this.stream(input.streamId);
+    // A prompt the balance cannot pay for is refused before anything is saved (a retry would save it twice).
+    await this.assertAffordable(userId, model, messages);
+    const slot = await this.slots.acquire(userId);
+    try {
+      await this.queue({ userId, streamId: input.streamId, model, messages, params, requestHash, conversationId });
+    } catch (err) {
+      await slot.release();
+      throw err;
+    }
+    return this.stream(input.streamId, slot);
   }
 
+  private assertSameRequest(task: { user_id: string; request_hash: string }, userId: string, requestHash: string): void {
+    if (task.user_id !== userId || task.request_hash !== requestHash) throw new ConflictException('This streamId is already used by another request');
+  }
+
+  /**
+   * Claims the stream id with the task row first: of identical requests racing, exactly one gets past the
+   * insert; the others join its stream without holding anything. Only the winner holds the cost and saves the
+   * user's message.
+   */
   private async queue(args: {
     userId: string;
     streamId: string;
@@ -123,31 +142,36 @@ export class InferenceService {
     params: InferenceJob['params'];
     requestHash: string;
     conversationId?: string;
-    userMessageId?: string;
   }): Promise<void> {
     const { model, params } = args;
-    const fullCost = (boundTokens(args.messages) + params.maxTokens) * model.priceUnits;
-    await this.assertAffordable(args.userId, model, args.messages);
     const taskId = randomUUID();
-    const hold =
-      fullCost > 0
-        ? await this.ledger.reserve(args.userId, fullCost, `AI reply (${model.displayName})`, args.streamId)
-        : null;
-    try {
+    const claimed = rowsOf(
       await this.db.query(
-        `INSERT INTO inference_tasks (id, user_id, model_id, status, stream_id, request_hash, hold_id, max_tokens, price_units, conversation_id)
-         VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9)`,
-        [taskId, args.userId, model.id, args.streamId, args.requestHash, hold?.holdId ?? null, params.maxTokens, model.priceUnits, args.conversationId ?? null],
-      );
+        `INSERT INTO inference_tasks (id, user_id, model_id, status, stream_id, request_hash, max_tokens, price_units, conversation_id)
+         VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8) ON CONFLICT (stream_id) DO NOTHING RETURNING id`,
+        [taskId, args.userId, model.id, args.streamId, args.requestHash, params.maxTokens, model.priceUnits, args.conversationId ?? null],
+      ),
+    );
+    if (claimed.length === 0) {
+      const other = await this.findTask(args.streamId);
+      if (other) return this.assertSameRequest(other, args.userId, args.requestHash);
+      throw new ConflictException('This streamId is already used by another request');
+    }
+    const fullCost = (boundTokens(args.messages) + params.maxTokens) * model.priceUnits;
+    let hold: { holdId: string; reserved: number } | null = null;
+    try {
+      if (fullCost > 0) hold = await this.ledger.reserve(args.userId, fullCost, `AI reply (${model.displayName})`, args.streamId);
     } catch (err) {
-      if (hold) await this.ledger.release(hold.holdId);
-      if ((err as { code?: string }).code === '23505') {
-        // The same stream was started twice at once: the first one queued it; this one joins it.
-        const other = await this.findTask(args.streamId);
-        if (other?.user_id === args.userId && other.request_hash === args.requestHash) return;
-        throw new ConflictException('This streamId is already used by another request');
-      }
+      // The balance changed since the check: the claim goes, and nothing was saved.
+      await this.db.query(`DELETE FROM inference_tasks WHERE id = $1`, [taskId]);
       throw err;
+    }
+    if (hold) await this.db.query(`UPDATE inference_tasks SET hold_id = $2 WHERE id = $1`, [taskId, hold.holdId]);
+    let userMessageId: string | undefined;
+    if (args.conversationId) {
+      // Saved at once, so a closed tab loses nothing; the reply joins it when the stream ends.
+      const last = args.messages.at(-1)!;
+      userMessageId = (await this.chat.append(args.userId, args.conversationId, { role: 'user', content: last.content, status: 'sent', model: model.id })).id;
     }
     await this.jobs.enqueue(
       'inference.generate',
@@ -162,7 +186,7 @@ export class InferenceService {
         holdUnits: hold?.reserved ?? 0,
         priceUnits: model.priceUnits,
         ...(args.conversationId ? { conversationId: args.conversationId } : {}),
-        ...(args.userMessageId ? { userMessageId: args.userMessageId } : {}),
+        ...(userMessageId ? { userMessageId } : {}),
       },
       { jobId: args.streamId },
     );
@@ -187,18 +211,21 @@ export class InferenceService {
     return row;
   }
 
-  private stream(streamId: string): StartedStream {
+  /**
+   * The stream's events through the process's shared reader. A stream silent for the job lock time has its
+   * task checked (the reaper ends a dead one with an error event), so a reader never hangs or ends silently.
+   */
+  private stream(streamId: string, slot: StreamSlot): StartedStream {
     const key = TokenStream.key(this.config.redis.prefix, streamId);
-    const redis = this.redis;
+    const { hub, reaper } = this;
+    const idleMs = this.config.inference.jobLockMs;
     return {
       streamId,
       async *events(after: number, signal?: AbortSignal) {
-        // XREAD BLOCK holds its connection: each reader gets its own.
-        const reader = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
         try {
-          yield* readStream(reader, key, { after, idleTimeoutMs: 120_000, signal });
+          yield* hub.read(key, { after, idleMs, signal, onIdle: async () => void (await reaper.checkStream(streamId)) });
         } finally {
-          reader.disconnect();
+          await slot.release();
         }
       },
     };
@@ -214,17 +241,25 @@ export class InferenceService {
     if (!task || task.user_id !== userId || (!live && !(await this.redis.exists(TokenStream.key(this.config.redis.prefix, streamId))))) {
       throw new NotFoundException('Stream not found');
     }
-    return this.stream(streamId);
+    return this.stream(streamId, await this.slots.acquire(userId));
   }
 
-  /** Reaches whichever worker runs the job (a key for one not started yet, a message for one running). */
+  /**
+   * Reaches whichever worker runs the job (a key for one not started yet, a message for one running). A stop
+   * for a stream that does not exist yet (it raced its own start) is kept for the caller for a minute; the
+   * worker honours a stop key only when it names the stream's owner.
+   */
   async stop(userId: string, streamId: string): Promise<Schemas['StreamStopped']> {
     const task = await this.findTask(streamId);
-    if (!task || task.user_id !== userId) throw new NotFoundException('Stream not found');
+    const key = stopKey(this.config.redis.prefix, streamId);
+    if (!task) {
+      await this.redis.set(key, userId, 'EX', EARLY_STOP_SECONDS, 'NX');
+      return { stopped: true, stream_id: streamId };
+    }
+    if (task.user_id !== userId) throw new NotFoundException('Stream not found');
     if (task.status !== 'queued' && task.status !== 'running') return { stopped: false, stream_id: streamId };
-    const prefix = this.config.redis.prefix;
-    await this.redis.set(`${prefix}:stop:${streamId}`, '1', 'EX', 3600);
-    await this.redis.publish(`${prefix}:inference:stop`, streamId);
+    await this.redis.set(key, userId, 'EX', 3600);
+    await this.redis.publish(`${this.config.redis.prefix}:inference:stop`, streamId);
     return { stopped: true, stream_id: streamId };
   }
 

@@ -1,9 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
 import { rowsOf } from '../../database/sql';
 
-/** A worker is live while its heartbeat (every HEARTBEAT_SECONDS) is younger than this. */
-export const NODE_LIVE_SECONDS = 30;
+/**
+ * SQL for "node n is live": not stopped, and its heartbeat younger than the live window (bound as `$param`,
+ * from `config.inference.nodeLiveSeconds`). Every query that counts live nodes uses it.
+ */
+export const liveNode = (n: string, param: string) => `(${n}.stopped_at IS NULL AND ${n}.last_seen_at > now() - make_interval(secs => ${param}))`;
 
 export interface NodeInfo {
   ownerId: string | null;
@@ -20,7 +25,10 @@ export interface NodeInfo {
 
 @Injectable()
 export class NodesRepository {
-  constructor(@Inject(DataSource) private readonly db: DataSource) {}
+  constructor(
+    @Inject(DataSource) private readonly db: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async register(info: NodeInfo): Promise<string> {
     const [row] = (await this.db.query(
@@ -48,9 +56,8 @@ export class NodesRepository {
   /** model id → number of live workers that have it loaded. */
   async liveModels(): Promise<Map<string, number>> {
     const rows = (await this.db.query(
-      `SELECT m AS model, count(*)::int AS nodes FROM nodes, unnest(models) AS m
-       WHERE stopped_at IS NULL AND last_seen_at > now() - make_interval(secs => $1) GROUP BY m`,
-      [NODE_LIVE_SECONDS],
+      `SELECT m AS model, count(*)::int AS nodes FROM nodes n, unnest(n.models) AS m WHERE ${liveNode('n', '$1')} GROUP BY m`,
+      [this.config.inference.nodeLiveSeconds],
     )) as Array<{ model: string; nodes: number }>;
     return new Map(rows.map((r) => [r.model, r.nodes]));
   }

@@ -3,6 +3,9 @@ import type { Schemas } from '../../contract/types';
 
 export type StreamEvent = Schemas['StreamEvent'];
 
+/** Where a stop for a stream waits for its worker; the value is the user who asked. */
+export const stopKey = (prefix: string, streamId: string) => `${prefix}:stop:${streamId}`;
+
 /**
  * Token streams live in Redis Streams (not pub/sub), so a reader that connects late or reconnects misses
  * nothing. Entry ids are `0-<n>` with n = 1, 2, 3…: the same n is the SSE `id:` and a reader resumes
@@ -31,6 +34,15 @@ export class TokenStream {
   append(event: StreamEvent): Promise<unknown> {
     this.seq += 1;
     return this.redis.xadd(this.key, `0-${this.seq}`, 'e', JSON.stringify(event));
+  }
+
+  /** The text of the token events so far (a reply ended from outside keeps what was streamed). */
+  async text(): Promise<string> {
+    const entries = (await this.redis.xrange(this.key, '-', '+')) as Array<[string, string[]]>;
+    return entries
+      .map(([, fields]) => JSON.parse(fields[1]!) as StreamEvent)
+      .map((e) => (e.type === 'token' ? e.text : ''))
+      .join('');
   }
 
   async finish(ttlSeconds: number): Promise<void> {
@@ -69,33 +81,5 @@ export class TokenBatcher {
     this.pending = '';
     this.last = Date.now();
     this.send(text);
-  }
-}
-
-export interface ReadOptions {
-  /** Last event id the reader already has (0 = from the start). */
-  after: number;
-  /** Gives up waiting for the first event after this long (the job may never have been queued). */
-  idleTimeoutMs: number;
-  signal?: AbortSignal;
-}
-
-/** Reads events in order until `done` or `error`, blocking between them. */
-export async function* readStream(redis: Redis, key: string, opts: ReadOptions): AsyncGenerator<{ id: number; event: StreamEvent }> {
-  let cursor = `0-${opts.after}`;
-  let idleSince = Date.now();
-  while (!opts.signal?.aborted) {
-    const res = (await redis.xread('COUNT', 256, 'BLOCK', 1000, 'STREAMS', key, cursor)) as Array<[string, Array<[string, string[]]>]> | null;
-    if (!res) {
-      if (Date.now() - idleSince > opts.idleTimeoutMs) return;
-      continue;
-    }
-    idleSince = Date.now();
-    for (const [id, fields] of res[0]![1]) {
-      cursor = id;
-      const event = JSON.parse(fields[1]!) as StreamEvent;
-      yield { id: Number(id.split('-')[1]), event };
-      if (event.type === 'done' || event.type === 'error') return;
-    }
   }
 }

@@ -4,13 +4,14 @@ import type { Schemas } from '../../contract/types';
 import { rowsOf } from '../../database/sql';
 import { ChatService } from '../chat/chat.service';
 import { NotificationsService } from '../notifications/notifications.service';
-import { LedgerService } from '../wallet/ledger.service';
+import { LedgerService, STALE_GRACE_SECONDS } from '../wallet/ledger.service';
 import { toGlob } from '../wallet/units';
 import { REWARD_BASE_GLOB, rewardUnits } from './rewards';
 
 export interface TaskOutcome {
   taskId: string;
-  nodeId: string;
+  /** The node that ran it; null when it never ran (ended by the reaper while queued). */
+  nodeId: string | null;
   holdId: string;
   status: 'completed' | 'failed';
   promptTokens: number;
@@ -50,9 +51,16 @@ export class TasksService {
     private readonly chat: ChatService,
   ) {}
 
-  async finish(outcome: TaskOutcome): Promise<void> {
-    if (outcome.holdId) await this.ledger.settle(outcome.holdId, outcome.chargedUnits);
-    await this.db.transaction(async (em) => {
+  /**
+   * Ends a task once: settles its hold, saves its reply and records the outcome in one transaction, after
+   * locking the task. False when it had already ended (a worker finishing a reply the reaper has just ended,
+   * or the other way round): then nothing is charged or saved again.
+   */
+  async finish(outcome: TaskOutcome): Promise<boolean> {
+    const ended = await this.db.transaction(async (em) => {
+      const [task] = rowsOf<{ status: string }>(await em.query(`SELECT status FROM inference_tasks WHERE id = $1 FOR UPDATE`, [outcome.taskId]));
+      if (!task || (task.status !== 'queued' && task.status !== 'running')) return false;
+      if (outcome.holdId) await this.ledger.settle(outcome.holdId, outcome.chargedUnits, em);
       const reply = outcome.reply;
       if (reply) {
         await this.chat.saveReply(em, reply.conversationId, {
@@ -65,7 +73,7 @@ export class TasksService {
         });
       }
       await em.query(
-      `UPDATE inference_tasks SET status = $2, node_id = $3, prompt_tokens = $4, completion_tokens = $5, bytes_processed = $6,
+      `UPDATE inference_tasks SET status = $2, node_id = coalesce($3, node_id), prompt_tokens = $4, completion_tokens = $5, bytes_processed = $6,
               duration_ms = $7, stop_reason = $8, error = $9, charged_units = $10, difficulty = $11, completed_at = now()
        WHERE id = $1 AND status IN ('queued', 'running')`,
       [
@@ -82,8 +90,9 @@ export class TasksService {
         outcome.difficulty,
       ],
       );
+      return true;
     });
-    if (outcome.status === 'completed') {
+    if (ended && outcome.status === 'completed') {
       try {
         await this.reward(outcome.taskId);
       } catch (err) {
@@ -91,6 +100,7 @@ export class TasksService {
         this.logger.warn(`Reward for task ${outcome.taskId} failed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
+    return ended;
   }
 
   private async load(em: EntityManager, taskId: string): Promise<TaskRow | undefined> {
@@ -101,6 +111,16 @@ export class TasksService {
         [taskId],
       ),
     )[0];
+  }
+
+  /** For ledger:check: tasks still open past the longest possible reply (the reaper should have ended them). */
+  static async stuck(em: EntityManager, replyTimeoutSeconds: number): Promise<string[]> {
+    const rows = (await em.query(
+      `SELECT id, stream_id, status, extract(epoch FROM now() - created_at)::int AS age FROM inference_tasks
+       WHERE status IN ('queued', 'running') AND created_at < now() - make_interval(secs => $1)`,
+      [replyTimeoutSeconds + STALE_GRACE_SECONDS],
+    )) as Array<{ id: string; stream_id: string; status: string; age: number }>;
+    return rows.map((t) => `task ${t.id} (${t.stream_id}) is still ${t.status} after ${t.age} s, past the longest possible reply`);
   }
 
   /** Credits the node owner's reward for a completed task; null when there is nobody to pay or it was paid. */

@@ -1,5 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import { liveNode } from '../inference/nodes.repository';
 
 export interface StatsRow {
   active_users: string;
@@ -12,12 +15,12 @@ export interface StatsRow {
   failed_tasks: string;
 }
 
-/** Nodes that sent a heartbeat this recently count as online. */
-export const NODE_ONLINE_SECONDS = 60;
-
 @Injectable()
 export class StatsRepository {
-  constructor(@Inject(DataSource) private readonly db: DataSource) {}
+  constructor(
+    @Inject(DataSource) private readonly db: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async counts(): Promise<StatsRow> {
     const [row] = (await this.db.query(
@@ -25,12 +28,12 @@ export class StatsRepository {
          (SELECT count(*) FROM users WHERE deleted_at IS NULL) AS active_users,
          (SELECT count(*) FROM inference_tasks WHERE status = 'completed') AS total_tasks,
          (SELECT coalesce(sum(bytes_processed), 0) FROM inference_tasks WHERE status = 'completed') AS bytes_processed,
-         (SELECT count(*) FROM nodes WHERE last_seen_at > now() - make_interval(secs => $1)) AS active_nodes,
-         (SELECT count(DISTINCT owner_id) FROM nodes WHERE last_seen_at > now() - make_interval(secs => $1)) AS connected_peers,
+         (SELECT count(*) FROM nodes n WHERE ${liveNode('n', '$1')}) AS active_nodes,
+         (SELECT count(DISTINCT owner_id) FROM nodes n WHERE ${liveNode('n', '$1')}) AS connected_peers,
          (SELECT count(*) FROM inference_tasks WHERE status = 'running') AS active_tasks,
          (SELECT count(*) FROM inference_tasks WHERE status = 'queued') AS pending_tasks,
          (SELECT count(*) FROM inference_tasks WHERE status = 'failed') AS failed_tasks`,
-      [NODE_ONLINE_SECONDS],
+      [this.config.inference.nodeLiveSeconds],
     )) as StatsRow[];
     return row!;
   }

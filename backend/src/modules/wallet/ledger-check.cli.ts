@@ -1,15 +1,20 @@
-/* npm run ledger:check — reconciles the ledger of DATABASE_URL: balances against their entries, every
- * transaction against zero, holds against pending transactions. Exit 1 when anything disagrees. */
+/* npm run ledger:check — reconciles the ledger of DATABASE_URL: balances (and their bonus parts) against their
+ * entries, every transaction against zero, holds against pending transactions, and time: no hold or reply task
+ * open past the longest possible reply. Exit 1 when anything disagrees. */
 import 'reflect-metadata';
 import { loadConfig } from '../../config/config';
 import { createDataSource } from '../../database/data-source';
+import { TasksService } from '../inference/tasks.service';
 import { LedgerService } from './ledger.service';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const db = await createDataSource(config).initialize();
   try {
-    const problems = await new LedgerService(db, config, undefined as never).reconcile();
+    const problems = [
+      ...(await new LedgerService(db, config, undefined as never).reconcile()),
+      ...(await TasksService.stuck(db.manager, config.inference.replyTimeoutSeconds)),
+    ];
     const [{ accounts, transactions }] = (await db.query(
       `SELECT (SELECT count(*) FROM ledger_accounts)::int AS accounts, (SELECT count(*) FROM ledger_transactions)::int AS transactions`,
     )) as [{ accounts: number; transactions: number }];

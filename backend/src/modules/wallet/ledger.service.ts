@@ -26,6 +26,9 @@ export class InsufficientTokensException extends HttpException {
   }
 }
 
+/** What the reaper may lag behind the reply timeout before an open hold or task counts as stuck. */
+export const STALE_GRACE_SECONDS = 60;
+
 export const BONUS_NOT_TRANSFERABLE = 'The welcome bonus can be spent on the network but not transferred.';
 
 export interface PostingLine {
@@ -211,9 +214,13 @@ export class LedgerService {
     });
   }
 
-  /** Settles a hold: `units` (≤ the hold) become one completed spending; the rest is released. Idempotent. */
-  async settle(holdId: string, units: number): Promise<void> {
-    await this.db.transaction(async (em) => {
+  /**
+   * Settles a hold: `units` (≤ the hold) become one completed spending; the rest is released. Idempotent.
+   * Inside the caller's transaction when `outer` is given (a task settles with its own end).
+   */
+  async settle(holdId: string, units: number, outer?: EntityManager): Promise<void> {
+    const run = <T>(work: (em: EntityManager) => Promise<T>) => (outer ? work(outer) : this.db.transaction(work));
+    await run(async (em) => {
       const [hold] = (await em.query(
         `SELECT amount, hold_account_id, status FROM ledger_transactions WHERE id = $1 FOR UPDATE`,
         [holdId],
@@ -371,6 +378,14 @@ export class LedgerService {
        WHERE (e.bonus < 0 AND t.type <> 'spending') OR (e.bonus > 0 AND t.type <> 'welcome_bonus')`,
     )) as Array<Record<string, string>>;
     for (const l of leaked) problems.push(`transaction ${l.transaction_id} (${l.type}) moves welcome bonus`);
+    // No hold outlives the longest possible reply (the reaper ends replies at the timeout, checking every few seconds).
+    const stale = (await em.query(
+      `SELECT t.id, t.reference, a.address, extract(epoch FROM now() - t.created_at)::int AS age
+       FROM ledger_transactions t JOIN ledger_accounts a ON a.id = t.hold_account_id
+       WHERE t.status = 'pending' AND t.created_at < now() - make_interval(secs => $1)`,
+      [this.config.inference.replyTimeoutSeconds + STALE_GRACE_SECONDS],
+    )) as Array<Record<string, string>>;
+    for (const h of stale) problems.push(`hold ${h.id} (${h.reference}) on ${h.address} is ${h.age} s old, older than the longest possible reply`);
     const unbalanced = (await em.query(
       `SELECT transaction_id, sum(amount) AS sum FROM ledger_entries GROUP BY transaction_id HAVING sum(amount) <> 0`,
     )) as Array<Record<string, string>>;
