@@ -34,6 +34,9 @@ export const verifyOtp = (body: Schemas['VerifyOtpRequest']) => unwrap(api.POST(
 export const registerWithOtp = (body: Schemas['RegisterWithOtpRequest']) =>
   unwrap(api.POST('/api/users/register-with-otp', { body }));
 
+/** POST /api/users/reset-password (needs the verification token of verify-otp with purpose password_reset). */
+export const resetPassword = (body: Schemas['ResetPasswordRequest']) => unwrap(api.POST('/api/users/reset-password', { body }));
+
 /** GET /api/users/oauth/auth-url/{provider} → authorization_url (the browser then goes there). */
 export const oauthAuthUrl = (provider: OAuthProvider) =>
   unwrap(api.GET('/api/users/oauth/auth-url/{provider}', { params: { path: { provider } } }));

@@ -29,6 +29,8 @@ export const ZERO_WALLET: Omit<Wallet, 'user_id' | 'address' | 'updated_at'> & {
   address: null,
   balance: 0,
   pending_balance: 0,
+  bonus_balance: 0,
+  transferable_balance: 0,
   total_earned: 0,
   total_spent: 0,
   staking_rewards: 0,

@@ -343,6 +343,102 @@ describe('AuthPage — register', () => {
   });
 });
 
+describe('AuthPage — forgot password', () => {
+  it("'Forgot password?': e-mail → send-otp (password_reset) → code → verify-otp → new password → reset-password → signed in", async () => {
+    const user = userEvent.setup();
+    const sent: unknown[] = [];
+    const verified: unknown[] = [];
+    let reset: unknown;
+    server.use(
+      http.post('/api/users/send-otp', async ({ request, response }) => {
+        sent.push(await request.json());
+        return response(202).json(example('/api/users/send-otp', 'post', 202));
+      }),
+      http.post('/api/users/verify-otp', async ({ request, response }) => {
+        verified.push(await request.json());
+        return response(200).json(example('/api/users/verify-otp', 'post', 200));
+      }),
+      http.post('/api/users/reset-password', async ({ request, response }) => {
+        reset = await request.json();
+        return response(200).json(example('/api/users/reset-password', 'post', 200));
+      }),
+    );
+    const { router } = await renderAuth();
+    await user.click(screen.getByRole('button', { name: 'Forgot password?' }));
+    expect(screen.getByRole('heading', { level: 1, name: 'Reset your password' })).toHaveFocus();
+    expect(screen.queryByRole('button', { name: 'Google' })).toBeNull();
+
+    await user.click(screen.getByRole('button', { name: 'Send Code' }));
+    expect(screen.getByText('Email is required')).toBeInTheDocument();
+    await user.type(screen.getByLabelText('Email'), 'not-an-address');
+    await user.click(screen.getByRole('button', { name: 'Send Code' }));
+    expect(screen.getByText('Email is invalid')).toBeInTheDocument();
+    expect(sent).toHaveLength(0);
+    await user.clear(screen.getByLabelText('Email'));
+    await user.type(screen.getByLabelText('Email'), ' ada@example.com ');
+    await user.click(screen.getByRole('button', { name: 'Send Code' }));
+
+    expect(await screen.findByLabelText('Verification code')).toBeInTheDocument();
+    expect(sent).toEqual([{ email: 'ada@example.com', purpose: 'password_reset' }]);
+    expect(screen.getByRole('button', { name: /^Resend code/ })).toHaveTextContent('Resend code in 60s');
+    await user.type(screen.getByLabelText('Verification code'), '12345');
+    await user.click(screen.getByRole('button', { name: 'Verify Code' }));
+    expect(screen.getByText('Code must be 6 digits')).toBeInTheDocument();
+    await user.type(screen.getByLabelText('Verification code'), '6');
+    await user.click(screen.getByRole('button', { name: 'Verify Code' }));
+
+    expect(await screen.findByRole('heading', { level: 1, name: 'Choose a new password' })).toBeInTheDocument();
+    expect(verified).toEqual([{ email: 'ada@example.com', otp: '123456', purpose: 'password_reset' }]);
+    await user.type(screen.getByLabelText('New Password'), 'a brand new passphrase');
+    await user.type(screen.getByLabelText('Confirm Password'), 'a different one');
+    await user.click(screen.getByRole('button', { name: 'Set New Password' }));
+    expect(screen.getByText('Passwords do not match')).toBeInTheDocument();
+    expect(reset).toBeUndefined();
+    await user.clear(screen.getByLabelText('Confirm Password'));
+    await user.type(screen.getByLabelText('Confirm Password'), 'a brand new passphrase');
+    await user.click(screen.getByRole('button', { name: 'Set New Password' }));
+
+    await waitFor(() => expect(router.state.location.pathname).toBe('/app/dashboard'));
+    expect(reset).toEqual({
+      email: 'ada@example.com',
+      password: 'a brand new passphrase',
+      verification_token: example('/api/users/verify-otp', 'post', 200).verification_token,
+    });
+    expect(localStorage.getItem('access_token')).toBe(example('/api/users/reset-password', 'post', 200).access_token);
+  });
+
+  it("shows a refused code and a refused reset with the server's words, and 'Back to sign in' returns to the login form", async () => {
+    const user = userEvent.setup();
+    let codeTries = 0;
+    server.use(
+      http.post('/api/users/verify-otp', ({ response }) => {
+        codeTries += 1;
+        return codeTries === 1
+          ? response(400).json({ statusCode: 400, message: 'Invalid verification code', error: 'Bad Request' })
+          : response(200).json(example('/api/users/verify-otp', 'post', 200));
+      }),
+      http.post('/api/users/reset-password', ({ response }) => response(400).json(example('/api/users/reset-password', 'post', 400))),
+    );
+    await renderAuth();
+    await user.click(screen.getByRole('button', { name: 'Forgot password?' }));
+    await user.type(screen.getByLabelText('Email'), 'ada@example.com');
+    await user.click(screen.getByRole('button', { name: 'Send Code' }));
+    await user.type(await screen.findByLabelText('Verification code'), '111111');
+    await user.click(screen.getByRole('button', { name: 'Verify Code' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Invalid verification code');
+    await user.click(screen.getByRole('button', { name: 'Verify Code' }));
+    await user.type(await screen.findByLabelText('New Password'), 'a brand new passphrase');
+    await user.type(screen.getByLabelText('Confirm Password'), 'a brand new passphrase');
+    await user.click(screen.getByRole('button', { name: 'Set New Password' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Email verification required');
+    expect(localStorage.getItem('access_token')).toBeNull();
+
+    await user.click(screen.getByRole('button', { name: 'Back to sign in' }));
+    expect(screen.getByRole('heading', { level: 1, name: 'Sign in to your account' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Sign In' })).toBeInTheDocument();
+  });
+});
+
 describe('AuthPage — social sign-in', () => {
   it('fetches the authorization URL and sends the browser there', async () => {
     const user = userEvent.setup();
@@ -359,6 +455,8 @@ describe('AuthPage — social sign-in', () => {
     await waitFor(() => expect(assign).toHaveBeenCalledTimes(1));
     expect(asked).toEqual(['github']);
     expect(assign).toHaveBeenCalledWith(example('/api/users/oauth/auth-url/{provider}', 'get', 200).authorization_url);
+    // The nonce that binds the sign-in to this browser stays in this tab for the callback.
+    expect(sessionStorage.getItem('glob_oauth_nonce')).toBe(example('/api/users/oauth/auth-url/{provider}', 'get', 200).browser_nonce);
   });
 
   it.each([

@@ -3,17 +3,22 @@ import { useState } from 'react';
 import { useDocumentTitle } from '../session/title';
 import { useSession } from '../session/session';
 import { LoginForm } from './LoginForm';
+import { MSG } from './messages';
 import { RegisterFlow, type RegisterStep } from './RegisterFlow';
+import { ResetFlow, type ResetStep } from './ResetFlow';
 import { SocialButtons } from './SocialButtons';
 import './auth.css';
 import { useStepFocus } from '../session/useStepFocus';
 
-type Mode = 'login' | 'register';
+type Mode = 'login' | 'register' | 'reset';
 
 const HEADINGS = {
   login: 'Sign in to your account',
   form: 'Create your account',
   otp: 'Verify your email',
+  email: MSG.resetHeading,
+  code: MSG.resetHeading,
+  password: MSG.newPasswordHeading,
 } as const;
 
 /**
@@ -25,9 +30,10 @@ export function AuthPage() {
   const navigate = useNavigate();
   const [mode, setMode] = useState<Mode>('login');
   const [step, setStep] = useState<RegisterStep>('form');
-  const view = mode === 'login' ? 'login' : step;
-  const heading = useStepFocus(step);
-  useDocumentTitle(view === 'login' ? 'Sign In' : 'Create Account');
+  const [resetStep, setResetStep] = useState<ResetStep>('email');
+  const view = mode === 'login' ? 'login' : mode === 'reset' ? resetStep : step;
+  const heading = useStepFocus(mode === 'reset' ? resetStep : step);
+  useDocumentTitle(view === 'login' ? 'Sign In' : mode === 'reset' ? 'Reset Password' : 'Create Account');
 
 
   if (signedIn) return <Navigate to="/app/dashboard" replace />;
@@ -36,6 +42,7 @@ export function AuthPage() {
   const choose = (next: Mode) => {
     setMode(next);
     setStep('form');
+    setResetStep('email');
   };
 
   return (
@@ -46,7 +53,7 @@ export function AuthPage() {
             <img src="/logo.svg" alt="" width={36} height={36} />
             <span>Glob Network</span>
           </Link>
-          {view !== 'otp' && (
+          {mode !== 'reset' && view !== 'otp' && (
             <div className="auth-toggle" role="group" aria-label="Sign in or register">
               <button type="button" aria-pressed={mode === 'login'} onClick={() => choose('login')}>
                 Login
@@ -60,11 +67,13 @@ export function AuthPage() {
             {HEADINGS[view]}
           </h1>
           {mode === 'login' ? (
-            <LoginForm onSignedIn={onSignedIn} />
+            <LoginForm onSignedIn={onSignedIn} onForgot={() => choose('reset')} />
+          ) : mode === 'reset' ? (
+            <ResetFlow step={resetStep} onStep={setResetStep} onSignedIn={onSignedIn} onCancel={() => choose('login')} />
           ) : (
             <RegisterFlow step={step} onStep={setStep} onSignedIn={onSignedIn} />
           )}
-          {view !== 'otp' && <SocialButtons />}
+          {mode !== 'reset' && view !== 'otp' && <SocialButtons />}
         </div>
         <nav className="auth-links" aria-label="Site">
           <Link to="/">Home</Link>

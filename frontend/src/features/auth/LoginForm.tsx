@@ -7,7 +7,7 @@ import { MSG } from './messages';
 import { validateLogin, type FieldErrors, type LoginValues } from './validation';
 
 /** 001 §2 login: e-mail and password → POST /api/users/login → the session → `onSignedIn`. */
-export function LoginForm({ onSignedIn }: { onSignedIn: () => void }) {
+export function LoginForm({ onSignedIn, onForgot }: { onSignedIn: () => void; onForgot: () => void }) {
   const [values, setValues] = useState<LoginValues>({ email: '', password: '' });
   const [errors, setErrors] = useState<FieldErrors<LoginValues>>({});
   const [error, setError] = useState<string | null>(null);
@@ -62,6 +62,11 @@ export function LoginForm({ onSignedIn }: { onSignedIn: () => void }) {
         {busy && <span className="spinner small" aria-hidden="true" />}
         Sign In
       </button>
+      <div className="auth-row">
+        <button type="button" className="link-button" onClick={onForgot}>
+          {MSG.forgotPassword}
+        </button>
+      </div>
     </form>
   );
 }

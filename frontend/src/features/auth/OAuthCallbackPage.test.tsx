@@ -25,6 +25,38 @@ const advance = (ms: number) =>
   });
 
 describe('OAuthCallbackPage', () => {
+  it("sends the browser nonce this tab kept when the sign-in started, once, and shows the server's refusal when it does not match", async () => {
+    const bodies: Array<Record<string, unknown>> = [];
+    server.use(
+      http.post('/api/users/oauth/callback/{provider}', async ({ request, response }) => {
+        const body = (await request.json()) as Record<string, unknown>;
+        bodies.push(body);
+        return body.browser_nonce === 'bn_this_tab'
+          ? response(200).json(example('/api/users/oauth/callback/{provider}', 'post', 200))
+          : response(400).json({
+              statusCode: 400,
+              message: 'This sign-in was started in another browser. Please sign in again from this one.',
+              error: 'Bad Request',
+            });
+      }),
+    );
+    // Another browser: no nonce kept here. The server refuses; the screen says so and returns to /app/auth.
+    const other = await renderApp(`/app/oauth/callback/google?code=${encodeURIComponent(nextCode())}&state=st-x`);
+    expect(await screen.findByText('This sign-in was started in another browser. Please sign in again from this one.')).toBeInTheDocument();
+    expect(bodies[0]).not.toHaveProperty('browser_nonce');
+    expect(localStorage.getItem('access_token')).toBeNull();
+    await advance(3_000);
+    await waitFor(() => expect(other.router.state.location.pathname).toBe('/app/auth'));
+    other.unmount();
+
+    sessionStorage.setItem('glob_oauth_nonce', 'bn_this_tab');
+    await renderApp(`/app/oauth/callback/google?code=${encodeURIComponent(nextCode())}&state=st-y`);
+    expect(await screen.findByRole('heading', { level: 1, name: 'Success!' })).toBeInTheDocument();
+    expect(bodies[1]).toMatchObject({ state: 'st-y', browser_nonce: 'bn_this_tab' });
+    // Used up: a sign-in completes once.
+    expect(sessionStorage.getItem('glob_oauth_nonce')).toBeNull();
+  });
+
   it("posts code and state once (even in StrictMode), stores the session, shows 'Success!' and goes to the dashboard after 1.5 s", async () => {
     const bodies: unknown[] = [];
     const providers: string[] = [];

@@ -5,8 +5,9 @@ import { registerWithOtp, sendOtp, verifyOtp } from '../../api/queries/accounts'
 import { useCountdown } from '../session/countdown';
 import { failureText } from '../session/errors';
 import { startSession } from '../session/session';
+import { CodeStep } from './CodeStep';
 import { Field, Notice, useFocusFirstError } from './Field';
-import { CODE_LENGTH, MSG, SIGNUP_RESEND_SECONDS } from './messages';
+import { MSG, SIGNUP_RESEND_SECONDS } from './messages';
 import { validateCode, validateRegister, type FieldErrors, type RegisterValues } from './validation';
 
 export type RegisterStep = 'form' | 'otp';
@@ -148,38 +149,26 @@ export function RegisterFlow({
 
   if (step === 'otp') {
     return (
-      <form ref={codeForm.formRef} className="auth-form" onSubmit={submitCode} noValidate>
-        <p className="auth-lead">
-          We sent a {CODE_LENGTH}-digit code to <strong>{email}</strong>. Enter it below to finish creating your account.
-        </p>
-        <Field
-          id="register-code"
-          label="Verification code"
-          className="input auth-code"
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          maxLength={CODE_LENGTH}
-          value={code}
-          error={codeError}
-          onChange={(e) => {
-            setCode(e.target.value);
-            setCodeError(undefined);
-          }}
-        />
-        <Notice error={error} info={info} />
-        <button type="submit" className="btn btn-primary btn-block" disabled={busy} aria-busy={busy}>
-          {busy && <span className="spinner small" aria-hidden="true" />}
-          Verify Code
-        </button>
-        <div className="auth-row">
-          <button type="button" className="link-button" onClick={backToForm}>
-            Back to registration
-          </button>
-          <button type="button" className="link-button" onClick={resend} disabled={busy || countdown.seconds > 0}>
-            {countdown.seconds > 0 ? `Resend code in ${countdown.seconds}s` : 'Resend code'}
-          </button>
-        </div>
-      </form>
+      <CodeStep
+        id="register-code"
+        email={email}
+        purpose="finish creating your account"
+        formRef={codeForm.formRef}
+        code={code}
+        codeError={codeError}
+        error={error}
+        info={info}
+        busy={busy}
+        resendSeconds={countdown.seconds}
+        backLabel="Back to registration"
+        onCode={(value) => {
+          setCode(value);
+          setCodeError(undefined);
+        }}
+        onSubmit={submitCode}
+        onBack={backToForm}
+        onResend={resend}
+      />
     );
   }
 

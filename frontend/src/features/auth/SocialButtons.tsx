@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { ApiError } from '../../api/errors';
 import { oauthAuthUrl, type OAuthProvider } from '../../api/queries/accounts';
 import { browser } from './browser';
+import { keepOAuthNonce } from './oauthCallback';
 import { Notice } from './Field';
 import { MSG } from './messages';
 
@@ -66,7 +67,9 @@ export function SocialButtons() {
     setError(null);
     let url: string | undefined;
     try {
-      url = (await oauthAuthUrl(provider)).authorization_url;
+      const started = await oauthAuthUrl(provider);
+      url = started.authorization_url;
+      if (url) keepOAuthNonce(started.browser_nonce);
     } catch (err) {
       setError(authUrlError(err, provider));
       setPending(null);

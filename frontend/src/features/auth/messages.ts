@@ -23,6 +23,13 @@ export const MSG = {
   invalidResponse: 'Invalid response from server',
   authenticationFailed: 'Authentication failed',
   desktopDone: 'Authentication successful! You can now login to the desktop app with your email.',
+  // Password reset
+  forgotPassword: 'Forgot password?',
+  resetHeading: 'Reset your password',
+  newPasswordHeading: 'Choose a new password',
+  sendCode: 'Send Code',
+  setNewPassword: 'Set New Password',
+  backToSignIn: 'Back to sign in',
 } as const;
 
 /** 001 §9. */

@@ -9,6 +9,32 @@ export type CallbackResult = { ok: true; desktop: boolean } | { ok: false; messa
 export const OPEN_IN_DESKTOP_KEY = 'open_in_desktop';
 
 /**
+ * The secret that binds a social sign-in to the browser that started it: kept in this tab's sessionStorage (it
+ * survives the round trip through the provider, never leaves this browser except back to our API) and sent
+ * with the callback; a code and state replayed in another browser have no match and are refused.
+ */
+export const OAUTH_NONCE_KEY = 'glob_oauth_nonce';
+
+export function keepOAuthNonce(nonce: string): void {
+  try {
+    sessionStorage.setItem(OAUTH_NONCE_KEY, nonce);
+  } catch {
+    // Storage refused (private mode): the callback will be refused with the server's message.
+  }
+}
+
+/** The kept nonce, used up: a sign-in is completed once. */
+function takeOAuthNonce(): string | undefined {
+  try {
+    const nonce = sessionStorage.getItem(OAUTH_NONCE_KEY) ?? undefined;
+    sessionStorage.removeItem(OAUTH_NONCE_KEY);
+    return nonce;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * One run per provider redirect (001 §2 'the callback runs only once'): React StrictMode mounts effects twice
  * and a re-render may run them again, but the provider's code and state are single use — a second POST would
  * fail and overwrite the first answer. Every caller for the same redirect shares the first run's promise.
@@ -47,7 +73,8 @@ async function execute(provider: string | undefined, search: URLSearchParams): P
   if (!state) return fail(MSG.oauthFailed);
   let answer: Awaited<ReturnType<typeof oauthCallback>> | undefined;
   try {
-    answer = await oauthCallback(provider as OAuthProvider, { code, state });
+    const browserNonce = takeOAuthNonce();
+    answer = await oauthCallback(provider as OAuthProvider, { code, state, ...(browserNonce ? { browser_nonce: browserNonce } : {}) });
   } catch (err) {
     return fail(failureText(err, MSG.authenticationFailed));
   }

@@ -36,6 +36,24 @@ function compact<T>(errors: FieldErrors<T>): FieldErrors<T> {
   return Object.fromEntries(Object.entries(errors).filter(([, v]) => v)) as FieldErrors<T>;
 }
 
+export interface NewPasswordValues {
+  password: string;
+  confirmPassword: string;
+}
+
+/** The e-mail rule alone (the first step of a password reset). */
+export function validateEmail(email: string): string | undefined {
+  return emailError(email);
+}
+
+/** A new password: the password rule and a matching confirmation. */
+export function validateNewPassword(values: NewPasswordValues): FieldErrors<NewPasswordValues> {
+  return compact<NewPasswordValues>({
+    password: passwordError(values.password),
+    confirmPassword: values.confirmPassword === values.password ? undefined : MSG.passwordsDiffer,
+  });
+}
+
 /** 001 §5 'Login and register'. */
 export function validateLogin(values: LoginValues): FieldErrors<LoginValues> {
   return compact<LoginValues>({ email: emailError(values.email), password: passwordError(values.password) });

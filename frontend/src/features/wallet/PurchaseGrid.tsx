@@ -9,8 +9,12 @@ import {
   type TokenPackage,
 } from '../../api/queries/wallet';
 import { Icon } from '../../components/Icon';
+import { failureText } from '../session/errors';
 import { formatGlob } from '../session/format';
 import { formatPrice } from './format';
+
+/** Shown when a purchase fails without a message of the server's. */
+export const PURCHASE_FAILED = 'The purchase could not be completed. Nothing was charged. Please try again.';
 
 /** 001 §9: the purchase check shows for 2 s; then the selection clears and balance and history reload. */
 export const PURCHASE_CHECK_MS = 2_000;
@@ -27,13 +31,14 @@ export const checkout = {
 /**
  * 001 §2/§4 'Purchase Tokens': the four packages from the server; a click marks the package selected with a spinner,
  * then a check; the selection clears 2 s after success and balance and history reload. With Stripe configured the
- * server answers a Checkout URL and the browser goes there. 001 §8: purchase failures are only logged.
+ * server answers a Checkout URL and the browser goes there. A failed purchase says why (the server's message).
  */
 export function PurchaseGrid({ userId }: { userId: string }) {
   const queryClient = useQueryClient();
   const packagesQuery = useQuery(walletQueries.packages());
   const packages = packagesQuery.data ?? FALLBACK_PACKAGES;
   const [selected, setSelected] = useState<Selection | null>(null);
+  const [error, setError] = useState<string | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
 
   useEffect(
@@ -65,6 +70,8 @@ export function PurchaseGrid({ userId }: { userId: string }) {
     onError: (error) => {
       console.error('Token purchase failed:', error);
       setSelected(null);
+      // The buyer is told why nothing was credited (e.g. no payment provider is configured).
+      setError(failureText(error, PURCHASE_FAILED));
       // The server's packages changed (409) or one is gone (404): show its current ones next time.
       if (error instanceof ApiError && (error.status === 409 || error.status === 404)) {
         void queryClient.invalidateQueries({ queryKey: walletQueries.packages().queryKey });
@@ -74,6 +81,7 @@ export function PurchaseGrid({ userId }: { userId: string }) {
 
   const buy = (pkg: TokenPackage) => {
     if (selected) return;
+    setError(null);
     setSelected({ id: pkg.id, phase: 'pending' });
     purchase.mutate(pkg);
   };
@@ -130,6 +138,11 @@ export function PurchaseGrid({ userId }: { userId: string }) {
           );
         })}
       </ul>
+      {error ? (
+        <p className="alert alert-error" role="alert">
+          {error}
+        </p>
+      ) : null}
       <p className="visually-hidden" role="status">
         {announcement}
       </p>

@@ -9,7 +9,7 @@ import { SEND_TEXTS } from './SendTokensDialog';
 import { ME, signIn, useHandlers } from './testing';
 import { WalletPage } from './WalletPage';
 
-const WALLET = example('/api/wallet/{userId}', 'get', 200); // balance 12437.5, pending 1.5 → 12436 available
+const WALLET = example('/api/wallet/{userId}', 'get', 200); // balance 12437.5, pending 1.5, bonus 662.5 → 11775 transferable
 const TO = 'glb1ad625b733d8ef62f7479fc9c711b60588416de';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -51,7 +51,8 @@ describe('Send tokens dialog', () => {
     const address = field(dialog, SEND_TEXTS.addressLabel);
     const amount = field(dialog, SEND_TEXTS.amountLabel);
     const review = within(dialog).getByRole('button', { name: 'Review' });
-    expect(within(dialog).getByText('Available: 12,436 GLOB')).toBeInTheDocument();
+    // Only what may be transferred: the welcome bonus stays, and the dialog says so.
+    expect(within(dialog).getByText(`Available: 11,775 GLOB ${SEND_TEXTS.bonusStays}`)).toBeInTheDocument();
 
     await user.click(review);
     expect(within(dialog).getByText(SEND_TEXTS.addressRequired)).toBeInTheDocument();
@@ -77,7 +78,7 @@ describe('Send tokens dialog', () => {
       ['-5', SEND_TEXTS.amountPositive],
       ['abc', SEND_TEXTS.amountPositive],
       ['1.2345', SEND_TEXTS.amountDecimals],
-      ['12436.5', SEND_TEXTS.amountTooHigh],
+      ['11775.001', SEND_TEXTS.amountTooHigh],
     ] as const) {
       await user.clear(amount);
       await user.type(amount, typed);
@@ -120,7 +121,7 @@ describe('Send tokens dialog', () => {
     expect(requests).toHaveLength(0);
 
     await user.click(within(dialog).getByRole('button', { name: SEND_TEXTS.confirm }));
-    expect(await within(dialog).findByRole('alert')).toHaveTextContent('Insufficient balance: 12436 GLOB available, 20000 GLOB requested.');
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent(example('/api/wallet/{userId}/transfer', 'post', 402).message);
     expect(requests[0]!.body).toEqual({ to_address: TO, amount: 250, note: 'Thanks for the GPU time' });
     expect(requests[0]!.key).toMatch(UUID);
 

@@ -27,6 +27,7 @@ export const SEND_TEXTS = {
   amountDecimals: 'Amount can have at most 3 decimals',
   amountTooHigh: 'Amount is more than your available balance',
   network: 'Network error. Please try again.',
+  bonusStays: 'The welcome bonus can be spent on the network but not transferred.',
 } as const;
 
 type Errors = Partial<Record<'to_address' | 'amount', string>>;
@@ -35,8 +36,10 @@ interface Props {
   userId: string;
   /** The sender's own address (a transfer to it is refused). */
   ownAddress: string | null;
-  /** What may be spent now: balance − pending_balance. */
+  /** What a transfer may move now (the wallet's transferable_balance). */
   available: number;
+  /** The welcome bonus still in the wallet, which stays behind. */
+  bonus: number;
   onClose: () => void;
 }
 
@@ -67,7 +70,7 @@ const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), texta
  * an Idempotency-Key that is reused when the same confirmation is retried. A modal dialog: focus moves in, stays in
  * (Tab cycles), Escape closes, and focus returns to the button that opened it.
  */
-export function SendTokensDialog({ userId, ownAddress, available, onClose }: Props) {
+export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose }: Props) {
   const queryClient = useQueryClient();
   const ids = { title: useId(), address: useId(), amount: useId(), note: useId(), addressError: useId(), amountError: useId(), hint: useId() };
   const dialog = useRef<HTMLDivElement>(null);
@@ -219,7 +222,7 @@ export function SendTokensDialog({ userId, ownAddress, available, onClose }: Pro
                 aria-describedby={errors.amount ? `${ids.amountError} ${ids.hint}` : ids.hint}
               />
               <p id={ids.hint} className="hint">
-                Available: {formatGlob(available)} GLOB
+                Available: {formatGlob(available)} GLOB{bonus > 0 ? ` ${SEND_TEXTS.bonusStays}` : ''}
               </p>
               {errors.amount ? (
                 <p id={ids.amountError} className="field-error">

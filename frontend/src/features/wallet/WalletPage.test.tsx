@@ -44,6 +44,8 @@ describe('WalletPage', () => {
     expect(asked[0]).toBe(ME.id);
     // 0.008 USD per token: 12437.5 × 0.008 = 99.50
     expect(within(card('Current Balance')).getByText('≈ $99.50 USD')).toBeInTheDocument();
+    // The part of the balance that is welcome bonus (spendable on AI, not transferable).
+    expect(within(card('Current Balance')).getByText('of which bonus: 662.5 GLOB')).toBeInTheDocument();
     expect(card('Total Earned')).toHaveTextContent('1,275 GLOB');
     expect(card('Total Spent')).toHaveTextContent('337.5 GLOB');
     // the backend's real pending (reserved) balance
@@ -153,7 +155,7 @@ describe('WalletPage', () => {
     expect(pkg('basic')).toHaveClass('selected');
   });
 
-  it('only logs a refused purchase (e.g. 409) and frees the packages again', async () => {
+  it("shows why a purchase was refused (the server's message), frees the packages, and reloads them after a 409", async () => {
     const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     let packageCalls = 0;
     server.use(
@@ -169,9 +171,20 @@ describe('WalletPage', () => {
     await userEvent.click(await within(pkg('pro')).findByRole('button', { name: 'Buy Pro' }));
     await waitFor(() => expect(logged).toHaveBeenCalledWith('Token purchase failed:', expect.anything()));
     await waitFor(() => expect(pkg('pro')).not.toHaveClass('selected'));
-    expect(screen.queryByRole('alert')).toBeNull();
+    expect(await screen.findByRole('alert')).toHaveTextContent(example('/api/wallet/{userId}/purchase', 'post', 409).message);
     // the server's packages are read again
     await waitFor(() => expect(packageCalls).toBe(2));
+  });
+
+  it('says purchases are not available when the server has no payment provider (503), and credits nothing', async () => {
+    jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    useHandlers(
+      http.post('/api/wallet/{userId}/purchase', ({ response }) => response(503).json(example('/api/wallet/{userId}/purchase', 'post', 503))),
+    );
+    await render();
+    await userEvent.click(await within(pkg('starter')).findByRole('button', { name: 'Buy Starter' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Purchases are not available right now: no payment provider is configured.');
+    expect(within(pkg('starter')).getByRole('button', { name: 'Buy Starter' })).toBeInTheDocument();
   });
 
   it('shows the transactions with + in green for credits and - in red for debits', async () => {

@@ -24,7 +24,8 @@ export function WalletPage() {
   const w = wallet.data ?? ZERO_WALLET;
   const loading = wallet.isLoading;
   const figure = (n: number) => (loading ? '…' : formatGlob(n));
-  const available = Math.max(0, w.balance - w.pending_balance);
+  // Only bought, received or earned GLOB can be sent: the welcome bonus stays (it pays for AI replies first).
+  const transferable = Math.max(0, w.transferable_balance);
 
   return (
     <div className="app-page wallet">
@@ -48,6 +49,7 @@ export function WalletPage() {
         <ul className="stat-grid four">
           <StatCard title="Current Balance" value={figure(w.balance)} unit="GLOB" icon="token">
             <p className="stat-card-detail">≈ {loading ? '…' : formatUsd(w.balance * USD_PER_GLOB)} USD</p>
+            {w.bonus_balance > 0 ? <p className="stat-card-detail">of which bonus: {formatGlob(w.bonus_balance)} GLOB</p> : null}
           </StatCard>
           <StatCard title="Total Earned" value={figure(w.total_earned)} unit="GLOB" icon="star">
             <p className="stat-card-detail">Rewards and bonuses</p>
@@ -83,7 +85,13 @@ export function WalletPage() {
       </aside>
 
       {sending && id ? (
-        <SendTokensDialog userId={id} ownAddress={w.address} available={available} onClose={() => setSending(false)} />
+        <SendTokensDialog
+          userId={id}
+          ownAddress={w.address}
+          available={transferable}
+          bonus={w.bonus_balance}
+          onClose={() => setSending(false)}
+        />
       ) : null}
     </div>
   );

@@ -10,6 +10,9 @@ export const accountsHandlers = [
   http.post('/api/users/register-with-otp', ({ response }) =>
     response(201).json(example('/api/users/register-with-otp', 'post', 201)),
   ),
+  http.post('/api/users/reset-password', ({ response }) =>
+    response(200).json(example('/api/users/reset-password', 'post', 200)),
+  ),
   http.post('/api/users/refresh', ({ response }) => response(200).json(example('/api/users/refresh', 'post', 200))),
   http.post('/api/users/logout', ({ response }) => response(204).empty()),
   http.get('/api/users/me', ({ response }) => response(200).json(example('/api/users/me', 'get', 200))),
