@@ -22,10 +22,11 @@ export async function mailMark(): Promise<number> {
   return ((await res.json()) as { last: number }).last;
 }
 
-export type CodeKind = 'signup' | 'deletion';
+export type CodeKind = 'signup' | 'deletion' | 'password_reset';
 const SUBJECTS: Record<CodeKind, RegExp> = {
   signup: /verification code$/,
   deletion: /account deletion code$/,
+  password_reset: /password reset code$/,
 };
 
 /** Waits for the first e-mail newer than `since` to `email` carrying a code of that kind, and returns the code. */

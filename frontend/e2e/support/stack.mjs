@@ -5,6 +5,9 @@
 // and, in this process, what a real deployment has elsewhere:
 //   - an SMTP server (smtp-server) that keeps every e-mail: the sign-up and deletion codes are read from it;
 //   - a local OAuth 2 / OpenID Connect server (oauth2-mock-server) standing in for Google;
+//   - a stand-in for Stripe: its Checkout Sessions API, and a checkout page whose 'Pay' delivers the signed
+//     `checkout.session.completed` webhook to the API and returns to the session's success URL (production refuses
+//     test-mode purchases, so the platform is paid as a real deployment is);
 //   - a small control endpoint for the tests: GET /ready, GET /mail?to=&since=, POST /oauth/profile.
 // It drops the database when it stops (SIGINT/SIGTERM).
 //
@@ -157,6 +160,61 @@ async function startControl(port, { smtp, oauth, isReady }) {
   return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
 }
 
+const STRIPE_WEBHOOK_SECRET = 'whsec_e2e_stand_in';
+
+/**
+ * Stripe at the third-party edge: POST /v1/checkout/sessions (what the Stripe SDK calls) answers a session whose
+ * `url` is this server's own checkout page; GET /checkout/{id} shows the amount and a 'Pay' button; POST
+ * /checkout/{id}/pay sends the API the webhook Stripe would send (signed with the webhook secret, as Stripe signs
+ * it) and redirects the browser to the session's success URL.
+ */
+async function startStripe(apiUrl) {
+  const Stripe = fromBackend('stripe');
+  const signer = new Stripe('sk_test_e2e_stand_in');
+  const sessions = new Map();
+  const server = createHttpServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://stripe');
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    const self = `http://127.0.0.1:${server.address().port}`;
+    if (req.method === 'POST' && url.pathname === '/v1/checkout/sessions') {
+      const params = Object.fromEntries(new URLSearchParams(body));
+      const id = `cs_test_e2e_${sessions.size + 1}`;
+      const session = { id, object: 'checkout.session', url: `${self}/checkout/${id}`, client_reference_id: params.client_reference_id, params };
+      sessions.set(id, session);
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(session));
+    }
+    const match = /^\/checkout\/([\w]+)(\/pay)?$/.exec(url.pathname);
+    const session = match && sessions.get(match[1]);
+    if (session && req.method === 'GET' && !match[2]) {
+      const amount = (Number(session.params['line_items[0][price_data][unit_amount]']) / 100).toFixed(2);
+      const name = session.params['line_items[0][price_data][product_data][name]'];
+      return res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(`<!doctype html><html lang="en"><link rel="icon" href="data:,"><title>Checkout</title><main><h1>Pay $${amount}</h1><p>${name}</p><form method="post" action="/checkout/${session.id}/pay"><button>Pay</button></form></main></html>`);
+    }
+    if (session && req.method === 'POST' && match[2]) {
+      const payload = JSON.stringify({
+        id: `evt_${session.id}`,
+        object: 'event',
+        type: 'checkout.session.completed',
+        data: { object: { id: session.id, object: 'checkout.session', client_reference_id: session.client_reference_id, payment_status: 'paid' } },
+      });
+      const signature = signer.webhooks.generateTestHeaderString({ payload, secret: STRIPE_WEBHOOK_SECRET });
+      const delivered = await fetch(`${apiUrl}/api/payments/stripe/webhook`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+        body: payload,
+      });
+      if (!delivered.ok) return res.writeHead(502).end(`webhook refused: ${delivered.status}`);
+      return res.writeHead(303, { location: session.params.success_url }).end();
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise((r, j) => server.once('error', j).listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
 /** Ready = the API answers and the worker has registered its node with the tiny model loaded (what makes it `available`). */
 async function waitUntilServing(url, dbUrl, serve, timeoutMs = 180_000) {
   const end = Date.now() + timeoutMs;
@@ -220,6 +278,8 @@ export async function startStack({ dbName, port, controlPort, log = process.env.
     cleanups.push(oauth.close);
     const control = await startControl(controlPort ?? 0, { smtp, oauth, isReady: () => ready });
     cleanups.push(control.close);
+    const stripe = await startStripe(url);
+    cleanups.push(stripe.close);
 
     const env = {
       ...process.env,
@@ -234,6 +294,9 @@ export async function startStack({ dbName, port, controlPort, log = process.env.
       JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
       SMTP_URL: smtp.url,
       ...oauth.env,
+      STRIPE_SECRET_KEY: 'sk_test_e2e_stand_in',
+      STRIPE_WEBHOOK_SECRET,
+      STRIPE_API_BASE: stripe.url,
       // Every response checked against the spec, as in the backend's own tests.
       VALIDATE_RESPONSES: 'true',
       // Relaxed only where the tests would trip them: the marketing forms' tests post many times from one IP, and the
@@ -242,6 +305,10 @@ export async function startStack({ dbName, port, controlPort, log = process.env.
       CONTACT_RATE_LIMIT: '100',
       ANALYTICS_RATE_LIMIT: '1000',
       OTP_RESEND_SECONDS: '2',
+      // Every test client is 127.0.0.1: the per-IP limits (not the per-address ones) would count the whole suite.
+      SIGNUP_RATE_LIMIT: '1000',
+      OTP_SEND_IP_RATE_LIMIT: '1000',
+      LOGIN_IP_RATE_LIMIT: '1000',
       // The worker: only the tiny model, one llama.cpp thread each (2-core machine), two replies at once.
       WORKER_MODELS: TINY_MODEL_ID,
       WORKER_NAME: `e2e-${name}`,
