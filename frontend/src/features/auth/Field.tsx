@@ -45,3 +45,44 @@ export function Notice({ error, info }: { error?: string | null; info?: string |
     </>
   );
 }
+
+/** A new password and its confirmation (sign-up and password reset). */
+export function NewPasswordFields({
+  idPrefix,
+  label,
+  values,
+  errors,
+  onEdit,
+}: {
+  idPrefix: string;
+  label: string;
+  values: { password: string; confirmPassword: string };
+  errors: { password?: string | undefined; confirmPassword?: string | undefined };
+  onEdit: (field: 'password' | 'confirmPassword', value: string) => void;
+}) {
+  return (
+    <>
+      <Field
+        id={`${idPrefix}-password`}
+        label={label}
+        type="password"
+        autoComplete="new-password"
+        maxLength={128}
+        hint="At least 8 characters."
+        value={values.password}
+        error={errors.password}
+        onChange={(e) => onEdit('password', e.target.value)}
+      />
+      <Field
+        id={`${idPrefix}-confirm`}
+        label="Confirm Password"
+        type="password"
+        autoComplete="new-password"
+        maxLength={128}
+        value={values.confirmPassword}
+        error={errors.confirmPassword}
+        onChange={(e) => onEdit('confirmPassword', e.target.value)}
+      />
+    </>
+  );
+}

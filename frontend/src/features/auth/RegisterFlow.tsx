@@ -6,7 +6,7 @@ import { useCountdown } from '../session/countdown';
 import { failureText } from '../session/errors';
 import { startSession } from '../session/session';
 import { CodeStep } from './CodeStep';
-import { Field, Notice, useFocusFirstError } from './Field';
+import { Field, NewPasswordFields, Notice, useFocusFirstError } from './Field';
 import { MSG, SIGNUP_RESEND_SECONDS } from './messages';
 import { validateCode, validateRegister, type FieldErrors, type RegisterValues } from './validation';
 
@@ -193,27 +193,7 @@ export function RegisterFlow({
         error={errors.email}
         onChange={(e) => edit('email', e.target.value)}
       />
-      <Field
-        id="register-password"
-        label="Password"
-        type="password"
-        autoComplete="new-password"
-        maxLength={128}
-        hint="At least 8 characters."
-        value={values.password}
-        error={errors.password}
-        onChange={(e) => edit('password', e.target.value)}
-      />
-      <Field
-        id="register-confirm"
-        label="Confirm Password"
-        type="password"
-        autoComplete="new-password"
-        maxLength={128}
-        value={values.confirmPassword}
-        error={errors.confirmPassword}
-        onChange={(e) => edit('confirmPassword', e.target.value)}
-      />
+      <NewPasswordFields idPrefix="register" label="Password" values={values} errors={errors} onEdit={edit} />
       <div className="field">
         <div className="check">
           <input

@@ -4,7 +4,7 @@ import { useCountdown } from '../session/countdown';
 import { failureText } from '../session/errors';
 import { startSession } from '../session/session';
 import { CodeStep } from './CodeStep';
-import { Field, Notice, useFocusFirstError } from './Field';
+import { Field, NewPasswordFields, Notice, useFocusFirstError } from './Field';
 import { MSG, SIGNUP_RESEND_SECONDS } from './messages';
 import { validateCode, validateEmail, validateNewPassword, type FieldErrors, type NewPasswordValues } from './validation';
 
@@ -153,27 +153,7 @@ export function ResetFlow({
   if (step === 'password') {
     return (
       <form ref={passwordForm.formRef} className="auth-form" onSubmit={submitPassword} noValidate>
-        <Field
-          id="reset-password"
-          label="New Password"
-          type="password"
-          autoComplete="new-password"
-          maxLength={128}
-          hint="At least 8 characters."
-          value={values.password}
-          error={errors.password}
-          onChange={(e) => edit('password', e.target.value)}
-        />
-        <Field
-          id="reset-confirm"
-          label="Confirm Password"
-          type="password"
-          autoComplete="new-password"
-          maxLength={128}
-          value={values.confirmPassword}
-          error={errors.confirmPassword}
-          onChange={(e) => edit('confirmPassword', e.target.value)}
-        />
+        <NewPasswordFields idPrefix="reset" label="New Password" values={values} errors={errors} onEdit={edit} />
         <Notice error={error} />
         <button type="submit" className="btn btn-primary btn-block" disabled={busy} aria-busy={busy}>
           {busy && <span className="spinner small" aria-hidden="true" />}
