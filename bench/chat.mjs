@@ -11,7 +11,7 @@ const backend = await startBackend();
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 
 try {
-  const { id: userId, auth } = await benchUser(backend.base);
+  const { id: userId, auth } = await benchUser(backend);
   const db = new pg.Client({ connectionString: backend.env.DATABASE_URL });
   await db.connect();
   const t0 = performance.now();

@@ -39,7 +39,7 @@ const worker = spawn('node', ['backend/dist/worker.js'], {
   stdio: 'inherit',
 });
 try {
-  const { auth } = await benchUser(backend.base);
+  const { auth } = await benchUser(backend);
   for (let i = 0; i < 300; i++) {
     const models = await (await fetch(`${backend.base}/api/inference/models`, { headers: auth })).json();
     if (models.models?.find((m) => m.id === 'glob-tiny-chat')?.status === 'available') break;
