@@ -23,8 +23,3 @@ export type ResponseBody<K extends OperationId, S extends keyof operations[K]['r
 export type QueryParams<K extends OperationId> = operations[K]['parameters'] extends { query?: infer Q }
   ? NonNullable<Q>
   : never;
-
-/** Path parameters of an operation. */
-export type PathParams<K extends OperationId> = operations[K]['parameters'] extends { path?: infer P }
-  ? NonNullable<P>
-  : never;

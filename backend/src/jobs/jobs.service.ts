@@ -49,11 +49,6 @@ export class JobsService implements OnApplicationShutdown {
       .catch(() => undefined);
   }
 
-  /** Jobs waiting, active or delayed per queue (used by stats and tests). */
-  async counts(name: QueueName): Promise<Record<string, number>> {
-    return this.queue(name).getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed');
-  }
-
   async onApplicationShutdown(): Promise<void> {
     await Promise.all([...this.queues.values()].map((q) => q.close()));
     await this.connection.quit().catch(() => this.connection.disconnect());

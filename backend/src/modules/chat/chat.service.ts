@@ -197,10 +197,9 @@ export class ChatService {
     return rows.filter((m) => m.status === 'sent' && m.content).map((m) => ({ role: m.role, content: m.content }));
   }
 
-  /** The assistant's reply, saved by the server when its stream ends (whoever is still reading). */
   /**
-   * Saves a reply as its stream ends, and gives the turn's user message its prompt tokens, so the
-   * conversation's total_tokens is what the turn was charged for.
+   * The assistant's reply, saved by the server when its stream ends (whoever is still reading), and the turn's
+   * user message given its prompt tokens, so the conversation's total_tokens is what the turn was charged for.
    */
   async saveReply(
     em: EntityManager,

@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
-import { rowsOf } from '../../database/sql';
 
 /**
  * SQL for "node n is live": not stopped, and its heartbeat younger than the live window (bound as `$param`,
@@ -60,12 +59,5 @@ export class NodesRepository {
       [this.config.inference.nodeLiveSeconds],
     )) as Array<{ model: string; nodes: number }>;
     return new Map(rows.map((r) => [r.model, r.nodes]));
-  }
-
-  async ownerOf(nodeId: string): Promise<{ ownerId: string | null; hardwareScore: number } | null> {
-    const [row] = rowsOf<{ owner_id: string | null; hardware_score: string }>(
-      await this.db.query(`SELECT owner_id, hardware_score FROM nodes WHERE id = $1`, [nodeId]),
-    );
-    return row ? { ownerId: row.owner_id, hardwareScore: Number(row.hardware_score) } : null;
   }
 }

@@ -1,4 +1,4 @@
-import { ForbiddenException, HttpException, HttpStatus, Inject, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import { ForbiddenException, HttpException, HttpStatus, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AppConfig } from '../../config/config';
@@ -405,9 +405,5 @@ export class LedgerService {
     )) as Array<AccountRow & { kind: string }>;
     if (!row) throw new NotFoundException(`No wallet found with address ${address}`);
     return row;
-  }
-
-  ensure(condition: boolean, message: string): void {
-    if (!condition) throw new UnprocessableEntityException(message);
   }
 }
