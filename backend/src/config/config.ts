@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
+import { UNITS_PER_GLOB } from '../modules/wallet/units';
 
 /** Repository root (backend/src/config → ../../..), also right for backend/dist/config. */
 export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
@@ -313,7 +314,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     passwordHashing: { concurrency: env.PASSWORD_HASH_CONCURRENCY ?? Math.max(1, availableParallelism() - 1), queue: env.PASSWORD_HASH_QUEUE },
     paymentsTestMode: env.PAYMENTS_TEST_MODE,
     otpResendSeconds: env.OTP_RESEND_SECONDS,
-    welcomeBonusUnits: Math.round(env.WELCOME_BONUS_GLOB * 1000),
+    welcomeBonusUnits: Math.round(env.WELCOME_BONUS_GLOB * UNITS_PER_GLOB),
     stripe: env.STRIPE_SECRET_KEY
       ? { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined, apiBase: env.STRIPE_API_BASE }
       : null,

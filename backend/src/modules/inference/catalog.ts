@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import type { AppConfig } from '../../config/config';
+import { UNITS_PER_GLOB } from '../wallet/units';
 
 /** Default generation settings of 001 §9. */
 export const GENERATION_DEFAULTS = { temperature: 0.7, maxTokens: 2048, topP: 0.9, contextLength: 8192 } as const;
@@ -51,7 +52,7 @@ export function loadCatalog(config: Pick<AppConfig, 'inference'>): CatalogModel[
     parameters: m.parameters,
     description: m.description,
     contextLength: m.context_length,
-    priceUnits: Math.round(m.price_per_token * 1000),
+    priceUnits: Math.round(m.price_per_token * UNITS_PER_GLOB),
     path: isAbsolute(m.path) ? m.path : join(modelsDir, m.path),
   }));
 }

@@ -1,4 +1,5 @@
 import { parameterCount } from './catalog';
+import { UNITS_PER_GLOB } from '../wallet/units';
 
 /** 000 §9: reward = 25 GLOB base × difficulty (1.0-3.0) × hardware score (0.5-2.0). */
 export const REWARD_BASE_GLOB = 25;
@@ -26,5 +27,5 @@ export function hardwareScore(tokensPerSecond: number, gpu: boolean): number {
 
 /** The reward in milli-GLOB. */
 export function rewardUnits(difficulty: number, score: number): number {
-  return Math.round(REWARD_BASE_GLOB * difficulty * score * 1000);
+  return Math.round(REWARD_BASE_GLOB * difficulty * score * UNITS_PER_GLOB);
 }
