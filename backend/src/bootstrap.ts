@@ -75,7 +75,7 @@ export function configureApi(app: NestExpressApplication, config: AppConfig): vo
         directives: {
           'img-src': ["'self'", 'data:', 'blob:'],
           'media-src': ["'self'", 'blob:'],
-          // The downloads page reads latest.json from the release host first (000 §7).
+          // The downloads page reads latest.json from the release host first.
           'connect-src': ["'self'", 'https://releases.globnetwork.io'],
         },
       },

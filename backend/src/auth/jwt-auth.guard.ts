@@ -4,7 +4,7 @@ import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import { IS_PUBLIC } from './public.decorator';
 
-/** The AI operations answer with the documents' own wording (001 §6). */
+/** The AI operations (inference, chat, tokens) say why they need a sign-in, in the web app's own words. */
 export const AI_AUTH_MESSAGE = 'Authentication required. Please login to use AI services.';
 const AI_PATHS = /^\/api\/(inference|chat|tokens)\//;
 

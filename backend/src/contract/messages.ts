@@ -1,5 +1,5 @@
 /**
- * Validation messages of the product documents (001 §5), used whenever the spec validator refuses one
+ * The web app's validation messages, used whenever the spec validator refuses one
  * of these fields, on any operation. Keyed by field name, then by the failing JSON Schema keyword.
  */
 export const FIELD_MESSAGES: Record<string, Record<string, string>> = {

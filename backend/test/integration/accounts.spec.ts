@@ -207,7 +207,7 @@ describe('accounts', () => {
     });
   });
 
-  describe('validation messages of the product document (001 §5)', () => {
+  describe("validation messages in the web app's words", () => {
     it.each([
       ['/api/users/login', { password: PASSWORD }, 'Email is required'],
       ['/api/users/login', { email: 'ada-example.com', password: PASSWORD }, 'Email is invalid'],

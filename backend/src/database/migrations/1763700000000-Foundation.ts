@@ -108,7 +108,7 @@ export class Foundation1763700000000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
 
-    // The release the product documents fall back to (000 §8-§9), so the downloads page has real data from day one.
+    // The release the downloads page falls back to (version, date, assets), so it has real data from day one.
     const base = 'https://releases.globnetwork.io/v0.1.0-beta3';
     const [release] = (await q.query(
       `INSERT INTO releases (version, released_at, notice, changelog_url)

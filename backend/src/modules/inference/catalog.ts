@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppConfig } from '../../config/config';
 import { UNITS_PER_GLOB } from '../wallet/units';
 
-/** Default generation settings of 001 §9. */
+/** Default generation settings: temperature 0.7, max tokens 2048, top_p 0.9; context length 8192. */
 export const GENERATION_DEFAULTS = { temperature: 0.7, maxTokens: 2048, topP: 0.9, contextLength: 8192 } as const;
 export const DEFAULT_MODEL_ID = 'llama-3.3-70b-instruct';
 export const TINY_MODEL_ID = 'glob-tiny-chat';
@@ -34,7 +34,7 @@ export interface CatalogModel {
   path: string;
 }
 
-/** The four default models of 001 §3 and the project's own tiny model, used when MODEL_CATALOG is unset. */
+/** The product's four default models and the project's own tiny model, used when MODEL_CATALOG is unset. */
 export const BUILT_IN_CATALOG: z.input<typeof file> = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'models', 'catalog.example.json'), 'utf8'));
 
 /** Reads the operator's catalog (or the built-in one) — one file, validated. */

@@ -21,7 +21,7 @@ import { StreamEvent, stopKey, TokenStream } from './streams';
 
 type Turn = InferenceJob['messages'][number];
 
-/** 001 §9: about 4 characters per token — what the prompt is expected to cost (the 402 check). */
+/** About 4 characters per token: what the prompt is expected to cost (the 402 check). */
 export const estimateTokens = (messages: Turn[]) => messages.reduce((n, m) => n + Math.ceil(m.content.length / 4) + 4, 2);
 
 /**

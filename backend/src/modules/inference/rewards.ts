@@ -1,7 +1,7 @@
 import { parameterCount } from './catalog';
 import { UNITS_PER_GLOB } from '../wallet/units';
 
-/** 000 §9: reward = 25 GLOB base × difficulty (1.0-3.0) × hardware score (0.5-2.0). */
+/** A task's reward: 25 GLOB base × difficulty (1.0-3.0) × hardware score (0.5-2.0). */
 export const REWARD_BASE_GLOB = 25;
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));

@@ -1,6 +1,6 @@
 import type { Schemas } from '../../contract/types';
 
-/** The token packages of 001 §9 — the one definition the API serves and prices purchases from. */
+/** The four token packages — the one definition the API serves and prices purchases from. */
 export const TOKEN_PACKAGES: readonly Schemas['TokenPackage'][] = [
   { id: 'starter', name: 'Starter', tokens: 1000, bonus: 0, total_tokens: 1000, price: 10, currency: 'USD', popular: false, label: null },
   { id: 'basic', name: 'Basic', tokens: 5000, bonus: 500, total_tokens: 5500, price: 45, currency: 'USD', popular: false, label: null },
