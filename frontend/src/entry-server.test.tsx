@@ -19,7 +19,7 @@ describe('prerendering (entry-server)', () => {
     expect(page.notFound).toBe(false);
     expect(page.html).toContain('<h1>Download Glob Network</h1>');
     expect(page.html).toContain('<noscript><p>No-script: the essentials of this page.</p></noscript>');
-    // No API call at build time: the release badge shows its loading state, the OS the default (000 §4).
+    // No API call at build time: the release badge shows its loading state, the OS the default.
     expect(text(page.html)).toContain('Loading Release Info...');
     expect(text(page.html)).toContain('Download for Windows');
     expect(page.head).toContain(`<title>${PAGES.downloads.title}</title>`);

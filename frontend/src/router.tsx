@@ -46,7 +46,7 @@ declare module '@tanstack/react-router' {
     router: ReturnType<typeof createAppRouter>;
   }
   interface StaticDataRouteOption {
-    /** How many decorative floating dots the page draws (000 §2: 20, 15 or 10). */
+    /** How many decorative floating dots the page draws (20, 15 or 10). */
     dots?: 10 | 15 | 20;
   }
 }

@@ -94,7 +94,7 @@ for (const { width, height, label } of [
 
     test('the OAuth callback screen: Authenticating..., Success!, Authentication Failed', async ({ page }) => {
       const h1 = page.getByRole('heading', { level: 1 });
-      // Signing in for the desktop app keeps 'Success!' on screen (001 §2), so it can be checked at leisure.
+      // Signing in for the desktop app keeps 'Success!' on screen, so it can be checked at leisure.
       await page.goto('/app/auth');
       await page.evaluate(() => localStorage.setItem('open_in_desktop', 'true'));
       // Hold the callback's API answer until 'Authenticating...' has been checked.

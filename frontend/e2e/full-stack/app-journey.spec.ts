@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 9: the web app end to end on the real platform (stack.mjs: the production API serving the build, a worker
+ * The web app end to end on the real platform (stack.mjs: the production API serving the build, a worker
  * running the tiny model, the test's own SMTP server). One person's whole life in the app, in order: sign-up by the
  * e-mailed code, the welcome bonus, a streamed reply, a stopped reply, the conversation sidebar, a package purchase, a
  * transfer to a second account, logout, account deletion by code, and signing up again with the same address (no second bonus).
@@ -12,7 +12,7 @@ import { query } from '../support/db';
 import { expect, test } from '../support/fixtures';
 import { codeFor, mailMark, signUpByApi, uniqueEmail, wallet } from '../support/platform';
 
-/** The signed-in session the web app keeps (001 §3), to ask the API what the screens should show. */
+/** The signed-in session the web app keeps, to ask the API what the screens should show. */
 async function session(page: Page) {
   return page.evaluate(() => ({
     token: localStorage.getItem('access_token') ?? '',
@@ -79,7 +79,7 @@ test('the web app, end to end on the real platform', async ({ page, request }) =
     await expect(reply.getByText('Generating...')).toHaveCount(0);
     await expect(page.getByRole('button', { name: 'Send message' })).toBeVisible();
 
-    // 001 §9: what the UI asks for.
+    // What the UI asks for.
     expect(sent[0]?.params).toMatchObject({ temperature: 0.7, max_tokens: 2048, top_p: 0.9 });
     // The text grew across renders while the bubble was streaming: at least three distinct, increasing lengths.
     const { samples } = await growth();

@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 9, second journey: social sign-in with Google, where "Google" is the local OpenID Connect server the
+ * Second journey: social sign-in with Google, where "Google" is the local OpenID Connect server the
  * stack started (oauth2-mock-server: real authorize, token with PKCE, userinfo). The backend's redirect URI is the web
  * app's own /app/oauth/callback/google on the stack's origin.
  */

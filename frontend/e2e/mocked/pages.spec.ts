@@ -3,7 +3,7 @@ import { expect, expectAccessible, heading, test } from '../support/fixtures';
 import { ROUTES } from '../support/routes';
 
 /**
- * One test per route of 000 §2 on the mocks (the full stack walks them all in full-stack/walk.spec.ts). The axe
+ * One test per route on the mocks (the full stack walks them all in full-stack/walk.spec.ts). The axe
  * audit runs on every template: on two of the eight blog posts, which share one.
  */
 const audited = (path: string) => !/^\/blog\/[^/]+$/.test(path) || ROUTES.filter((r) => r.path.startsWith('/blog/')).slice(0, 2).some((r) => r.path === path);

@@ -12,7 +12,7 @@ export interface RouteCase {
 
 const page = (path: string, key: PageKey, h1: string | RegExp, dots: 10 | 15 | 20): RouteCase => ({ path, h1, title: PAGES[key].title, dots });
 
-/** Every route of 000 §2, with the h1 and the title each must show. */
+/** Every route of the site and the web app, with the h1 and the title each must show. */
 export const ROUTES: RouteCase[] = [
   page('/', 'home', /Run AI together/, 20),
   page('/documentation', 'documentation', 'Glob Network Documentation', 15),

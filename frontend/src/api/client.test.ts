@@ -7,7 +7,7 @@ import { tokenStore } from './tokens';
 
 afterEach(() => tokenStore.clear());
 
-describe('error messages (001 §8 HTTP client)', () => {
+describe('error messages', () => {
   it("uses the server's message first", () => {
     expect(errorMessage({ message: 'Invalid OTP', error: 'Bad Request' }, { status: 400, statusText: 'Bad Request' })).toBe('Invalid OTP');
   });

@@ -14,7 +14,7 @@ export function serverErrorText(body: unknown): string | null {
   return null;
 }
 
-/** 001 §8 'HTTP client': the server's message or error field, else 'HTTP {status}: {statusText}'. */
+/** The server's message or error field, else 'HTTP {status}: {statusText}'. */
 export function errorMessage(body: unknown, response: Pick<Response, 'status' | 'statusText'>): string {
   return serverErrorText(body) ?? `HTTP ${response.status}: ${response.statusText}`;
 }

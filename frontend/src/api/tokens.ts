@@ -1,9 +1,9 @@
 import type { components } from '@glob/contract';
 
 /**
- * Where the signed-in session lives (001 §3: the access token, the refresh token and the user are held in
+ * Where the signed-in session lives (the access token, the refresh token and the user are held in
  * local storage under two name sets; both are written, either is read). Other tabs see changes through the
- * `storage` event, so signing out in one tab signs out the others (001 §4).
+ * `storage` event, so signing out in one tab signs out the others.
  */
 export interface StoredTokens {
   access_token: string;

@@ -9,7 +9,7 @@ function seeded(seed: number) {
   };
 }
 
-/** Decorative floating dots drawn behind every page: 20, 15 or 10 of them (000 §2). */
+/** Decorative floating dots drawn behind every page: 20, 15 or 10 of them. */
 export const FloatingDots = memo(function FloatingDots({ count }: { count: 10 | 15 | 20 }) {
   const rand = seeded(count * 7919);
   const dots = Array.from({ length: count }, (_, i) => {

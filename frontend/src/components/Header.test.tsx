@@ -11,7 +11,7 @@ const scrollTo = (y: number) =>
     fireEvent.scroll(window);
   });
 
-describe('header (000 §2)', () => {
+describe('header', () => {
   it('turns opaque only after scrolling more than 10 px', async () => {
     await renderWithProviders(<Header />);
     const header = await screen.findByRole('banner');
@@ -57,7 +57,7 @@ describe('header (000 §2)', () => {
   });
 });
 
-describe('footer (000 §2)', () => {
+describe('footer', () => {
   it('has Resources, Community and About columns, the year and the legal links', async () => {
     await renderWithProviders(<Footer />);
     const footer = within(await screen.findByRole('contentinfo'));

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation } from '@tanstack/react-router';
 import { Icon } from './CoreIcon';
 
-/** 000 §2: the header turns opaque once the page has scrolled more than this. */
+/** The header turns opaque once the page has scrolled more than this. */
 export const SCROLL_THRESHOLD_PX = 10;
 
 const DESKTOP_LINKS = [

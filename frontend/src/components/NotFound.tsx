@@ -4,7 +4,7 @@ import noscript from 'virtual:glob-noscript/404';
 import { PageHead } from './PageHead';
 import { SiteLayout } from './SiteLayout';
 
-/** 000 §2 '404': Page Not Found, Go Home, Go Back, popular links; noindex. */
+/** Page Not Found, Go Home, Go Back, popular links; noindex. */
 export function NotFound() {
   const router = useRouter();
   return (

@@ -4,7 +4,7 @@ import { headFields, type HeadInput, type HeadPage } from './head';
 
 export interface HeadOptions extends HeadInput {
   /**
-   * The default title, description and path of the route's page key (000 §2): `import head from
+   * The default title, description and path of the route's page key: `import head from
    * 'virtual:glob-head/<key>'` in the route file, so only that page's entry travels with its chunk.
    */
   page: HeadPage;

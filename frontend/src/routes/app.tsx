@@ -1,6 +1,6 @@
 import { Outlet, createFileRoute } from '@tanstack/react-router';
 
-/** The web app: no public header or footer under /app (001 §2). */
+/** The web app: no public header or footer under /app. */
 export const Route = createFileRoute('/app')({
   component: Outlet,
 });

@@ -16,12 +16,12 @@ export const meQuery = () =>
       updateUser(user);
       return user;
     },
-    // 001 §2: user data is refreshed whenever the sidebar and top bar appear.
+    // User data is refreshed whenever the sidebar and top bar appear.
     staleTime: 0,
     retry: false,
   });
 
-/** POST /api/users/login (001 §7: email, password → access_token, refresh_token, user). */
+/** POST /api/users/login (email, password → access_token, refresh_token, user). */
 export const login = (body: Schemas['LoginRequest']) => unwrap(api.POST('/api/users/login', { body }));
 
 /** POST /api/users/send-otp (purpose defaults to signup). */

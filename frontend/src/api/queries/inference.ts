@@ -7,7 +7,7 @@ export type StreamStartRequest = components['schemas']['StreamStartRequest'];
 export type StreamEvent = components['schemas']['StreamEvent'];
 export type InferenceUsage = components['schemas']['InferenceUsage'];
 
-/** 001 §9 generation defaults (the spec's `InferenceParams` defaults too). */
+/** The generation defaults (also the spec's `InferenceParams` defaults). */
 export const GENERATION_PARAMS = { temperature: 0.7, max_tokens: 2048, top_p: 0.9 } as const;
 
 /** GET /api/inference/models: the catalog, available or not. */

@@ -5,7 +5,7 @@ import { api, unwrap } from '../client';
 export type Notification = components['schemas']['Notification'];
 export type NotificationList = components['schemas']['NotificationList'];
 
-/** 001 §9: notifications limit 5. */
+/** Notifications limit 5. */
 export const NOTIFICATIONS_LIMIT = 5;
 
 export const notificationQueries = {

@@ -17,12 +17,12 @@ export function trackDownload(event: DownloadEvent) {
   return unwrap(api.POST('/api/system/analytics/download', { body: event }));
 }
 
-/** POST /api/contact/submit, raw: the contact form has its own messages (000 §8). */
+/** POST /api/contact/submit, raw: the contact form has its own messages. */
 export function submitContact(body: ContactMessage) {
   return api.POST('/api/contact/submit', { body });
 }
 
-/** POST /api/contact/testimonial, raw: the testimonial form has its own messages (000 §8). */
+/** POST /api/contact/testimonial, raw: the testimonial form has its own messages. */
 export function submitTestimonial(body: Testimonial) {
   return api.POST('/api/contact/testimonial', { body });
 }

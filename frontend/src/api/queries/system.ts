@@ -4,7 +4,7 @@ import { api, unwrap } from '../client';
 
 export type PlatformStats = components['schemas']['PlatformStats'];
 
-/** The figures the home page shows (000 §3, §7). */
+/** The figures the home page shows. */
 export interface SiteStats {
   active_users: number;
   total_tasks: number;
@@ -13,7 +13,7 @@ export interface SiteStats {
   fallback: boolean;
 }
 
-/** 000 §8: on any failure the home page silently shows these. */
+/** On any failure the home page silently shows these. */
 export const FALLBACK_STATS: SiteStats = {
   active_users: 2847,
   total_tasks: 1250000,
@@ -21,7 +21,7 @@ export const FALLBACK_STATS: SiteStats = {
   fallback: true,
 };
 
-/** 000 §9: stats refresh every 30 s. */
+/** Stats refresh every 30 s. */
 export const STATS_REFRESH_MS = 30_000;
 
 /** GET /api/stats/platform; not ok or a network error resolves to the fallback figures. */
@@ -58,7 +58,7 @@ export const systemQueries = {
     }),
 };
 
-/** The dashboard's network figures (001 §2 'Dashboard'). */
+/** The dashboard's network figures. */
 export interface NetworkStats {
   connected_peers: number;
   active_nodes: number;
@@ -70,7 +70,7 @@ export interface NetworkStats {
   fallback: boolean;
 }
 
-/** 001 §8: when the network stats fail, the dashboard shows 1247 peers, 89 tasks, 156 nodes. */
+/** When the network stats fail, the dashboard shows 1247 peers, 89 tasks, 156 nodes. */
 export const FALLBACK_NETWORK_STATS: NetworkStats = {
   connected_peers: 1247,
   active_tasks: 89,
@@ -80,7 +80,7 @@ export const FALLBACK_NETWORK_STATS: NetworkStats = {
   fallback: true,
 };
 
-/** 001 §9: the dashboard refreshes every 10 s. */
+/** The dashboard refreshes every 10 s. */
 export const DASHBOARD_REFRESH_MS = 10_000;
 
 /** GET /api/system/stats/platform; not ok or a network error resolves to the fallback figures (logged). */

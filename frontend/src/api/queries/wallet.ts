@@ -14,17 +14,17 @@ export type TransferRequest = components['schemas']['TransferRequest'];
 export type TransferResult = components['schemas']['TransferResult'];
 export type WalletEarnings = components['schemas']['WalletEarnings'];
 
-/** 001 §9: wallet data is polled every 30 s. */
+/** Wallet data is polled every 30 s. */
 export const WALLET_POLL_MS = 30_000;
-/** 001 §9: transactions limit 50 (the Recent Transactions table; the wallet service's history view reads 20). */
+/** Transactions limit 50 (the Recent Transactions table; the wallet service's history view reads 20). */
 export const TRANSACTIONS_LIMIT = 50;
 export const HISTORY_LIMIT = 20;
-/** 001 §9: earnings window 30 days. */
+/** Earnings window 30 days. */
 export const EARNINGS_DAYS = 30;
-/** 001 §9: display price 0.008 USD per token. */
+/** Display price 0.008 USD per token. */
 export const USD_PER_GLOB = 0.008;
 
-/** 001 §8: other wallet reads fall back to zeros or empty lists. */
+/** Other wallet reads fall back to zeros or empty lists. */
 export const ZERO_WALLET: Omit<Wallet, 'user_id' | 'address' | 'updated_at'> & { address: string | null } = {
   address: null,
   balance: 0,
@@ -44,7 +44,7 @@ export const ZERO_WALLET: Omit<Wallet, 'user_id' | 'address' | 'updated_at'> & {
   },
 };
 
-/** 001 §8: wallet load failures are only logged; no message is shown. */
+/** Wallet load failures are only logged; no message is shown. */
 async function logged<T>(what: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
@@ -176,7 +176,7 @@ export function newIdempotencyKey(): string {
 }
 
 /**
- * 001 §9: the four packages (Starter 1000 for $10; Basic 5000 + 500 for $45; Pro 10000 + 1500 for $85, Most Popular;
+ * The four packages (Starter 1000 for $10; Basic 5000 + 500 for $45; Pro 10000 + 1500 for $85, Most Popular;
  * Enterprise 50000 + 10000 for $400). Shown when GET /api/wallet/packages fails; the server still prices every purchase.
  */
 export const FALLBACK_PACKAGES: TokenPackage[] = [

@@ -24,7 +24,7 @@ function forgetIfSignedIn(email: string) {
 }
 
 /**
- * /account-deletion (001 §2/§4/§5/§8): no sign-in; ownership of the e-mail is proved by a 6-digit code.
+ * /account-deletion: no sign-in; ownership of the e-mail is proved by a 6-digit code.
  * email → (code sent, 300 s countdown) otp → (code verified) confirm → (account deleted) success.
  * Back on otp resets everything to email; Cancel on confirm returns to otp; 'Resend verification code'
  * appears when the countdown reaches 0 and returns to the email step.

@@ -1,4 +1,4 @@
-/** 001 §8 'Deletion', word for word; 001 §9: the code is 6 digits and expires in 300 s. */
+/** The deletion flow's messages, word for word; the code is 6 digits and expires in 300 s. */
 export const DELETION_MSG = {
   sendFailed: 'Failed to send OTP. Please check your email address.',
   invalidCode: 'Invalid OTP code. Please try again.',

@@ -14,13 +14,13 @@ import './assistant.css';
 const NARROW = '(max-width: 860px)';
 const startsCollapsed = () => typeof window !== 'undefined' && Boolean(window.matchMedia?.(NARROW).matches);
 
-/** 001 §2 'AI assistant': models, real token streaming, conversations on the server, a local cache. */
+/** Models, real token streaming, conversations on the server, a local cache. */
 export function AssistantPage() {
   const session = useSession();
   const uid = idOf(session.user);
 
   const modelsQuery = useQuery({ ...inferenceQueries.models(), enabled: session.signedIn });
-  // 001 §8: when the list cannot be loaded, the four default models (signed out, it is not even asked for).
+  // When the list cannot be loaded, the four default models (signed out, it is not even asked for).
   const modelsFailed = modelsQuery.isError;
   const useDefaults = modelsFailed || !session.signedIn;
   const models = useMemo(

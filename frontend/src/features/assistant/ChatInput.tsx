@@ -30,7 +30,7 @@ function StopIcon() {
 }
 
 /**
- * 001 §2 input: multi-line, grows from 48 to 120 px, disabled without a model or while a reply streams;
+ * Multi-line, grows from 48 to 120 px, disabled without a model or while a reply streams;
  * Enter sends, Shift+Enter adds a newline. The send button turns into a red 'Stop generation' button.
  */
 export const ChatInput = forwardRef<ChatInputHandle, Props>(function ChatInput({ hasModel, generating, onSend, onStop }, ref) {

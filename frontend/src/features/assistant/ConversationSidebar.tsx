@@ -83,7 +83,7 @@ function ConversationItem({ c, active, onSelect, onRename, onPin, onExport, onDe
     setEditing(false);
     setDraft(c.title);
   };
-  /** 001 §5: applied only when the trimmed title is non-empty and changed. */
+  /** Applied only when the trimmed title is non-empty and changed. */
   const save = async () => {
     const title = draft.trim();
     setEditing(false);
@@ -177,7 +177,7 @@ function ConversationItem({ c, active, onSelect, onRename, onPin, onExport, onDe
 }
 
 /**
- * 001 §2: the collapsible conversation sidebar — server search, a Pinned section, rename (Enter saves, Escape
+ * The collapsible conversation sidebar — server search, a Pinned section, rename (Enter saves, Escape
  * cancels), pin/unpin, export, delete; collapsed, the 10 most recent conversations.
  */
 export function ConversationSidebar({ activeId, collapsed, onToggle, onSelect, onNew, onStartFirst, onRenamed, onDeleted, onError }: Props) {

@@ -17,7 +17,7 @@ function ErrorIcon() {
   );
 }
 
-/** 001 §8: the notice for INSUFFICIENT_TOKENS. */
+/** The notice for INSUFFICIENT_TOKENS. */
 function InsufficientNotice() {
   return (
     <div className="assistant-notice">

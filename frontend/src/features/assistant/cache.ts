@@ -1,7 +1,7 @@
 import type { UiMessage } from './types';
 
 /**
- * 001 §3 / §7: the client-side chat cache — an IndexedDB database (version 2) with a `conversations` store and a
+ * The client-side chat cache — an IndexedDB database (version 2) with a `conversations` store and a
  * `settings` store, keyed by user id plus conversation id. It shows a conversation when the server fails, and is
  * cleared when the signed-in user changes. Where IndexedDB is missing (jsdom, some private modes) the same
  * cache lives in memory for the page's lifetime.

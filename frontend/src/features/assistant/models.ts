@@ -2,10 +2,10 @@ import type { ApiModel } from '../../api/queries/inference';
 import { TEXT } from './texts';
 import type { UiModel } from './types';
 
-/** 001 §9: the default model. */
+/** The default model. */
 export const DEFAULT_MODEL_ID = 'llama-3.3-70b-instruct';
 
-/** 001 §3: the four default models, used when the model list cannot be loaded. */
+/** The four default models, used when the model list cannot be loaded. */
 export const DEFAULT_MODELS: UiModel[] = [
   { id: 'llama-3.3-70b-instruct', name: 'Llama 3.3 70B Instruct', parameters: '70B' },
   { id: 'llama-3-70b-instruct', name: 'Llama 3 70B Instruct', parameters: '70B' },
@@ -13,7 +13,7 @@ export const DEFAULT_MODELS: UiModel[] = [
   { id: 'llama-3-8b-instruct', name: 'Llama 3 8B Instruct', parameters: '8B' },
 ].map((m) => ({ ...m, description: TEXT.defaultDescription, context_length: 8192, status: 'available' }));
 
-/** A model of the API with 001 §3's readings and defaults (id or model_id, name or display_name, …). */
+/** A model of the API read as the product's client reads it, with its defaults (id or model_id, name or display_name, …). */
 export function toUiModel(m: ApiModel): UiModel {
   const raw = m as Partial<ApiModel> & { model_id?: string };
   return {

@@ -1,4 +1,4 @@
-/** The assistant's words, verbatim from the web-app document (001 §2, §4, §6, §8, §9). */
+/** The assistant's words, verbatim from the web-app document. */
 export const TEXT = {
   loading: 'Loading AI Assistant...',
   title: 'AI Assistant',
@@ -34,27 +34,27 @@ export const TEXT = {
   },
 } as const;
 
-/** 001 §9: the assistant's cost display, 0.001 USD per token, 4 decimals. */
+/** The assistant's cost display, 0.001 USD per token, 4 decimals. */
 export const USD_PER_TOKEN = 0.001;
 
-/** 'Tokens used: N • Cost: $X' (001 §2). */
+/** 'Tokens used: N • Cost: $X'. */
 export const usageLine = (tokens: number) => `Tokens used: ${tokens} • Cost: $${(tokens * USD_PER_TOKEN).toFixed(4)}`;
 
-/** 'Using {model}' (001 §2 footer). */
+/** 'Using {model}'. */
 export const usingLine = (model: string) => `Using ${model}`;
 
-/** 001 §4: a conversation created by the first message is titled 'Chat {date}'. */
+/** A conversation created by the first message is titled 'Chat {date}'. */
 export const chatTitle = (date: Date = new Date()) => `Chat ${date.toLocaleDateString('en-GB')}`;
 
-/** 001 §9: collapsed, the sidebar lists the 10 most recent conversations. */
+/** Collapsed, the sidebar lists the 10 most recent conversations. */
 export const COLLAPSED_LIMIT = 10;
 
-/** 001 §9: the input grows from 48 px up to 120 px. */
+/** The input grows from 48 px up to 120 px. */
 export const INPUT_MIN_PX = 48;
 export const INPUT_MAX_PX = 120;
 
 /** Wait after the last keystroke before searching on the server. */
 export const SEARCH_DEBOUNCE_MS = 300;
 
-/** 001 §3: the remembered conversation, in local storage. */
+/** The remembered conversation, in local storage. */
 export const LAST_CONVERSATION_KEY = 'last_conversation_id';

@@ -1,4 +1,4 @@
-/** 001 §3 Message status: a user message is sending, then sent or error; a reply is streaming, then sent. */
+/** Message status: a user message is sending, then sent or error; a reply is streaming, then sent. */
 export type MessageStatus = 'sending' | 'sent' | 'streaming' | 'error';
 
 /**
@@ -18,7 +18,7 @@ export interface UiMessage {
   replyTo?: string;
 }
 
-/** A model as the dropdown shows it (001 §3 Model, with its defaults applied). */
+/** A model as the dropdown shows it. */
 export interface UiModel {
   id: string;
   name: string;

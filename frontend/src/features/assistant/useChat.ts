@@ -23,7 +23,7 @@ export const greetingMessage = (): UiMessage => ({
   kind: 'greeting',
 });
 
-/** 001 §4: a new conversation is one greeting message and no id yet. */
+/** A new conversation is one greeting message and no id yet. */
 export const freshConversation = (): OpenConversation => ({ id: null, title: TEXT.defaultTitle, model_id: null, messages: [greetingMessage()] });
 
 export function fromServer(c: Conversation): OpenConversation {
@@ -43,7 +43,7 @@ export function fromServer(c: Conversation): OpenConversation {
   };
 }
 
-// ---- the remembered conversation (001 §3: local storage) ----
+// ---- the remembered conversation (local storage) ----
 function storage(): Storage | null {
   try {
     return typeof localStorage === 'undefined' ? null : localStorage;
@@ -84,7 +84,7 @@ function reducer(state: OpenConversation, action: Action): OpenConversation {
   }
 }
 
-/** 001 §8: 402, or a message about insufficient tokens / payment required, is INSUFFICIENT_TOKENS. */
+/** 402, or a message about insufficient tokens / payment required, is INSUFFICIENT_TOKENS. */
 export function failureKind(err: unknown): 'insufficient' | 'auth' | 'failure' {
   const message = err instanceof Error ? err.message : String(err);
   if (err instanceof ApiError && err.status === 402) return 'insufficient';
@@ -167,7 +167,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
     [setGeneratingId],
   );
 
-  /** Stop generation (001 §4): the reply keeps what it has and is sent; the worker is told to stop. */
+  /** Stop generation: the reply keeps what it has and is sent; the worker is told to stop. */
   const stop = useCallback(() => {
     const replyId = generating.current;
     if (!replyId) return;
@@ -289,7 +289,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
     [dispatch, finish, persist, queryClient, setGeneratingId, userId],
   );
 
-  /** Sends a message (001 §5: never blank, never while a reply streams, never without a model). */
+  /** Sends a message (never blank, never while a reply streams, never without a model). */
   const send = useCallback(
     (content: string, model: UiModel | null) => {
       if (!content.trim() || generating.current || !model) return false;
@@ -326,7 +326,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
     setGeneratingId(null);
   }, [setGeneratingId]);
 
-  /** 001 §4: New conversation — one greeting, and the remembered id is cleared. */
+  /** New conversation — one greeting, and the remembered id is cleared. */
   const newConversation = useCallback(() => {
     leave();
     epoch.current += 1;
@@ -474,7 +474,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
     // Once per signed-in user (not again when `open` changes identity).
   }, [userId]);
 
-  // 001 §4: the access token removed (here or in another tab) — clear the chat, back to the greeting,
+  // The access token removed (here or in another tab) — clear the chat, back to the greeting,
   // and drop every local copy of it.
   useEffect(() => {
     return tokenStore.subscribe((tokens) => {

@@ -22,7 +22,7 @@ const HEADINGS = {
 } as const;
 
 /**
- * /app/auth (001 §2 'Auth screen'): a toggle between login and register (form, then code), social sign-in,
+ * /app/auth: a toggle between login and register (form, then code), social sign-in,
  * and /app/dashboard once signed in. A visitor who is already signed in goes straight to the dashboard.
  */
 export function AuthPage() {

@@ -6,7 +6,7 @@ import { Field, Notice, useFocusFirstError } from './Field';
 import { MSG } from './messages';
 import { validateLogin, type FieldErrors, type LoginValues } from './validation';
 
-/** 001 §2 login: e-mail and password → POST /api/users/login → the session → `onSignedIn`. */
+/** E-mail and password → POST /api/users/login → the session → `onSignedIn`. */
 export function LoginForm({ onSignedIn, onForgot }: { onSignedIn: () => void; onForgot: () => void }) {
   const [values, setValues] = useState<LoginValues>({ email: '', password: '' });
   const [errors, setErrors] = useState<FieldErrors<LoginValues>>({});
@@ -16,7 +16,7 @@ export function LoginForm({ onSignedIn, onForgot }: { onSignedIn: () => void; on
 
   const edit = (field: keyof LoginValues, value: string) => {
     setValues((v) => ({ ...v, [field]: value }));
-    // 001 §5: a field's error clears when that field is edited.
+    // A field's error clears when that field is edited.
     setErrors((e) => ({ ...e, [field]: undefined }));
   };
 

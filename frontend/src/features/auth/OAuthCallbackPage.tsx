@@ -11,7 +11,7 @@ type Phase = { phase: 'pending' } | { phase: 'success'; desktop: boolean } | { p
 const PROVIDER_NAMES: Record<string, string> = { google: 'Google', github: 'GitHub', microsoft: 'Microsoft' };
 
 /**
- * /app/oauth/callback/{provider} (001 §2 'OAuth callback screen'): posts the provider's code and state once,
+ * /app/oauth/callback/{provider}: posts the provider's code and state once,
  * stores the session, then goes to /app/dashboard after 1.5 s — or stays, when the sign-in was for the desktop
  * app — and on failure shows why and returns to /app/auth after 3 s.
  */

@@ -15,7 +15,7 @@ export type RegisterStep = 'form' | 'otp';
 const EMPTY: RegisterValues = { username: '', email: '', password: '', confirmPassword: '', acceptTerms: false };
 
 /**
- * 001 §2/§4 register: the form → POST send-otp (purpose signup; the 60 s resend countdown starts) → the code
+ * The form → POST send-otp (purpose signup; the 60 s resend countdown starts) → the code
  * step → POST verify-otp → POST register-with-otp with the verification token → the session → `onSignedIn`.
  */
 export function RegisterFlow({

@@ -12,7 +12,7 @@ const PROVIDERS: { id: OAuthProvider; label: string }[] = [
   { id: 'microsoft', label: 'Microsoft' },
 ];
 
-/** 001 §8: the server's words first; then a provider the server does not offer, a refused call, no answer at all. */
+/** The server's words first; then a provider the server does not offer, a refused call, no answer at all. */
 export function authUrlError(err: unknown, provider: OAuthProvider): string {
   if (err instanceof ApiError) {
     if (err.serverText) return err.serverText;
@@ -53,7 +53,7 @@ function ProviderMark({ id }: { id: OAuthProvider }) {
 }
 
 /**
- * 001 §2/§7: Google, GitHub and Microsoft sign-in. A button asks the server for the provider's authorization
+ * Google, GitHub and Microsoft sign-in. A button asks the server for the provider's authorization
  * URL (GET /api/users/oauth/auth-url/{provider}) and sends the browser there; the provider comes back to
  * /app/oauth/callback/{provider}.
  */

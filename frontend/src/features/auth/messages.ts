@@ -1,4 +1,4 @@
-/** 001 §5 and §8: the auth screens' messages, word for word. */
+/** The auth screens' messages, word for word. */
 export const MSG = {
   emailRequired: 'Email is required',
   emailInvalid: 'Email is invalid',
@@ -32,10 +32,10 @@ export const MSG = {
   backToSignIn: 'Back to sign in',
 } as const;
 
-/** 001 §9. */
+/** Password length, resend wait and code length. */
 export const MIN_PASSWORD = 8;
 export const SIGNUP_RESEND_SECONDS = 60;
 export const CODE_LENGTH = 6;
-/** 001 §9: post-login redirect 1.5 s, error redirect 3 s. */
+/** Post-login redirect 1.5 s, error redirect 3 s. */
 export const SUCCESS_REDIRECT_MS = 1500;
 export const ERROR_REDIRECT_MS = 3000;

@@ -5,7 +5,7 @@ import { MSG } from './messages';
 
 export type CallbackResult = { ok: true; desktop: boolean } | { ok: false; message: string };
 
-/** 001 §3: the flag a desktop-initiated sign-in leaves in local storage. */
+/** The flag a desktop-initiated sign-in leaves in local storage. */
 export const OPEN_IN_DESKTOP_KEY = 'open_in_desktop';
 
 /**
@@ -35,7 +35,7 @@ function takeOAuthNonce(): string | undefined {
 }
 
 /**
- * One run per provider redirect (001 §2 'the callback runs only once'): React StrictMode mounts effects twice
+ * One run per provider redirect: React StrictMode mounts effects twice
  * and a re-render may run them again, but the provider's code and state are single use — a second POST would
  * fail and overwrite the first answer. Every caller for the same redirect shares the first run's promise.
  */

@@ -15,7 +15,7 @@ export type FieldErrors<T> = Partial<Record<keyof T, string>>;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** 001 §5: 'looks like an address'. */
+/** An e-mail must look like an address. */
 export function isEmail(value: string): boolean {
   return EMAIL.test(value.trim());
 }
@@ -54,12 +54,12 @@ export function validateNewPassword(values: NewPasswordValues): FieldErrors<NewP
   });
 }
 
-/** 001 §5 'Login and register'. */
+/** Sign-in: e-mail and password rules. */
 export function validateLogin(values: LoginValues): FieldErrors<LoginValues> {
   return compact<LoginValues>({ email: emailError(values.email), password: passwordError(values.password) });
 }
 
-/** 001 §5: the login rules plus username, matching confirmation and accepted terms. */
+/** The login rules plus username, matching confirmation and accepted terms. */
 export function validateRegister(values: RegisterValues): FieldErrors<RegisterValues> {
   return compact<RegisterValues>({
     username: values.username.trim() ? undefined : MSG.usernameRequired,
@@ -70,7 +70,7 @@ export function validateRegister(values: RegisterValues): FieldErrors<RegisterVa
   });
 }
 
-/** 001 §5 'Code step': required, exactly 6 digits. */
+/** Required, exactly 6 digits. */
 export function validateCode(code: string): string | undefined {
   const trimmed = code.trim();
   if (!trimmed) return MSG.codeRequired;

@@ -8,7 +8,7 @@ import { BlogCard } from './BlogCard';
 import { categoryLabel } from './labels';
 import './blog.css';
 
-/** 000 §2 'Blog post': unknown slug. */
+/** Unknown slug. */
 export function PostNotFound() {
   return (
     <section className="not-found container" aria-labelledby="post-missing-title">

@@ -6,7 +6,7 @@ import { renderWithProviders } from '../../test/render';
 import { BlogListPage } from './BlogListPage';
 import { featuredPost, filterPosts } from './filter';
 
-describe('blog filter (000 §4)', () => {
+describe('blog filter', () => {
   const featured = featuredPost(BLOG_POSTS)!;
 
   it("'all' shows every post except the featured one", () => {

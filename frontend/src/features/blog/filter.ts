@@ -2,7 +2,7 @@ import type { BlogCategory, BlogPost } from '../../content/types';
 
 export type BlogFilter = 'all' | BlogCategory;
 
-/** 000 §4: 'all' shows every post except the featured one (shown on its own); a category shows only its posts. */
+/** 'all' shows every post except the featured one (shown on its own); a category shows only its posts. */
 export function filterPosts(posts: BlogPost[], filter: BlogFilter): BlogPost[] {
   return filter === 'all' ? posts.filter((p) => !p.featured) : posts.filter((p) => p.category === filter);
 }

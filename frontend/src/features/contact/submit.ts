@@ -3,14 +3,14 @@ import { serverErrorText } from '../../api/errors';
 import { submitContact, submitTestimonial } from '../../api/queries/site';
 import type { ContactSubject, ContactValues, TestimonialValues } from './validation';
 
-/** 000 §8, word for word. */
+/** The contact forms' outcome messages, word for word. */
 export const CONTACT_SUCCESS = 'Thank you for your message! We will get back to you soon.';
 export const CONTACT_FAILURE = 'Failed to send message. Please try again.';
 export const TESTIMONIAL_SUCCESS = `Thank you for sharing your experience with ${SITE.name}!`;
 export const TESTIMONIAL_FAILURE = 'Failed to submit testimonial. Please try again.';
 export const NETWORK_ERROR = 'An error occurred. Please try again later.';
 
-/** 000 §5: the star buttons do nothing; the rating is always 5. */
+/** The star buttons do nothing; the rating is always 5. */
 export const TESTIMONIAL_RATING = 5;
 
 export interface SubmitResult {

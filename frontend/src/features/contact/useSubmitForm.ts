@@ -4,7 +4,7 @@ import type { SubmitResult } from './submit';
 import type { Errors } from './validation';
 
 /**
- * The behaviour both contact forms share (000 §4-§8): a field's error clears when it is edited; submit
+ * The behaviour both contact forms share: a field's error clears when it is edited; submit
  * validates, focuses the first invalid field, sends once at a time, shows the outcome, and clears the
  * form after a success.
  */

@@ -4,7 +4,7 @@ import { EMPTY_CONTACT, EMPTY_TESTIMONIAL, MESSAGES, SUBJECTS, validateContact, 
 const contact = { name: 'Ada', email: 'ada@example.com', subject: 'general', message: 'Hello', agreedToTerms: true } as const;
 const testimonial = { name: 'Grace', email: 'grace@example.com', role: '', message: 'Great', consent: true, photo: null };
 
-describe('contact validation (000 §5)', () => {
+describe('contact validation', () => {
   it('accepts a complete message', () => {
     expect(validateContact({ ...contact })).toEqual({});
   });
@@ -38,7 +38,7 @@ describe('contact validation (000 §5)', () => {
   });
 });
 
-describe('testimonial validation (000 §5)', () => {
+describe('testimonial validation', () => {
   it('requires name, email, message and consent; role is optional', () => {
     expect(validateTestimonial(testimonial)).toEqual({});
     expect(validateTestimonial(EMPTY_TESTIMONIAL)).toEqual({

@@ -2,7 +2,7 @@ import type { components } from '@glob/contract';
 
 export type ContactSubject = components['schemas']['ContactSubject'];
 
-/** 000 §5: the subjects and their labels. */
+/** The subjects and their labels. */
 export const SUBJECTS: { value: ContactSubject; label: string }[] = [
   { value: 'general', label: 'General Inquiry' },
   { value: 'support', label: 'Technical Support' },
@@ -11,7 +11,7 @@ export const SUBJECTS: { value: ContactSubject; label: string }[] = [
   { value: 'other', label: 'Other' },
 ];
 
-/** 000 §9: testimonial photo at most 2 MB, JPG or PNG (the file is never sent). */
+/** Testimonial photo at most 2 MB, JPG or PNG (the file is never sent). */
 export const PHOTO_MAX_BYTES = 2 * 1024 * 1024;
 export const PHOTO_TYPES = ['image/jpeg', 'image/png'];
 
@@ -63,7 +63,7 @@ function checkEmail(email: string): string | undefined {
   return undefined;
 }
 
-/** 000 §5: name, email, subject, message required; valid email; subject from the list; agreement required. */
+/** Name, email, subject, message required; valid email; subject from the list; agreement required. */
 export function validateContact(values: ContactValues): Errors<ContactValues> {
   const errors: Errors<ContactValues> = {};
   if (!values.name.trim()) errors.name = MESSAGES.name;
@@ -75,7 +75,7 @@ export function validateContact(values: ContactValues): Errors<ContactValues> {
   return errors;
 }
 
-/** 000 §5: name, email, message, consent required; role optional; optional photo (max 2MB, JPG or PNG). */
+/** Name, email, message, consent required; role optional; optional photo (max 2MB, JPG or PNG). */
 export function validateTestimonial(values: TestimonialValues): Errors<TestimonialValues> {
   const errors: Errors<TestimonialValues> = {};
   if (!values.name.trim()) errors.name = MESSAGES.name;

@@ -10,7 +10,7 @@ import { StatCard } from '../wallet/StatCard';
 import { RecentNotifications } from './RecentNotifications';
 import './dashboard.css';
 
-/** 001 §2 'Dashboard': the balance change label is a fixed text. */
+/** The balance change label is a fixed text. */
 export const BALANCE_CHANGE_LABEL = '+12.5%';
 
 const FEATURES: { name: string; available: boolean }[] = [
@@ -24,7 +24,7 @@ const FEATURES: { name: string; available: boolean }[] = [
 
 const count = new Intl.NumberFormat('en-US');
 
-/** 001 §2 'Dashboard': welcome line, three figure cards, quick actions, feature access; refreshed every 10 s. */
+/** Welcome line, three figure cards, quick actions, feature access; refreshed every 10 s. */
 export function DashboardPage() {
   const { user } = useSession();
   const id = userId(user);
@@ -33,7 +33,7 @@ export function DashboardPage() {
 
   const name = displayName(user);
   const loading = wallet.isLoading || network.isLoading;
-  // 001 §8: network stats failure → the fallback figures; other wallet reads → zeros.
+  // Network stats failure → the fallback figures; other wallet reads → zeros.
   const stats = network.data ?? FALLBACK_NETWORK_STATS;
   const balance = wallet.data?.balance ?? ZERO_WALLET.balance;
 

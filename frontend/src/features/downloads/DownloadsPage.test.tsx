@@ -27,7 +27,7 @@ afterEach(() => {
   jest.useRealTimers();
 });
 
-describe('downloads page states (000 §2, §4)', () => {
+describe('downloads page states', () => {
   it('shows the loading badge, then the latest release with (Beta)', async () => {
     server.use(
       http.get('/api/releases/latest', async ({ response }) => {

@@ -20,7 +20,7 @@ interface PlatformCard {
   features: string[];
 }
 
-/** 000 §2: the four platform cards. */
+/** The four platform cards. */
 export const PLATFORM_CARDS: PlatformCard[] = [
   {
     id: 'windows',
@@ -137,7 +137,7 @@ function DownloadButton({
   );
 }
 
-/** Every state of the downloads page (000 §2, §4), from props only. */
+/** Every state of the downloads page, from props only. */
 export function DownloadsView({ loading, release, platform, progress, onDownload }: DownloadsViewProps) {
   const primaryAsset = assetFor(release, platform);
   const primaryDisabled = loading || !release || release.assets.length === 0 || !primaryAsset;
@@ -315,10 +315,10 @@ export function DownloadsView({ loading, release, platform, progress, onDownload
 }
 
 const noSubscription = () => () => undefined;
-/** 000 §4: the guess's default. */
+/** The guess's default. */
 const DEFAULT_PLATFORM: Platform = 'windows';
 
-/** /downloads: release data (fetch order of 000 §7), detected OS and per-file downloads. */
+/** /downloads: release data, detected OS and per-file downloads. */
 export function DownloadsPage({ deps, platform: forced }: { deps?: DownloadDeps; platform?: Platform }) {
   // The prerendered page was built for the default (Windows) and the loading state; the visitor's OS and the
   // release follow right after hydration.

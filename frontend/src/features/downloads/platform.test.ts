@@ -10,7 +10,7 @@ const UA = {
   iphone: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
 };
 
-describe('OS detection (000 §4)', () => {
+describe('OS detection', () => {
   it.each([
     ['windows', UA.windows],
     ['macos', UA.mac],

@@ -1,6 +1,6 @@
 import type { AssetPlatform, Release, ReleaseAsset } from './release';
 
-/** The platforms the page can detect (000 §4); Windows when nothing matches. */
+/** The platforms the page can detect; Windows when nothing matches. */
 export type Platform = 'windows' | 'macos' | 'linux' | 'android' | 'ios';
 
 export const PLATFORM_LABELS: Record<Platform, string> = {

@@ -41,7 +41,7 @@ function track(order: string[]) {
   };
 }
 
-describe('release fetch order (000 §7)', () => {
+describe('release fetch order', () => {
   it('uses the release host first when it answers ok', async () => {
     const order: string[] = [];
     const t = track(order);

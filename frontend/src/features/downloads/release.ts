@@ -5,7 +5,7 @@ import { RELEASE_HOST } from '../../env';
 
 export type AssetPlatform = components['schemas']['AssetPlatform'];
 
-/** A release file as the page uses it (000 §3). */
+/** A release file as the page uses it. */
 export interface ReleaseAsset {
   name: string;
   download_url: string;
@@ -15,7 +15,7 @@ export interface ReleaseAsset {
   size: number;
 }
 
-/** A release as the page uses it (000 §3). */
+/** A release as the page uses it. */
 export interface Release {
   /** Without a leading v. */
   version: string;
@@ -35,15 +35,15 @@ export interface ReleaseResult {
   source: ReleaseSource;
 }
 
-/** 000 §8: shown when no release comes back. */
+/** Shown when no release comes back. */
 export const RELEASE_ERROR = 'Could not fetch latest release information.';
 
-/** 000 §9: fallback file sizes. */
+/** Fallback file sizes. */
 export const FALLBACK_SIZES = { windows: 125829120, macos: 92216776, linux: 139460608 } as const;
 
 const FALLBACK_BASE = `${RELEASE_HOST}/v0.1.0-beta3`;
 
-/** 000 §8: the built-in release used when every source fails. */
+/** The built-in release used when every source fails. */
 export const FALLBACK_RELEASE: Release = {
   version: '0.1.0-beta3',
   release_date: '2025-06-04',
@@ -188,7 +188,7 @@ export interface ReleaseSources {
   site: ReleaseFetcher;
 }
 
-/** 000 §7: latest.json on the release host, then GET /api/releases/latest, then /latest.json. */
+/** Release data comes from latest.json on the release host, then GET /api/releases/latest, then /latest.json. */
 export function defaultSources(fetchImpl: typeof fetch = (...args) => globalThis.fetch(...args)): ReleaseSources {
   return {
     releaseHost: () => fetchJson(`${RELEASE_HOST}/latest.json`, fetchImpl),

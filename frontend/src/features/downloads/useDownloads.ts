@@ -2,12 +2,12 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { trackDownload } from '../../api/queries/site';
 import type { ReleaseAsset } from './release';
 
-/** 000 §4: progress advances about every 0.5 s by a random amount up to 20, then clears 2 s after 100. */
+/** Progress advances about every 0.5 s by a random amount up to 20, then clears 2 s after 100. */
 export const PROGRESS_TICK_MS = 500;
 export const PROGRESS_MAX_STEP = 20;
 export const PROGRESS_CLEAR_MS = 2000;
 
-/** 000 §7: the download opens the asset URL in a new tab as a file. */
+/** The download opens the asset URL in a new tab as a file. */
 export function openFile(url: string, name: string) {
   const link = document.createElement('a');
   link.href = url;

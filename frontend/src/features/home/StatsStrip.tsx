@@ -4,7 +4,7 @@ import { Icon, type IconName } from '../../components/CoreIcon';
 import { useHydrated } from '../../components/useHydrated';
 import { formatStats } from './format';
 
-/** Live figures (000 §2): loading shows '...', failures show the fallback figures; refreshed every 30 s. */
+/** Live figures: loading shows '...', failures show the fallback figures; refreshed every 30 s. */
 export function StatsStrip() {
   const query = useQuery(systemQueries.siteStats());
   // A prerendered page hydrates with '...', as it was built; the figures follow right after.

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { FALLBACK_STATS } from '../../api/queries/system';
 import { formatActiveUsers, formatData, formatStats, formatTasks } from './format';
 
-describe('stats formatting (000 §9)', () => {
+describe('stats formatting', () => {
   it("adds '+' after users only when over 100", () => {
     expect(formatActiveUsers(2847)).toBe('2,847+');
     expect(formatActiveUsers(101)).toBe('101+');
@@ -31,7 +31,7 @@ describe('stats formatting (000 §9)', () => {
     expect(formatStats(undefined)).toEqual({ activeUsers: '...', tasksProcessed: '...', dataProcessed: '...' });
   });
 
-  it('formats the fallback figures of 000 §8', () => {
+  it('formats the fallback figures', () => {
     expect(FALLBACK_STATS).toMatchObject({ active_users: 2847, total_tasks: 1250000, data_processed_gb: 45.8 });
     expect(formatStats(FALLBACK_STATS)).toEqual({ activeUsers: '2,847+', tasksProcessed: '1250.0K+', dataProcessed: '45.8 GB' });
   });

@@ -1,6 +1,6 @@
 import type { SiteStats } from '../../api/queries/system';
 
-/** The stats strip's three figures as text (000 §9). `null` stats (still loading) show '...'. */
+/** The stats strip's three figures as text. `null` stats (still loading) show '...'. */
 export interface FormattedStats {
   activeUsers: string;
   tasksProcessed: string;

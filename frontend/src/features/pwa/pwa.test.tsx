@@ -20,7 +20,7 @@ afterEach(() => {
   jest.useRealTimers();
 });
 
-describe('install banner (000 §4)', () => {
+describe('install banner', () => {
   it('stays hidden until the browser offers installation', () => {
     render(<InstallBanner />);
     expect(screen.queryByRole('region', { name: 'Install Glob Network' })).toBeNull();

@@ -28,7 +28,7 @@ export function registerServiceWorker(container: ServiceWorkerContainer | undefi
       });
     })
     .catch((error: unknown) => {
-      // 000 §8: worker registration failure is logged only.
+      // Worker registration failure is logged only.
       console.warn('Service worker registration failed', error);
     });
 }

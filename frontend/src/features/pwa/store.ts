@@ -1,5 +1,5 @@
 /**
- * State of the installable-app helper (000 §4): the deferred install prompt, installed / standalone,
+ * State of the installable-app helper: the deferred install prompt, installed / standalone,
  * and the 'Update Available' flag raised by the service worker. A tiny external store for useSyncExternalStore.
  */
 export interface BeforeInstallPromptEvent extends Event {
@@ -19,7 +19,7 @@ export interface PwaState {
 }
 
 export const INSTALL_UNAVAILABLE = 'Install prompt not available';
-/** 000 §9: the update notice shows for 10 s. */
+/** The update notice shows for 10 s. */
 export const UPDATE_NOTICE_MS = 10_000;
 
 let state: PwaState = {

@@ -10,7 +10,7 @@ export type SessionResponse = Pick<components['schemas']['AuthSession'], 'access
 export interface Session {
   tokens: StoredTokens | null;
   user: User | null;
-  /** 001 §4: signed in when an access token exists. */
+  /** Signed in when an access token exists. */
   signedIn: boolean;
 }
 
@@ -35,7 +35,7 @@ export function useSession(): Session {
   return useSyncExternalStore(tokenStore.subscribe, readSession, () => SIGNED_OUT);
 }
 
-/** Stores the tokens and the user of a new session (001 §2: then the app goes to /app/dashboard). */
+/** Stores the tokens and the user of a new session (then the app goes to /app/dashboard). */
 export function startSession(response: SessionResponse): void {
   tokenStore.setUser(response.user);
   tokenStore.set({ access_token: response.access_token, refresh_token: response.refresh_token });
@@ -46,7 +46,7 @@ export function updateUser(user: User): void {
   tokenStore.setUser(user);
 }
 
-/** 001 §4: logout clears both tokens and the saved user; the server revokes the refresh token's family. */
+/** Logout clears both tokens and the saved user; the server revokes the refresh token's family. */
 export async function endSession(): Promise<void> {
   const refresh = tokenStore.get()?.refresh_token;
   tokenStore.clear();
@@ -59,14 +59,18 @@ export async function endSession(): Promise<void> {
   }
 }
 
-/** The id the app keys per-user data by (001 §3: user_id or id or _id). */
+/** The id the app keys per-user data by: user_id or id or _id, the fields the product's client reads. */
 export function userId(user: Pick<User, 'id'> | null | undefined): string | null {
   if (!user) return null;
+  // The contract has only `id`; `user_id` and `_id` are read too because the product's own client reads them.
   const u = user as { id?: string; user_id?: string; _id?: string };
   return u.user_id ?? u.id ?? u._id ?? null;
 }
 
-/** 001 §3: the balance in GLOB, read from token_balance or tokens_balance (0 when neither is a number). */
+/**
+ * The balance in GLOB, read from token_balance or tokens_balance (0 when neither is a number). The contract has
+ * only `token_balance`; `tokens_balance` is read too because the product's own client reads both.
+ */
 export function userBalance(user: Pick<User, 'token_balance'> | null | undefined): number {
   if (!user) return 0;
   const u = user as { token_balance?: unknown; tokens_balance?: unknown };
@@ -75,7 +79,7 @@ export function userBalance(user: Pick<User, 'token_balance'> | null | undefined
   return typeof n === 'number' && Number.isFinite(n) ? n : 0;
 }
 
-/** 001 §2: the username, or the part of the e-mail before the at-sign. */
+/** The username, or the part of the e-mail before the at-sign. */
 export function displayName(user: Pick<User, 'username' | 'email'> | null | undefined): string {
   if (!user) return '';
   return user.username?.trim() || user.email.split('@')[0] || user.email;

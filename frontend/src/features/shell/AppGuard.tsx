@@ -7,7 +7,7 @@ import { useSession } from '../session/session';
 import { AppShell } from './AppShell';
 
 /**
- * 001 §2: a spinner while the authentication state loads; once known, a visitor who is not signed in goes to
+ * A spinner while the authentication state loads; once known, a visitor who is not signed in goes to
  * /app/auth. A token the server refuses (and cannot refresh) is cleared by the API client, which lands here too,
  * and so does a sign-out in another tab (the token store hears the `storage` event).
  */

@@ -14,13 +14,13 @@ const LINKS: { to: '/app/dashboard' | '/app/assistant' | '/app/wallet'; label: s
 ];
 
 /**
- * 001 §2 'App shell': the left sidebar (logo, the user's initial, name or e-mail and balance, the app's links,
+ * The left sidebar (logo, the user's initial, name or e-mail and balance, the app's links,
  * 'Download Desktop App', Logout) — collapsible on small screens — and the top bar (welcome, Token Balance).
  * The user is read from the session (updated by GET /api/users/me, which runs whenever the shell appears).
  */
 export function AppShell({ children }: { children: ReactNode }) {
   const { user } = useSession();
-  // 001 §2: user data is refreshed when the sidebar and top bar appear (meQuery has staleTime 0).
+  // User data is refreshed when the sidebar and top bar appear (meQuery has staleTime 0).
   useQuery(meQuery());
   const pathname = useLocation({ select: (l) => l.pathname });
   const navigate = useNavigate();

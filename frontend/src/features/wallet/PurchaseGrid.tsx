@@ -16,7 +16,7 @@ import { formatPrice } from './format';
 /** Shown when a purchase fails without a message of the server's. */
 export const PURCHASE_FAILED = 'The purchase could not be completed. Nothing was charged. Please try again.';
 
-/** 001 §9: the purchase check shows for 2 s; then the selection clears and balance and history reload. */
+/** The purchase check shows for 2 s; then the selection clears and balance and history reload. */
 export const PURCHASE_CHECK_MS = 2_000;
 
 type Selection = { id: TokenPackage['id']; phase: 'pending' | 'done' | 'redirect' };
@@ -29,7 +29,7 @@ export const checkout = {
 };
 
 /**
- * 001 §2/§4 'Purchase Tokens': the four packages from the server; a click marks the package selected with a spinner,
+ * The four packages from the server; a click marks the package selected with a spinner,
  * then a check; the selection clears 2 s after success and balance and history reload. With Stripe configured the
  * server answers a Checkout URL and the browser goes there. A failed purchase says why (the server's message).
  */

@@ -7,10 +7,10 @@ import { transactionSign, typeLabel } from './format';
 const STATUS_BADGE = { completed: 'badge badge-accent', pending: 'badge badge-warn', failed: 'badge' } as const;
 const STATUS_LABEL = { completed: 'Completed', pending: 'Pending', failed: 'Failed' } as const;
 
-/** 001 §2 'Recent Transactions': Type, Description, Amount, Status, Date; polled every 30 s; 50 per page. */
+/** Type, Description, Amount, Status, Date; polled every 30 s; 50 per page. */
 export function TransactionsTable({ userId }: { userId: string }) {
   const query = useInfiniteQuery(walletQueries.transactions(userId));
-  // 001 §8: a failed read is an empty list (the failure is logged by the query).
+  // A failed read is an empty list (the failure is logged by the query).
   const rows = query.data?.pages.flatMap((p) => p.transactions) ?? [];
 
   return (

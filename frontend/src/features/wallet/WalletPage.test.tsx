@@ -229,7 +229,7 @@ describe('WalletPage', () => {
     expect(within(rows[3]!).getByText(/Nov 21, 2026/)).toBeInTheDocument();
   });
 
-  it('signs rows by the type rule of 001 §4 when no direction is given, and by the direction otherwise', () => {
+  it('signs rows by their type when no direction is given (earnings and bonuses plus), and by the direction otherwise', () => {
     for (const type of ['earning', 'welcome_bonus', 'bonus', 'reward'] as const) expect(transactionSign({ type })).toBe('+');
     for (const type of ['spending', 'purchase', 'transfer'] as const) expect(transactionSign({ type })).toBe('-');
     expect(transactionSign({ type: 'purchase', direction: 'credit' })).toBe('+');

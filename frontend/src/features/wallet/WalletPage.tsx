@@ -13,14 +13,14 @@ import { TransactionsTable } from './TransactionsTable';
 import { WalletAddress } from './WalletAddress';
 import './wallet.css';
 
-/** 001 §2 'Token wallet', plus sending tokens, the receiving address and a 30-day earnings chart. */
+/** The token wallet, plus sending tokens, the receiving address and a 30-day earnings chart. */
 export function WalletPage() {
   const { user } = useSession();
   const id = userId(user);
   const wallet = useQuery({ ...walletQueries.summary(id ?? ''), enabled: Boolean(id) });
   const [sending, setSending] = useState(false);
 
-  // 001 §8: a failed read shows zeros (and is only logged); '…' until the first answer.
+  // A failed read shows zeros (and is only logged); '…' until the first answer.
   const w = wallet.data ?? ZERO_WALLET;
   const loading = wallet.isLoading;
   const figure = (n: number) => (loading ? '…' : formatGlob(n));

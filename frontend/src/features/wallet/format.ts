@@ -14,13 +14,13 @@ export function typeLabel(type: TransactionType): string {
   return TYPE_LABELS[type] ?? type;
 }
 
-/** 001 §4: earning, welcome_bonus, bonus and reward are shown as plus in green, all others as minus in red. */
+/** Earning, welcome_bonus, bonus and reward are shown as plus in green, all others as minus in red. */
 const PLUS_TYPES = new Set<TransactionType>(['earning', 'welcome_bonus', 'bonus', 'reward']);
 
 /**
  * The sign of a row. The server says which way the money went (`direction`, spec TransactionDirection: credit +, debit −);
- * for the document's own types that is exactly 001 §4's rule, and it also keeps a bought package or a transfer received
- * from showing as a loss. Without a direction the type rule of 001 §4 decides.
+ * for the product's own types that is exactly the type rule above, and it also keeps a bought package or a transfer received
+ * from showing as a loss. Without a direction the type rule decides.
  */
 export function transactionSign(tx: Pick<Transaction, 'type'> & { direction?: Transaction['direction'] }): '+' | '-' {
   if (tx.direction) return tx.direction === 'credit' ? '+' : '-';

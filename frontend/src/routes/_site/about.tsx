@@ -14,7 +14,7 @@ export const Route = createFileRoute('/_site/about')({
 
 const TRUST_ICONS: IconName[] = ['shield', 'bolt', 'token', 'users'];
 
-/** 000 §2 'About': vision and mission, the problem, the team, trust cards and the journey. */
+/** Vision and mission, the problem, the team, trust cards and the journey. */
 function AboutPage() {
   return (
     <>

@@ -10,7 +10,7 @@ export const Route = createFileRoute('/_site/account-deletion')({
   component: AccountDeletionPage,
 });
 
-/** 001 §2 'Account deletion': no sign-in needed; the e-mail is proved by a 6-digit code, then deletion is confirmed. */
+/** No sign-in needed; the e-mail is proved by a 6-digit code, then deletion is confirmed. */
 function AccountDeletionPage() {
   return (
     <>

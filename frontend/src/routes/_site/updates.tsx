@@ -13,7 +13,7 @@ export const Route = createFileRoute('/_site/updates')({
   component: UpdatesPage,
 });
 
-/** 000 §2 'Updates': dated announcements, newest first, alternating sides, Back to Home. */
+/** Dated announcements, newest first, alternating sides, Back to Home. */
 function UpdatesPage() {
   const updates = [...UPDATES].sort((a, b) => b.date.localeCompare(a.date));
   return (

@@ -1,6 +1,6 @@
 import { createFileRoute, redirect } from '@tanstack/react-router';
 
-/** 001 §2: /app redirects to /app/dashboard (which signs the visitor in first if needed). */
+/** /app redirects to /app/dashboard (which signs the visitor in first if needed). */
 export const Route = createFileRoute('/app/')({
   beforeLoad: () => {
     throw redirect({ to: '/app/dashboard', replace: true });
