@@ -12,6 +12,7 @@ import type { AppConfig } from './config/config';
 import { ErrorFilter, toErrorBody } from './contract/error.filter';
 import { loadSpec } from './contract/spec';
 import { isUndescribedPath, specValidator } from './contract/validator';
+import { NOT_FOUND_FILE, pageResolver, ROUTES_FILE, SHELL_FILE, type SiteRoutes } from './common/web-pages';
 
 const LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
 const logLevels = (level: AppConfig['logLevel']) => LEVELS.slice(0, LEVELS.indexOf(level) + 1);
@@ -20,47 +21,21 @@ export interface RawBodyRequest extends Request {
   rawBody?: Buffer;
 }
 
-/** What the web build's routes.json lists (frontend/build/prerender.ts). */
-interface WebRoutes {
-  /** Paths with a prerendered file: '/' is index.html, '/downloads' is downloads/index.html. */
-  prerendered: string[];
-  /** Every client route ('/blog/$slug', '/app/auth', …). */
-  routes: string[];
-}
-
-const routeRegExp = (pattern: string) =>
-  new RegExp(
-    `^/${pattern
-      .split('/')
-      .filter(Boolean)
-      .map((s) => (s === '$' ? '.*' : s.startsWith('$') ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-      .join('/')}/?$`,
-  );
-
 /**
- * Which file of the web build answers a page request: a prerendered page (hydrated in the browser), the app
- * shell (app.html: /app/* and any other route of the client, e.g. an unknown blog post), or the 404 page with
- * status 404 when no route matches. A build without routes.json is a plain single-page app: index.html.
+ * Which file of the web build answers a page request (see common/web-pages). A build without routes.json is a plain
+ * single-page app: index.html; one without app.html or 404.html answers with index.html or the shell instead.
  */
 export function webPages(dist: string): (path: string) => { file: string; status: 200 | 404 } {
-  const routesFile = join(dist, 'routes.json');
+  const routesFile = join(dist, ROUTES_FILE);
   if (!existsSync(routesFile)) return () => ({ file: 'index.html', status: 200 });
-  const site = JSON.parse(readFileSync(routesFile, 'utf8')) as WebRoutes;
-  const prerendered = new Set(site.prerendered);
-  const routes = site.routes.filter((r) => r !== '/' && r !== '/$').map(routeRegExp);
-  const shell = existsSync(join(dist, 'app.html')) ? 'app.html' : 'index.html';
-  const notFound = existsSync(join(dist, '404.html')) ? { file: '404.html', status: 404 as const } : { file: shell, status: 200 as const };
-  return (rawPath) => {
-    let path = rawPath;
-    try {
-      path = decodeURIComponent(rawPath);
-    } catch {
-      // as it is
-    }
-    path = path.replace(/\/+$/, '') || '/';
-    if (prerendered.has(path)) return { file: path === '/' ? 'index.html' : `${path.slice(1)}/index.html`, status: 200 };
-    if (routes.some((r) => r.test(path))) return { file: shell, status: 200 };
-    return notFound;
+  const resolve = pageResolver(JSON.parse(readFileSync(routesFile, 'utf8')) as SiteRoutes);
+  const shell = existsSync(join(dist, SHELL_FILE)) ? SHELL_FILE : 'index.html';
+  const hasNotFound = existsSync(join(dist, NOT_FOUND_FILE));
+  return (path) => {
+    const page = resolve(path);
+    if (page.file === SHELL_FILE) return { file: shell, status: 200 };
+    if (page.status === 404 && !hasNotFound) return { file: shell, status: 200 };
+    return page;
   };
 }
 

@@ -3,6 +3,8 @@ import type { ServerResponse } from 'node:http';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin, type ResolvedConfig, type Rollup } from 'vite';
+// Which file answers a page request: one definition, shared with the API that serves this build.
+import { NOT_FOUND_FILE, normalizePath, pageFile, pageResolver, ROUTES_FILE, SHELL_FILE, type SiteRoutes } from '../../backend/src/common/web-pages';
 
 /**
  * Prerendering of the marketing pages, after the client build and before the service worker is generated:
@@ -16,18 +18,10 @@ import { build, type Plugin, type ResolvedConfig, type Rollup } from 'vite';
  *     servers: the API (backend/src/bootstrap.ts) and `vite preview` (below).
  */
 
-export const SHELL_FILE = 'app.html';
-export const NOT_FOUND_FILE = '404.html';
-export const ROUTES_FILE = 'routes.json';
+export { SHELL_FILE };
+
 /** Rendered to make the 404 page: a path no route matches. */
 const NOT_FOUND_PROBE = '/__prerender-404__';
-
-export interface SiteRoutes {
-  /** Paths that have their own HTML file, '/' included. */
-  prerendered: string[];
-  /** Every route of the app ('/blog/$slug', '/app/auth', …). */
-  routes: string[];
-}
 
 interface ServerEntry {
   render(path: string): Promise<{ html: string; head: string; notFound: boolean; routeIds: string[] }>;
@@ -36,39 +30,6 @@ interface ServerEntry {
 
 /** Node's own import(): the config's module runner (configLoader: 'runner') is closed by the time this runs. */
 const nativeImport = new Function('url', 'return import(url)') as (url: string) => Promise<unknown>;
-
-export const normalizePath = (path: string) => path.replace(/\/+$/, '') || '/';
-
-/** The file a prerendered path lives in, relative to outDir. */
-export const pageFile = (path: string) => (path === '/' ? 'index.html' : `${path.slice(1)}/index.html`);
-
-/** A route pattern as a regular expression: `$param` is one segment, a trailing `$` (splat) anything. */
-export function routeRegExp(pattern: string): RegExp {
-  const body = pattern
-    .split('/')
-    .filter(Boolean)
-    .map((segment) => (segment === '$' ? '.*' : segment.startsWith('$') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('/');
-  return new RegExp(`^/${body}/?$`);
-}
-
-/**
- * What a server answers for a page request: a prerendered file, the app shell for any other route, or the 404
- * page (status 404) for paths no route matches. (backend/src/bootstrap.ts does the same for `make serve`.)
- */
-export function resolvePage(site: SiteRoutes, rawPath: string): { file: string; status: 200 | 404 } {
-  let path = rawPath;
-  try {
-    path = decodeURIComponent(rawPath);
-  } catch {
-    // as it is
-  }
-  path = normalizePath(path);
-  if (site.prerendered.includes(path)) return { file: pageFile(path), status: 200 };
-  const routes = site.routes.filter((r) => r !== '/' && r !== '/$').map(routeRegExp);
-  if (routes.some((r) => r.test(path))) return { file: SHELL_FILE, status: 200 };
-  return { file: NOT_FOUND_FILE, status: 404 };
-}
 
 /** Route id → route file, from the `createFileRoute('<id>')` of each file under src/routes (root: __root.tsx). */
 function routeFiles(routesDir: string): Map<string, string> {
@@ -249,12 +210,12 @@ export function prerender({ entry, paths }: { entry: string; paths: () => string
       const outDir = resolve(server.config.root, server.config.build.outDir);
       const routesFile = join(outDir, ROUTES_FILE);
       if (!existsSync(routesFile)) return;
-      const site = JSON.parse(readFileSync(routesFile, 'utf8')) as SiteRoutes;
+      const resolvePage = pageResolver(JSON.parse(readFileSync(routesFile, 'utf8')) as SiteRoutes);
       server.middlewares.use((req, res: ServerResponse, next) => {
         const path = (req.url ?? '/').split(/[?#]/)[0]!;
         const isPage = (req.method === 'GET' || req.method === 'HEAD') && !path.startsWith('/api/') && !/\/[^/]+\.[a-z0-9]+$/i.test(path);
         if (!isPage) return next();
-        const { file, status } = resolvePage(site, path);
+        const { file, status } = resolvePage(path);
         res.statusCode = status;
         res.setHeader('Content-Type', 'text/html; charset=utf-8');
         res.setHeader('Cache-Control', 'no-cache');
