@@ -10,7 +10,7 @@ $(NODE_MODULES): package.json package-lock.json backend/package.json frontend/pa
 	npm ci --no-audit --no-fund
 	@touch $@
 
-.PHONY: help install dev serve test generate generate-check lint lint-spec typecheck db-migrate test-backend build
+.PHONY: help install dev serve test generate generate-check lint lint-spec format format-check typecheck db-migrate test-backend build
 
 help:
 	@echo "make dev         run the whole platform with reload (embedded database if DATABASE_URL is unset)"
@@ -18,7 +18,8 @@ help:
 	@echo "make serve       production build, then API (serving the web app) + worker on PORT (3000)"
 	@echo "make generate    regenerate generated/ from api-spec/"
 	@echo "make db-migrate  apply database migrations to DATABASE_URL"
-	@echo "make lint        spec lint + typecheck"
+	@echo "make lint        spec lint + format check + typecheck"
+	@echo "make format      format backend, frontend, scripts and bench with Prettier"
 
 install: $(NODE_MODULES)
 
@@ -41,11 +42,17 @@ generate-check: install
 lint-spec: install
 	npx redocly lint api-spec/openapi.yaml --config api-spec/redocly.yaml --format stylish
 
+format: install
+	npx prettier --write backend frontend scripts bench
+
+format-check: install
+	npx prettier --check backend frontend scripts bench
+
 typecheck: install
 	npx tsc -p backend/tsconfig.json --noEmit
 	npx tsc -p frontend/tsconfig.json --noEmit
 
-lint: lint-spec typecheck
+lint: lint-spec format-check typecheck
 
 db-migrate: install
 	npm run db:migrate -w backend
@@ -55,7 +62,7 @@ test-backend: install
 	cd backend && npx jest --ci --json --outputFile=../.data/jest-backend.json
 	@node -e "const r=require('./.data/jest-backend.json'); console.log('backend tests: ' + r.numPassedTests + ' passed, ' + r.numFailedTests + ' failed')"
 
-test: lint-spec generate-check typecheck test-backend
+test: lint-spec format-check generate-check typecheck test-backend
 	npm test -w frontend -- --ci
 	npm run test:e2e -w frontend
 	@echo "make test: all checks passed"
