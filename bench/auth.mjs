@@ -21,7 +21,9 @@ for (let i = 0; i < 20; i++) {
 times.sort((a, b) => a - b);
 const verifyStart = performance.now();
 for (let i = 0; i < 20; i++) await argon2.verify(hash, 'purple elephants dance quietly');
-console.log(`argon2id m=19MiB t=2 p=1: hash p50 ${times[10].toFixed(1)} ms, p99 ${times[19].toFixed(1)} ms; verify mean ${((performance.now() - verifyStart) / 20).toFixed(1)} ms\n`);
+console.log(
+  `argon2id m=19MiB t=2 p=1: hash p50 ${times[10].toFixed(1)} ms, p99 ${times[19].toFixed(1)} ms; verify mean ${((performance.now() - verifyStart) / 20).toFixed(1)} ms\n`,
+);
 
 const pct = (xs, p) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))].toFixed(1) : '-');
 
@@ -93,7 +95,10 @@ for (const [name, env] of [
     if (name.includes('default')) {
       const user = await benchUser(backend, 'bench');
       for (const connections of [1, 4, 16]) {
-        for (const [what, password] of [['login ok', 'a quiet mountain stream'], ['login wrong password', 'not the password at all']]) {
+        for (const [what, password] of [
+          ['login ok', 'a quiet mountain stream'],
+          ['login wrong password', 'not the password at all'],
+        ]) {
           const r = await autocannon({
             url: `${backend.base}/api/users/login`,
             method: 'POST',
@@ -102,7 +107,15 @@ for (const [name, env] of [
             duration: seconds,
             connections,
           });
-          rows.push({ case: what, connections, 'req/s': r.requests.average.toFixed(1), 'p50 ms': r.latency.p50, 'p99 ms': r.latency.p99, 'shed (5xx)': r['5xx'] ?? 0, errors: r.errors });
+          rows.push({
+            case: what,
+            connections,
+            'req/s': r.requests.average.toFixed(1),
+            'p50 ms': r.latency.p50,
+            'p99 ms': r.latency.p99,
+            'shed (5xx)': r['5xx'] ?? 0,
+            errors: r.errors,
+          });
         }
       }
     }

@@ -51,7 +51,12 @@ try {
     const res = await fetch(`${backend.base}/api/inference/stream/start`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...auth },
-      body: JSON.stringify({ streamId: `bench_${Date.now()}_${i}`, modelId: 'glob-tiny-chat', messages, params: { max_tokens: tokens, temperature: 0, top_p: 1 } }),
+      body: JSON.stringify({
+        streamId: `bench_${Date.now()}_${i}`,
+        modelId: 'glob-tiny-chat',
+        messages,
+        params: { max_tokens: tokens, temperature: 0, top_p: 1 },
+      }),
     });
     const reader = res.body.getReader();
     let first = null;
@@ -69,15 +74,38 @@ try {
     }
     const total = performance.now() - t0;
     // End to end on both paths: completion tokens over the time from the request to the end of the reply.
-    if (i > 0 && usage) platform.push({ ttft: first - t0, tps: usage.completion_tokens / (total / 1000), tokens: usage.completion_tokens, tail: total - (lastToken - t0) });
+    if (i > 0 && usage)
+      platform.push({
+        ttft: first - t0,
+        tps: usage.completion_tokens / (total / 1000),
+        tokens: usage.completion_tokens,
+        tail: total - (lastToken - t0),
+      });
   }
-  const summary = (xs) => ({ ttft: median(xs.map((x) => x.ttft)), tps: median(xs.map((x) => x.tps)), tokens: median(xs.map((x) => x.tokens)), tail: median(xs.map((x) => x.tail)) });
+  const summary = (xs) => ({
+    ttft: median(xs.map((x) => x.ttft)),
+    tps: median(xs.map((x) => x.tps)),
+    tokens: median(xs.map((x) => x.tokens)),
+    tail: median(xs.map((x) => x.tail)),
+  });
   const d = summary(direct);
   const p = summary(platform);
   console.log(`glob-tiny-chat, ${tokens} tokens max, ${threads} thread(s), median of ${runs} runs\n`);
   table([
-    { path: 'node-llama-cpp direct', tokens: d.tokens, 'tokens/s': d.tps.toFixed(0), 'first token ms': d.ttft.toFixed(1), 'done after last token ms': '-' },
-    { path: 'API + queue + worker + SSE', tokens: p.tokens, 'tokens/s': p.tps.toFixed(0), 'first token ms': p.ttft.toFixed(1), 'done after last token ms': p.tail.toFixed(1) },
+    {
+      path: 'node-llama-cpp direct',
+      tokens: d.tokens,
+      'tokens/s': d.tps.toFixed(0),
+      'first token ms': d.ttft.toFixed(1),
+      'done after last token ms': '-',
+    },
+    {
+      path: 'API + queue + worker + SSE',
+      tokens: p.tokens,
+      'tokens/s': p.tps.toFixed(0),
+      'first token ms': p.ttft.toFixed(1),
+      'done after last token ms': p.tail.toFixed(1),
+    },
   ]);
   console.log(`\nthroughput ratio (platform / direct): ${(p.tps / d.tps).toFixed(2)}; first-token overhead: ${(p.ttft - d.ttft).toFixed(1)} ms`);
 } finally {

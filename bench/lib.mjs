@@ -105,7 +105,11 @@ export function table(rows) {
 export async function benchUser(backend, name = 'bench') {
   const email = `${name}-${randomBytes(3).toString('hex')}@bench.example.com`;
   const post = async (path, body, expected) => {
-    const res = await fetch(`${backend.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${backend.base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (res.status !== expected) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
     return res.json();
   };

@@ -21,7 +21,7 @@ const clients = async () =>
     .filter((l) => l.includes(` name=${backend.env.REDIS_PREFIX} `)).length;
 async function health(ms) {
   const out = [];
-  for (const end = performance.now() + ms; performance.now() < end; ) {
+  for (const end = performance.now() + ms; performance.now() < end;) {
     const t = performance.now();
     await fetch(`${backend.base}/api/health`).then((r) => r.arrayBuffer());
     out.push(performance.now() - t);
@@ -40,7 +40,9 @@ try {
   const idleClients = await clients();
   const idle = await health(2_000);
   const opened = performance.now();
-  const responses = await Promise.all(Array.from({ length: readers }, () => fetch(`${backend.base}/api/inference/stream/${streamId}`, { headers: user.auth })));
+  const responses = await Promise.all(
+    Array.from({ length: readers }, () => fetch(`${backend.base}/api/inference/stream/${streamId}`, { headers: user.auth })),
+  );
   const openMs = performance.now() - opened;
   await new Promise((r) => setTimeout(r, 500));
   const busyClients = await clients();
@@ -48,7 +50,12 @@ try {
 
   const key = `${backend.env.REDIS_PREFIX}:stream:${streamId}`;
   const sent = performance.now();
-  await redis.xadd(key, '0-1', 'e', JSON.stringify({ type: 'done', success: true, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, stop_reason: 'stop' }));
+  await redis.xadd(
+    key,
+    '0-1',
+    'e',
+    JSON.stringify({ type: 'done', success: true, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, stop_reason: 'stop' }),
+  );
   const arrivals = await Promise.all(
     responses.map(async (r) => {
       await r.text();
@@ -56,7 +63,14 @@ try {
     }),
   );
   table([
-    { readers: 0, 'redis clients': idleClients, 'health p50 ms': pct(idle, 50), 'health p99 ms': pct(idle, 99), 'open all ms': '-', 'end to all p50/max ms': '-' },
+    {
+      readers: 0,
+      'redis clients': idleClients,
+      'health p50 ms': pct(idle, 50),
+      'health p99 ms': pct(idle, 99),
+      'open all ms': '-',
+      'end to all p50/max ms': '-',
+    },
     {
       readers,
       'redis clients': busyClients,

@@ -28,7 +28,14 @@ try {
       duration: seconds,
       connections,
     });
-    rows.push({ connections, 'transfers/s': r.requests.average.toFixed(0), 'p50 ms': r.latency.p50, 'p99 ms': r.latency.p99, 'non-2xx': r.non2xx, errors: r.errors });
+    rows.push({
+      connections,
+      'transfers/s': r.requests.average.toFixed(0),
+      'p50 ms': r.latency.p50,
+      'p99 ms': r.latency.p99,
+      'non-2xx': r.non2xx,
+      errors: r.errors,
+    });
   }
   table(rows);
   const check = await (await fetch(`${backend.base}/api/wallet/${a.id}/balance`, { headers: a.auth })).json();

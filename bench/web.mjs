@@ -86,7 +86,14 @@ const prerendered = await Promise.all(
 
 const chrome = await chromeLauncher.launch({
   chromePath,
-  chromeFlags: ['--headless=new', '--no-sandbox', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  chromeFlags: [
+    '--headless=new',
+    '--no-sandbox',
+    '--disable-dev-shm-usage',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
 
 const results = [];
@@ -115,7 +122,14 @@ try {
         cls: lhr.audits['cumulative-layout-shift'].numericValue,
         js: await gzippedJs(lhr),
         failing: Object.values(lhr.audits)
-          .filter((a) => a.score !== null && a.score < 0.9 && a.scoreDisplayMode !== 'informative' && a.scoreDisplayMode !== 'notApplicable' && a.scoreDisplayMode !== 'manual')
+          .filter(
+            (a) =>
+              a.score !== null &&
+              a.score < 0.9 &&
+              a.scoreDisplayMode !== 'informative' &&
+              a.scoreDisplayMode !== 'notApplicable' &&
+              a.scoreDisplayMode !== 'manual',
+          )
           .map((a) => a.id),
       });
     }
@@ -143,7 +157,9 @@ try {
 
 const lighthouseVersion = createRequire(import.meta.url)('lighthouse/package.json').version;
 console.log(`Lighthouse ${lighthouseVersion} mobile (simulated throttling), median of ${runs} runs, ${origin}`);
-console.log(`server compression: ${compression}; prerendered HTML: ${PAGES.map(([name], i) => `${name} ${prerendered[i] ? 'yes' : 'no'}`).join(', ')}\n`);
+console.log(
+  `server compression: ${compression}; prerendered HTML: ${PAGES.map(([name], i) => `${name} ${prerendered[i] ? 'yes' : 'no'}`).join(', ')}\n`,
+);
 console.log(
   'page'.padEnd(11),
   'perf'.padStart(5),

@@ -37,7 +37,11 @@ start(children, 'web', 'npm', ['run', 'dev', '-w', 'frontend', '--', '--port', w
 
 log(`Web app:  http://localhost:${webPort}`);
 log(`API:      http://localhost:${apiPort}/api  (docs: http://localhost:${apiPort}/api/docs)`);
-log(process.env.SMTP_URL ? `E-mail:   ${process.env.SMTP_URL}` : 'E-mail:   no SMTP_URL, so e-mails (and sign-up codes) are printed in the api/worker log');
+log(
+  process.env.SMTP_URL
+    ? `E-mail:   ${process.env.SMTP_URL}`
+    : 'E-mail:   no SMTP_URL, so e-mails (and sign-up codes) are printed in the api/worker log',
+);
 log(`Node owner: ${env.WORKER_OWNER_EMAIL} earns the rewards of this machine's worker (sign up with it, or set WORKER_OWNER_EMAIL)`);
 log('Ctrl-C stops everything.');
 process.stdin.resume?.();

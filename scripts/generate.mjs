@@ -10,7 +10,12 @@ const root = resolve(import.meta.dirname, '..');
 const check = process.argv.includes('--check');
 const out = check ? mkdtempSync(join(tmpdir(), 'glob-generated-')) : join(root, 'generated');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
-const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
+const run = (cmd, args) =>
+  execFileSync(cmd, args, {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+  });
 
 const FILES = ['openapi.json', 'api.d.ts'];
 
@@ -26,7 +31,11 @@ try {
   if (check) {
     const stale = FILES.filter((f) => {
       let committed = '';
-      try { committed = readFileSync(join(root, 'generated', f), 'utf8'); } catch { /* missing */ }
+      try {
+        committed = readFileSync(join(root, 'generated', f), 'utf8');
+      } catch {
+        /* missing */
+      }
       return committed !== readFileSync(join(out, f), 'utf8');
     });
     if (stale.length) {

@@ -166,10 +166,7 @@ export function onShutdown(children, cleanup) {
     log('Stopping…');
     const alive = children.filter(({ child }) => child.exitCode === null && child.signalCode === null);
     for (const { child } of alive) child.kill('SIGTERM');
-    await Promise.race([
-      Promise.all(alive.map(({ child }) => new Promise((r) => child.once('exit', r)))),
-      new Promise((r) => setTimeout(r, 10_000)),
-    ]);
+    await Promise.race([Promise.all(alive.map(({ child }) => new Promise((r) => child.once('exit', r)))), new Promise((r) => setTimeout(r, 10_000))]);
     for (const { child } of alive) if (child.exitCode === null) child.kill('SIGKILL');
     await cleanup();
     process.exit(0);

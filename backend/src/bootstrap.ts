@@ -59,7 +59,11 @@ export function configureApi(app: NestExpressApplication, config: AppConfig): vo
   );
   app.enableCors({ origin: config.web.origin, credentials: true, exposedHeaders: ['Retry-After'] });
   // gzip for JSON and the web app; never for event streams, which must reach the client token by token.
-  app.use(compression({ filter: (req, res) => !String(res.getHeader('Content-Type') ?? '').startsWith('text/event-stream') && compression.filter(req, res) }));
+  app.use(
+    compression({
+      filter: (req, res) => !String(res.getHeader('Content-Type') ?? '').startsWith('text/event-stream') && compression.filter(req, res),
+    }),
+  );
 
   // JSON bodies for /api only; the raw bytes are kept for signature checks (payment webhooks).
   app.use(

@@ -22,7 +22,7 @@ function hash(text: string): number {
  */
 export function coverSvg(post: Pick<BlogPost, 'slug' | 'category'>): string {
   let s = hash(post.slug);
-  const rand = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296);
+  const rand = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 4294967296;
   const [a, b] = PALETTE[post.category];
   const nodes = Array.from({ length: 14 }, () => ({ x: 80 + rand() * 1440, y: 70 + rand() * 760, r: 6 + rand() * 12 }));
   const links: string[] = [];
@@ -37,9 +37,7 @@ export function coverSvg(post: Pick<BlogPost, 'slug' | 'category'>): string {
       links.push(`<line x1="${n.x.toFixed(0)}" y1="${n.y.toFixed(0)}" x2="${m.x.toFixed(0)}" y2="${m.y.toFixed(0)}"/>`);
     }
   });
-  const dots = nodes
-    .map((n, i) => `<circle cx="${n.x.toFixed(0)}" cy="${n.y.toFixed(0)}" r="${n.r.toFixed(1)}" fill="${i % 3 ? a : b}"/>`)
-    .join('');
+  const dots = nodes.map((n, i) => `<circle cx="${n.x.toFixed(0)}" cy="${n.y.toFixed(0)}" r="${n.r.toFixed(1)}" fill="${i % 3 ? a : b}"/>`).join('');
   const glow = nodes
     .filter((_, i) => i % 4 === 0)
     .map((n) => `<circle cx="${n.x.toFixed(0)}" cy="${n.y.toFixed(0)}" r="${(n.r * 6).toFixed(0)}" fill="url(#h)"/>`)

@@ -2,7 +2,7 @@
 import { expect, heading, test } from './support/fixtures';
 import { APP_AUTH, ROUTES } from './support/routes';
 
-test('/app/auth is the web app\'s sign-in screen, without the site header and footer, and links back', async ({ page }) => {
+test("/app/auth is the web app's sign-in screen, without the site header and footer, and links back", async ({ page }) => {
   await page.goto(APP_AUTH);
   await expect(await heading(page)).toHaveText('Sign in to your account');
   await expect(page.getByRole('button', { name: 'Sign In' })).toBeVisible();
@@ -39,7 +39,11 @@ test('a marketing page never downloads the web app code', async ({ page }) => {
     await heading(page);
     await page.waitForLoadState('networkidle');
     // hover the Login link: no preloading of /app either
-    await page.getByRole('link', { name: 'Login' }).first().hover().catch(() => undefined);
+    await page
+      .getByRole('link', { name: 'Login' })
+      .first()
+      .hover()
+      .catch(() => undefined);
   }
   await page.waitForTimeout(300);
   // The web app's route chunks (code-split per route: auth, the signed-in shell and its screens).

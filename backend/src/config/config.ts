@@ -8,9 +8,7 @@ import { UNITS_PER_GLOB } from '../modules/wallet/units';
 /** Repository root (backend/src/config → ../../..), also right for backend/dist/config. */
 export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -24,7 +22,10 @@ const envSchema = z.object({
   DATABASE_CONNECT_TIMEOUT_MS: positiveInt.default(30_000),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   /** Prefix for every Redis key and BullMQ queue, so several deployments (or test runs) can share one Redis. */
-  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/).default('glob'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_-]+$/)
+    .default('glob'),
   WEB_ORIGIN: z.string().default('http://localhost:5173'),
   /** Directory of the built web app that `make serve` serves beside /api. */
   WEB_DIST: z.string().optional(),
@@ -293,7 +294,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     database: { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE, connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS },
     redis: { url: env.REDIS_URL, prefix: env.REDIS_PREFIX },
     web: {
-      origin: env.WEB_ORIGIN.split(',').map((o) => o.trim()).filter(Boolean),
+      origin: env.WEB_ORIGIN.split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
       dist: env.WEB_DIST ? resolve(env.WEB_DIST) : undefined,
     },
     jwt: resolveSecrets(env),
@@ -325,7 +328,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       modelsDir: resolve(env.MODELS_DIR),
       threads: env.INFERENCE_THREADS ?? Math.max(1, availableParallelism()),
       gpu: env.INFERENCE_GPU ?? false,
-      workerModels: env.WORKER_MODELS ? env.WORKER_MODELS.split(',').map((m) => m.trim()).filter(Boolean) : null,
+      workerModels: env.WORKER_MODELS
+        ? env.WORKER_MODELS.split(',')
+            .map((m) => m.trim())
+            .filter(Boolean)
+        : null,
       workerOwnerEmail: env.WORKER_OWNER_EMAIL,
       workerName: env.WORKER_NAME ?? `${hostname()}-${process.pid}`,
       concurrency: env.WORKER_CONCURRENCY,

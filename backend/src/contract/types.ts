@@ -10,16 +10,10 @@ export type OperationId = keyof operations;
 type JsonContent<T> = T extends { content: { 'application/json': infer C } } ? C : never;
 
 /** JSON request body of an operation. */
-export type RequestBody<K extends OperationId> = operations[K] extends { requestBody?: infer B }
-  ? JsonContent<NonNullable<B>>
-  : never;
+export type RequestBody<K extends OperationId> = operations[K] extends { requestBody?: infer B } ? JsonContent<NonNullable<B>> : never;
 
 /** JSON response body of an operation for one status. */
-export type ResponseBody<K extends OperationId, S extends keyof operations[K]['responses']> = JsonContent<
-  operations[K]['responses'][S]
->;
+export type ResponseBody<K extends OperationId, S extends keyof operations[K]['responses']> = JsonContent<operations[K]['responses'][S]>;
 
 /** Query parameters of an operation. */
-export type QueryParams<K extends OperationId> = operations[K]['parameters'] extends { query?: infer Q }
-  ? NonNullable<Q>
-  : never;
+export type QueryParams<K extends OperationId> = operations[K]['parameters'] extends { query?: infer Q } ? NonNullable<Q> : never;

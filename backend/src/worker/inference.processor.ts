@@ -53,7 +53,9 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     const wanted = modelsForWorker(this.config, this.catalog);
     if (this.config.inference.workerModels?.join() === 'none') return; // a mail-only worker
     if (wanted.length === 0) {
-      this.logger.warn(`No model files found (MODELS_DIR ${this.config.inference.modelsDir}); this worker runs no inference. Run \`npm run model:tiny\`.`);
+      this.logger.warn(
+        `No model files found (MODELS_DIR ${this.config.inference.modelsDir}); this worker runs no inference. Run \`npm run model:tiny\`.`,
+      );
       return;
     }
     const { threads, gpu } = this.config.inference;
@@ -123,7 +125,10 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     const started = Date.now();
     const base = { taskId: data.taskId, nodeId: this.nodeId!, holdId: data.holdId, difficulty: 1, bytes: 0 };
     let text = '';
-    const reply = () => (data.conversationId ? { reply: { conversationId: data.conversationId, userMessageId: data.userMessageId, content: text, model: data.modelId } } : {});
+    const reply = () =>
+      data.conversationId
+        ? { reply: { conversationId: data.conversationId, userMessageId: data.userMessageId, content: text, model: data.modelId } }
+        : {};
     // A task the reaper has already ended (its reader saw the error) gets no second final event.
     const fail = async (code: Extract<StreamEvent, { type: 'error' }>['code'], message: string, promptTokens = 0) => {
       const ended = await this.tasks.finish({
@@ -149,10 +154,10 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       return;
     }
     const [claimed] = rowsOf(
-      await this.db.query(`UPDATE inference_tasks SET status = 'running', node_id = $2, started_at = now() WHERE id = $1 AND status IN ('queued', 'running') RETURNING id`, [
-        data.taskId,
-        this.nodeId,
-      ]),
+      await this.db.query(
+        `UPDATE inference_tasks SET status = 'running', node_id = $2, started_at = now() WHERE id = $1 AND status IN ('queued', 'running') RETURNING id`,
+        [data.taskId, this.nodeId],
+      ),
     );
     // Ended meanwhile (the reaper timed it out, or its model had no node): nothing to generate.
     if (!claimed) return;

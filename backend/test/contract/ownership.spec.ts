@@ -56,7 +56,12 @@ const ID_PARAM = /\{(id|[A-Za-z]*Id)\}/g;
 const spec = loadSpec() as unknown as { paths: Record<string, Record<string, unknown>> } & Record<string, unknown>;
 const deref = <T>(node: T): T => {
   const ref = (node as { $ref?: string } | undefined)?.$ref;
-  return ref ? (ref.slice(2).split('/').reduce<unknown>((n, k) => (n as Record<string, unknown>)[k], spec) as T) : node;
+  return ref
+    ? (ref
+        .slice(2)
+        .split('/')
+        .reduce<unknown>((n, k) => (n as Record<string, unknown>)[k], spec) as T)
+    : node;
 };
 
 type Param = { name: string; in: string; required?: boolean; example?: unknown; schema?: { default?: unknown; enum?: unknown[]; example?: unknown } };
@@ -186,7 +191,11 @@ describe('contract: every operation on an owned resource refuses another account
     // A conversation with a message, titled and worded so that any leak of it is recognisable.
     const conversationTitle = `Owner's secret plans ${randomUUID()}`;
     const messageContent = `The owner's private message ${randomUUID()}`;
-    const conv = await stack.http.post('/api/chat/conversations').set(a.auth).send({ title: conversationTitle, model_id: 'glob-tiny-chat' }).expect(201);
+    const conv = await stack.http
+      .post('/api/chat/conversations')
+      .set(a.auth)
+      .send({ title: conversationTitle, model_id: 'glob-tiny-chat' })
+      .expect(201);
     const conversationId = conv.body.conversation.id as string;
     await stack.http
       .post(`/api/chat/conversations/${conversationId}/messages`)
@@ -197,7 +206,11 @@ describe('contract: every operation on an owned resource refuses another account
     // Transferable tokens (the welcome bonus is not transferable): without them a transfer that got through
     // would fail for lack of funds, and the check would prove nothing. Bought as the spec's example purchase.
     const purchaseExample = (spec.paths['/api/wallet/{userId}/purchase']!.post as SpecOp).requestBody!.content['application/json']!.example;
-    const purchase = await stack.http.post(`/api/wallet/${a.id}/purchase`).set(a.auth).send(purchaseExample as object).expect(201);
+    const purchase = await stack.http
+      .post(`/api/wallet/${a.id}/purchase`)
+      .set(a.auth)
+      .send(purchaseExample as object)
+      .expect(201);
     const purchaseTransactionId = purchase.body.transaction.id as string;
 
     // The welcome bonus's notification, still unread.
@@ -237,7 +250,16 @@ describe('contract: every operation on an owned resource refuses another account
   it('the walk finds the operations that name a resource by id', () => {
     expect(owned.length).toBeGreaterThan(0);
     expect(owned.map((o) => o.operationId)).toEqual(
-      expect.arrayContaining(['getWallet', 'transferTokens', 'purchaseTokens', 'getConversation', 'deleteConversation', 'markNotificationRead', 'getStream', 'stopStream']),
+      expect.arrayContaining([
+        'getWallet',
+        'transferTokens',
+        'purchaseTokens',
+        'getConversation',
+        'deleteConversation',
+        'markNotificationRead',
+        'getStream',
+        'stopStream',
+      ]),
     );
   });
 
@@ -249,12 +271,25 @@ describe('contract: every operation on an owned resource refuses another account
       const res = await call(w.b, o.method, url, headers, body);
 
       if (res.status !== 403 && res.status !== 404) {
-        throw new Error(`${operationId}: account B was answered ${res.status} on A's resource (${o.method.toUpperCase()} ${url}), not 403 or 404: ${res.text}`);
+        throw new Error(
+          `${operationId}: account B was answered ${res.status} on A's resource (${o.method.toUpperCase()} ${url}), not 403 or 404: ${res.text}`,
+        );
       }
       expectSpecResponse(asSupertest(res), operationId);
 
       // Nothing of A's in the answer; the ids B itself put in the URL do not count.
-      const secrets = [w.a.email, w.a.address, w.a.id, w.conversationId, w.conversationTitle, w.messageContent, w.notificationId, w.purchaseTransactionId, w.streamId, w.taskId];
+      const secrets = [
+        w.a.email,
+        w.a.address,
+        w.a.id,
+        w.conversationId,
+        w.conversationTitle,
+        w.messageContent,
+        w.notificationId,
+        w.purchaseTransactionId,
+        w.streamId,
+        w.taskId,
+      ];
       for (const secret of secrets.filter((s) => !url.includes(encodeURIComponent(s)))) {
         expect(res.text).not.toContain(secret);
       }

@@ -41,7 +41,12 @@ function exampleRequest(path: string, method: string, accessToken: string) {
   const op = item[method] as { parameters?: Param[]; requestBody?: { content: Record<string, { example?: unknown }> }; security?: unknown[] };
   const deref = <T>(node: T): T => {
     const ref = (node as { $ref?: string }).$ref;
-    return ref ? (ref.slice(2).split('/').reduce<unknown>((n, k) => (n as Record<string, unknown>)[k], loadSpec()) as T) : node;
+    return ref
+      ? (ref
+          .slice(2)
+          .split('/')
+          .reduce<unknown>((n, k) => (n as Record<string, unknown>)[k], loadSpec()) as T)
+      : node;
   };
   const params = [...((item.parameters as Param[]) ?? []), ...(op.parameters ?? [])]
     .map(deref)
@@ -95,22 +100,19 @@ describe('contract: the spec and the server describe the same API', () => {
     }
   });
 
-  it.each(specOperations().map((o) => [o.operationId, o] as const))(
-    '%s answers a spec-valid request with a documented response',
-    async (_id, o) => {
-      const { url, headers, body } = exampleRequest(o.path, o.method, accessToken);
-      let req = stack.http[o.method as 'get'](url).set(headers);
-      if (body !== undefined) req = req.send(body as object);
-      const res = await req;
-      expect(res.status).toBeLessThan(500 + (o.responses.includes(String(res.status)) ? 100 : 0));
-      expectSpecResponse(res, o.operationId);
-      if (res.status === 501) {
-        expect(res.body).toEqual({ statusCode: 501, message: 'This operation is not available yet', error: 'Not Implemented' });
-        notLive.push(`${o.method.toUpperCase()} ${o.path} (${o.operationId})`);
-      } else {
-        // A live operation must not still claim to be unimplemented.
-        expect(o.responses).not.toContain('501');
-      }
-    },
-  );
+  it.each(specOperations().map((o) => [o.operationId, o] as const))('%s answers a spec-valid request with a documented response', async (_id, o) => {
+    const { url, headers, body } = exampleRequest(o.path, o.method, accessToken);
+    let req = stack.http[o.method as 'get'](url).set(headers);
+    if (body !== undefined) req = req.send(body as object);
+    const res = await req;
+    expect(res.status).toBeLessThan(500 + (o.responses.includes(String(res.status)) ? 100 : 0));
+    expectSpecResponse(res, o.operationId);
+    if (res.status === 501) {
+      expect(res.body).toEqual({ statusCode: 501, message: 'This operation is not available yet', error: 'Not Implemented' });
+      notLive.push(`${o.method.toUpperCase()} ${o.path} (${o.operationId})`);
+    } else {
+      // A live operation must not still claim to be unimplemented.
+      expect(o.responses).not.toContain('501');
+    }
+  });
 });

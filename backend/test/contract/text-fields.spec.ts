@@ -15,7 +15,14 @@ type Schema = {
   example?: unknown;
   examples?: unknown[];
 };
-type Param = { $ref?: string; name: string; in: string; required?: boolean; example?: unknown; schema?: Schema & { format?: string; enum?: string[] } };
+type Param = {
+  $ref?: string;
+  name: string;
+  in: string;
+  required?: boolean;
+  example?: unknown;
+  schema?: Schema & { format?: string; enum?: string[] };
+};
 type Op = {
   parameters?: Param[];
   requestBody?: { content: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }>; schema?: Schema }> };
@@ -24,7 +31,14 @@ type Op = {
 
 const spec = loadSpec() as unknown as Record<string, unknown>;
 const deref = <T extends { $ref?: string }>(node: T): T =>
-  node.$ref ? deref(node.$ref.slice(2).split('/').reduce<unknown>((n, k) => (n as Record<string, unknown>)[k], spec) as T) : node;
+  node.$ref
+    ? deref(
+        node.$ref
+          .slice(2)
+          .split('/')
+          .reduce<unknown>((n, k) => (n as Record<string, unknown>)[k], spec) as T,
+      )
+    : node;
 
 const isString = (s: Schema) => s.type === 'string' || (Array.isArray(s.type) && s.type.includes('string'));
 
@@ -77,7 +91,14 @@ function nulCases(): Case[] {
     if (content?.schema && example && typeof example === 'object') {
       for (const leaf of stringLeaves(content.schema, example)) {
         const original = leaf.reduce<unknown>((n, k) => (n as Record<string | number, unknown>)[k], example) as string;
-        cases.push({ operationId: o.operationId, method: o.method, url, field: leaf.join('.'), body: withValue(example, leaf, `${original}\u0000x`), signedIn });
+        cases.push({
+          operationId: o.operationId,
+          method: o.method,
+          url,
+          field: leaf.join('.'),
+          body: withValue(example, leaf, `${original}\u0000x`),
+          signedIn,
+        });
       }
     }
     for (const p of params.filter((p) => p.in === 'query')) {
@@ -102,13 +123,24 @@ describe('contract: no text input takes a NUL (PostgreSQL cannot store one)', ()
 
   it('finds the text inputs it must check', () => {
     const covered = new Set(cases.map((c) => `${c.operationId}:${c.field}`));
-    for (const expected of ['createConversation:title', 'addMessage:message.content', 'startStream:prompt', 'submitContact:message', 'transferTokens:note', 'register:username', 'listConversations:search']) {
+    for (const expected of [
+      'createConversation:title',
+      'addMessage:message.content',
+      'startStream:prompt',
+      'submitContact:message',
+      'transferTokens:note',
+      'register:username',
+      'listConversations:search',
+    ]) {
       expect([expected, covered.has(expected)]).toEqual([expected, true]);
     }
   });
 
   it.each(cases.map((c) => [`${c.operationId} ${c.field}`, c] as const))('%s with a NUL → 400 in the Error shape, never 500', async (_name, c) => {
-    let req = (stack.http as unknown as Record<string, (url: string) => import('supertest').Test>)[c.method]!(c.url).set('X-Forwarded-For', `10.77.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`);
+    let req = (stack.http as unknown as Record<string, (url: string) => import('supertest').Test>)[c.method]!(c.url).set(
+      'X-Forwarded-For',
+      `10.77.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
+    );
     if (c.signedIn) req = req.set(auth);
     if (c.query) req = req.query(c.query);
     if (c.body !== undefined) req = req.send(c.body as object);

@@ -29,7 +29,11 @@ async function signUp(stack: TestStack, smtp: Smtp, email: string, ip = nextIp()
   await stack.http.post('/api/users/send-otp').set('X-Forwarded-For', ip).send({ email, purpose: 'signup' }).expect(202);
   const mail = await smtp.waitFor((m) => m.to.includes(email.toLowerCase()) && /verification code is/.test(m.raw));
   smtp.mails.splice(smtp.mails.indexOf(mail), 1);
-  const verified = await stack.http.post('/api/users/verify-otp').set('X-Forwarded-For', ip).send({ email, otp: codeIn(mail.raw), purpose: 'signup' }).expect(200);
+  const verified = await stack.http
+    .post('/api/users/verify-otp')
+    .set('X-Forwarded-For', ip)
+    .send({ email, otp: codeIn(mail.raw), purpose: 'signup' })
+    .expect(200);
   const res = await stack.http
     .post('/api/users/register-with-otp')
     .set('X-Forwarded-For', ip)
@@ -64,12 +68,20 @@ describe('accounts', () => {
       expect(mail.raw).toMatch(/Content-Type: text\/plain/);
       const code = codeIn(mail.raw);
 
-      const verified = await stack.http.post('/api/users/verify-otp').set('X-Forwarded-For', ip).send({ email: 'ada@example.com', otp: code }).expect(200);
+      const verified = await stack.http
+        .post('/api/users/verify-otp')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'ada@example.com', otp: code })
+        .expect(200);
       expectSpecResponse(verified, 'verifyOtp');
       expect(verified.body.verified).toBe(true);
 
       // The code is single use.
-      const again = await stack.http.post('/api/users/verify-otp').set('X-Forwarded-For', ip).send({ email: 'ada@example.com', otp: code }).expect(400);
+      const again = await stack.http
+        .post('/api/users/verify-otp')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'ada@example.com', otp: code })
+        .expect(400);
       expect(again.body.message).toBe('Invalid verification code');
 
       const reg = await stack.http
@@ -84,7 +96,11 @@ describe('accounts', () => {
       expectSpecResponse(me, 'getMe');
       expect(me.body.user.id).toBe(reg.body.user.id);
 
-      const login = await stack.http.post('/api/users/login').set('X-Forwarded-For', ip).send({ email: 'ADA@example.com', password: PASSWORD }).expect(200);
+      const login = await stack.http
+        .post('/api/users/login')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'ADA@example.com', password: PASSWORD })
+        .expect(200);
       expectSpecResponse(login, 'login');
       expect(login.body.user.id).toBe(reg.body.user.id);
 
@@ -111,7 +127,11 @@ describe('accounts', () => {
       const session = await stack.http.post('/api/users/send-otp').set('X-Forwarded-For', nextIp()).send({ email: 'other@example.com' }).expect(202);
       expect(session.status).toBe(202);
       const code = codeIn((await smtp.waitFor((m) => m.to.includes('other@example.com'))).raw);
-      const verified = await stack.http.post('/api/users/verify-otp').set('X-Forwarded-For', nextIp()).send({ email: 'other@example.com', otp: code }).expect(200);
+      const verified = await stack.http
+        .post('/api/users/verify-otp')
+        .set('X-Forwarded-For', nextIp())
+        .send({ email: 'other@example.com', otp: code })
+        .expect(200);
       for (const token of ['made-up-token', verified.body.verification_token]) {
         const res = await stack.http
           .post('/api/users/register-with-otp')
@@ -142,7 +162,10 @@ describe('accounts', () => {
     it('rejects common passwords with 422 and keeps the verification token usable', async () => {
       const ip = nextIp();
       const verification_token = await verifiedToken(stack, 'common@example.com', ip);
-      const res = await stack.http.post('/api/users/register').set('X-Forwarded-For', ip).send({ email: 'common@example.com', password: 'Password1', username: 'c', verification_token });
+      const res = await stack.http
+        .post('/api/users/register')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'common@example.com', password: 'Password1', username: 'c', verification_token });
       expect(res.status).toBe(422);
       expectSpecResponse(res, 'register');
       expect(res.body.message).toBe('This password is too common. Please choose a different password.');
@@ -193,15 +216,27 @@ describe('accounts', () => {
       const squatter = await register(stack, 'claimed@example.com', 'the squatters passphrase');
       await stack.db.query(`UPDATE users SET email_verified_at = NULL WHERE id = $1`, [squatter.user.id]);
       const squatterAuth = { Authorization: `Bearer ${squatter.access_token}` };
-      await stack.http.post('/api/chat/conversations').set(squatterAuth).send({ title: 'Squatter notes', model_id: 'llama-3.3-70b-instruct' }).expect(201);
+      await stack.http
+        .post('/api/chat/conversations')
+        .set(squatterAuth)
+        .send({ title: 'Squatter notes', model_id: 'llama-3.3-70b-instruct' })
+        .expect(201);
 
       // The owner signs up by code: the code goes out (the address has no verified account) and the account becomes theirs.
       const owner = await signUp(stack, smtp, 'claimed@example.com');
       expect(owner.user.id).toBe(squatter.user.id);
       await stack.http.get('/api/users/me').set(squatterAuth).expect(401);
       await stack.http.post('/api/users/refresh').send({ refresh_token: squatter.refresh_token }).expect(401);
-      await stack.http.post('/api/users/login').set('X-Forwarded-For', nextIp()).send({ email: 'claimed@example.com', password: 'the squatters passphrase' }).expect(401);
-      await stack.http.post('/api/users/login').set('X-Forwarded-For', nextIp()).send({ email: 'claimed@example.com', password: PASSWORD }).expect(200);
+      await stack.http
+        .post('/api/users/login')
+        .set('X-Forwarded-For', nextIp())
+        .send({ email: 'claimed@example.com', password: 'the squatters passphrase' })
+        .expect(401);
+      await stack.http
+        .post('/api/users/login')
+        .set('X-Forwarded-For', nextIp())
+        .send({ email: 'claimed@example.com', password: PASSWORD })
+        .expect(200);
       const list = await stack.http.get('/api/chat/conversations').set('Authorization', `Bearer ${owner.access_token}`).expect(200);
       expect(list.body.conversations).toEqual([]);
     });
@@ -218,7 +253,11 @@ describe('accounts', () => {
       ['/api/users/verify-otp', { email: 'ada@example.com' }, 'Verification code is required'],
       ['/api/users/verify-otp', { email: 'ada@example.com', otp: '12345' }, 'Code must be 6 digits'],
       ['/api/users/verify-otp', { email: 'ada@example.com', otp: '12a456' }, 'Code must be 6 digits'],
-      ['/api/users/register-with-otp', { email: 'ada@example.com', password: PASSWORD, username: 'a', verification_token: 'nope' }, 'Email verification required'],
+      [
+        '/api/users/register-with-otp',
+        { email: 'ada@example.com', password: PASSWORD, username: 'a', verification_token: 'nope' },
+        'Email verification required',
+      ],
     ])('POST %s %j → 400 "%s"', async (path, body, message) => {
       const res = await stack.http.post(path).set('X-Forwarded-For', nextIp()).send(body).expect(400);
       expect(res.body).toMatchObject({ statusCode: 400, message });
@@ -231,7 +270,11 @@ describe('accounts', () => {
       await stack.http.post('/api/users/send-otp').set('X-Forwarded-For', ip).send({ email: 'late@example.com' }).expect(202);
       const code = codeIn((await smtp.waitFor((m) => m.to.includes('late@example.com'))).raw);
       await stack.db.query(`UPDATE one_time_codes SET expires_at = now() - interval '1 second' WHERE email = 'late@example.com'`);
-      const res = await stack.http.post('/api/users/verify-otp').set('X-Forwarded-For', ip).send({ email: 'late@example.com', otp: code }).expect(400);
+      const res = await stack.http
+        .post('/api/users/verify-otp')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'late@example.com', otp: code })
+        .expect(400);
       expect(res.body.message).toBe('Invalid verification code');
     });
 
@@ -240,12 +283,20 @@ describe('accounts', () => {
       const code = codeIn((await smtp.waitFor((m) => m.to.includes('guess@example.com'))).raw);
       const wrong = code === '000000' ? '000001' : '000000';
       const results = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => stack.http.post('/api/users/verify-otp').set('X-Forwarded-For', `10.200.${i}.1`).send({ email: 'guess@example.com', otp: wrong })),
+        Array.from({ length: 50 }, (_, i) =>
+          stack.http.post('/api/users/verify-otp').set('X-Forwarded-For', `10.200.${i}.1`).send({ email: 'guess@example.com', otp: wrong }),
+        ),
       );
       expect(results.every((r) => r.status === 400)).toBe(true);
-      const [row] = (await stack.db.query(`SELECT attempts FROM one_time_codes WHERE email = 'guess@example.com' AND consumed_at IS NULL`)) as Array<{ attempts: number }>;
+      const [row] = (await stack.db.query(`SELECT attempts FROM one_time_codes WHERE email = 'guess@example.com' AND consumed_at IS NULL`)) as Array<{
+        attempts: number;
+      }>;
       expect(row!.attempts).toBe(5);
-      const right = await stack.http.post('/api/users/verify-otp').set('X-Forwarded-For', nextIp()).send({ email: 'guess@example.com', otp: code }).expect(400);
+      const right = await stack.http
+        .post('/api/users/verify-otp')
+        .set('X-Forwarded-For', nextIp())
+        .send({ email: 'guess@example.com', otp: code })
+        .expect(400);
       expect(right.body.message).toBe('Invalid verification code');
     });
 
@@ -268,7 +319,11 @@ describe('accounts', () => {
       await forgetResendWait(stack, 'exists@example.com');
       const pairs: Array<[string, object, object]> = [
         ['/api/users/send-otp', { email: 'exists@example.com' }, { email: 'ghost@example.com' }],
-        ['/api/users/login', { email: 'exists@example.com', password: 'wrong password!' }, { email: 'ghost@example.com', password: 'wrong password!' }],
+        [
+          '/api/users/login',
+          { email: 'exists@example.com', password: 'wrong password!' },
+          { email: 'ghost@example.com', password: 'wrong password!' },
+        ],
         ['/api/users/auth/send-deletion-otp', { email: 'exists@example.com' }, { email: 'ghost@example.com' }],
       ];
       for (const [path, known, unknown] of pairs) {
@@ -290,7 +345,11 @@ describe('accounts', () => {
       await stack.http.get('/api/users/me').set('Authorization', `Bearer ${first.body.access_token}`).expect(200);
 
       // The old token is replayed by another client: 401, and the whole sign-in dies with it — at once.
-      const replay = await stack.http.post('/api/users/refresh').set({ 'X-Forwarded-For': '10.66.6.6', 'User-Agent': 'Thief' }).send({ refresh_token: s.refresh_token }).expect(401);
+      const replay = await stack.http
+        .post('/api/users/refresh')
+        .set({ 'X-Forwarded-For': '10.66.6.6', 'User-Agent': 'Thief' })
+        .send({ refresh_token: s.refresh_token })
+        .expect(401);
       expectSpecResponse(replay, 'refresh');
       expect(replay.body.message).toBe('Invalid or expired refresh token');
       await stack.http.post('/api/users/refresh').set(tab).send({ refresh_token: first.body.refresh_token }).expect(401);
@@ -318,13 +377,19 @@ describe('accounts', () => {
 
     it('keeps the 30-day absolute lifetime through rotations', async () => {
       const s = await signUp(stack, smtp, 'lifetime@example.com');
-      await stack.db.query(`UPDATE refresh_tokens SET expires_at = now() - interval '1 second' FROM users u WHERE u.id = refresh_tokens.user_id AND u.email = 'lifetime@example.com'`);
+      await stack.db.query(
+        `UPDATE refresh_tokens SET expires_at = now() - interval '1 second' FROM users u WHERE u.id = refresh_tokens.user_id AND u.email = 'lifetime@example.com'`,
+      );
       await stack.http.post('/api/users/refresh').send({ refresh_token: s.refresh_token }).expect(401);
     });
 
     it('logout revokes the family and its access token stops working at once; other sign-ins go on', async () => {
       const s = await signUp(stack, smtp, 'logout@example.com');
-      const other = await stack.http.post('/api/users/login').set('X-Forwarded-For', nextIp()).send({ email: 'logout@example.com', password: PASSWORD }).expect(200);
+      const other = await stack.http
+        .post('/api/users/login')
+        .set('X-Forwarded-For', nextIp())
+        .send({ email: 'logout@example.com', password: PASSWORD })
+        .expect(200);
       await stack.http.get('/api/users/me').set('Authorization', `Bearer ${s.access_token}`).expect(200);
       await stack.http.post('/api/users/logout').send({ refresh_token: s.refresh_token }).expect(204);
       await stack.http.post('/api/users/refresh').send({ refresh_token: s.refresh_token }).expect(401);
@@ -341,7 +406,12 @@ describe('accounts', () => {
       const tokens = [
         undefined,
         tampered,
-        jwt.sign({ exp: Math.floor(Date.now() / 1000) - 10 }, secret, { subject: sub, jwtid: 'x', audience: 'glob-network-api', issuer: 'glob-network' }),
+        jwt.sign({ exp: Math.floor(Date.now() / 1000) - 10 }, secret, {
+          subject: sub,
+          jwtid: 'x',
+          audience: 'glob-network-api',
+          issuer: 'glob-network',
+        }),
         jwt.sign({}, secret, { subject: sub, jwtid: 'x', audience: 'someone-else', issuer: 'glob-network' }),
         jwt.sign({}, '', { subject: sub, jwtid: 'x', audience: 'glob-network-api', issuer: 'glob-network', algorithm: 'none' }),
         jwt.sign({}, secret, { subject: sub, jwtid: 'x', audience: 'glob-network-api', issuer: 'glob-network', algorithm: 'HS512' }),
@@ -379,8 +449,16 @@ describe('accounts', () => {
     it('sets a new password with a code, ends every other session, and signs in', async () => {
       const first = await signUp(stack, smtp, 'forgetful@example.com');
       const ip = nextIp();
-      const second = await stack.http.post('/api/users/login').set('X-Forwarded-For', ip).send({ email: 'forgetful@example.com', password: PASSWORD }).expect(200);
-      expect(await requestReset('Forgetful@Example.com', ip)).toEqual({ message: 'Verification code sent successfully', expires_in: 600, resend_after: 60 });
+      const second = await stack.http
+        .post('/api/users/login')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'forgetful@example.com', password: PASSWORD })
+        .expect(200);
+      expect(await requestReset('Forgetful@Example.com', ip)).toEqual({
+        message: 'Verification code sent successfully',
+        expires_in: 600,
+        resend_after: 60,
+      });
       const mail = await smtp.waitFor((m) => m.to.includes('forgetful@example.com') && /password reset code/.test(m.raw));
       expect(mail.raw).toContain('10 minutes');
       const code = codeIn(mail.raw);
@@ -420,7 +498,11 @@ describe('accounts', () => {
         await stack.http.post('/api/users/refresh').send({ refresh_token: old.refresh_token }).expect(401);
       }
       await stack.http.post('/api/users/login').set('X-Forwarded-For', ip).send({ email: 'forgetful@example.com', password: PASSWORD }).expect(401);
-      await stack.http.post('/api/users/login').set('X-Forwarded-For', ip).send({ email: 'forgetful@example.com', password: 'a brand new passphrase' }).expect(200);
+      await stack.http
+        .post('/api/users/login')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'forgetful@example.com', password: 'a brand new passphrase' })
+        .expect(200);
       // The token was used up.
       await stack.http
         .post('/api/users/reset-password')
@@ -448,7 +530,11 @@ describe('accounts', () => {
       await forgetResendWait(stack, 'bonus.hunter@gmail.com', 'deletion');
       await stack.http.post('/api/users/auth/send-deletion-otp').set('X-Forwarded-For', ip).send({ email: 'bonus.hunter@gmail.com' }).expect(202);
       const code = codeIn((await smtp.waitFor((m) => m.to.includes('bonus.hunter@gmail.com') && /deletion code/.test(m.raw))).raw);
-      await stack.http.delete('/api/users/auth/delete-account').set('X-Forwarded-For', ip).send({ email: 'bonus.hunter@gmail.com', otp: code }).expect(200);
+      await stack.http
+        .delete('/api/users/auth/delete-account')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'bonus.hunter@gmail.com', otp: code })
+        .expect(200);
 
       for (const email of ['bonus.hunter@gmail.com', 'bonushunter+2@gmail.com', 'BONUS.HUNTER+farm@googlemail.com']) {
         const again = await signUp(stack, smtp, email);
@@ -485,7 +571,11 @@ describe('accounts', () => {
       await signUp(stack, smtp, 'timed@example.com');
       const codeSend = (path: string, purpose?: string) => async (email: string, i: number) => {
         await forgetResendWait(stack, email, purpose ?? 'deletion');
-        await stack.http.post(path).set('X-Forwarded-For', `10.90.${i}.${email === 'timed@example.com' ? 1 : 2}`).send({ email, ...(purpose ? { purpose } : {}) }).expect(202);
+        await stack.http
+          .post(path)
+          .set('X-Forwarded-For', `10.90.${i}.${email === 'timed@example.com' ? 1 : 2}`)
+          .send({ email, ...(purpose ? { purpose } : {}) })
+          .expect(202);
       };
       const register = (email: string, i: number) =>
         stack.http.post('/api/users/register').set('X-Forwarded-For', `10.91.${i}.1`).send({ email, password: PASSWORD, username: 'x' }).expect(400);
@@ -513,7 +603,12 @@ describe('accounts', () => {
       const busy = await startStack({ env: { PASSWORD_HASH_CONCURRENCY: '1', PASSWORD_HASH_QUEUE: '2', LOGIN_IP_RATE_LIMIT: '1000' } });
       try {
         const results = await Promise.all(
-          Array.from({ length: 12 }, (_, i) => busy.http.post('/api/users/login').set('X-Forwarded-For', `10.93.0.${i}`).send({ email: `flood-${i}@example.com`, password: 'whatever-long' })),
+          Array.from({ length: 12 }, (_, i) =>
+            busy.http
+              .post('/api/users/login')
+              .set('X-Forwarded-For', `10.93.0.${i}`)
+              .send({ email: `flood-${i}@example.com`, password: 'whatever-long' }),
+          ),
         );
         const statuses = results.map((r) => r.status);
         expect(statuses.filter((st) => st === 401).length).toBeGreaterThanOrEqual(3);
@@ -535,32 +630,54 @@ describe('accounts', () => {
     it('deletes the account, ends its sessions, removes personal data, and lets the e-mail register again', async () => {
       const s = await signUp(stack, smtp, 'leaver@example.com');
       const ip = nextIp();
-      const sent = await stack.http.post('/api/users/auth/send-deletion-otp').set('X-Forwarded-For', ip).send({ email: 'leaver@example.com' }).expect(202);
+      const sent = await stack.http
+        .post('/api/users/auth/send-deletion-otp')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'leaver@example.com' })
+        .expect(202);
       expectSpecResponse(sent, 'sendDeletionOtp');
       expect(sent.body.expires_in).toBe(300);
       const mail = await smtp.waitFor((m) => m.to.includes('leaver@example.com') && /deletion code/.test(m.raw));
       expect(mail.raw).toContain('5 minutes');
       const code = codeIn(mail.raw);
 
-      const bad = await stack.http.post('/api/users/auth/verify-deletion-otp').set('X-Forwarded-For', ip).send({ email: 'leaver@example.com', otp: code === '111111' ? '222222' : '111111' }).expect(400);
+      const bad = await stack.http
+        .post('/api/users/auth/verify-deletion-otp')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'leaver@example.com', otp: code === '111111' ? '222222' : '111111' })
+        .expect(400);
       expectSpecResponse(bad, 'verifyDeletionOtp');
       expect(bad.body.message).toBe('Invalid OTP code. Please try again.');
-      const ok = await stack.http.post('/api/users/auth/verify-deletion-otp').set('X-Forwarded-For', ip).send({ email: 'leaver@example.com', otp: code }).expect(200);
+      const ok = await stack.http
+        .post('/api/users/auth/verify-deletion-otp')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'leaver@example.com', otp: code })
+        .expect(200);
       expectSpecResponse(ok, 'verifyDeletionOtp');
 
-      const del = await stack.http.delete('/api/users/auth/delete-account').set('X-Forwarded-For', ip).send({ email: 'leaver@example.com', otp: code }).expect(200);
+      const del = await stack.http
+        .delete('/api/users/auth/delete-account')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'leaver@example.com', otp: code })
+        .expect(200);
       expectSpecResponse(del, 'deleteAccount');
       expect(del.body.message).toBe('Your account has been deleted.');
 
       await stack.http.post('/api/users/refresh').send({ refresh_token: s.refresh_token }).expect(401);
       await stack.http.get('/api/users/me').set('Authorization', `Bearer ${s.access_token}`).expect(401);
       await stack.http.post('/api/users/login').set('X-Forwarded-For', ip).send({ email: 'leaver@example.com', password: PASSWORD }).expect(401);
-      const [row] = (await stack.db.query(`SELECT email, username, password_hash, deleted_at FROM users WHERE id = $1`, [s.user.id])) as Array<Record<string, unknown>>;
+      const [row] = (await stack.db.query(`SELECT email, username, password_hash, deleted_at FROM users WHERE id = $1`, [s.user.id])) as Array<
+        Record<string, unknown>
+      >;
       expect(row).toMatchObject({ email: null, username: null, password_hash: null });
       expect(row!.deleted_at).not.toBeNull();
 
       // The code is used up.
-      await stack.http.delete('/api/users/auth/delete-account').set('X-Forwarded-For', ip).send({ email: 'leaver@example.com', otp: code }).expect(400);
+      await stack.http
+        .delete('/api/users/auth/delete-account')
+        .set('X-Forwarded-For', ip)
+        .send({ email: 'leaver@example.com', otp: code })
+        .expect(400);
 
       const again = await signUp(stack, smtp, 'leaver@example.com');
       expect(again.user.id).not.toBe(s.user.id);
@@ -586,7 +703,8 @@ describe('accounts: rate limits', () => {
   afterAll(() => stack.close());
 
   it('limits logins per IP and e-mail', async () => {
-    const send = (email: string) => stack.http.post('/api/users/login').set('X-Forwarded-For', '10.50.0.1').send({ email, password: 'whatever-long' });
+    const send = (email: string) =>
+      stack.http.post('/api/users/login').set('X-Forwarded-For', '10.50.0.1').send({ email, password: 'whatever-long' });
     for (let i = 0; i < 3; i++) expect((await send('a@example.com')).status).toBe(401);
     const limited = await send('a@example.com').expect(429);
     expectSpecResponse(limited, 'login');
@@ -618,7 +736,14 @@ describe('accounts: rate limits', () => {
   it('limits code requests per IP whatever the address', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
-      statuses.push((await stack.http.post('/api/users/auth/send-deletion-otp').set('X-Forwarded-For', '10.50.2.1').send({ email: `spray-${i}@example.com` })).status);
+      statuses.push(
+        (
+          await stack.http
+            .post('/api/users/auth/send-deletion-otp')
+            .set('X-Forwarded-For', '10.50.2.1')
+            .send({ email: `spray-${i}@example.com` })
+        ).status,
+      );
     }
     expect(statuses).toEqual([202, 202, 202, 429]);
   });
@@ -626,7 +751,14 @@ describe('accounts: rate limits', () => {
   it('limits sign-ins per IP across addresses', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) {
-      statuses.push((await stack.http.post('/api/users/login').set('X-Forwarded-For', '10.50.3.1').send({ email: `guess-${i}@example.com`, password: 'whatever-long' })).status);
+      statuses.push(
+        (
+          await stack.http
+            .post('/api/users/login')
+            .set('X-Forwarded-For', '10.50.3.1')
+            .send({ email: `guess-${i}@example.com`, password: 'whatever-long' })
+        ).status,
+      );
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
   });
@@ -634,7 +766,14 @@ describe('accounts: rate limits', () => {
   it('limits account creation per IP', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) {
-      statuses.push((await stack.http.post('/api/users/register').set('X-Forwarded-For', '10.50.4.1').send({ email: `new-${i}@example.com`, password: PASSWORD, username: 'n' })).status);
+      statuses.push(
+        (
+          await stack.http
+            .post('/api/users/register')
+            .set('X-Forwarded-For', '10.50.4.1')
+            .send({ email: `new-${i}@example.com`, password: PASSWORD, username: 'n' })
+        ).status,
+      );
     }
     expect(statuses).toEqual([400, 400, 429]);
   });

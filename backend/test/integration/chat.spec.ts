@@ -11,7 +11,11 @@ describe('chat: conversations saved on the server', () => {
   afterAll(() => stack.close());
 
   async function conversation(u: { auth: Record<string, string> }, title?: string) {
-    const res = await stack.http.post('/api/chat/conversations').set(u.auth).send({ ...(title ? { title } : {}), model_id: 'glob-tiny-chat' }).expect(201);
+    const res = await stack.http
+      .post('/api/chat/conversations')
+      .set(u.auth)
+      .send({ ...(title ? { title } : {}), model_id: 'glob-tiny-chat' })
+      .expect(201);
     expectSpecResponse(res, 'createConversation');
     return res.body.conversation as { id: string; conversation_id: string; title: string };
   }
@@ -20,7 +24,9 @@ describe('chat: conversations saved on the server', () => {
     const u = await newUser(stack, 'nulreply');
     const c = await conversation(u, 'Odd bytes');
     await stack.db.transaction((em) =>
-      stack.app.get(ChatService).saveReply(em, c.id, { content: 'a\u0000b\u0000c', tokens: 3, model: 'glob-tiny-chat', status: 'sent', promptTokens: 0 }),
+      stack.app
+        .get(ChatService)
+        .saveReply(em, c.id, { content: 'a\u0000b\u0000c', tokens: 3, model: 'glob-tiny-chat', status: 'sent', promptTokens: 0 }),
     );
     const got = await stack.http.get(`/api/chat/conversations/${c.id}`).set(u.auth).expect(200);
     expect(got.body.conversation.messages.map((m: { content: string }) => m.content)).toEqual(['abc']);
@@ -30,8 +36,15 @@ describe('chat: conversations saved on the server', () => {
     const u = await newUser(stack, 'talker');
     const c = await conversation(u);
     expect(c).toMatchObject({ title: 'New Conversation', conversation_id: c.id });
-    for (const [role, content, tokens] of [['user', 'What is a GPU?', 5], ['assistant', 'A graphics processor.', 4]] as const) {
-      const m = await stack.http.post(`/api/chat/conversations/${c.id}/messages`).set(u.auth).send({ message: { role, content, tokens, model: 'glob-tiny-chat' } }).expect(201);
+    for (const [role, content, tokens] of [
+      ['user', 'What is a GPU?', 5],
+      ['assistant', 'A graphics processor.', 4],
+    ] as const) {
+      const m = await stack.http
+        .post(`/api/chat/conversations/${c.id}/messages`)
+        .set(u.auth)
+        .send({ message: { role, content, tokens, model: 'glob-tiny-chat' } })
+        .expect(201);
       expectSpecResponse(m, 'addMessage');
       expect(m.body.message).toMatchObject({ role, content, status: 'sent', tokens });
     }
@@ -49,7 +62,11 @@ describe('chat: conversations saved on the server', () => {
     const json = await stack.http.get(`/api/chat/conversations/${c.id}/export?format=json`).set(u.auth).expect(200);
     expectSpecResponse(json, 'exportConversation');
     expect(json.body).toMatchObject({ filename: 'gpus-explained.json', format: 'json', mime_type: 'application/json' });
-    expect(JSON.parse(json.body.content)).toMatchObject({ id: c.id, title: 'GPUs explained', messages: [{ content: 'What is a GPU?' }, { content: 'A graphics processor.' }] });
+    expect(JSON.parse(json.body.content)).toMatchObject({
+      id: c.id,
+      title: 'GPUs explained',
+      messages: [{ content: 'What is a GPU?' }, { content: 'A graphics processor.' }],
+    });
     const md = await stack.http.get(`/api/chat/conversations/${c.id}/export?format=markdown`).set(u.auth).expect(200);
     expect(md.body).toMatchObject({ filename: 'gpus-explained.md', format: 'markdown', mime_type: 'text/markdown' });
     expect(md.body.content).toMatch(/^# GPUs explained\n/);
@@ -79,7 +96,11 @@ describe('chat: conversations saved on the server', () => {
     const a = await conversation(u, 'Alpha about Rust');
     const b = await conversation(u, 'Beta');
     const c = await conversation(u, 'Gamma');
-    await stack.http.post(`/api/chat/conversations/${b.id}/messages`).set(u.auth).send({ message: { role: 'user', content: 'Tell me about QUANTUM computers' } }).expect(201);
+    await stack.http
+      .post(`/api/chat/conversations/${b.id}/messages`)
+      .set(u.auth)
+      .send({ message: { role: 'user', content: 'Tell me about QUANTUM computers' } })
+      .expect(201);
     await stack.http.put(`/api/chat/conversations/${a.id}`).set(u.auth).send({ is_pinned: true }).expect(200);
     const list = await stack.http.get('/api/chat/conversations').set(u.auth).expect(200);
     expectSpecResponse(list, 'listConversations');

@@ -25,7 +25,11 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
   }, 60_000);
 
   const start = (auth: Record<string, string>, body: object) =>
-    fetch(`${stack.url}/api/inference/stream/start`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) });
+    fetch(`${stack.url}/api/inference/stream/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth },
+      body: JSON.stringify(body),
+    });
   const balance = async (u: { id: string; auth: Record<string, string> }) =>
     (await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200)).body as { balance: number; pending_balance: number };
   const task = async (id: string) =>
@@ -66,7 +70,12 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     const b = await balance(u);
     expect(b).toMatchObject({ pending_balance: 0, balance: (1000_000 - usage.total_tokens) / 1000 });
     const t = await task(id);
-    expect(t).toMatchObject({ status: 'completed', completion_tokens: usage.completion_tokens, node_id: worker.nodeId, stop_reason: done.data.stop_reason });
+    expect(t).toMatchObject({
+      status: 'completed',
+      completion_tokens: usage.completion_tokens,
+      node_id: worker.nodeId,
+      stop_reason: done.data.stop_reason,
+    });
     const tx = await stack.http.get(`/api/users/${u.id}/transactions`).set(u.auth).expect(200);
     expect(tx.body.transactions[0]).toMatchObject({ type: 'spending', status: 'completed', amount: usage.total_tokens / 1000, reference: id });
   });
@@ -97,7 +106,11 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     expect(eb).toEqual(ea);
     const rows = (await stack.db.query(`SELECT count(*)::int AS n FROM inference_tasks WHERE stream_id = $1`, [id])) as Array<{ n: number }>;
     expect(rows[0]!.n).toBe(1);
-    const clash = await stack.http.post('/api/inference/stream/start').set(u.auth).send({ ...body, prompt: 'Different' }).expect(409);
+    const clash = await stack.http
+      .post('/api/inference/stream/start')
+      .set(u.auth)
+      .send({ ...body, prompt: 'Different' })
+      .expect(409);
     expectSpecResponse(clash, 'startStream');
   });
 
@@ -110,10 +123,13 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     const events = await readSse(res, (e) => {
       if (e.data.type === 'token' && !stoppedAt) {
         stoppedAt = Date.now();
-        void stack.http.post(`/api/inference/stream/${id}/stop`).set(u.auth).then((r) => {
-          expect(r.status).toBe(200);
-          expectSpecResponse(r, 'stopStream');
-        });
+        void stack.http
+          .post(`/api/inference/stream/${id}/stop`)
+          .set(u.auth)
+          .then((r) => {
+            expect(r.status).toBe(200);
+            expectSpecResponse(r, 'stopStream');
+          });
       }
     });
     const done = events.at(-1)!;
@@ -136,7 +152,11 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     const drain = await ledger.reserve(poor.id, 999_990, 'earlier replies', `drain-${poor.id}`);
     await ledger.settle(drain.holdId, 999_990);
     // 0.01 GLOB = 10 tokens of the tiny model: not enough for this prompt.
-    const res = await stack.http.post('/api/inference/stream/start').set(poor.auth).send({ streamId: streamId(), modelId: MODEL, prompt: 'x'.repeat(400) }).expect(402);
+    const res = await stack.http
+      .post('/api/inference/stream/start')
+      .set(poor.auth)
+      .send({ streamId: streamId(), modelId: MODEL, prompt: 'x'.repeat(400) })
+      .expect(402);
     expectSpecResponse(res, 'startStream');
     expect(res.body.error).toBe('INSUFFICIENT_TOKENS');
     expect(res.body.message.toLowerCase()).toContain('insufficient tokens');
@@ -144,7 +164,11 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     const conv = await stack.http.post('/api/chat/conversations').set(poor.auth).send({ title: 'Refused', model_id: MODEL }).expect(201);
     const cid = conv.body.conversation.id as string;
     for (let i = 0; i < 2; i++) {
-      await stack.http.post('/api/inference/stream/start').set(poor.auth).send({ streamId: streamId(), modelId: MODEL, prompt: 'x'.repeat(400), conversation_id: cid }).expect(402);
+      await stack.http
+        .post('/api/inference/stream/start')
+        .set(poor.auth)
+        .send({ streamId: streamId(), modelId: MODEL, prompt: 'x'.repeat(400), conversation_id: cid })
+        .expect(402);
     }
     const saved = await stack.http.get(`/api/chat/conversations/${cid}`).set(poor.auth).expect(200);
     expect(saved.body.conversation.messages).toEqual([]);
@@ -157,21 +181,33 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     const events = await readSse(await start(poor.auth, { streamId: id, modelId: MODEL, prompt: 'Hi', params: { max_tokens: 500, temperature: 0 } }));
     const done = events.at(-1)!;
     expect(done.data).toMatchObject({ type: 'done', stop_reason: 'budget' });
-    expect((await balance(poor))).toMatchObject({ balance: 0, pending_balance: 0 });
+    expect(await balance(poor)).toMatchObject({ balance: 0, pending_balance: 0 });
   });
 
   it('answers 404 for an unknown model and 503 for a model no worker has loaded', async () => {
     const u = await newUser(stack, 'picky');
-    const unknown = await stack.http.post('/api/inference/stream/start').set(u.auth).send({ streamId: streamId(), modelId: 'gpt-9', prompt: 'hi' }).expect(404);
+    const unknown = await stack.http
+      .post('/api/inference/stream/start')
+      .set(u.auth)
+      .send({ streamId: streamId(), modelId: 'gpt-9', prompt: 'hi' })
+      .expect(404);
     expectSpecResponse(unknown, 'startStream');
-    const offline = await stack.http.post('/api/inference/stream/start').set(u.auth).send({ streamId: streamId(), modelId: 'llama-3.3-70b-instruct', prompt: 'hi' }).expect(503);
+    const offline = await stack.http
+      .post('/api/inference/stream/start')
+      .set(u.auth)
+      .send({ streamId: streamId(), modelId: 'llama-3.3-70b-instruct', prompt: 'hi' })
+      .expect(503);
     expectSpecResponse(offline, 'startStream');
     expect((await balance(u)).pending_balance).toBe(0);
   });
 
   it('generate waits for the same job and returns choices, usage and cost', async () => {
     const u = await newUser(stack, 'waiter');
-    const res = await stack.http.post('/api/inference/generate').set(u.auth).send({ model_id: MODEL, prompt: 'Write a haiku', maxTokens: 20, temperature: 0.7, top_p: 0.9 }).expect(200);
+    const res = await stack.http
+      .post('/api/inference/generate')
+      .set(u.auth)
+      .send({ model_id: MODEL, prompt: 'Write a haiku', maxTokens: 20, temperature: 0.7, top_p: 0.9 })
+      .expect(200);
     expectSpecResponse(res, 'generate');
     expect(res.body.choices[0].text.length).toBeGreaterThan(0);
     expect(res.body.usage.completion_tokens).toBeLessThanOrEqual(20);
@@ -187,7 +223,11 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     const tx = await stack.http.get(`/api/users/${provider.id}/transactions?limit=100`).set(provider.auth).expect(200);
     const earning = tx.body.transactions.find((x: { reference: string }) => x.reference === t.id);
     const [node] = (await stack.db.query(`SELECT hardware_score FROM nodes WHERE id = $1`, [worker.nodeId])) as Array<{ hardware_score: string }>;
-    expect(earning).toMatchObject({ type: 'earning', direction: 'credit', amount: Math.round(25 * Number(t.difficulty) * Number(node!.hardware_score) * 1000) / 1000 });
+    expect(earning).toMatchObject({
+      type: 'earning',
+      direction: 'credit',
+      amount: Math.round(25 * Number(t.difficulty) * Number(node!.hardware_score) * 1000) / 1000,
+    });
     const notes = await stack.http.get(`/api/users/${provider.id}/notifications?limit=50`).set(provider.auth).expect(200);
     expect(notes.body.notifications.some((n: { type: string }) => n.type === 'reward')).toBe(true);
 
@@ -205,7 +245,12 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     )) as Array<{ id: string }>;
     const claim = await stack.http.post('/api/tokens/earn').set(provider.auth).send({ task_id: claimable!.id }).expect(201);
     expectSpecResponse(claim, 'claimTaskReward');
-    expect(claim.body).toMatchObject({ task_id: claimable!.id, base: 25, difficulty: 1.5, amount: Math.round(25 * 1.5 * Number(node!.hardware_score) * 1000) / 1000 });
+    expect(claim.body).toMatchObject({
+      task_id: claimable!.id,
+      base: 25,
+      difficulty: 1.5,
+      amount: Math.round(25 * 1.5 * Number(node!.hardware_score) * 1000) / 1000,
+    });
     await stack.http.post('/api/tokens/earn').set(provider.auth).send({ task_id: claimable!.id }).expect(409);
 
     const stats = await stack.http.get('/api/system/stats/platform').expect(200);
@@ -243,10 +288,16 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     expect(got.body.conversation.metadata.total_tokens).toBe(Number(done.prompt_tokens) + Number(done.completion_tokens));
 
     // A second turn: the model sees the conversation so far (prompt tokens grow with the history).
-    const second = await readSse(await start(u.auth, { streamId: streamId(), modelId: MODEL, prompt: 'And now?', conversation_id: cid, params: { max_tokens: 5 } }));
+    const second = await readSse(
+      await start(u.auth, { streamId: streamId(), modelId: MODEL, prompt: 'And now?', conversation_id: cid, params: { max_tokens: 5 } }),
+    );
     expect(second.at(-1)!.data.usage!.prompt_tokens).toBeGreaterThan(reply.tokens);
     const other = await newUser(stack, 'intruder');
-    await stack.http.post('/api/inference/stream/start').set(other.auth).send({ streamId: streamId(), modelId: MODEL, prompt: 'hi', conversation_id: cid }).expect(404);
+    await stack.http
+      .post('/api/inference/stream/start')
+      .set(other.auth)
+      .send({ streamId: streamId(), modelId: MODEL, prompt: 'hi', conversation_id: cid })
+      .expect(404);
   });
 
   it("shows a conversation's reply being generated as active_stream, readable from the start, until it is saved", async () => {
@@ -262,7 +313,13 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     const res = await fetch(`${stack.url}/api/inference/stream/start`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...u.auth },
-      body: JSON.stringify({ streamId: id, modelId: MODEL, prompt: 'A long answer please', conversation_id: cid, params: { max_tokens: 600, temperature: 0 } }),
+      body: JSON.stringify({
+        streamId: id,
+        modelId: MODEL,
+        prompt: 'A long answer please',
+        conversation_id: cid,
+        params: { max_tokens: 600, temperature: 0 },
+      }),
       signal: ctrl.signal,
     });
     expect(res.status).toBe(200);
@@ -283,7 +340,10 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     const events = await readSse(await fetch(`${stack.url}/api/inference/stream/${id}`, { headers: { ...u.auth, 'Last-Event-ID': '0' } }));
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
     expect(events.at(-1)!.data).toMatchObject({ type: 'done', success: true });
-    const text = events.filter((e) => e.data.type === 'token').map((e) => e.data.text).join('');
+    const text = events
+      .filter((e) => e.data.type === 'token')
+      .map((e) => e.data.text)
+      .join('');
     expect(text.length).toBeGreaterThan(0);
 
     const after = await stack.http.get(`/api/chat/conversations/${cid}`).set(u.auth).expect(200);
@@ -300,13 +360,28 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     const cid = conv.body.conversation.id as string;
     const id = streamId();
     let stopped = false;
-    const events = await readSse(await start(u.auth, { streamId: id, modelId: MODEL, prompt: 'A long answer please', conversation_id: cid, params: { max_tokens: 1500, temperature: 0 } }), (e) => {
-      if (e.data.type === 'token' && !stopped) {
-        stopped = true;
-        void stack.http.post(`/api/inference/stream/${id}/stop`).set(u.auth).then(() => undefined);
-      }
-    });
-    const text = events.filter((e) => e.data.type === 'token').map((e) => e.data.text).join('');
+    const events = await readSse(
+      await start(u.auth, {
+        streamId: id,
+        modelId: MODEL,
+        prompt: 'A long answer please',
+        conversation_id: cid,
+        params: { max_tokens: 1500, temperature: 0 },
+      }),
+      (e) => {
+        if (e.data.type === 'token' && !stopped) {
+          stopped = true;
+          void stack.http
+            .post(`/api/inference/stream/${id}/stop`)
+            .set(u.auth)
+            .then(() => undefined);
+        }
+      },
+    );
+    const text = events
+      .filter((e) => e.data.type === 'token')
+      .map((e) => e.data.text)
+      .join('');
     const got = await stack.http.get(`/api/chat/conversations/${cid}`).set(u.auth).expect(200);
     const reply = got.body.conversation.messages[1];
     expect(reply).toMatchObject({ role: 'assistant', status: 'sent', content: text, tokens: events.at(-1)!.data.usage!.completion_tokens });
@@ -322,15 +397,20 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
       second = await startWorker(stack, { WORKER_OWNER_EMAIL: 'late-owner@example.com' }, 'worker-b');
       const u = await newUser(stack, 'batch');
       const ids = Array.from({ length: 8 }, () => streamId());
-      await Promise.all(ids.map(async (id) => readSse(await start(u.auth, { streamId: id, modelId: MODEL, prompt: `Job ${id}`, params: { max_tokens: 60 } }))));
-      const rows = (await stack.db.query(`SELECT DISTINCT node_id FROM inference_tasks WHERE stream_id = ANY($1)`, [ids])) as Array<{ node_id: string }>;
+      await Promise.all(
+        ids.map(async (id) => readSse(await start(u.auth, { streamId: id, modelId: MODEL, prompt: `Job ${id}`, params: { max_tokens: 60 } }))),
+      );
+      const rows = (await stack.db.query(`SELECT DISTINCT node_id FROM inference_tasks WHERE stream_id = ANY($1)`, [ids])) as Array<{
+        node_id: string;
+      }>;
       expect(rows.map((r) => r.node_id).sort()).toEqual([worker.nodeId, second.nodeId].sort());
 
       // Its owner signs up after the worker started: the next heartbeat adopts the account.
       const reg = { body: await register(stack, 'late-owner@example.com') };
       let owner: string | null = null;
       for (let i = 0; i < 50 && !owner; i++) {
-        owner = ((await stack.db.query(`SELECT owner_id FROM nodes WHERE id = $1`, [second!.nodeId])) as Array<{ owner_id: string | null }>)[0]!.owner_id;
+        owner = ((await stack.db.query(`SELECT owner_id FROM nodes WHERE id = $1`, [second!.nodeId])) as Array<{ owner_id: string | null }>)[0]!
+          .owner_id;
         if (!owner) await new Promise((r) => setTimeout(r, 200));
       }
       expect(owner).toBe(reg.body.user.id);

@@ -62,9 +62,7 @@ function probe(model: string, request: object): Promise<Run> {
 
 /** Lines of one type; for token/result lines, those of generation `g` of run `run`. */
 const of = <T extends Line>(r: Run, type: string, run = 0, g = 0): T[] =>
-  r.lines.filter(
-    (l) => l.type === type && (l.run === undefined || l.run === run) && (l.g === undefined || l.g === g),
-  ) as T[];
+  r.lines.filter((l) => l.type === type && (l.run === undefined || l.run === run) && (l.g === undefined || l.g === g)) as T[];
 const resultOf = (r: Run, run: number, g = 0): ResultLine => {
   const found = of<ResultLine>(r, 'result', run, g);
   expect(found).toHaveLength(1);

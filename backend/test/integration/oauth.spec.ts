@@ -55,7 +55,9 @@ describe('OAuth sign-in against a local OAuth 2 / OIDC server', () => {
     const res = await signIn('github');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ is_new_user: false, user: { id: reg.body.user.id } });
-    const identities = (await stack.db.query(`SELECT provider, provider_user_id FROM identities WHERE user_id = $1`, [reg.body.user.id])) as unknown[];
+    const identities = (await stack.db.query(`SELECT provider, provider_user_id FROM identities WHERE user_id = $1`, [
+      reg.body.user.id,
+    ])) as unknown[];
     expect(identities).toEqual([{ provider: 'github', provider_user_id: 'gh-linked' }]);
     // The password still works too: one person, one account.
     await stack.http.post('/api/users/login').send({ email: 'linked@example.com', password: 'a perfectly fine passphrase' }).expect(200);
@@ -82,7 +84,10 @@ describe('OAuth sign-in against a local OAuth 2 / OIDC server', () => {
 
     const other = await stack.http.get('/api/users/oauth/auth-url/github').expect(200);
     const redirect = await oauth.authorize(other.body.authorization_url);
-    await stack.http.post('/api/users/oauth/callback/google').send({ ...redirect, browser_nonce: other.body.browser_nonce }).expect(400);
+    await stack.http
+      .post('/api/users/oauth/callback/google')
+      .send({ ...redirect, browser_nonce: other.body.browser_nonce })
+      .expect(400);
   });
 
   it("refuses a callback from another browser than the one that started the sign-in (login CSRF), and uses the attacker's state up", async () => {
@@ -97,10 +102,14 @@ describe('OAuth sign-in against a local OAuth 2 / OIDC server', () => {
       expect(res.status).toBe(400);
       expectSpecResponse(res, 'oauthCallback');
       expect(res.body).not.toHaveProperty('access_token');
-      if (browser_nonce === undefined) expect(res.body.message).toBe('This sign-in was started in another browser. Please sign in again from this one.');
+      if (browser_nonce === undefined)
+        expect(res.body.message).toBe('This sign-in was started in another browser. Please sign in again from this one.');
     }
     // The refused attempt consumed the state: not even the attacker's own browser can finish it now.
-    await stack.http.post('/api/users/oauth/callback/google').send({ ...redirect, browser_nonce: attacker.body.browser_nonce }).expect(400);
+    await stack.http
+      .post('/api/users/oauth/callback/google')
+      .send({ ...redirect, browser_nonce: attacker.body.browser_nonce })
+      .expect(400);
     const users = (await stack.db.query(`SELECT 1 FROM users WHERE email = 'attacker@example.com'`)) as unknown[];
     expect(users).toHaveLength(0);
   });

@@ -28,11 +28,17 @@ async function ledgerProblems(stack: TestStack): Promise<string[]> {
 function helpers(stack: () => TestStack) {
   return {
     start: (auth: Record<string, string>, body: object) =>
-      fetch(`${stack().url}/api/inference/stream/start`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) }),
-    read: (auth: Record<string, string>, id: string, signal?: AbortSignal) => fetch(`${stack().url}/api/inference/stream/${id}`, { headers: auth, signal }),
+      fetch(`${stack().url}/api/inference/stream/start`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify(body),
+      }),
+    read: (auth: Record<string, string>, id: string, signal?: AbortSignal) =>
+      fetch(`${stack().url}/api/inference/stream/${id}`, { headers: auth, signal }),
     balance: async (u: { id: string; auth: Record<string, string> }) =>
       (await stack().http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200)).body as { balance: number; pending_balance: number },
-    task: async (id: string) => ((await stack().db.query(`SELECT * FROM inference_tasks WHERE stream_id = $1`, [id])) as Array<Record<string, unknown>>)[0]!,
+    task: async (id: string) =>
+      ((await stack().db.query(`SELECT * FROM inference_tasks WHERE stream_id = $1`, [id])) as Array<Record<string, unknown>>)[0]!,
     /** A task as the API writes it, with a real hold, for the reaper and ledger:check to find. */
     openTask: async (userId: string, opts: { status: 'queued' | 'running'; ageSeconds?: number; hold?: number }) => {
       const id = streamId();
@@ -42,7 +48,11 @@ function helpers(stack: () => TestStack) {
          VALUES ($1, $2, $3, $4, $5, 'fixture', $6, 100, 1, now() - make_interval(secs => $7))`,
         [randomUUID(), userId, MODEL, opts.status, id, hold?.holdId ?? null, opts.ageSeconds ?? 0],
       );
-      if (hold && opts.ageSeconds) await stack().db.query(`UPDATE ledger_transactions SET created_at = now() - make_interval(secs => $2) WHERE id = $1`, [hold.holdId, opts.ageSeconds]);
+      if (hold && opts.ageSeconds)
+        await stack().db.query(`UPDATE ledger_transactions SET created_at = now() - make_interval(secs => $2) WHERE id = $1`, [
+          hold.holdId,
+          opts.ageSeconds,
+        ]);
       return id;
     },
   };
@@ -79,7 +89,11 @@ describe('every reply ends, every hold ends', () => {
     const replay = await readSse(await h.read(u.auth, id));
     expect(replay.at(-1)!.data).toMatchObject({ type: 'error', code: 'WORKER_FAILED' });
 
-    const refused = await stack.http.post('/api/inference/stream/start').set(u.auth).send({ streamId: streamId(), modelId: MODEL, prompt: 'Anyone there?' }).expect(503);
+    const refused = await stack.http
+      .post('/api/inference/stream/start')
+      .set(u.auth)
+      .send({ streamId: streamId(), modelId: MODEL, prompt: 'Anyone there?' })
+      .expect(503);
     expectSpecResponse(refused, 'startStream');
     expect(await h.balance(u)).toEqual(expect.objectContaining({ pending_balance: 0 }));
     expect(await ledgerProblems(stack)).toEqual([]);
@@ -98,7 +112,9 @@ describe('every reply ends, every hold ends', () => {
       const stop = await stack.http.post(`/api/inference/stream/${id}/stop`).set(u.auth).expect(200);
       expectSpecResponse(stop, 'stopStream');
       expect(stop.body).toEqual({ stopped: true, stream_id: id });
-      const events = await readSse(await h.start(u.auth, { streamId: id, modelId: MODEL, prompt: 'Tell me everything', params: { max_tokens: 2000 } }));
+      const events = await readSse(
+        await h.start(u.auth, { streamId: id, modelId: MODEL, prompt: 'Tell me everything', params: { max_tokens: 2000 } }),
+      );
       expect(events.at(-1)!.data).toMatchObject({ type: 'done', stop_reason: 'abort' });
       expect(events.at(-1)!.data.usage!.completion_tokens).toBeLessThanOrEqual(1);
       // Someone else's early stop for the same id does nothing to it.
@@ -113,12 +129,20 @@ describe('every reply ends, every hold ends', () => {
     it('five identical starts at once with a conversation: one job, one user message, one reply', async () => {
       const u = await newUser(stack, 'impatient');
       const conv = await stack.http.post('/api/chat/conversations').set(u.auth).send({ title: 'Once', model_id: MODEL }).expect(201);
-      const body = { streamId: streamId(), modelId: MODEL, prompt: 'Say something', params: { max_tokens: 20, temperature: 0 }, conversation_id: conv.body.conversation.id };
+      const body = {
+        streamId: streamId(),
+        modelId: MODEL,
+        prompt: 'Say something',
+        params: { max_tokens: 20, temperature: 0 },
+        conversation_id: conv.body.conversation.id,
+      };
       const all = await Promise.all(Array.from({ length: 5 }, async () => readSse(await h.start(u.auth, body))));
       for (const events of all) expect(events.at(-1)!.data.type).toBe('done');
       const saved = await stack.http.get(`/api/chat/conversations/${conv.body.conversation.id}`).set(u.auth).expect(200);
       expect(saved.body.conversation.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant']);
-      const spent = (await stack.http.get(`/api/users/${u.id}/transactions`).set(u.auth).expect(200)).body.transactions.filter((t: { type: string }) => t.type === 'spending');
+      const spent = (await stack.http.get(`/api/users/${u.id}/transactions`).set(u.auth).expect(200)).body.transactions.filter(
+        (t: { type: string }) => t.type === 'spending',
+      );
       expect(spent).toHaveLength(1);
     }, 30_000);
 

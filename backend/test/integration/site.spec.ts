@@ -49,21 +49,33 @@ describe('site: releases', () => {
       notice: 'Windows builds are signed from this release on.',
       changelog_url: 'https://releases.globnetwork.io/v0.2.0/CHANGELOG.md',
       assets: [
-        { name: 'GlobNetwork-Setup-0.2.0.exe', download_url: 'https://releases.globnetwork.io/v0.2.0/GlobNetwork-Setup-0.2.0.exe', platform: 'windows', arch: 'x64', size: 130000000 },
+        {
+          name: 'GlobNetwork-Setup-0.2.0.exe',
+          download_url: 'https://releases.globnetwork.io/v0.2.0/GlobNetwork-Setup-0.2.0.exe',
+          platform: 'windows',
+          arch: 'x64',
+          size: 130000000,
+        },
       ],
     });
     const res = await stack.http.get('/api/releases/latest').expect(200);
     expectSpecResponse(res, 'getLatestRelease');
     expect(res.body).toMatchObject({ version: '0.2.0', is_prerelease: false, notice: 'Windows builds are signed from this release on.' });
-    expect(res.body.direct_links).toEqual({ windows: 'https://releases.globnetwork.io/v0.2.0/GlobNetwork-Setup-0.2.0.exe', macOS: null, linux: null });
+    expect(res.body.direct_links).toEqual({
+      windows: 'https://releases.globnetwork.io/v0.2.0/GlobNetwork-Setup-0.2.0.exe',
+      macOS: null,
+      linux: null,
+    });
     expect(res.body.downloads).toEqual({
-      windows: { exe: { url: 'https://releases.globnetwork.io/v0.2.0/GlobNetwork-Setup-0.2.0.exe', size: 130000000, name: 'GlobNetwork-Setup-0.2.0.exe' } },
+      windows: {
+        exe: { url: 'https://releases.globnetwork.io/v0.2.0/GlobNetwork-Setup-0.2.0.exe', size: 130000000, name: 'GlobNetwork-Setup-0.2.0.exe' },
+      },
       macos: {},
       linux: {},
     });
   });
 
-  it('answers 404 with the documents\' message when no release exists', async () => {
+  it("answers 404 with the documents' message when no release exists", async () => {
     await stack.db.query('DELETE FROM releases');
     const res = await stack.http.get('/api/releases/latest').expect(404);
     expectSpecResponse(res, 'getLatestRelease');
@@ -89,14 +101,21 @@ describe('site: download analytics', () => {
     await send('windows').expect(201);
     const third = await send('linux').expect(201);
     expect(third.body.platform_downloads).toBe(2);
-    const rows = (await stack.db.query(`SELECT platform, asset, user_agent FROM download_events ORDER BY created_at`)) as Array<Record<string, string>>;
+    const rows = (await stack.db.query(`SELECT platform, asset, user_agent FROM download_events ORDER BY created_at`)) as Array<
+      Record<string, string>
+    >;
     expect(rows).toHaveLength(3);
     expect(rows[0]).toEqual({ platform: 'linux', asset: 'file-linux', user_agent: 'Mozilla/5.0 (X11; Linux x86_64)' });
   });
 
   it('refuses unknown platforms and missing fields with 400 and stores nothing', async () => {
     const before = (await stack.db.query(`SELECT count(*)::int AS n FROM download_events`)) as Array<{ n: number }>;
-    for (const body of [{ platform: 'android', asset: 'x' }, { asset: 'x' }, { platform: 'linux', asset: '' }, { platform: 'linux', asset: 'x', timestamp: 'yesterday' }]) {
+    for (const body of [
+      { platform: 'android', asset: 'x' },
+      { asset: 'x' },
+      { platform: 'linux', asset: '' },
+      { platform: 'linux', asset: 'x', timestamp: 'yesterday' },
+    ]) {
       const res = await stack.http.post('/api/system/analytics/download').send(body).expect(400);
       expectSpecResponse(res, 'trackDownload');
     }
@@ -133,7 +152,9 @@ describe('site: contact and testimonials', () => {
     const res = await stack.http.post('/api/contact/submit').set('X-Forwarded-For', '10.0.0.1').send(contact).expect(201);
     expectSpecResponse(res, 'submitContact');
     expect(res.body.message).toBe('Thank you for your message! We will get back to you soon.');
-    const [row] = (await stack.db.query(`SELECT name, email, subject, message FROM contact_messages WHERE id = $1`, [res.body.id])) as Array<Record<string, string>>;
+    const [row] = (await stack.db.query(`SELECT name, email, subject, message FROM contact_messages WHERE id = $1`, [res.body.id])) as Array<
+      Record<string, string>
+    >;
     expect(row).toEqual({ name: 'Ada Lovelace', email: 'ada@example.com', subject: 'partnership', message: contact.message });
     const mail = await smtp.waitFor((m) => m.raw.includes('Partnership Opportunity'));
     expect(mail.to).toEqual(['support@glob.test']);
@@ -145,7 +166,9 @@ describe('site: contact and testimonials', () => {
     const res = await stack.http.post('/api/contact/testimonial').set('X-Forwarded-For', '10.0.0.2').send(testimonial).expect(201);
     expectSpecResponse(res, 'submitTestimonial');
     expect(res.body.message).toBe('Thank you for sharing your experience with Glob Network!');
-    const [row] = (await stack.db.query(`SELECT rating, status, role FROM testimonials WHERE id = $1`, [res.body.id])) as Array<Record<string, unknown>>;
+    const [row] = (await stack.db.query(`SELECT rating, status, role FROM testimonials WHERE id = $1`, [res.body.id])) as Array<
+      Record<string, unknown>
+    >;
     expect(row).toEqual({ rating: 5, status: 'pending', role: 'Researcher' });
     await smtp.waitFor((m) => m.raw.includes('[Testimonial] Grace Hopper'));
   });
@@ -162,7 +185,9 @@ describe('site: contact and testimonials', () => {
     expectSpecResponse(res, 'submitContact');
     expect(res.body.statusCode).toBe(400);
     expect(typeof res.body.message).toBe('string');
-    const rows = (await stack.db.query(`SELECT count(*)::int AS n FROM contact_messages WHERE email = 'ada-at-example' OR message = '   '`)) as Array<{ n: number }>;
+    const rows = (await stack.db.query(
+      `SELECT count(*)::int AS n FROM contact_messages WHERE email = 'ada-at-example' OR message = '   '`,
+    )) as Array<{ n: number }>;
     expect(rows[0]?.n).toBe(0);
   });
 

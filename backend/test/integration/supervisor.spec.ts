@@ -10,7 +10,7 @@ describe('make serve supervisor', () => {
     driver.stderr!.on('data', (d) => (out += d));
     const pids = () => [...out.matchAll(/child up (\d+)/g)].map((m) => Number(m[1]));
     const waitFor = async (ok: () => boolean, what: string) => {
-      for (const deadline = Date.now() + 10_000; !ok(); ) {
+      for (const deadline = Date.now() + 10_000; !ok();) {
         if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}:\n${out}`);
         await new Promise((r) => setTimeout(r, 50));
       }

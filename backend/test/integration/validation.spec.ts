@@ -43,7 +43,10 @@ describe('request validation against the spec', () => {
   });
 
   it('refuses an oversized body with 413', async () => {
-    const res = await stack.http.post('/api/contact/submit').send({ message: 'x'.repeat(1_100_000) }).expect(413);
+    const res = await stack.http
+      .post('/api/contact/submit')
+      .send({ message: 'x'.repeat(1_100_000) })
+      .expect(413);
     expectError(res.body, 413);
   });
 

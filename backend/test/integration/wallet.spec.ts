@@ -45,7 +45,14 @@ describe('wallet', () => {
 
     const balance = await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200);
     expectSpecResponse(balance, 'getBalance');
-    expect(balance.body).toEqual({ user_id: u.id, balance: 1000, pending_balance: 0, available_balance: 1000, bonus_balance: 1000, transferable_balance: 0 });
+    expect(balance.body).toEqual({
+      user_id: u.id,
+      balance: 1000,
+      pending_balance: 0,
+      available_balance: 1000,
+      bonus_balance: 1000,
+      transferable_balance: 0,
+    });
 
     const tx = await stack.http.get(`/api/users/${u.id}/transactions?limit=50`).set(u.auth).expect(200);
     expectSpecResponse(tx, 'listTransactions');
@@ -70,7 +77,14 @@ describe('wallet', () => {
   it('lists the four packages from one definition', async () => {
     const res = await stack.http.get('/api/wallet/packages').expect(200);
     expectSpecResponse(res, 'listPackages');
-    expect(res.body.packages.map((p: { name: string; total_tokens: number; price: number; label: string | null }) => [p.name, p.total_tokens, p.price, p.label])).toEqual([
+    expect(
+      res.body.packages.map((p: { name: string; total_tokens: number; price: number; label: string | null }) => [
+        p.name,
+        p.total_tokens,
+        p.price,
+        p.label,
+      ]),
+    ).toEqual([
       ['Starter', 1000, 10, null],
       ['Basic', 5500, 45, null],
       ['Pro', 11500, 85, 'Most Popular'],
@@ -98,7 +112,11 @@ describe('wallet', () => {
     const a = await newUser(stack, 'alice');
     const b = await newUser(stack, 'bob');
     await buyStarter(stack, a);
-    const res = await stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 37.5, note: 'for the GPU time' }).expect(201);
+    const res = await stack.http
+      .post(`/api/wallet/${a.id}/transfer`)
+      .set(a.auth)
+      .send({ to_address: b.address, amount: 37.5, note: 'for the GPU time' })
+      .expect(201);
     expectSpecResponse(res, 'transferTokens');
     expect(res.body.balance).toBe(1962.5);
     expect(res.body.transaction).toMatchObject({ type: 'transfer', direction: 'debit', amount: 37.5, counterparty: b.address });
@@ -108,7 +126,12 @@ describe('wallet', () => {
     expectSpecResponse(bh, 'getWalletHistory');
     expect(bh.body.transactions.slice(0, 2)).toEqual([
       expect.objectContaining({ type: 'transfer', direction: 'credit', amount: 0.001, counterparty: a.address }),
-      expect.objectContaining({ id: res.body.transaction.id, direction: 'credit', amount: 37.5, description: expect.stringContaining('for the GPU time') }),
+      expect.objectContaining({
+        id: res.body.transaction.id,
+        direction: 'credit',
+        amount: 37.5,
+        description: expect.stringContaining('for the GPU time'),
+      }),
     ]);
     const bb = await stack.http.get(`/api/wallet/${b.id}/balance`).set(b.auth).expect(200);
     // Received GLOB is the receiver's to move on; their own bonus stays a bonus.
@@ -128,10 +151,13 @@ describe('wallet', () => {
     expectSpecResponse(refused, 'transferTokens');
     expect(refused.body).toMatchObject({
       error: 'INSUFFICIENT_TOKENS',
-      message: 'Insufficient transferable balance: 0 GLOB can be transferred, 1 GLOB requested. The welcome bonus can be spent on the network but not transferred.',
+      message:
+        'Insufficient transferable balance: 0 GLOB can be transferred, 1 GLOB requested. The welcome bonus can be spent on the network but not transferred.',
     });
     // 20 parallel attempts to move it all get nothing through either.
-    const flood = await Promise.all(Array.from({ length: 20 }, () => stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 50 })));
+    const flood = await Promise.all(
+      Array.from({ length: 20 }, () => stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 50 })),
+    );
     expect(flood.every((r) => r.status === 402)).toBe(true);
 
     await buyStarter(stack, a);
@@ -167,7 +193,10 @@ describe('wallet', () => {
   ])('refuses a transfer of %s', async (_what, body, status, error) => {
     const a = await newUser(stack, 'payer');
     const b = await newUser(stack, 'payee');
-    const res = await stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, ...body() });
+    const res = await stack.http
+      .post(`/api/wallet/${a.id}/transfer`)
+      .set(a.auth)
+      .send({ to_address: b.address, ...body() });
     expect(res.status).toBe(status);
     expectSpecResponse(res, 'transferTokens');
     if (error) expect(res.body.error).toBe(error);
@@ -196,7 +225,7 @@ describe('wallet', () => {
     expect(res.body.message).toBe('Cannot transfer to your own wallet');
   });
 
-  it('answers 403 for another user\'s wallet, transactions and notifications, and 404 for their notification', async () => {
+  it("answers 403 for another user's wallet, transactions and notifications, and 404 for their notification", async () => {
     const a = await newUser(stack, 'owner');
     const m = await newUser(stack, 'mallory');
     const reads: Array<[string, string]> = [
@@ -213,7 +242,10 @@ describe('wallet', () => {
       expectSpecResponse(res, op);
       expect(JSON.stringify(res.body)).not.toContain(a.address);
     }
-    for (const [method, path] of [['post', `/api/wallet/${a.id}/transfer`], ['post', `/api/wallet/${a.id}/purchase`]] as const) {
+    for (const [method, path] of [
+      ['post', `/api/wallet/${a.id}/transfer`],
+      ['post', `/api/wallet/${a.id}/purchase`],
+    ] as const) {
       const body = path.endsWith('transfer') ? { to_address: m.address, amount: 1 } : { package_id: 'starter', amount: 1000, price: 10 };
       await stack.http[method](path).set(m.auth).send(body).expect(403);
     }
@@ -234,7 +266,8 @@ describe('wallet', () => {
 
     const other = await newUser(stack, 'friend');
     await buyStarter(stack, u);
-    for (let i = 1; i <= 3; i++) await stack.http.post(`/api/wallet/${u.id}/transfer`).set(u.auth).send({ to_address: other.address, amount: i }).expect(201);
+    for (let i = 1; i <= 3; i++)
+      await stack.http.post(`/api/wallet/${u.id}/transfer`).set(u.auth).send({ to_address: other.address, amount: i }).expect(201);
     const p1 = await stack.http.get(`/api/users/${u.id}/transactions?limit=2`).set(u.auth).expect(200);
     expect(p1.body.transactions.map((t: { amount: number }) => t.amount)).toEqual([3, 2]);
     const p2 = await stack.http.get(`/api/users/${u.id}/transactions?limit=3&cursor=${p1.body.next_cursor}`).set(u.auth).expect(200);
@@ -304,10 +337,12 @@ describe('wallet under concurrency', () => {
     await Promise.all([buyStarter(stack, a), buyStarter(stack, b)]);
     // 1,000 transfers, 40 in flight at any moment, alternating directions: opposite transfers constantly
     // lock the same two rows at once.
-    const jobs = Array.from({ length: 1000 }, (_, i) => () =>
-      i % 2 === 0
-        ? stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 1 })
-        : stack.http.post(`/api/wallet/${b.id}/transfer`).set(b.auth).send({ to_address: a.address, amount: 1 }),
+    const jobs = Array.from(
+      { length: 1000 },
+      (_, i) => () =>
+        i % 2 === 0
+          ? stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 1 })
+          : stack.http.post(`/api/wallet/${b.id}/transfer`).set(b.auth).send({ to_address: a.address, amount: 1 }),
     );
     const results: Array<{ status: number }> = [];
     await Promise.all(
@@ -355,7 +390,9 @@ describe('wallet without a payment provider', () => {
   it('refuses purchases (503) and credits nothing, however many arrive at once', async () => {
     const u = await newUser(stack, 'freeloader');
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => stack.http.post(`/api/wallet/${u.id}/purchase`).set(u.auth).send({ package_id: 'enterprise', amount: 60000, price: 400 })),
+      Array.from({ length: 20 }, () =>
+        stack.http.post(`/api/wallet/${u.id}/purchase`).set(u.auth).send({ package_id: 'enterprise', amount: 60000, price: 400 }),
+      ),
     );
     for (const r of results) {
       expect(r.status).toBe(503);
@@ -386,7 +423,14 @@ describe('wallet with Stripe', () => {
         sessions.push(params);
         const id = `cs_test_${sessions.length}`;
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id, object: 'checkout.session', url: `https://checkout.stripe.com/c/pay/${id}`, client_reference_id: params.client_reference_id }));
+        res.end(
+          JSON.stringify({
+            id,
+            object: 'checkout.session',
+            url: `https://checkout.stripe.com/c/pay/${id}`,
+            client_reference_id: params.client_reference_id,
+          }),
+        );
       });
     });
     await new Promise<void>((r) => stripeApi.listen(0, '127.0.0.1', r));
@@ -416,7 +460,11 @@ describe('wallet with Stripe', () => {
     expectSpecResponse(res, 'purchaseTokens');
     expect(res.body).toMatchObject({ status: 'pending', test_mode: false, transaction: null, balance: 1000 });
     expect(res.body.checkout_url).toMatch(/^https:\/\/checkout\.stripe\.com\//);
-    expect(sessions.at(-1)).toMatchObject({ mode: 'payment', client_reference_id: res.body.purchase_id, 'line_items[0][price_data][unit_amount]': '4500' });
+    expect(sessions.at(-1)).toMatchObject({
+      mode: 'payment',
+      client_reference_id: res.body.purchase_id,
+      'line_items[0][price_data][unit_amount]': '4500',
+    });
 
     const event = {
       id: 'evt_1',
@@ -435,8 +483,17 @@ describe('wallet with Stripe', () => {
 
   it('refuses an event with a bad signature (400) and credits nothing', async () => {
     const u = await newUser(stack, 'forger');
-    const res = await stack.http.post(`/api/wallet/${u.id}/purchase`).set(u.auth).send({ package_id: 'starter', amount: 1000, price: 10 }).expect(201);
-    const event = { id: 'evt_2', object: 'event', type: 'checkout.session.completed', data: { object: { client_reference_id: res.body.purchase_id, payment_status: 'paid' } } };
+    const res = await stack.http
+      .post(`/api/wallet/${u.id}/purchase`)
+      .set(u.auth)
+      .send({ package_id: 'starter', amount: 1000, price: 10 })
+      .expect(201);
+    const event = {
+      id: 'evt_2',
+      object: 'event',
+      type: 'checkout.session.completed',
+      data: { object: { client_reference_id: res.body.purchase_id, payment_status: 'paid' } },
+    };
     const bad = await deliver(event, 'whsec_wrong').expect(400);
     expectSpecResponse(bad, 'stripeWebhook');
     expect(bad.body.message).toBe('Invalid Stripe signature');

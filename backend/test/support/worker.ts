@@ -68,7 +68,15 @@ export async function startWorker(stack: TestStack, env: Record<string, string> 
 
 export interface SseEvent {
   id: number;
-  data: { type: string; text?: string; code?: string; message?: string; stop_reason?: string; usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number }; success?: boolean };
+  data: {
+    type: string;
+    text?: string;
+    code?: string;
+    message?: string;
+    stop_reason?: string;
+    usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+    success?: boolean;
+  };
 }
 
 /** Reads a text/event-stream response incrementally; `onEvent` sees each event as it arrives. */

@@ -42,11 +42,22 @@ describe('config from the environment', () => {
 
   it('refuses placeholder or identical JWT secrets in production', () => {
     const prod = { ...base, NODE_ENV: 'production' };
-    expect(() => loadConfig({ ...prod, JWT_ACCESS_SECRET: 'change-me-access-secret-at-least-32-characters', JWT_REFRESH_SECRET: 'y'.repeat(40) })).toThrow(/placeholder/);
-    expect(() => loadConfig({ ...prod, JWT_ACCESS_SECRET: 'x'.repeat(40), JWT_REFRESH_SECRET: 'CHANGEME-refresh-secret-0123456789abcdef' })).toThrow(/placeholder/);
+    expect(() =>
+      loadConfig({ ...prod, JWT_ACCESS_SECRET: 'change-me-access-secret-at-least-32-characters', JWT_REFRESH_SECRET: 'y'.repeat(40) }),
+    ).toThrow(/placeholder/);
+    expect(() => loadConfig({ ...prod, JWT_ACCESS_SECRET: 'x'.repeat(40), JWT_REFRESH_SECRET: 'CHANGEME-refresh-secret-0123456789abcdef' })).toThrow(
+      /placeholder/,
+    );
     expect(() => loadConfig({ ...prod, JWT_ACCESS_SECRET: 'x'.repeat(40), JWT_REFRESH_SECRET: 'x'.repeat(40) })).toThrow(/must differ/);
     // Development may use anything.
-    expect(loadConfig({ ...base, NODE_ENV: 'test', JWT_ACCESS_SECRET: 'change-me-access-secret-at-least-32-characters', JWT_REFRESH_SECRET: 'y'.repeat(40) }).jwt.accessSecret).toMatch(/change-me/);
+    expect(
+      loadConfig({
+        ...base,
+        NODE_ENV: 'test',
+        JWT_ACCESS_SECRET: 'change-me-access-secret-at-least-32-characters',
+        JWT_REFRESH_SECRET: 'y'.repeat(40),
+      }).jwt.accessSecret,
+    ).toMatch(/change-me/);
   });
 
   it('refuses test-mode payments in production, and has them off unless asked for', () => {
@@ -54,7 +65,10 @@ describe('config from the environment', () => {
     const prod = { ...base, NODE_ENV: 'production', JWT_ACCESS_SECRET: secret, JWT_REFRESH_SECRET: secret.replace(/x/g, 'y') };
     expect(() => loadConfig({ ...prod, PAYMENTS_TEST_MODE: 'true' })).toThrow(/PAYMENTS_TEST_MODE/);
     expect(loadConfig(prod).paymentsTestMode).toBe(false);
-    expect(loadConfig({ ...base, NODE_ENV: 'development', DEV_SECRETS_FILE: join(mkdtempSync(join(tmpdir(), 'glob-config-')), 's.json') }).paymentsTestMode).toBe(false);
+    expect(
+      loadConfig({ ...base, NODE_ENV: 'development', DEV_SECRETS_FILE: join(mkdtempSync(join(tmpdir(), 'glob-config-')), 's.json') })
+        .paymentsTestMode,
+    ).toBe(false);
     expect(loadConfig({ ...base, NODE_ENV: 'test', PAYMENTS_TEST_MODE: 'true' }).paymentsTestMode).toBe(true);
   });
 

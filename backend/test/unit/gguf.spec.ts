@@ -2,13 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  GgufError,
-  readGgufHeader,
-  validateGguf,
-  writeTinyLlamaGguf,
-  type GgufArray,
-} from '../../src/modules/inference/engine/gguf';
+import { GgufError, readGgufHeader, validateGguf, writeTinyLlamaGguf, type GgufArray } from '../../src/modules/inference/engine/gguf';
 
 /** Small enough to write in a few milliseconds; same layout as the default model. */
 const SMALL = { nEmbd: 32, nLayer: 2, nHead: 2, nFf: 64, contextLength: 256 };

@@ -6,7 +6,11 @@ import { signInThroughUi, type Person } from '../support/app';
 import { expect, test } from '../support/fixtures';
 import { codeFor, mailMark, signUpByApi, uniqueEmail } from '../support/platform';
 
-test('forgot password → e-mailed code → new password → signed in; the old password and other sessions end', async ({ page, request, consoleProblems }) => {
+test('forgot password → e-mailed code → new password → signed in; the old password and other sessions end', async ({
+  page,
+  request,
+  consoleProblems,
+}) => {
   const grace: Person = { username: 'grace', email: uniqueEmail('grace'), password: 'Compiler-Pioneer-1952' };
   const other = await signUpByApi(request, { email: grace.email, username: grace.username, password: grace.password });
   const newPassword = 'Nanoseconds-Are-30cm';

@@ -56,7 +56,10 @@ test('sign-up by e-mailed code, then a reply streams into the browser token by t
           }
           if (seen) out.reads.push(seen);
           if (stopAfter !== null && tokens >= stopAfter && out.stopStatus === null) {
-            const stop = await fetch(`/api/inference/stream/${body.streamId}/stop`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+            const stop = await fetch(`/api/inference/stream/${body.streamId}/stop`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${token}` },
+            });
             out.stopStatus = stop.status;
           }
         }

@@ -25,7 +25,13 @@ test.describe('against the real backend', () => {
       [`ada+${tag}@example.com`],
     );
     expect(rows).toEqual([
-      { name: `Ada ${tag}`, email: `ada+${tag}@example.com`, subject: 'partnership', message: 'We would like to run our models on your network.', agreed_to_terms: true },
+      {
+        name: `Ada ${tag}`,
+        email: `ada+${tag}@example.com`,
+        subject: 'partnership',
+        message: 'We would like to run our models on your network.',
+        agreed_to_terms: true,
+      },
     ]);
   });
 
@@ -50,7 +56,9 @@ test.describe('against the real backend', () => {
     await heading(page);
     await page.route('**/api/contact/submit', async (route) => {
       // A body the browser form cannot produce: the real API refuses it with its own message.
-      await route.continue({ postData: JSON.stringify({ name: 'x', email: 'x@example.com', subject: 'general', message: 'y', agreedToTerms: false }) });
+      await route.continue({
+        postData: JSON.stringify({ name: 'x', email: 'x@example.com', subject: 'general', message: 'y', agreedToTerms: false }),
+      });
     });
     await page.getByLabel(/Full Name/).fill('Ada');
     await page.getByLabel(/Email Address/).fill('ada@example.com');

@@ -40,4 +40,3 @@ test('on the real server every route renders, and every internal link resolves (
     for (const hash of hashes) await expect(page.locator(`[id="${hash}"]`), `${path}#${hash}`).toHaveCount(1);
   }
 });
-

@@ -6,7 +6,11 @@ import { ROUTES } from '../support/routes';
  * One test per route on the mocks (the full stack walks them all in full-stack/walk.spec.ts). The axe
  * audit runs on every template: on two of the eight blog posts, which share one.
  */
-const audited = (path: string) => !/^\/blog\/[^/]+$/.test(path) || ROUTES.filter((r) => r.path.startsWith('/blog/')).slice(0, 2).some((r) => r.path === path);
+const audited = (path: string) =>
+  !/^\/blog\/[^/]+$/.test(path) ||
+  ROUTES.filter((r) => r.path.startsWith('/blog/'))
+    .slice(0, 2)
+    .some((r) => r.path === path);
 
 for (const route of ROUTES) {
   test(`${route.path} renders with its title, tags and no console errors${audited(route.path) ? ', and passes axe' : ''}`, async ({ page }) => {
@@ -26,4 +30,3 @@ for (const route of ROUTES) {
     if (audited(route.path)) await expectAccessible(page);
   });
 }
-

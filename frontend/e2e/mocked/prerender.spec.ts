@@ -9,9 +9,13 @@ import { APP_AUTH, ROUTES } from '../support/routes';
  */
 
 const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const textOf = (html: string) => html.replace(/<!-- -->/g, '').replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim();
-const pageKey = (path: string): PageKey =>
-  path.startsWith('/blog/') ? 'blog-post' : Object.values(PAGES).find((p) => p.path === path)!.key;
+const textOf = (html: string) =>
+  html
+    .replace(/<!-- -->/g, '')
+    .replace(/<[^>]+>/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+const pageKey = (path: string): PageKey => (path.startsWith('/blog/') ? 'blog-post' : Object.values(PAGES).find((p) => p.path === path)!.key);
 
 test('every public page is served prerendered: h1, title, canonical URL and its own no-script fallback are in the HTML', async ({ request }) => {
   for (const route of ROUTES.filter((r) => !r.noindex)) {
@@ -56,7 +60,8 @@ test('a prerendered page is hydrated, not rendered again, and then comes alive',
   await page.addInitScript(() => {
     const w = window as Window & { replaced?: boolean };
     new MutationObserver((records) => {
-      for (const r of records) for (const n of r.removedNodes) if (n instanceof Element && (n.matches('.site') || n.querySelector('.site'))) w.replaced = true;
+      for (const r of records)
+        for (const n of r.removedNodes) if (n instanceof Element && (n.matches('.site') || n.querySelector('.site'))) w.replaced = true;
     }).observe(document, { childList: true, subtree: true });
   });
   await page.goto('/downloads');

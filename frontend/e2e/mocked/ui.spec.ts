@@ -49,7 +49,17 @@ test('the documentation sidebar jumps to every anchor', async ({ page }) => {
   await page.goto('/documentation');
   await heading(page);
   const sidebar = page.getByRole('navigation', { name: 'Documentation' });
-  for (const id of ['getting-started', 'distributed-ai', 'resource-sharing', 'token-economy', 'how-it-works', 'security-privacy', 'system-requirements', 'faq', 'api']) {
+  for (const id of [
+    'getting-started',
+    'distributed-ai',
+    'resource-sharing',
+    'token-economy',
+    'how-it-works',
+    'security-privacy',
+    'system-requirements',
+    'faq',
+    'api',
+  ]) {
     await expect(page.locator(`section#${id}`)).toHaveCount(1);
     await expect(sidebar.locator(`a[href="#${id}"]`)).toHaveCount(1);
   }
@@ -72,4 +82,3 @@ test('the blog filters by category and opens a post with related posts', async (
   await expect(page.getByRole('region', { name: 'Related Posts' })).toBeVisible();
   expect(await page.locator('.related article').count()).toBeLessThanOrEqual(2);
 });
-

@@ -33,7 +33,10 @@ export const test = base.extend<{ consoleProblems: ConsoleProblem[] }>({
       page.on('pageerror', (error) => problems.push({ type: 'pageerror', text: error.message, url: '' }));
       await use(problems);
       const notFoundPage = (p: ConsoleProblem) => p.type === 'console.error' && notFoundPages.has(p.url) && p.text.includes('status of 404');
-      expect(problems.filter((p) => !notFoundPage(p)), 'no console errors').toEqual([]);
+      expect(
+        problems.filter((p) => !notFoundPage(p)),
+        'no console errors',
+      ).toEqual([]);
     },
     { auto: true },
   ],
@@ -46,7 +49,13 @@ export async function expectAccessible(page: Page) {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   const blocking = results.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).slice(0, 4).join(', ')}`);
+    .map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help} — ${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 4)
+          .join(', ')}`,
+    );
   expect(blocking, 'axe serious/critical violations').toEqual([]);
 }
 

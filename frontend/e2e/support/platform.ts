@@ -70,7 +70,10 @@ export interface SignedUp {
 }
 
 /** Signs up through the API exactly as the web app does: send-otp → e-mailed code → verify-otp → register-with-otp. */
-export async function signUpByApi(request: APIRequestContext, opts: { email?: string; username?: string; password?: string } = {}): Promise<SignedUp> {
+export async function signUpByApi(
+  request: APIRequestContext,
+  opts: { email?: string; username?: string; password?: string } = {},
+): Promise<SignedUp> {
   const email = opts.email ?? uniqueEmail('api');
   const username = opts.username ?? `user_${randomBytes(3).toString('hex')}`;
   const password = opts.password ?? `Sturdy-${randomBytes(6).toString('hex')}`;

@@ -191,7 +191,9 @@ async function startStripe(apiUrl) {
       const name = session.params['line_items[0][price_data][product_data][name]'];
       return res
         .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-        .end(`<!doctype html><html lang="en"><link rel="icon" href="data:,"><title>Checkout</title><main><h1>Pay $${amount}</h1><p>${name}</p><form method="post" action="/checkout/${session.id}/pay"><button>Pay</button></form></main></html>`);
+        .end(
+          `<!doctype html><html lang="en"><link rel="icon" href="data:,"><title>Checkout</title><main><h1>Pay $${amount}</h1><p>${name}</p><form method="post" action="/checkout/${session.id}/pay"><button>Pay</button></form></main></html>`,
+        );
     }
     if (session && req.method === 'POST' && match[2]) {
       const payload = JSON.stringify({

@@ -56,14 +56,29 @@ mkdirSync(join(pub, 'media'), { recursive: true });
 const ogRaw = join(tmpdir(), 'glob-og.png');
 await shot(og, 1200, 630, ogRaw);
 // 256-colour palette: a fraction of the size, no visible loss on this artwork.
-execFileSync('ffmpeg', ['-y', '-loglevel', 'error', '-i', ogRaw, '-vf', 'split[a][b];[a]palettegen=max_colors=256:stats_mode=full[p];[b][p]paletteuse=dither=sierra2_4a', join(pub, 'media/og-image.png')]);
+execFileSync('ffmpeg', [
+  '-y',
+  '-loglevel',
+  'error',
+  '-i',
+  ogRaw,
+  '-vf',
+  'split[a][b];[a]palettegen=max_colors=256:stats_mode=full[p];[b][p]paletteuse=dither=sierra2_4a',
+  join(pub, 'media/og-image.png'),
+]);
 rmSync(ogRaw);
 
 // Hero video: 4 s loop at 24 fps, 960x540, from the canvas scene.
 const frames = mkdtempSync(join(tmpdir(), 'glob-hero-'));
-const W = 960, H = 540, FPS = 24, SECONDS = 4, N = FPS * SECONDS;
+const W = 960,
+  H = 540,
+  FPS = 24,
+  SECONDS = 4,
+  N = FPS * SECONDS;
 await page.setViewportSize({ width: W, height: H });
-await page.setContent(`<body style="margin:0;background:#05070b"><canvas id="c" width="${W}" height="${H}"></canvas><script>${scene}</script></body>`);
+await page.setContent(
+  `<body style="margin:0;background:#05070b"><canvas id="c" width="${W}" height="${H}"></canvas><script>${scene}</script></body>`,
+);
 for (let i = 0; i < N; i++) {
   await page.evaluate(([t, w, h]) => window.drawScene(document.getElementById('c').getContext('2d'), w, h, t), [i / N, W, H]);
   await page.screenshot({ path: join(frames, `f${String(i).padStart(4, '0')}.png`) });
@@ -71,9 +86,52 @@ for (let i = 0; i < N; i++) {
 const hero = join(pub, 'media/hero');
 mkdirSync(hero, { recursive: true });
 const input = ['-y', '-loglevel', 'error', '-framerate', String(FPS), '-i', join(frames, 'f%04d.png')];
-execFileSync('ffmpeg', [...input, '-c:v', 'libvpx-vp9', '-b:v', '0', '-crf', '46', '-row-mt', '1', '-deadline', 'good', '-cpu-used', '2', '-pix_fmt', 'yuv420p', '-an', join(hero, 'network.webm')]);
-execFileSync('ffmpeg', [...input, '-c:v', 'libx264', '-preset', 'slow', '-crf', '33', '-pix_fmt', 'yuv420p', '-movflags', '+faststart', '-an', join(hero, 'network.mp4')]);
-execFileSync('ffmpeg', ['-y', '-loglevel', 'error', '-i', join(frames, 'f0000.png'), '-c:v', 'libwebp', '-quality', '70', join(hero, 'network-poster.webp')]);
+execFileSync('ffmpeg', [
+  ...input,
+  '-c:v',
+  'libvpx-vp9',
+  '-b:v',
+  '0',
+  '-crf',
+  '46',
+  '-row-mt',
+  '1',
+  '-deadline',
+  'good',
+  '-cpu-used',
+  '2',
+  '-pix_fmt',
+  'yuv420p',
+  '-an',
+  join(hero, 'network.webm'),
+]);
+execFileSync('ffmpeg', [
+  ...input,
+  '-c:v',
+  'libx264',
+  '-preset',
+  'slow',
+  '-crf',
+  '33',
+  '-pix_fmt',
+  'yuv420p',
+  '-movflags',
+  '+faststart',
+  '-an',
+  join(hero, 'network.mp4'),
+]);
+execFileSync('ffmpeg', [
+  '-y',
+  '-loglevel',
+  'error',
+  '-i',
+  join(frames, 'f0000.png'),
+  '-c:v',
+  'libwebp',
+  '-quality',
+  '70',
+  join(hero, 'network-poster.webp'),
+]);
 rmSync(frames, { recursive: true, force: true });
 
 await browser.close();

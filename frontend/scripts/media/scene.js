@@ -4,7 +4,7 @@
   const TAU = Math.PI * 2;
   function rng(seed) {
     let s = seed >>> 0;
-    return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 4294967296);
+    return () => (s = (s * 1664525 + 1013904223) >>> 0) / 4294967296;
   }
   const r = rng(42);
   const nodes = [];
@@ -12,7 +12,13 @@
   for (let i = 0; i < 26; i++) {
     const a = r() * TAU;
     const rad = 0.25 + r() * 0.75;
-    nodes.push({ x: 0.5 + Math.cos(a) * rad * 0.42, y: 0.5 + Math.sin(a) * rad * 0.36, phase: r(), size: 2.5 + r() * 3.5, shard: Math.floor(r() * 4) });
+    nodes.push({
+      x: 0.5 + Math.cos(a) * rad * 0.42,
+      y: 0.5 + Math.sin(a) * rad * 0.36,
+      phase: r(),
+      size: 2.5 + r() * 3.5,
+      shard: Math.floor(r() * 4),
+    });
   }
   const edges = [];
   for (let i = 0; i < nodes.length; i++) {
@@ -25,12 +31,15 @@
   const pulses = edges.map((e, k) => ({ edge: e, offset: (k * 0.618) % 1, speed: 1 + (k % 3), dir: k % 2 }));
   const SHARD = ['#c8f547', '#4fd8ff', '#8f7bff', '#ffb86b'];
   // The model in the middle hands one shard to one device of each colour (the nearest of that colour).
-  const hubs = [0, 1, 2, 3].map((s) =>
-    nodes
-      .map((n, i) => [i, n])
-      .filter(([, n]) => n.shard === s)
-      .sort((a, b) => Math.hypot(a[1].x - 0.5, a[1].y - 0.5) - Math.hypot(b[1].x - 0.5, b[1].y - 0.5))[0]?.[0],
-  ).filter((i) => i !== undefined);
+  const hubs = [0, 1, 2, 3]
+    .map(
+      (s) =>
+        nodes
+          .map((n, i) => [i, n])
+          .filter(([, n]) => n.shard === s)
+          .sort((a, b) => Math.hypot(a[1].x - 0.5, a[1].y - 0.5) - Math.hypot(b[1].x - 0.5, b[1].y - 0.5))[0]?.[0],
+    )
+    .filter((i) => i !== undefined);
 
   window.drawScene = function (ctx, w, h, t) {
     ctx.fillStyle = '#05070b';
@@ -50,7 +59,7 @@
     ctx.ellipse(0, 0, w * 0.42, h * 0.42 * 1.0, 0, 0, TAU);
     ctx.stroke();
     for (let m = 0; m < 6; m++) {
-      const k = Math.cos(((m / 6) + t / 6) * TAU);
+      const k = Math.cos((m / 6 + t / 6) * TAU);
       ctx.beginPath();
       ctx.ellipse(0, 0, Math.abs(k) * w * 0.42, h * 0.42, 0, 0, TAU);
       ctx.strokeStyle = `rgba(79,216,255,${0.05 + 0.05 * Math.abs(k)})`;
@@ -106,7 +115,8 @@
     // shards leaving the model for their devices
     hubs.forEach((i, k) => {
       const [x2, y2] = P(nodes[i]);
-      const x1 = w / 2, y1 = h / 2;
+      const x1 = w / 2,
+        y1 = h / 2;
       ctx.strokeStyle = SHARD[nodes[i].shard];
       ctx.globalAlpha = 0.28;
       ctx.setLineDash([4, 6]);
@@ -144,7 +154,8 @@
       ctx.fill();
     }
     // centre: the model, four shards orbiting
-    const cx = w / 2, cy = h / 2;
+    const cx = w / 2,
+      cy = h / 2;
     ctx.fillStyle = '#0b0f17';
     ctx.strokeStyle = 'rgba(238,241,247,0.35)';
     ctx.lineWidth = 1.5;

@@ -49,7 +49,12 @@ describe('auth middleware', () => {
     server.use(
       http.get('/api/health', ({ request, response }) => {
         seen = request.headers.get('Authorization');
-        return response(200).json({ status: 'ok', checks: { database: { status: 'up', latency_ms: 1 }, redis: { status: 'up', latency_ms: 1 } }, uptime_seconds: 1, version: '0.1.0' });
+        return response(200).json({
+          status: 'ok',
+          checks: { database: { status: 'up', latency_ms: 1 }, redis: { status: 'up', latency_ms: 1 } },
+          uptime_seconds: 1,
+          version: '0.1.0',
+        });
       }),
     );
     await api.GET('/api/health');

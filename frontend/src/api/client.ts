@@ -9,9 +9,7 @@ const REFRESH_PATH = '/api/users/refresh';
 
 /** Same origin everywhere: Vite proxies /api in development, the API serves the built app in production. */
 function baseUrl(): string {
-  return typeof window !== 'undefined' && window.location?.origin && window.location.origin !== 'null'
-    ? window.location.origin
-    : '';
+  return typeof window !== 'undefined' && window.location?.origin && window.location.origin !== 'null' ? window.location.origin : '';
 }
 
 /** One refresh at a time, shared by every request that met a 401 while it runs. */
@@ -78,9 +76,7 @@ export const api = createClient<paths>({
 api.use(authMiddleware);
 
 /** Resolves with the body of a successful call, or throws an ApiError following the client's error rule. */
-export async function unwrap<T>(
-  call: Promise<{ data?: T; error?: unknown; response: Response }>,
-): Promise<T> {
+export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await call;
   if (response.ok) return data as T;
   throw new ApiError(error, response);

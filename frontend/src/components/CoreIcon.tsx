@@ -5,7 +5,8 @@ import type { SVGProps } from 'react';
  * chunk. Same API as components/Icon.tsx, which has every icon (these included) and goes with the pages using it.
  */
 export const CORE_PATHS = {
-  network: 'M12 3a2 2 0 1 1 0 4 2 2 0 0 1 0-4Zm-7 12a2 2 0 1 1 0 4 2 2 0 0 1 0-4Zm14 0a2 2 0 1 1 0 4 2 2 0 0 1 0-4ZM12 7v4m0 0-5.5 4.3M12 11l5.5 4.3M7 17h10',
+  network:
+    'M12 3a2 2 0 1 1 0 4 2 2 0 0 1 0-4Zm-7 12a2 2 0 1 1 0 4 2 2 0 0 1 0-4Zm14 0a2 2 0 1 1 0 4 2 2 0 0 1 0-4ZM12 7v4m0 0-5.5 4.3M12 11l5.5 4.3M7 17h10',
   token: 'M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18Zm0 4v10m-3-7.5c0-1.4 1.3-2 3-2s3 .7 3 2-1.3 1.8-3 2.3-3 .9-3 2.2 1.3 2 3 2 3-.6 3-2',
   shield: 'M12 3 5 6v5c0 4.4 3 8.4 7 10 4-1.6 7-5.6 7-10V6l-7-3Zm-3 9 2 2 4-4',
   scale: 'M4 20V10m5.3 10V4m5.4 16v-7M20 20V7M3 20h18',

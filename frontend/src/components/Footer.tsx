@@ -6,8 +6,7 @@ const noSubscription = () => () => undefined;
 const thisYear = () => new Date().getFullYear();
 /** While a prerendered page hydrates: the year it was built with (read back from its markup). */
 const builtYear = () =>
-  Number(typeof document === 'undefined' ? NaN : document.querySelector('[data-copyright-year]')?.getAttribute('data-copyright-year')) ||
-  thisYear();
+  Number(typeof document === 'undefined' ? NaN : document.querySelector('[data-copyright-year]')?.getAttribute('data-copyright-year')) || thisYear();
 
 export function Footer() {
   // The current year, also on a page prerendered in an earlier one.
@@ -22,8 +21,7 @@ export function Footer() {
               <span>Glob Network</span>
             </Link>
             <p>
-              Distributed AI processing: share your GPU, CPU and memory, earn GLB tokens, and use large language
-              models that run across the network.
+              Distributed AI processing: share your GPU, CPU and memory, earn GLB tokens, and use large language models that run across the network.
             </p>
           </div>
           <nav className="footer-col" aria-labelledby="footer-resources">

@@ -1,14 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  BLOG_CATEGORIES,
-  BLOG_POSTS,
-  DOC_SECTIONS,
-  PAGES,
-  UPDATES,
-  findPost,
-  relatedPosts,
-  type PageKey,
-} from './index';
+import { BLOG_CATEGORIES, BLOG_POSTS, DOC_SECTIONS, PAGES, UPDATES, findPost, relatedPosts, type PageKey } from './index';
 
 const PAGE_KEYS: PageKey[] = [
   'home',

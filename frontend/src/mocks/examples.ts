@@ -12,12 +12,11 @@ type MethodOf<P extends keyof paths> = Exclude<
 > &
   string;
 type ResponsesOf<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: infer R } ? R : never;
-export type ExampleBody<P extends keyof paths, M extends keyof paths[P], S extends number> =
-  S extends keyof ResponsesOf<P, M>
-    ? ResponsesOf<P, M>[S] extends { content: infer C }
-      ? C[keyof C]
-      : never
-    : never;
+export type ExampleBody<P extends keyof paths, M extends keyof paths[P], S extends number> = S extends keyof ResponsesOf<P, M>
+  ? ResponsesOf<P, M>[S] extends { content: infer C }
+    ? C[keyof C]
+    : never
+  : never;
 
 const document = spec as unknown as { paths: Record<string, Record<string, Json>>; components: Json };
 
@@ -30,11 +29,7 @@ function resolve(node: Json): Json {
 }
 
 /** The example of one documented response (the first named example when there are several). */
-export function example<P extends keyof paths, M extends MethodOf<P>, S extends number>(
-  path: P,
-  method: M,
-  status: S,
-): ExampleBody<P, M, S> {
+export function example<P extends keyof paths, M extends MethodOf<P>, S extends number>(path: P, method: M, status: S): ExampleBody<P, M, S> {
   const operation = document.paths[path]?.[method];
   const responses = operation?.responses as Record<string, Json> | undefined;
   const response = responses?.[String(status)];

@@ -29,16 +29,13 @@ describe('MSW handlers mirror the spec', () => {
     expect(extra).toEqual([]);
   });
 
-  it.each(operations.map((op) => [op.operationId, op] as const))(
-    '%s answers with a status its spec documents',
-    async (_id, op) => {
-      const response = await fetch(`http://localhost${sample(op.path)}`, {
-        method: op.method.toUpperCase(),
-        headers: { 'Content-Type': 'application/json', Authorization: 'Bearer test' },
-        body: ['get', 'head', 'delete'].includes(op.method) ? undefined : JSON.stringify({ platform: 'windows', asset: 'x' }),
-      });
-      expect(op.statuses).toContain(response.status);
-      expect(response.status).toBeLessThan(300);
-    },
-  );
+  it.each(operations.map((op) => [op.operationId, op] as const))('%s answers with a status its spec documents', async (_id, op) => {
+    const response = await fetch(`http://localhost${sample(op.path)}`, {
+      method: op.method.toUpperCase(),
+      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer test' },
+      body: ['get', 'head', 'delete'].includes(op.method) ? undefined : JSON.stringify({ platform: 'windows', asset: 'x' }),
+    });
+    expect(op.statuses).toContain(response.status);
+    expect(response.status).toBeLessThan(300);
+  });
 });

@@ -56,7 +56,17 @@ describe('routes', () => {
   it('has every documentation anchor, the footer #api included', async () => {
     await visit('/documentation');
     await screen.findByRole('heading', { level: 1 });
-    for (const id of ['getting-started', 'distributed-ai', 'resource-sharing', 'token-economy', 'how-it-works', 'security-privacy', 'system-requirements', 'faq', 'api']) {
+    for (const id of [
+      'getting-started',
+      'distributed-ai',
+      'resource-sharing',
+      'token-economy',
+      'how-it-works',
+      'security-privacy',
+      'system-requirements',
+      'faq',
+      'api',
+    ]) {
       expect(document.getElementById(id)).not.toBeNull();
     }
   });

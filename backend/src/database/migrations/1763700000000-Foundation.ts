@@ -122,10 +122,14 @@ export class Foundation1763700000000 implements MigrationInterface {
       ['globnetwork_0.1.0-beta3_amd64.deb', 'linux-deb', 'x64', 139460608],
     ];
     for (const [name, platform, arch, size] of assets) {
-      await q.query(
-        `INSERT INTO release_assets (release_id, name, download_url, platform, arch, size) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [release!.id, name, `${base}/${name}`, platform, arch, size],
-      );
+      await q.query(`INSERT INTO release_assets (release_id, name, download_url, platform, arch, size) VALUES ($1, $2, $3, $4, $5, $6)`, [
+        release!.id,
+        name,
+        `${base}/${name}`,
+        platform,
+        arch,
+        size,
+      ]);
     }
   }
 

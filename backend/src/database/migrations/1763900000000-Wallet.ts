@@ -44,7 +44,9 @@ export class Wallet1763900000000 implements MigrationInterface {
         completed_at timestamptz,
         CONSTRAINT ledger_transactions_hold CHECK (status = 'completed' OR hold_account_id IS NOT NULL)
       )`);
-    await q.query(`CREATE UNIQUE INDEX ledger_transactions_once ON ledger_transactions (type, reference) WHERE type IN ('welcome_bonus', 'earning', 'purchase') AND status <> 'failed'`);
+    await q.query(
+      `CREATE UNIQUE INDEX ledger_transactions_once ON ledger_transactions (type, reference) WHERE type IN ('welcome_bonus', 'earning', 'purchase') AND status <> 'failed'`,
+    );
     await q.query(`
       CREATE TABLE ledger_entries (
         id bigserial PRIMARY KEY,

@@ -35,7 +35,19 @@ export class Inference1764000000000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP INDEX IF EXISTS inference_tasks_node_idx`);
     await q.query(`DROP INDEX IF EXISTS inference_tasks_user_idx`);
-    for (const c of ['stream_id', 'request_hash', 'hold_id', 'max_tokens', 'price_units', 'stop_reason', 'error', 'duration_ms', 'charged_units', 'difficulty', 'reward_transaction_id']) {
+    for (const c of [
+      'stream_id',
+      'request_hash',
+      'hold_id',
+      'max_tokens',
+      'price_units',
+      'stop_reason',
+      'error',
+      'duration_ms',
+      'charged_units',
+      'difficulty',
+      'reward_transaction_id',
+    ]) {
       await q.query(`ALTER TABLE inference_tasks DROP COLUMN IF EXISTS ${c}`);
     }
     for (const c of ['cpu_cores', 'ram_bytes', 'gpu', 'vram_bytes', 'threads', 'hardware_score', 'models', 'stopped_at']) {

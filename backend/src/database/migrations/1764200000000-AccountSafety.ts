@@ -28,7 +28,9 @@ export class AccountSafety1764200000000 implements MigrationInterface {
       )`);
 
     await q.query(`ALTER TABLE one_time_codes DROP CONSTRAINT one_time_codes_purpose_check`);
-    await q.query(`ALTER TABLE one_time_codes ADD CONSTRAINT one_time_codes_purpose_check CHECK (purpose IN ('signup', 'deletion', 'password_reset'))`);
+    await q.query(
+      `ALTER TABLE one_time_codes ADD CONSTRAINT one_time_codes_purpose_check CHECK (purpose IN ('signup', 'deletion', 'password_reset'))`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -6,4 +6,11 @@ import { Chat1764100000000 } from './1764100000000-Chat';
 import { AccountSafety1764200000000 } from './1764200000000-AccountSafety';
 
 /** Every migration, oldest first. A new migration is added here. */
-export const MIGRATIONS = [Foundation1763700000000, Accounts1763800000000, Wallet1763900000000, Inference1764000000000, Chat1764100000000, AccountSafety1764200000000];
+export const MIGRATIONS = [
+  Foundation1763700000000,
+  Accounts1763800000000,
+  Wallet1763900000000,
+  Inference1764000000000,
+  Chat1764100000000,
+  AccountSafety1764200000000,
+];

@@ -1,4 +1,12 @@
-import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException, UnauthorizedException, UnprocessableEntityException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ConflictException,
+  Inject,
+  Injectable,
+  NotFoundException,
+  UnauthorizedException,
+  UnprocessableEntityException,
+} from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
@@ -74,10 +82,8 @@ export class AccountsService {
    */
   async claimUnverified(em: EntityManager, user: User, passwordHash: string | null, username?: string): Promise<User> {
     await this.removePersonalData(em, user.id);
-    await em
-      .getRepository(User)
-      .update({ id: user.id }, { passwordHash, emailVerifiedAt: new Date(), ...(username ? { username } : {}) });
-    return (await em.getRepository(User).findOneByOrFail({ id: user.id }));
+    await em.getRepository(User).update({ id: user.id }, { passwordHash, emailVerifiedAt: new Date(), ...(username ? { username } : {}) });
+    return await em.getRepository(User).findOneByOrFail({ id: user.id });
   }
 
   /** Ends every session and removes what belongs to the person (ledger rows stay). */

@@ -83,14 +83,16 @@ export class CodesService {
    * used up (exactly once, even under races).
    */
   async check(email: string, purpose: CodePurpose, code: string, opts: { consume: boolean }): Promise<boolean> {
-    const [hit] = rowsOf<{ id: string; code_hash: string }>(await this.db.query(
-      `UPDATE one_time_codes SET attempts = attempts + 1
+    const [hit] = rowsOf<{ id: string; code_hash: string }>(
+      await this.db.query(
+        `UPDATE one_time_codes SET attempts = attempts + 1
        WHERE id = (SELECT id FROM one_time_codes WHERE email = $1 AND purpose = $2 AND consumed_at IS NULL
                    ORDER BY created_at DESC LIMIT 1)
          AND consumed_at IS NULL AND attempts < max_attempts AND expires_at > now()
        RETURNING id, code_hash`,
-      [email, purpose],
-    ));
+        [email, purpose],
+      ),
+    );
     if (!hit) return false;
     const expected = Buffer.from(hit.code_hash, 'hex');
     if (!timingSafeEqual(expected, this.hash(email, purpose, code))) return false;

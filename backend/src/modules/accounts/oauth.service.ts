@@ -1,4 +1,12 @@
-import { BadGatewayException, BadRequestException, Inject, Injectable, Logger, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import {
+  BadGatewayException,
+  BadRequestException,
+  Inject,
+  Injectable,
+  Logger,
+  NotFoundException,
+  UnprocessableEntityException,
+} from '@nestjs/common';
 import type Redis from 'ioredis';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as client from 'openid-client';
@@ -126,7 +134,10 @@ export class OAuthService {
     return this.signIn(name, profile);
   }
 
-  private async oidcProfile(config: client.Configuration, tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers): Promise<Profile | null> {
+  private async oidcProfile(
+    config: client.Configuration,
+    tokens: client.TokenEndpointResponse & client.TokenEndpointResponseHelpers,
+  ): Promise<Profile | null> {
     const claims = tokens.claims();
     const info = await client.fetchUserInfo(config, tokens.access_token, claims?.sub ?? client.skipSubjectCheck);
     const email = (info.email ?? claims?.email) as string | undefined;

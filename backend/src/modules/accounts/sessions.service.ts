@@ -87,32 +87,34 @@ export class SessionsService {
   }
 
   async rotate(refreshToken: string, client: RefreshClient): Promise<Schemas['TokenPair']> {
-    return this.db.transaction(async (em) => {
-      const [row] = (await em.query(
-        `SELECT id, family_id, user_id, expires_at, used_at, revoked_at FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE`,
-        [hashToken(refreshToken)],
-      )) as TokenRow[];
-      if (!row || row.revoked_at || row.expires_at.getTime() <= Date.now()) throw new UnauthorizedException(INVALID_REFRESH);
-      if (row.used_at) {
-        const sealed = Date.now() - row.used_at.getTime() < REFRESH_GRACE_SECONDS * 1000 ? await this.redis.get(this.graceKey(refreshToken)) : null;
-        const again = sealed ? GraceBox.open(refreshToken, client, sealed) : null;
-        if (again) return again;
-        // A rotated token came back from elsewhere, or late: someone holds a copy. End the whole sign-in.
-        await em.query(`UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL`, [row.family_id]);
-        return null;
-      }
-      const [user] = (await em.query(`SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NULL`, [row.user_id])) as unknown[];
-      if (!user) throw new UnauthorizedException(INVALID_REFRESH);
-      await em.query(`UPDATE refresh_tokens SET used_at = now() WHERE id = $1`, [row.id]);
-      const pair = await this.issue(em, row.user_id, row.family_id, row.expires_at);
-      // Kept before the commit, so a second tab waiting on this row's lock finds it.
-      await this.redis.set(this.graceKey(refreshToken), GraceBox.seal(refreshToken, client, pair), 'EX', REFRESH_GRACE_SECONDS);
-      return pair;
-    }).then((pair) => {
-      // Thrown after the commit, so the family stays revoked.
-      if (!pair) throw new UnauthorizedException(INVALID_REFRESH);
-      return pair;
-    });
+    return this.db
+      .transaction(async (em) => {
+        const [row] = (await em.query(
+          `SELECT id, family_id, user_id, expires_at, used_at, revoked_at FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE`,
+          [hashToken(refreshToken)],
+        )) as TokenRow[];
+        if (!row || row.revoked_at || row.expires_at.getTime() <= Date.now()) throw new UnauthorizedException(INVALID_REFRESH);
+        if (row.used_at) {
+          const sealed = Date.now() - row.used_at.getTime() < REFRESH_GRACE_SECONDS * 1000 ? await this.redis.get(this.graceKey(refreshToken)) : null;
+          const again = sealed ? GraceBox.open(refreshToken, client, sealed) : null;
+          if (again) return again;
+          // A rotated token came back from elsewhere, or late: someone holds a copy. End the whole sign-in.
+          await em.query(`UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL`, [row.family_id]);
+          return null;
+        }
+        const [user] = (await em.query(`SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NULL`, [row.user_id])) as unknown[];
+        if (!user) throw new UnauthorizedException(INVALID_REFRESH);
+        await em.query(`UPDATE refresh_tokens SET used_at = now() WHERE id = $1`, [row.id]);
+        const pair = await this.issue(em, row.user_id, row.family_id, row.expires_at);
+        // Kept before the commit, so a second tab waiting on this row's lock finds it.
+        await this.redis.set(this.graceKey(refreshToken), GraceBox.seal(refreshToken, client, pair), 'EX', REFRESH_GRACE_SECONDS);
+        return pair;
+      })
+      .then((pair) => {
+        // Thrown after the commit, so the family stays revoked.
+        if (!pair) throw new UnauthorizedException(INVALID_REFRESH);
+        return pair;
+      });
   }
 
   /** Logout: ends the sign-in the token belongs to (silently does nothing for an unknown token). */

@@ -13,7 +13,10 @@ export class ChatController {
   }
 
   @Post('chat/conversations')
-  createConversation(@CurrentUser() user: AuthUser, @Body() body: RequestBody<'createConversation'>): Promise<ResponseBody<'createConversation', 201>> {
+  createConversation(
+    @CurrentUser() user: AuthUser,
+    @Body() body: RequestBody<'createConversation'>,
+  ): Promise<ResponseBody<'createConversation', 201>> {
     return this.chat.create(user.id, body);
   }
 
@@ -38,7 +41,11 @@ export class ChatController {
   }
 
   @Post('chat/conversations/:id/messages')
-  addMessage(@CurrentUser() user: AuthUser, @Param('id') id: string, @Body() body: RequestBody<'addMessage'>): Promise<ResponseBody<'addMessage', 201>> {
+  addMessage(
+    @CurrentUser() user: AuthUser,
+    @Param('id') id: string,
+    @Body() body: RequestBody<'addMessage'>,
+  ): Promise<ResponseBody<'addMessage', 201>> {
     return this.chat.addMessage(user.id, id, body);
   }
 

@@ -77,7 +77,9 @@ export class ChatService {
     }
     if (q.cursor) {
       const [pinned, at, id] = decodeCursor(q.cursor);
-      where.push(`(c.is_pinned::int, c.updated_at, c.id) < ($${params.push(pinned ? 1 : 0)}, $${params.push(at)}::timestamptz, $${params.push(id)}::uuid)`);
+      where.push(
+        `(c.is_pinned::int, c.updated_at, c.id) < ($${params.push(pinned ? 1 : 0)}, $${params.push(at)}::timestamptz, $${params.push(id)}::uuid)`,
+      );
     }
     const rows = (await this.db.query(
       `SELECT ${COLUMNS},
@@ -179,12 +181,26 @@ export class ChatService {
   }
 
   async export(userId: string, id: string, format: Schemas['ConversationExportFormat']): Promise<Schemas['ConversationExport']> {
-    const { conversation: { active_stream: _, ...conversation } } = await this.get(userId, id);
-    const slug = conversation.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'conversation';
+    const {
+      conversation: { active_stream: _, ...conversation },
+    } = await this.get(userId, id);
+    const slug =
+      conversation.title
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, '')
+        .slice(0, 80) || 'conversation';
     if (format === 'markdown') {
       const lines = [`# ${conversation.title}`, '', `Model: ${conversation.model_id} · Exported ${new Date().toISOString()}`, ''];
       for (const m of conversation.messages) {
-        lines.push(`### ${m.role === 'user' ? 'User' : 'Assistant'}`, '', `_${m.timestamp}${m.model ? ` · ${m.model}` : ''}${m.tokens ? ` · ${m.tokens} tokens` : ''}_`, '', m.content, '');
+        lines.push(
+          `### ${m.role === 'user' ? 'User' : 'Assistant'}`,
+          '',
+          `_${m.timestamp}${m.model ? ` · ${m.model}` : ''}${m.tokens ? ` · ${m.tokens} tokens` : ''}_`,
+          '',
+          m.content,
+          '',
+        );
       }
       return { content: lines.join('\n'), filename: `${slug}.md`, format: 'markdown', mime_type: 'text/markdown' };
     }

@@ -35,7 +35,9 @@ export interface CatalogModel {
 }
 
 /** The product's four default models and the project's own tiny model, used when MODEL_CATALOG is unset. */
-export const BUILT_IN_CATALOG: z.input<typeof file> = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'models', 'catalog.example.json'), 'utf8'));
+export const BUILT_IN_CATALOG: z.input<typeof file> = JSON.parse(
+  readFileSync(join(__dirname, '..', '..', '..', 'models', 'catalog.example.json'), 'utf8'),
+);
 
 /** Reads the operator's catalog (or the built-in one) — one file, validated. */
 export function loadCatalog(config: Pick<AppConfig, 'inference'>): CatalogModel[] {
@@ -43,7 +45,9 @@ export function loadCatalog(config: Pick<AppConfig, 'inference'>): CatalogModel[
   const raw = catalogPath ? JSON.parse(readFileSync(catalogPath, 'utf8')) : BUILT_IN_CATALOG;
   const parsed = file.safeParse(raw);
   if (!parsed.success) {
-    throw new Error(`Invalid model catalog ${catalogPath ?? '(built-in)'}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new Error(
+      `Invalid model catalog ${catalogPath ?? '(built-in)'}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   }
   return parsed.data.models.map((m) => ({
     id: m.id,

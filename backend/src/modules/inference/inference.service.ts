@@ -100,7 +100,9 @@ export class InferenceService {
       maxTokens: input.params?.max_tokens ?? GENERATION_DEFAULTS.maxTokens,
       topP: input.params?.top_p ?? GENERATION_DEFAULTS.topP,
     };
-    const requestHash = createHash('sha256').update(JSON.stringify([input.modelId, messages, params])).digest('hex');
+    const requestHash = createHash('sha256')
+      .update(JSON.stringify([input.modelId, messages, params]))
+      .digest('hex');
     const existing = await this.findTask(input.streamId);
     if (existing) {
       this.assertSameRequest(existing, userId, requestHash);
@@ -171,7 +173,9 @@ export class InferenceService {
     if (args.conversationId) {
       // Saved at once, so a closed tab loses nothing; the reply joins it when the stream ends.
       const last = args.messages.at(-1)!;
-      userMessageId = (await this.chat.append(args.userId, args.conversationId, { role: 'user', content: last.content, status: 'sent', model: model.id })).id;
+      userMessageId = (
+        await this.chat.append(args.userId, args.conversationId, { role: 'user', content: last.content, status: 'sent', model: model.id })
+      ).id;
     }
     await this.jobs.enqueue(
       'inference.generate',

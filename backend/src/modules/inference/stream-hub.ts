@@ -117,7 +117,15 @@ export class StreamHub implements OnApplicationShutdown {
       let res: Array<[string, Array<[string, string[]]>]> | null;
       try {
         const conn = await this.blockingConnection();
-        res = (await conn.xread('COUNT', 256, 'BLOCK', 2_000, 'STREAMS', ...cursors.keys(), ...[...cursors.values()].map((c) => `0-${c}`))) as typeof res;
+        res = (await conn.xread(
+          'COUNT',
+          256,
+          'BLOCK',
+          2_000,
+          'STREAMS',
+          ...cursors.keys(),
+          ...[...cursors.values()].map((c) => `0-${c}`),
+        )) as typeof res;
       } catch (err) {
         if (this.closed) return;
         this.logger.warn(`Stream read failed: ${err instanceof Error ? err.message : String(err)}`);

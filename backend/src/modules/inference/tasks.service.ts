@@ -73,22 +73,22 @@ export class TasksService {
         });
       }
       await em.query(
-      `UPDATE inference_tasks SET status = $2, node_id = coalesce($3, node_id), prompt_tokens = $4, completion_tokens = $5, bytes_processed = $6,
+        `UPDATE inference_tasks SET status = $2, node_id = coalesce($3, node_id), prompt_tokens = $4, completion_tokens = $5, bytes_processed = $6,
               duration_ms = $7, stop_reason = $8, error = $9, charged_units = $10, difficulty = $11, completed_at = now()
        WHERE id = $1 AND status IN ('queued', 'running')`,
-      [
-        outcome.taskId,
-        outcome.status,
-        outcome.nodeId,
-        outcome.promptTokens,
-        outcome.completionTokens,
-        outcome.bytes,
-        Math.round(outcome.durationMs),
-        outcome.stopReason,
-        outcome.error,
-        outcome.chargedUnits,
-        outcome.difficulty,
-      ],
+        [
+          outcome.taskId,
+          outcome.status,
+          outcome.nodeId,
+          outcome.promptTokens,
+          outcome.completionTokens,
+          outcome.bytes,
+          Math.round(outcome.durationMs),
+          outcome.stopReason,
+          outcome.error,
+          outcome.chargedUnits,
+          outcome.difficulty,
+        ],
       );
       return true;
     });

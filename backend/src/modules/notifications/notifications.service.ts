@@ -32,7 +32,14 @@ export class NotificationsService {
   constructor(@Inject(DataSource) private readonly db: DataSource) {}
 
   /** Written inside the caller's transaction, so a notification exists exactly when its event does. */
-  async create(em: EntityManager, userId: string, type: NotificationType, title: string, message: string, data?: Record<string, unknown>): Promise<void> {
+  async create(
+    em: EntityManager,
+    userId: string,
+    type: NotificationType,
+    title: string,
+    message: string,
+    data?: Record<string, unknown>,
+  ): Promise<void> {
     await em.query(`INSERT INTO notifications (user_id, type, title, message, data) VALUES ($1, $2, $3, $4, $5)`, [
       userId,
       type,
@@ -51,9 +58,9 @@ export class NotificationsService {
        ORDER BY created_at DESC, id DESC LIMIT $2`,
       after ? [userId, limit + 1, after.at, after.id] : [userId, limit + 1],
     )) as Row[];
-    const [{ unread }] = (await this.db.query(`SELECT count(*)::int AS unread FROM notifications WHERE user_id = $1 AND read_at IS NULL`, [userId])) as [
-      { unread: number },
-    ];
+    const [{ unread }] = (await this.db.query(`SELECT count(*)::int AS unread FROM notifications WHERE user_id = $1 AND read_at IS NULL`, [
+      userId,
+    ])) as [{ unread: number }];
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {

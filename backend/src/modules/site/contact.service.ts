@@ -51,12 +51,7 @@ export class ContactService {
       consent: input.consent,
       status: 'pending',
     });
-    const lines = [
-      `From: ${saved.name} <${saved.email}>${saved.role ? ` (${saved.role})` : ''}`,
-      `Rating: ${saved.rating}/5`,
-      '',
-      saved.message,
-    ];
+    const lines = [`From: ${saved.name} <${saved.email}>${saved.role ? ` (${saved.role})` : ''}`, `Rating: ${saved.rating}/5`, '', saved.message];
     await this.forward(`[Testimonial] ${saved.name}`, lines, saved.email, 'New testimonial for review');
     return { id: saved.id, message: TESTIMONIAL_THANKS };
   }

@@ -23,10 +23,7 @@ export class SiteController {
   @Post('system/analytics/download')
   @HttpCode(201)
   @RateLimit({ name: 'analytics', limit: (c) => c.rateLimits.analytics })
-  trackDownload(
-    @Body() body: RequestBody<'trackDownload'>,
-    @Headers('user-agent') userAgent?: string,
-  ): Promise<ResponseBody<'trackDownload', 201>> {
+  trackDownload(@Body() body: RequestBody<'trackDownload'>, @Headers('user-agent') userAgent?: string): Promise<ResponseBody<'trackDownload', 201>> {
     return this.downloads.record(body, userAgent);
   }
 

@@ -9,10 +9,7 @@ const VERSION: string = (require('../../../package.json') as { version: string }
 async function timed(check: () => Promise<unknown>): Promise<Schemas['HealthCheck']> {
   const start = process.hrtime.bigint();
   try {
-    await Promise.race([
-      check(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('timed out after 2000 ms')), 2000).unref()),
-    ]);
+    await Promise.race([check(), new Promise((_, reject) => setTimeout(() => reject(new Error('timed out after 2000 ms')), 2000).unref())]);
     return { status: 'up', latency_ms: Number(process.hrtime.bigint() - start) / 1e6 };
   } catch (err) {
     return { status: 'down', latency_ms: null, error: err instanceof Error ? err.message : String(err) };

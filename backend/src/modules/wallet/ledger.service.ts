@@ -18,7 +18,8 @@ export class InsufficientTokensException extends HttpException {
     super(
       {
         statusCode: HttpStatus.PAYMENT_REQUIRED,
-        message: message ?? `Payment required: insufficient tokens (${toGlob(availableUnits)} GLOB available, ${toGlob(requestedUnits)} GLOB needed).`,
+        message:
+          message ?? `Payment required: insufficient tokens (${toGlob(availableUnits)} GLOB available, ${toGlob(requestedUnits)} GLOB needed).`,
         error: 'INSUFFICIENT_TOKENS',
       },
       HttpStatus.PAYMENT_REQUIRED,
@@ -105,10 +106,17 @@ export class LedgerService {
   /** The user's wallet account id, created on first use (accounts made before the wallet existed). */
   async walletOf(userId: string, em: EntityManager = this.db.manager): Promise<AccountRow> {
     const find = async () =>
-      ((await em.query(`SELECT id, user_id, address, balance, held, bonus, updated_at FROM ledger_accounts WHERE user_id = $1`, [userId])) as AccountRow[])[0];
+      (
+        (await em.query(`SELECT id, user_id, address, balance, held, bonus, updated_at FROM ledger_accounts WHERE user_id = $1`, [
+          userId,
+        ])) as AccountRow[]
+      )[0];
     const existing = await find();
     if (existing) return existing;
-    await em.query(`INSERT INTO ledger_accounts (kind, user_id, address) VALUES ('user', $1, $2) ON CONFLICT (user_id) DO NOTHING`, [userId, newAddress()]);
+    await em.query(`INSERT INTO ledger_accounts (kind, user_id, address) VALUES ('user', $1, $2) ON CONFLICT (user_id) DO NOTHING`, [
+      userId,
+      newAddress(),
+    ]);
     return (await find())!;
   }
 
@@ -129,9 +137,16 @@ export class LedgerService {
         { accountId: wallet.id, amount: bonus, bonus },
       ],
     });
-    await this.notifications.create(em, userId, 'welcome_bonus', 'Welcome to Glob Network!', `You received ${toGlob(bonus)} GLOB as a welcome bonus.`, {
-      amount: toGlob(bonus),
-    });
+    await this.notifications.create(
+      em,
+      userId,
+      'welcome_bonus',
+      'Welcome to Glob Network!',
+      `You received ${toGlob(bonus)} GLOB as a welcome bonus.`,
+      {
+        amount: toGlob(bonus),
+      },
+    );
   }
 
   /** Writes one completed transaction; throws InsufficientTokensException if a user account cannot pay. */
@@ -221,10 +236,11 @@ export class LedgerService {
   async settle(holdId: string, units: number, outer?: EntityManager): Promise<void> {
     const run = <T>(work: (em: EntityManager) => Promise<T>) => (outer ? work(outer) : this.db.transaction(work));
     await run(async (em) => {
-      const [hold] = (await em.query(
-        `SELECT amount, hold_account_id, status FROM ledger_transactions WHERE id = $1 FOR UPDATE`,
-        [holdId],
-      )) as Array<{ amount: string; hold_account_id: string; status: string }>;
+      const [hold] = (await em.query(`SELECT amount, hold_account_id, status FROM ledger_transactions WHERE id = $1 FOR UPDATE`, [holdId])) as Array<{
+        amount: string;
+        hold_account_id: string;
+        status: string;
+      }>;
       if (!hold || hold.status !== 'pending') return;
       const reserved = Number(hold.amount);
       const used = Math.max(0, Math.min(units, reserved));
@@ -390,7 +406,9 @@ export class LedgerService {
       `SELECT transaction_id, sum(amount) AS sum FROM ledger_entries GROUP BY transaction_id HAVING sum(amount) <> 0`,
     )) as Array<Record<string, string>>;
     for (const t of unbalanced) problems.push(`transaction ${t.transaction_id} sums to ${t.sum}`);
-    const negative = (await em.query(`SELECT address, balance FROM ledger_accounts WHERE kind = 'user' AND balance < 0`)) as Array<Record<string, string>>;
+    const negative = (await em.query(`SELECT address, balance FROM ledger_accounts WHERE kind = 'user' AND balance < 0`)) as Array<
+      Record<string, string>
+    >;
     for (const n of negative) problems.push(`account ${n.address} is negative: ${n.balance}`);
     return problems;
   }

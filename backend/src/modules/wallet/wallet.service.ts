@@ -1,4 +1,14 @@
-import { BadRequestException, ConflictException, Inject, Injectable, Logger, NotFoundException, ServiceUnavailableException, BadGatewayException, UnprocessableEntityException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ConflictException,
+  Inject,
+  Injectable,
+  Logger,
+  NotFoundException,
+  ServiceUnavailableException,
+  BadGatewayException,
+  UnprocessableEntityException,
+} from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import Stripe from 'stripe';
 import { DataSource, EntityManager } from 'typeorm';
@@ -104,20 +114,28 @@ export class WalletService {
    * notification to the receiver. With an Idempotency-Key, a retry returns the first result and moves
    * nothing again; the same key with another body is 422.
    */
-  async transfer(callerId: string, userId: string, input: RequestBody<'transferTokens'>, idempotencyKey?: string): Promise<Schemas['TransferResult']> {
+  async transfer(
+    callerId: string,
+    userId: string,
+    input: RequestBody<'transferTokens'>,
+    idempotencyKey?: string,
+  ): Promise<Schemas['TransferResult']> {
     this.ledger.assertOwner(callerId, userId);
     const units = toUnits(input.amount);
     if (units <= 0) throw new BadRequestException('amount: must be more than 0');
-    const requestHash = createHash('sha256').update(JSON.stringify([input.to_address, units, input.note ?? null])).digest('hex');
+    const requestHash = createHash('sha256')
+      .update(JSON.stringify([input.to_address, units, input.note ?? null]))
+      .digest('hex');
 
     return this.db.transaction(async (em) => {
       if (idempotencyKey) {
         // Concurrent requests with one key queue on this insert; the first one's result is what they all get.
         const inserted = rowsOf(
-          await em.query(
-            `INSERT INTO idempotency_keys (user_id, key, request_hash) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING key`,
-            [userId, idempotencyKey, requestHash],
-          ),
+          await em.query(`INSERT INTO idempotency_keys (user_id, key, request_hash) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING key`, [
+            userId,
+            idempotencyKey,
+            requestHash,
+          ]),
         );
         if (inserted.length === 0) {
           const [prior] = (await em.query(`SELECT request_hash, response FROM idempotency_keys WHERE user_id = $1 AND key = $2`, [
@@ -155,11 +173,18 @@ export class WalletService {
         { accountId: to.id, amount: units },
       ],
     });
-    await this.notifications.create(em, to.user_id!, 'transfer_received', 'Tokens received', `You received ${toGlob(units)} GLOB from ${from.address}.`, {
-      amount: toGlob(units),
-      from: from.address,
-      transaction_id: txId,
-    });
+    await this.notifications.create(
+      em,
+      to.user_id!,
+      'transfer_received',
+      'Tokens received',
+      `You received ${toGlob(units)} GLOB from ${from.address}.`,
+      {
+        amount: toGlob(units),
+        from: from.address,
+        transaction_id: txId,
+      },
+    );
     const [row] = (await em.query(`SELECT a.balance, t.created_at FROM ledger_accounts a, ledger_transactions t WHERE a.id = $1 AND t.id = $2`, [
       from.id,
       txId,
@@ -241,7 +266,9 @@ export class WalletService {
   /** Credits a pending purchase exactly once, however often it is called (Stripe retries webhooks). */
   private async completePurchase(em: EntityManager, purchaseId: string): Promise<boolean> {
     const [p] = rowsOf<PurchaseRow>(
-      await em.query(`UPDATE purchases SET status = 'completed', completed_at = now() WHERE id = $1 AND status = 'pending' RETURNING *`, [purchaseId]),
+      await em.query(`UPDATE purchases SET status = 'completed', completed_at = now() WHERE id = $1 AND status = 'pending' RETURNING *`, [
+        purchaseId,
+      ]),
     );
     if (!p) return false;
     const pkg = TOKEN_PACKAGES.find((x) => x.id === p.package_id)!;
@@ -256,10 +283,17 @@ export class WalletService {
       ],
     });
     await em.query(`UPDATE purchases SET transaction_id = $2 WHERE id = $1`, [p.id, txId]);
-    await this.notifications.create(em, p.user_id, 'purchase_completed', 'Purchase completed', `${toGlob(p.amount)} GLOB from the ${pkg.name} package are in your wallet.`, {
-      purchase_id: p.id,
-      amount: toGlob(p.amount),
-    });
+    await this.notifications.create(
+      em,
+      p.user_id,
+      'purchase_completed',
+      'Purchase completed',
+      `${toGlob(p.amount)} GLOB from the ${pkg.name} package are in your wallet.`,
+      {
+        purchase_id: p.id,
+        amount: toGlob(p.amount),
+      },
+    );
     return true;
   }
 
@@ -316,7 +350,8 @@ export class WalletService {
       }
     } else if (event.type === 'checkout.session.expired') {
       const purchaseId = event.data.object.client_reference_id;
-      if (purchaseId && UUID.test(purchaseId)) await this.db.query(`UPDATE purchases SET status = 'failed' WHERE id = $1 AND status = 'pending'`, [purchaseId]);
+      if (purchaseId && UUID.test(purchaseId))
+        await this.db.query(`UPDATE purchases SET status = 'failed' WHERE id = $1 AND status = 'pending'`, [purchaseId]);
     }
     return { received: true };
   }

@@ -31,24 +31,19 @@ export const sendOtp = (body: Schemas['SendOtpRequest']) => unwrap(api.POST('/ap
 export const verifyOtp = (body: Schemas['VerifyOtpRequest']) => unwrap(api.POST('/api/users/verify-otp', { body }));
 
 /** POST /api/users/register-with-otp (needs the verification token of verify-otp). */
-export const registerWithOtp = (body: Schemas['RegisterWithOtpRequest']) =>
-  unwrap(api.POST('/api/users/register-with-otp', { body }));
+export const registerWithOtp = (body: Schemas['RegisterWithOtpRequest']) => unwrap(api.POST('/api/users/register-with-otp', { body }));
 
 /** POST /api/users/reset-password (needs the verification token of verify-otp with purpose password_reset). */
 export const resetPassword = (body: Schemas['ResetPasswordRequest']) => unwrap(api.POST('/api/users/reset-password', { body }));
 
 /** GET /api/users/oauth/auth-url/{provider} → authorization_url (the browser then goes there). */
-export const oauthAuthUrl = (provider: OAuthProvider) =>
-  unwrap(api.GET('/api/users/oauth/auth-url/{provider}', { params: { path: { provider } } }));
+export const oauthAuthUrl = (provider: OAuthProvider) => unwrap(api.GET('/api/users/oauth/auth-url/{provider}', { params: { path: { provider } } }));
 
 /** POST /api/users/oauth/callback/{provider} with the provider's `code` and `state`. */
 export const oauthCallback = (provider: OAuthProvider, body: Schemas['OAuthCallbackRequest']) =>
   unwrap(api.POST('/api/users/oauth/callback/{provider}', { params: { path: { provider } }, body }));
 
 /** Account deletion (no sign-in): e-mail a code, check it, then delete with the e-mail and the code. */
-export const sendDeletionOtp = (body: Schemas['DeletionOtpRequest']) =>
-  unwrap(api.POST('/api/users/auth/send-deletion-otp', { body }));
-export const verifyDeletionOtp = (body: Schemas['DeletionOtpCheck']) =>
-  unwrap(api.POST('/api/users/auth/verify-deletion-otp', { body }));
-export const deleteAccount = (body: Schemas['DeletionOtpCheck']) =>
-  unwrap(api.DELETE('/api/users/auth/delete-account', { body }));
+export const sendDeletionOtp = (body: Schemas['DeletionOtpRequest']) => unwrap(api.POST('/api/users/auth/send-deletion-otp', { body }));
+export const verifyDeletionOtp = (body: Schemas['DeletionOtpCheck']) => unwrap(api.POST('/api/users/auth/verify-deletion-otp', { body }));
+export const deleteAccount = (body: Schemas['DeletionOtpCheck']) => unwrap(api.DELETE('/api/users/auth/delete-account', { body }));

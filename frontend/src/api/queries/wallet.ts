@@ -99,9 +99,7 @@ export const walletQueries = {
     queryOptions({
       queryKey: [...walletQueries.user(userId), 'history', { limit }] as const,
       queryFn: () =>
-        logged('transaction history', () =>
-          unwrap(api.GET('/api/wallet/{userId}/history', { params: { path: { userId }, query: { limit } } })),
-        ),
+        logged('transaction history', () => unwrap(api.GET('/api/wallet/{userId}/history', { params: { path: { userId }, query: { limit } } }))),
       retry: false,
     }),
 
@@ -127,10 +125,7 @@ export const walletQueries = {
   earnings: (userId: string, days = EARNINGS_DAYS) =>
     queryOptions({
       queryKey: [...walletQueries.user(userId), 'earnings', { days }] as const,
-      queryFn: () =>
-        logged('earnings', () =>
-          unwrap(api.GET('/api/wallet/{userId}/earnings', { params: { path: { userId }, query: { days } } })),
-        ),
+      queryFn: () => logged('earnings', () => unwrap(api.GET('/api/wallet/{userId}/earnings', { params: { path: { userId }, query: { days } } }))),
       refetchInterval: WALLET_POLL_MS,
       retry: false,
     }),
@@ -183,5 +178,15 @@ export const FALLBACK_PACKAGES: TokenPackage[] = [
   { id: 'starter', name: 'Starter', tokens: 1000, bonus: 0, total_tokens: 1000, price: 10, currency: 'USD', popular: false, label: null },
   { id: 'basic', name: 'Basic', tokens: 5000, bonus: 500, total_tokens: 5500, price: 45, currency: 'USD', popular: false, label: null },
   { id: 'pro', name: 'Pro', tokens: 10000, bonus: 1500, total_tokens: 11500, price: 85, currency: 'USD', popular: true, label: 'Most Popular' },
-  { id: 'enterprise', name: 'Enterprise', tokens: 50000, bonus: 10000, total_tokens: 60000, price: 400, currency: 'USD', popular: false, label: null },
+  {
+    id: 'enterprise',
+    name: 'Enterprise',
+    tokens: 50000,
+    bonus: 10000,
+    total_tokens: 60000,
+    price: 400,
+    currency: 'USD',
+    popular: false,
+    label: null,
+  },
 ];

@@ -167,7 +167,11 @@ describe('AccountDeletionFlow', () => {
     ['no server message', () => new HttpResponse(null, { status: 500 }), 'Failed to send OTP. Please check your email address.'],
     [
       'the server message (429)',
-      () => HttpResponse.json({ statusCode: 429, message: 'Too many codes requested. Try again in 42 seconds.', error: 'Too Many Requests' }, { status: 429 }),
+      () =>
+        HttpResponse.json(
+          { statusCode: 429, message: 'Too many codes requested. Try again in 42 seconds.', error: 'Too Many Requests' },
+          { status: 429 },
+        ),
       'Too many codes requested. Try again in 42 seconds.',
     ],
     ['no answer', () => HttpResponse.error(), 'Network error. Please try again.'],
@@ -198,7 +202,11 @@ describe('AccountDeletionFlow', () => {
   });
 
   it.each([
-    ['the server message', () => HttpResponse.json(example('/api/users/auth/verify-deletion-otp', 'post', 400), { status: 400 }), 'Invalid OTP code. Please try again.'],
+    [
+      'the server message',
+      () => HttpResponse.json(example('/api/users/auth/verify-deletion-otp', 'post', 400), { status: 400 }),
+      'Invalid OTP code. Please try again.',
+    ],
     ['no server message', () => new HttpResponse(null, { status: 400 }), 'Invalid OTP code. Please try again.'],
     ['no answer', () => HttpResponse.error(), 'Network error. Please try again.'],
   ])('verify: shows %s and stays on the otp step', async (_case, reply, message) => {
@@ -214,7 +222,11 @@ describe('AccountDeletionFlow', () => {
 
   it.each([
     ['no server message', () => new HttpResponse(null, { status: 500 }), 'Failed to delete account. Please try again.'],
-    ['the server message', () => HttpResponse.json({ statusCode: 400, message: 'Invalid OTP code. Please try again.', error: 'Bad Request' }, { status: 400 }), 'Invalid OTP code. Please try again.'],
+    [
+      'the server message',
+      () => HttpResponse.json({ statusCode: 400, message: 'Invalid OTP code. Please try again.', error: 'Bad Request' }, { status: 400 }),
+      'Invalid OTP code. Please try again.',
+    ],
     ['no answer', () => HttpResponse.error(), 'Network error. Please try again.'],
   ])('delete: shows %s and stays on the confirm step', async (_case, reply, message) => {
     const user = userEvent.setup();

@@ -39,7 +39,6 @@ export function AccountDeletionFlow() {
   const heading = useStepFocus(step);
   const address = email.trim();
 
-
   const go = (next: DeletionStep) => {
     setError(null);
     setStep(next);
@@ -168,8 +167,8 @@ export function AccountDeletionFlow() {
             Enter the verification code
           </h2>
           <p>
-            If <strong className="deletion-address">{address}</strong> belongs to an account, a {DELETION_CODE_LENGTH}-digit code is
-            on its way. Enter it below.
+            If <strong className="deletion-address">{address}</strong> belongs to an account, a {DELETION_CODE_LENGTH}-digit code is on its way. Enter
+            it below.
           </p>
           <div className="field">
             <label htmlFor="deletion-code">Verification code</label>

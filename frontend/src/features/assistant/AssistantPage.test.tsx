@@ -81,7 +81,9 @@ describe('assistant page: header and models', () => {
     const select = screen.getByRole('combobox', { name: 'Model' }) as HTMLSelectElement;
     const options = within(select).getAllByRole('option') as HTMLOptionElement[];
     expect(options.map((o) => o.value)).toEqual(['llama-3.3-70b-instruct', 'llama-3-70b-instruct', 'llama-3.2-1b-instruct', 'llama-3-8b-instruct']);
-    expect(options[0]).toHaveTextContent("Llama 3.3 70B Instruct · 70B · 8,192 context · available — Meta's instruction-tuned 70B model for chat, coding and analysis.");
+    expect(options[0]).toHaveTextContent(
+      "Llama 3.3 70B Instruct · 70B · 8,192 context · available — Meta's instruction-tuned 70B model for chat, coding and analysis.",
+    );
     expect(options[1]).toHaveTextContent('Llama 3 70B Instruct · 70B · 8,192 context · unavailable — AI Language Model');
     expect(options[1]).toBeDisabled();
     expect(options[0]).not.toBeDisabled();
@@ -113,12 +115,11 @@ describe('assistant page: header and models', () => {
     await ready();
     expect(screen.getByText(TEXT.modelsFailed)).toBeInTheDocument();
     const select = screen.getByRole('combobox', { name: 'Model' }) as HTMLSelectElement;
-    expect(within(select).getAllByRole('option').map((o) => (o as HTMLOptionElement).value)).toEqual([
-      'llama-3.3-70b-instruct',
-      'llama-3-70b-instruct',
-      'llama-3.2-1b-instruct',
-      'llama-3-8b-instruct',
-    ]);
+    expect(
+      within(select)
+        .getAllByRole('option')
+        .map((o) => (o as HTMLOptionElement).value),
+    ).toEqual(['llama-3.3-70b-instruct', 'llama-3-70b-instruct', 'llama-3.2-1b-instruct', 'llama-3-8b-instruct']);
     expect(select.value).toBe('llama-3.3-70b-instruct');
     expect(within(select).getAllByRole('option')[0]).toHaveTextContent('AI Language Model');
   });
@@ -470,7 +471,13 @@ describe('assistant page: conversations', () => {
       plain.get(`${API}/chat/conversations/:id`, ({ params }) => {
         requested.push(String(params.id));
         return HttpResponse.json({
-          conversation: { ...STORED, id: String(params.id), conversation_id: String(params.id), title: 'Trip plan for Lisbon', model_id: 'llama-3-8b-instruct' },
+          conversation: {
+            ...STORED,
+            id: String(params.id),
+            conversation_id: String(params.id),
+            title: 'Trip plan for Lisbon',
+            model_id: 'llama-3-8b-instruct',
+          },
         });
       }),
     );
@@ -486,7 +493,11 @@ describe('assistant page: conversations', () => {
   /** The stored conversation while its reply is generated (only the user's message saved), then with the reply. */
   function generatingConversation(streamId: string) {
     const [question, saved] = STORED.messages;
-    const live = { ...STORED, messages: [question!], active_stream: { stream_id: streamId, model_id: 'llama-3-8b-instruct', started_at: '2026-11-21T10:15:01.000Z' } };
+    const live = {
+      ...STORED,
+      messages: [question!],
+      active_stream: { stream_id: streamId, model_id: 'llama-3-8b-instruct', started_at: '2026-11-21T10:15:01.000Z' },
+    };
     const done = { ...STORED, active_stream: null };
     let ended = false;
     const gets: number[] = [];
@@ -574,7 +585,8 @@ describe('assistant page: conversations', () => {
 
     // Another tab removed the tokens: this tab hears a `storage` event.
     act(() => {
-      for (const key of ['access_token', 'refresh_token', 'user', 'glob_access_token', 'glob_refresh_token', 'glob_user']) localStorage.removeItem(key);
+      for (const key of ['access_token', 'refresh_token', 'user', 'glob_access_token', 'glob_refresh_token', 'glob_user'])
+        localStorage.removeItem(key);
       window.dispatchEvent(new StorageEvent('storage', { key: 'access_token' }));
     });
     expect(await within(log()).findByText(TEXT.greeting)).toBeInTheDocument();

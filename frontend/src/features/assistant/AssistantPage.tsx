@@ -23,10 +23,7 @@ export function AssistantPage() {
   // When the list cannot be loaded, the four default models (signed out, it is not even asked for).
   const modelsFailed = modelsQuery.isError;
   const useDefaults = modelsFailed || !session.signedIn;
-  const models = useMemo(
-    () => (useDefaults ? DEFAULT_MODELS : (modelsQuery.data ?? []).map(toUiModel)),
-    [modelsQuery.data, useDefaults],
-  );
+  const models = useMemo(() => (useDefaults ? DEFAULT_MODELS : (modelsQuery.data ?? []).map(toUiModel)), [modelsQuery.data, useDefaults]);
   const [picked, setPicked] = useState<string | null>(null);
   const wanted = useRef<string | null>(null);
   const selected = models.find((m) => m.id === picked && isAvailable(m)) ?? null;
@@ -172,7 +169,13 @@ export function AssistantPage() {
             )}
           </div>
 
-          <ChatInput ref={input} hasModel={Boolean(selected)} generating={chat.generating} onSend={(text) => chat.send(text, selected)} onStop={chat.stop} />
+          <ChatInput
+            ref={input}
+            hasModel={Boolean(selected)}
+            generating={chat.generating}
+            onSend={(text) => chat.send(text, selected)}
+            onStop={chat.stop}
+          />
           <footer className="assistant-footer">
             <span>{TEXT.footerTokens}</span>
             {selected && <span>{usingLine(selected.name)}</span>}

@@ -222,9 +222,7 @@ describe('conversation sidebar', () => {
   it("shows 'Failed to load conversations' with a Retry that loads them", async () => {
     let fail = true;
     server.use(
-      plain.get(`${API}/chat/conversations`, () =>
-        fail ? HttpResponse.json({ message: 'down' }, { status: 500 }) : HttpResponse.json(LIST),
-      ),
+      plain.get(`${API}/chat/conversations`, () => (fail ? HttpResponse.json({ message: 'down' }, { status: 500 }) : HttpResponse.json(LIST))),
     );
     const user = await ready();
     const alert = await within(sidebar()).findByRole('alert');
@@ -248,9 +246,22 @@ describe('conversation sidebar', () => {
     await user.click(toggle);
     expect(within(sidebar()).getByRole('button', { name: 'Expand conversation list' })).toHaveAttribute('aria-expanded', 'false');
     const recent = within(sidebar()).getByRole('list', { name: 'Recent conversations' });
-    const titles = within(recent).getAllByRole('button').map((b) => b.textContent);
+    const titles = within(recent)
+      .getAllByRole('button')
+      .map((b) => b.textContent);
     expect(titles).toHaveLength(COLLAPSED_LIMIT);
-    expect(titles).toEqual(['Conversation 14', 'Conversation 13', 'Conversation 12', 'Conversation 11', 'Conversation 10', 'Conversation 9', 'Conversation 8', 'Conversation 7', 'Conversation 6', 'Conversation 5']);
+    expect(titles).toEqual([
+      'Conversation 14',
+      'Conversation 13',
+      'Conversation 12',
+      'Conversation 11',
+      'Conversation 10',
+      'Conversation 9',
+      'Conversation 8',
+      'Conversation 7',
+      'Conversation 6',
+      'Conversation 5',
+    ]);
     expect(within(sidebar()).queryByRole('searchbox')).toBeNull();
 
     await user.click(within(sidebar()).getByRole('button', { name: 'Expand conversation list' }));

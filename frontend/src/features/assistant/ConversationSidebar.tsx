@@ -313,7 +313,12 @@ export function ConversationSidebar({ activeId, collapsed, onToggle, onSelect, o
           </section>
         )}
         {list.hasNextPage && (
-          <button type="button" className="btn btn-sm btn-ghost conv-more-page" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+          <button
+            type="button"
+            className="btn btn-sm btn-ghost conv-more-page"
+            onClick={() => void list.fetchNextPage()}
+            disabled={list.isFetchingNextPage}
+          >
             {list.isFetchingNextPage ? 'Loading...' : 'Load more'}
           </button>
         )}
@@ -328,7 +333,17 @@ export function ConversationSidebar({ activeId, collapsed, onToggle, onSelect, o
           Conversations
         </h2>
         <button type="button" className="conv-icon-btn" onClick={onNew} aria-label="New conversation" title="New conversation">
-          <svg width="18" height="18" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={2} strokeLinecap="round" aria-hidden="true" focusable="false">
+          <svg
+            width="18"
+            height="18"
+            viewBox="0 0 24 24"
+            fill="none"
+            stroke="currentColor"
+            strokeWidth={2}
+            strokeLinecap="round"
+            aria-hidden="true"
+            focusable="false"
+          >
             <path d="M12 5v14M5 12h14" />
           </svg>
         </button>

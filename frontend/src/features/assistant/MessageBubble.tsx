@@ -10,7 +10,17 @@ const time = (iso: string) => {
 
 function ErrorIcon() {
   return (
-    <svg width="16" height="16" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth={2} strokeLinecap="round" aria-hidden="true" focusable="false">
+    <svg
+      width="16"
+      height="16"
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth={2}
+      strokeLinecap="round"
+      aria-hidden="true"
+      focusable="false"
+    >
       <circle cx="12" cy="12" r="9" />
       <path d="M12 7.5v5.5M12 16.5h.01" />
     </svg>
@@ -25,8 +35,8 @@ function InsufficientNotice() {
         <strong>{TEXT.insufficientTitle}</strong>
       </p>
       <p>
-        You don&apos;t have enough GLB tokens for this message. Buy tokens in the <Link to="/app/wallet">Token Wallet</Link>,
-        check your balance, or share resources with the desktop app to earn more.
+        You don&apos;t have enough GLB tokens for this message. Buy tokens in the <Link to="/app/wallet">Token Wallet</Link>, check your balance, or
+        share resources with the desktop app to earn more.
       </p>
       <p>Your conversation is saved.</p>
     </div>
@@ -61,11 +71,7 @@ export function MessageBubble({ message, onRetry, canRetry, modelName = (id) => 
         )}
       </div>
       <div className="assistant-msg-body">
-        {message.kind === 'insufficient' ? (
-          <InsufficientNotice />
-        ) : (
-          message.content && <p className="assistant-msg-text">{message.content}</p>
-        )}
+        {message.kind === 'insufficient' ? <InsufficientNotice /> : message.content && <p className="assistant-msg-text">{message.content}</p>}
         {streaming && (
           <p className="assistant-msg-generating" role="status">
             <span className="assistant-dots" aria-hidden="true">

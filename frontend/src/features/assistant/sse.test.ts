@@ -60,17 +60,20 @@ describe('followStream', () => {
     const cancel = jest.fn<() => void>();
     let closed = false;
     const chunks = [ev(1, token('a')), ev(2, done)];
-    const stream = new ReadableStream<Uint8Array>({
-      pull(c) {
-        const next = chunks.shift();
-        if (next) c.enqueue(encoder.encode(next));
-        else {
-          closed = true;
-          c.close();
-        }
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        pull(c) {
+          const next = chunks.shift();
+          if (next) c.enqueue(encoder.encode(next));
+          else {
+            closed = true;
+            c.close();
+          }
+        },
+        cancel,
       },
-      cancel,
-    }, { highWaterMark: 0 }); // pulled only when read
+      { highWaterMark: 0 },
+    ); // pulled only when read
     const result = await followStream({
       open: async () => stream,
       resume: async () => {
@@ -117,7 +120,13 @@ describe('followStream', () => {
   it('gives up when every reconnect ends without done', async () => {
     const resume = jest.fn(async () => body());
     await expect(
-      followStream({ open: async () => body(ev(1, token('a'))), resume, onToken: () => undefined, signal: new AbortController().signal, reconnectDelaysMs: [1, 1] }),
+      followStream({
+        open: async () => body(ev(1, token('a'))),
+        resume,
+        onToken: () => undefined,
+        signal: new AbortController().signal,
+        reconnectDelaysMs: [1, 1],
+      }),
     ).rejects.toThrow('The stream connection was lost');
     expect(resume).toHaveBeenCalledTimes(2);
   });
@@ -125,7 +134,12 @@ describe('followStream', () => {
   it('passes the opening failure (e.g. a 402) through untouched', async () => {
     const failure = Object.assign(new Error('Payment required'), { status: 402 });
     await expect(
-      followStream({ open: async () => Promise.reject(failure), resume: async () => body(), onToken: () => undefined, signal: new AbortController().signal }),
+      followStream({
+        open: async () => Promise.reject(failure),
+        resume: async () => body(),
+        onToken: () => undefined,
+        signal: new AbortController().signal,
+      }),
     ).rejects.toBe(failure);
   });
 

@@ -145,20 +145,17 @@ export function useChat({ userId, onModel }: ChatOptions) {
   /** Bumped on every reset, so answers of an older screen are dropped. */
   const epoch = useRef(0);
 
-  const persist = useCallback(
-    (owner: string | null) => {
-      const c = current.current;
-      if (!owner || !c.id) return;
-      void chatCache.putConversation(owner, {
-        conversation_id: c.id,
-        title: c.title,
-        model_id: c.model_id,
-        updated_at: new Date().toISOString(),
-        messages: c.messages.filter((m) => m.kind !== 'greeting'),
-      });
-    },
-    [],
-  );
+  const persist = useCallback((owner: string | null) => {
+    const c = current.current;
+    if (!owner || !c.id) return;
+    void chatCache.putConversation(owner, {
+      conversation_id: c.id,
+      title: c.title,
+      model_id: c.model_id,
+      updated_at: new Date().toISOString(),
+      messages: c.messages.filter((m) => m.kind !== 'greeting'),
+    });
+  }, []);
 
   const finish = useCallback(
     (replyId: string) => {
@@ -207,7 +204,10 @@ export function useChat({ userId, onModel }: ChatOptions) {
       setError(null);
       const run: Run = { controller: new AbortController(), streamId: newStreamId(), started: false, stopped: false };
       runs.current.set(replyId, run);
-      dispatch({ type: 'add', message: { id: replyId, role: 'assistant', content: '', timestamp: new Date().toISOString(), status: 'streaming', model: model.id } });
+      dispatch({
+        type: 'add',
+        message: { id: replyId, role: 'assistant', content: '', timestamp: new Date().toISOString(), status: 'streaming', model: model.id },
+      });
 
       const fail = (err: unknown, replyHasText: boolean) => {
         const kind = failureKind(err);
@@ -216,7 +216,15 @@ export function useChat({ userId, onModel }: ChatOptions) {
         dispatch({ type: 'patch', id: user.id, patch: { status: 'error' } });
         dispatch({
           type: 'add',
-          message: { id: localId('notice'), role: 'assistant', content: NOTICE_TEXT[kind], timestamp: new Date().toISOString(), status: 'sent', kind, replyTo: user.id },
+          message: {
+            id: localId('notice'),
+            role: 'assistant',
+            content: NOTICE_TEXT[kind],
+            timestamp: new Date().toISOString(),
+            status: 'sent',
+            kind,
+            replyTo: user.id,
+          },
         });
       };
 
@@ -359,7 +367,10 @@ export function useChat({ userId, onModel }: ChatOptions) {
       const run: Run = { controller: new AbortController(), streamId: active.stream_id, started: true, stopped: false, followed: true };
       runs.current.set(replyId, run);
       setGeneratingId(replyId);
-      dispatch({ type: 'add', message: { id: replyId, role: 'assistant', content: '', timestamp: active.started_at, status: 'streaming', model: active.model_id } });
+      dispatch({
+        type: 'add',
+        message: { id: replyId, role: 'assistant', content: '', timestamp: active.started_at, status: 'streaming', model: active.model_id },
+      });
       try {
         const result = await followStream({
           open: (signal) => resumeStream(run.streamId, 0, signal),
@@ -435,7 +446,10 @@ export function useChat({ userId, onModel }: ChatOptions) {
         setError(TEXT.errors.load);
         const cached = !gone && userId ? await chatCache.getConversation(userId, id) : null;
         if (cached && epoch.current === myEpoch) {
-          dispatch({ type: 'reset', conversation: { id: cached.conversation_id, title: cached.title, model_id: cached.model_id, messages: cached.messages } });
+          dispatch({
+            type: 'reset',
+            conversation: { id: cached.conversation_id, title: cached.title, model_id: cached.model_id, messages: cached.messages },
+          });
           if (cached.model_id) onModelRef.current?.(cached.model_id);
         }
       } finally {
@@ -446,9 +460,12 @@ export function useChat({ userId, onModel }: ChatOptions) {
   );
 
   /** The sidebar renamed the open conversation. */
-  const renamed = useCallback((id: string, title: string) => {
-    if (current.current.id === id) dispatch({ type: 'rename', title });
-  }, [dispatch]);
+  const renamed = useCallback(
+    (id: string, title: string) => {
+      if (current.current.id === id) dispatch({ type: 'rename', title });
+    },
+    [dispatch],
+  );
 
   /** The sidebar deleted a conversation: if it is the open one, start afresh. */
   const deleted = useCallback(

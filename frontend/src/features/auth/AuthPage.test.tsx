@@ -20,7 +20,13 @@ afterEach(() => {
 const renderAuth = () => renderWithProviders(<AuthPage />, { path: '/app/auth' });
 
 async function fillRegister(user: ReturnType<typeof userEvent.setup>, overrides: Partial<Record<string, string>> = {}) {
-  const v = { username: 'ada', email: 'ada@example.com', password: 'correct horse battery staple', confirm: undefined as string | undefined, ...overrides };
+  const v = {
+    username: 'ada',
+    email: 'ada@example.com',
+    password: 'correct horse battery staple',
+    confirm: undefined as string | undefined,
+    ...overrides,
+  };
   if (v.username) await user.type(screen.getByLabelText('Username'), v.username);
   if (v.email) await user.type(screen.getByLabelText('Email'), v.email);
   if (v.password) await user.type(screen.getByLabelText('Password'), v.password);
@@ -90,9 +96,7 @@ describe('AuthPage — login', () => {
 
   it("shows the server's message (401, 429) and otherwise 'An error occurred. Please try again.'", async () => {
     const user = userEvent.setup();
-    server.use(
-      http.post('/api/users/login', ({ response }) => response(401).json(example('/api/users/login', 'post', 401))),
-    );
+    server.use(http.post('/api/users/login', ({ response }) => response(401).json(example('/api/users/login', 'post', 401))));
     await renderAuth();
     await user.type(screen.getByLabelText('Email'), 'ada@example.com');
     await user.type(screen.getByLabelText('Password'), 'wrong password');
@@ -460,7 +464,11 @@ describe('AuthPage — social sign-in', () => {
   });
 
   it.each([
-    ['404 with the server message', () => HttpResponse.json({ statusCode: 404, message: 'OAuth provider microsoft is not available', error: 'Not Found' }, { status: 404 }), 'OAuth provider microsoft is not available'],
+    [
+      '404 with the server message',
+      () => HttpResponse.json({ statusCode: 404, message: 'OAuth provider microsoft is not available', error: 'Not Found' }, { status: 404 }),
+      'OAuth provider microsoft is not available',
+    ],
     ['404 without a message', () => new HttpResponse(null, { status: 404 }), 'OAuth provider microsoft is not available'],
     ['500 without a message', () => new HttpResponse(null, { status: 500 }), 'Failed to get authorization URL'],
     ['an answer without a URL', () => HttpResponse.json({ state: 'x' }), 'Failed to get authorization URL'],
@@ -476,4 +484,3 @@ describe('AuthPage — social sign-in', () => {
     expect(screen.getByRole('button', { name: 'Microsoft' })).toBeEnabled();
   });
 });
-

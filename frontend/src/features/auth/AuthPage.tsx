@@ -35,7 +35,6 @@ export function AuthPage() {
   const heading = useStepFocus(mode === 'reset' ? resetStep : step);
   useDocumentTitle(view === 'login' ? 'Sign In' : mode === 'reset' ? 'Reset Password' : 'Create Account');
 
-
   if (signedIn) return <Navigate to="/app/dashboard" replace />;
 
   const onSignedIn = () => void navigate({ to: '/app/dashboard', replace: true });

@@ -18,15 +18,7 @@ const EMPTY: RegisterValues = { username: '', email: '', password: '', confirmPa
  * The form → POST send-otp (purpose signup; the 60 s resend countdown starts) → the code
  * step → POST verify-otp → POST register-with-otp with the verification token → the session → `onSignedIn`.
  */
-export function RegisterFlow({
-  step,
-  onStep,
-  onSignedIn,
-}: {
-  step: RegisterStep;
-  onStep: (step: RegisterStep) => void;
-  onSignedIn: () => void;
-}) {
+export function RegisterFlow({ step, onStep, onSignedIn }: { step: RegisterStep; onStep: (step: RegisterStep) => void; onSignedIn: () => void }) {
   const [values, setValues] = useState<RegisterValues>(EMPTY);
   const [errors, setErrors] = useState<FieldErrors<RegisterValues>>({});
   const [code, setCode] = useState('');
@@ -55,9 +47,7 @@ export function RegisterFlow({
       return;
     }
     try {
-      startSession(
-        await registerWithOtp({ email, password: values.password, username: values.username.trim(), verification_token: token }),
-      );
+      startSession(await registerWithOtp({ email, password: values.password, username: values.username.trim(), verification_token: token }));
       onSignedIn();
     } catch (err) {
       // 400: the token expired or was used — the next attempt needs a new code.
@@ -205,8 +195,7 @@ export function RegisterFlow({
             onChange={(e) => edit('acceptTerms', e.target.checked)}
           />
           <label htmlFor="register-terms">
-            I accept the <Link to="/terms-of-service">Terms of Service</Link> and the{' '}
-            <Link to="/privacy-policy">Privacy Policy</Link>
+            I accept the <Link to="/terms-of-service">Terms of Service</Link> and the <Link to="/privacy-policy">Privacy Policy</Link>
           </label>
         </div>
         {errors.acceptTerms && (

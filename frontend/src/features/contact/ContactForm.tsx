@@ -47,8 +47,7 @@ export function ContactForm() {
         error={errors.agreedToTerms}
         onChange={(checked) => set('agreedToTerms', checked)}
       >
-        I agree to the <Link to="/privacy-policy">Privacy Policy</Link> and consent to Glob Network storing my message to
-        answer it.
+        I agree to the <Link to="/privacy-policy">Privacy Policy</Link> and consent to Glob Network storing my message to answer it.
       </ConsentField>
       <FormFooter result={result} sending={sending} icon="mail" label="Send Message" busyLabel="Sending..." />
     </form>

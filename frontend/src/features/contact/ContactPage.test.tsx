@@ -177,7 +177,10 @@ describe('testimonial form', () => {
     server.use(
       http.post('/api/contact/testimonial', async ({ request, response }) => {
         body = await request.json();
-        return response(201).json({ id: '8a4f6e2c-1d9b-4c7a-b3e5-0f2d8c6a4e19', message: 'Thank you for sharing your experience with Glob Network!' });
+        return response(201).json({
+          id: '8a4f6e2c-1d9b-4c7a-b3e5-0f2d8c6a4e19',
+          message: 'Thank you for sharing your experience with Glob Network!',
+        });
       }),
     );
     const user = await openTab();
@@ -212,7 +215,7 @@ describe('testimonial form', () => {
   it("shows the server's error text, else the default failure text", async () => {
     server.use(
       http.post('/api/contact/testimonial', ({ response }) =>
-        response(400).json({ statusCode: 400, message: "request/body/email must match format \"email\"", error: 'Bad Request' }),
+        response(400).json({ statusCode: 400, message: 'request/body/email must match format "email"', error: 'Bad Request' }),
       ),
     );
     const user = await openTab();

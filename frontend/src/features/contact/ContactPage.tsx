@@ -52,8 +52,7 @@ export function ContactPage() {
           <p className="eyebrow">Contact</p>
           <h1>Get in Touch</h1>
           <p className="lead">
-            Questions about sharing resources, GLB tokens or a partnership? Send us a message — or tell us about your
-            experience with Glob Network.
+            Questions about sharing resources, GLB tokens or a partnership? Send us a message — or tell us about your experience with Glob Network.
           </p>
         </div>
       </section>

@@ -8,7 +8,12 @@ import type { Errors } from './validation';
  * validates, focuses the first invalid field, sends once at a time, shows the outcome, and clears the
  * form after a success.
  */
-export function useSubmitForm<V extends object>(empty: V, validate: (values: V) => Errors<V>, send: (values: V) => Promise<SubmitResult>, onSent?: () => void) {
+export function useSubmitForm<V extends object>(
+  empty: V,
+  validate: (values: V) => Errors<V>,
+  send: (values: V) => Promise<SubmitResult>,
+  onSent?: () => void,
+) {
   const [values, setValues] = useState<V>(empty);
   const [errors, setErrors] = useState<Errors<V>>({});
   const [result, setResult] = useState<SubmitResult | null>(null);

@@ -123,7 +123,9 @@ describe('DashboardPage', () => {
     expect(download.getAttribute('rel')).toContain('noopener');
 
     const features = screen.getByRole('region', { name: 'Feature Access' });
-    const rows = within(features).getAllByRole('listitem').map((li) => li.textContent);
+    const rows = within(features)
+      .getAllByRole('listitem')
+      .map((li) => li.textContent);
     expect(rows).toEqual([
       'AI AssistantAvailable',
       'Token WalletAvailable',

@@ -56,8 +56,13 @@ export function DashboardPage() {
               Overview
             </h2>
             <ul className="stat-grid three">
-              <StatCard title="Token Balance" value={formatGlob(balance)} unit="GLOB" icon="token"
-                badge={<span className="stat-card-change">{BALANCE_CHANGE_LABEL}</span>}>
+              <StatCard
+                title="Token Balance"
+                value={formatGlob(balance)}
+                unit="GLOB"
+                icon="token"
+                badge={<span className="stat-card-change">{BALANCE_CHANGE_LABEL}</span>}
+              >
                 <p className="stat-card-detail">≈ {formatUsd(balance * USD_PER_GLOB)} USD</p>
               </StatCard>
               <StatCard title="Connected Peers" value={count.format(stats.connected_peers)} icon="network">
@@ -101,9 +106,7 @@ export function DashboardPage() {
                 {FEATURES.map((f) => (
                   <li key={f.name}>
                     <span>{f.name}</span>
-                    <span className={f.available ? 'badge badge-accent' : 'badge badge-warn'}>
-                      {f.available ? 'Available' : 'Desktop Only'}
-                    </span>
+                    <span className={f.available ? 'badge badge-accent' : 'badge badge-warn'}>{f.available ? 'Available' : 'Desktop Only'}</span>
                   </li>
                 ))}
               </ul>

@@ -3,7 +3,6 @@ import { formatDateTime } from '../../components/format';
 import { DASHBOARD_REFRESH_MS } from '../../api/queries/system';
 import { NOTIFICATIONS_LIMIT, markNotificationRead, notificationQueries } from '../../api/queries/notifications';
 
-
 /** The 5 newest notifications (welcome bonus, purchases, transfers received, rewards), each markable as read. */
 export function RecentNotifications({ userId }: { userId: string }) {
   const queryClient = useQueryClient();

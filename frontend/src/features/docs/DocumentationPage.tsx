@@ -36,10 +36,7 @@ export function DocumentationPage() {
         <div className="container">
           <p className="eyebrow">Documentation</p>
           <h1>Glob Network Documentation</h1>
-          <p className="lead">
-            Everything you need to share your computer with the network, earn GLB tokens and build on the Glob Network
-            API.
-          </p>
+          <p className="lead">Everything you need to share your computer with the network, earn GLB tokens and build on the Glob Network API.</p>
         </div>
       </section>
       <div className="container docs-layout">

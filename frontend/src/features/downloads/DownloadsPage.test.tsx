@@ -196,7 +196,10 @@ describe('downloads: analytics, progress and failures', () => {
     await waitFor(() => expect(status()).toMatch(/^Latest/));
     await userEvent.click(screen.getByRole('button', { name: /Download for Windows/ }));
     await waitFor(() => expect(open).toHaveBeenCalledTimes(1));
-    expect(warn).toHaveBeenCalledWith('Download tracking failed:', expect.objectContaining({ message: 'Too many requests. Please try again in 60 seconds.' }));
+    expect(warn).toHaveBeenCalledWith(
+      'Download tracking failed:',
+      expect.objectContaining({ message: 'Too many requests. Please try again in 60 seconds.' }),
+    );
     expect(screen.queryByRole('alert')).toBeNull();
   });
 

@@ -73,7 +73,6 @@ export function formatSize(bytes: number): string {
   return mb >= 100 ? `${Math.round(mb)} MB` : `${mb.toFixed(1)} MB`;
 }
 
-
 export function statusText(loading: boolean, release: Release | null): string {
   if (loading) return 'Loading Release Info...';
   if (!release) return 'Coming Soon';
@@ -148,17 +147,12 @@ export function DownloadsView({ loading, release, platform, progress, onDownload
     <>
       <section className="page-hero downloads-hero">
         <div className="container">
-          <p
-            className={`badge ${release ? 'badge-accent' : 'badge-warn'} release-status`}
-            role="status"
-            aria-live="polite"
-          >
+          <p className={`badge ${release ? 'badge-accent' : 'badge-warn'} release-status`} role="status" aria-live="polite">
             {statusText(loading, release)}
           </p>
           <h1>Download Glob Network</h1>
           <p className="lead">
-            Install the desktop client, choose how much GPU, CPU and memory to share, and earn GLB tokens for every
-            task your computer completes.
+            Install the desktop client, choose how much GPU, CPU and memory to share, and earn GLB tokens for every task your computer completes.
           </p>
           {release?.notice && (
             <div className="alert alert-warn release-notice" role="note">
@@ -294,8 +288,8 @@ export function DownloadsView({ loading, release, platform, progress, onDownload
             <div>
               <h2 id="stay-updated-title">Stay Updated</h2>
               <p>
-                Be the first to hear about new releases, the mobile apps and the stable release. Join the community,
-                or start using the network in your browser today.
+                Be the first to hear about new releases, the mobile apps and the stable release. Join the community, or start using the network in
+                your browser today.
               </p>
             </div>
             <div className="btn-row">

@@ -38,7 +38,9 @@ describe('OS detection', () => {
 describe('asset for a platform', () => {
   it('picks the AppImage for Linux before the .deb, and nothing for mobile', () => {
     expect(assetFor(FALLBACK_RELEASE, 'linux')?.name).toBe('GlobNetwork-0.1.0-beta3.AppImage');
-    expect(assetFor({ ...FALLBACK_RELEASE, assets: FALLBACK_RELEASE.assets.filter((a) => a.platform === 'linux-deb') }, 'linux')?.platform).toBe('linux-deb');
+    expect(assetFor({ ...FALLBACK_RELEASE, assets: FALLBACK_RELEASE.assets.filter((a) => a.platform === 'linux-deb') }, 'linux')?.platform).toBe(
+      'linux-deb',
+    );
     expect(assetFor(FALLBACK_RELEASE, 'android')).toBeUndefined();
     expect(assetFor(FALLBACK_RELEASE, 'ios')).toBeUndefined();
     expect(assetFor(null, 'windows')).toBeUndefined();

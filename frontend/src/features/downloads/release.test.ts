@@ -45,7 +45,11 @@ describe('release fetch order', () => {
   it('uses the release host first when it answers ok', async () => {
     const order: string[] = [];
     const t = track(order);
-    server.use(t.host(() => HttpResponse.json(releaseInfo)), t.api(() => HttpResponse.json({})), t.site(() => HttpResponse.json({})));
+    server.use(
+      t.host(() => HttpResponse.json(releaseInfo)),
+      t.api(() => HttpResponse.json({})),
+      t.site(() => HttpResponse.json({})),
+    );
     const result = await loadRelease();
     expect(order).toEqual(['release-host']);
     expect(result.source).toBe('release-host');
@@ -108,7 +112,11 @@ describe('release fetch order', () => {
 
   it('uses the built-in fallback release when everything fails', async () => {
     const t = track([]);
-    server.use(t.host(() => HttpResponse.error()), t.api(() => HttpResponse.error()), t.site(() => HttpResponse.error()));
+    server.use(
+      t.host(() => HttpResponse.error()),
+      t.api(() => HttpResponse.error()),
+      t.site(() => HttpResponse.error()),
+    );
     const { release, source } = await loadRelease();
     expect(source).toBe('fallback');
     expect(release).toMatchObject({ version: '0.1.0-beta3', is_prerelease: true, release_date: '2025-06-04' });

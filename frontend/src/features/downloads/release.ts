@@ -114,13 +114,7 @@ function assetsFromReleaseInfo(raw: Json): ReleaseAsset[] {
     const f = isObject(g) ? g[key] : undefined;
     return isObject(f) ? f : undefined;
   };
-  const make = (
-    platform: AssetPlatform,
-    arch: ReleaseAsset['arch'],
-    file: Json | undefined,
-    link: unknown,
-    size: number,
-  ): ReleaseAsset | null => {
+  const make = (platform: AssetPlatform, arch: ReleaseAsset['arch'], file: Json | undefined, link: unknown, size: number): ReleaseAsset | null => {
     const url = str(file?.url) ?? str(link);
     if (!url) return null;
     return {
@@ -152,9 +146,7 @@ export function normalizeRelease(raw: unknown): Release | null {
   const rawVersion = str(raw.version) ?? str(raw.tag_name);
   if (!rawVersion) return null;
   const version = rawVersion.trim().replace(/^v/i, '');
-  const assets = Array.isArray(raw.assets)
-    ? raw.assets.map(assetFromList).filter((a): a is ReleaseAsset => a !== null)
-    : assetsFromReleaseInfo(raw);
+  const assets = Array.isArray(raw.assets) ? raw.assets.map(assetFromList).filter((a): a is ReleaseAsset => a !== null) : assetsFromReleaseInfo(raw);
   const notice = str(raw.notice);
   return {
     version,

@@ -40,8 +40,8 @@ export function HomePage() {
               Run AI together. <span className="accent-text">Earn as you share.</span>
             </h1>
             <p className="hero-lead">
-              Glob Network splits large language models across everyday computers. Share your GPU, CPU and memory
-              with the desktop client to earn GLB tokens, or chat with the network’s models in the web app.
+              Glob Network splits large language models across everyday computers. Share your GPU, CPU and memory with the desktop client to earn GLB
+              tokens, or chat with the network’s models in the web app.
             </p>
             <div className="btn-row hero-actions">
               <Link to="/downloads" className="btn btn-primary">
@@ -88,8 +88,8 @@ export function HomePage() {
           <div>
             <h2 id="how-title">From idle hardware to answers in seconds</h2>
             <p className="how-lead">
-              Install the client, pick your limits — CPU 10–80%, memory 20–70%, GPU 0–90% — and your computer joins
-              the network. Sharing pauses on battery below 20%.
+              Install the client, pick your limits — CPU 10–80%, memory 20–70%, GPU 0–90% — and your computer joins the network. Sharing pauses on
+              battery below 20%.
             </p>
             <Link to="/documentation" hash="how-it-works" className="how-link">
               How it works <Icon name="arrowRight" size={18} />

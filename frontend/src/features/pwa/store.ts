@@ -101,8 +101,7 @@ export function listenForInstall(win: Window = window) {
   win.addEventListener('beforeinstallprompt', (event) => pwaStore.offerInstall(event as BeforeInstallPromptEvent));
   win.addEventListener('appinstalled', () => pwaStore.markInstalled());
   const standalone =
-    win.matchMedia?.('(display-mode: standalone)').matches ||
-    (win.navigator as Navigator & { standalone?: boolean }).standalone === true;
+    win.matchMedia?.('(display-mode: standalone)').matches || (win.navigator as Navigator & { standalone?: boolean }).standalone === true;
   pwaStore.setStandalone(Boolean(standalone));
 }
 

@@ -70,7 +70,13 @@ describe('AppShell', () => {
   });
 
   it('shows the e-mail when there is no username, its local part in the welcome, and reads tokens_balance too', async () => {
-    const grace = { id: '7c2e9a41-1b3d-4f6e-8a2c-5d9e0f1b3a75', email: 'grace.hopper@example.com', username: '', tokens_balance: 2500.5, created_at: '2026-11-21T10:20:00.000Z' };
+    const grace = {
+      id: '7c2e9a41-1b3d-4f6e-8a2c-5d9e0f1b3a75',
+      email: 'grace.hopper@example.com',
+      username: '',
+      tokens_balance: 2500.5,
+      created_at: '2026-11-21T10:20:00.000Z',
+    };
     let served = 0;
     server.use(
       plain.get('http://localhost/api/users/me', () => {

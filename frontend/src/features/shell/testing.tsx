@@ -2,15 +2,7 @@
 import { StrictMode } from 'react';
 import { act, render } from '@testing-library/react';
 import { QueryClientProvider } from '@tanstack/react-query';
-import {
-  Outlet,
-  RouterProvider,
-  createMemoryHistory,
-  createRootRoute,
-  createRoute,
-  createRouter,
-  useLocation,
-} from '@tanstack/react-router';
+import { Outlet, RouterProvider, createMemoryHistory, createRootRoute, createRoute, createRouter, useLocation } from '@tanstack/react-router';
 import { testQueryClient } from '../../test/render';
 import { AppGuard } from './AppGuard';
 import { OAuthCallbackPage } from '../auth/OAuthCallbackPage';
@@ -28,9 +20,7 @@ function Stub() {
 export async function renderApp(path: string, { strict = false }: { strict?: boolean } = {}) {
   const root = createRootRoute({ component: Outlet });
   const shell = createRoute({ getParentRoute: () => root, id: '_shell', component: AppGuard });
-  const pages = ['app/dashboard', 'app/assistant', 'app/wallet'].map((p) =>
-    createRoute({ getParentRoute: () => shell, path: p, component: Stub }),
-  );
+  const pages = ['app/dashboard', 'app/assistant', 'app/wallet'].map((p) => createRoute({ getParentRoute: () => shell, path: p, component: Stub }));
   const router = createRouter({
     routeTree: root.addChildren([
       createRoute({ getParentRoute: () => root, path: 'app/auth', component: Stub }),

@@ -44,13 +44,7 @@ export function EarningsChart({ userId }: { userId: string }) {
             </figcaption>
             {days.length > 0 ? (
               <>
-                <svg
-                  className="earnings-chart"
-                  viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
-                  preserveAspectRatio="none"
-                  role="img"
-                  aria-labelledby={summaryId}
-                >
+                <svg className="earnings-chart" viewBox={`0 0 ${WIDTH} ${HEIGHT}`} preserveAspectRatio="none" role="img" aria-labelledby={summaryId}>
                   <line x1="0" x2={WIDTH} y1={HEIGHT - 0.5} y2={HEIGHT - 0.5} className="earnings-axis" />
                   {days.map((d, i) => {
                     const h = max > 0 ? Math.max((d.amount / max) * (HEIGHT - 8), d.amount > 0 ? 3 : 0) : 0;

@@ -1,13 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../../api/client';
-import {
-  FALLBACK_PACKAGES,
-  invalidateBalance,
-  purchaseTokens,
-  walletQueries,
-  type TokenPackage,
-} from '../../api/queries/wallet';
+import { FALLBACK_PACKAGES, invalidateBalance, purchaseTokens, walletQueries, type TokenPackage } from '../../api/queries/wallet';
 import { Icon } from '../../components/Icon';
 import { failureText } from '../session/errors';
 import { formatGlob } from '../session/format';

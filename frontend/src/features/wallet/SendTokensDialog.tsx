@@ -43,11 +43,7 @@ interface Props {
   onClose: () => void;
 }
 
-export function validateTransfer(
-  form: { to_address: string; amount: string },
-  ownAddress: string | null,
-  available: number,
-): Errors {
+export function validateTransfer(form: { to_address: string; amount: string }, ownAddress: string | null, available: number): Errors {
   const errors: Errors = {};
   const to = form.to_address.trim().toLowerCase();
   if (!to) errors.to_address = SEND_TEXTS.addressRequired;
@@ -175,14 +171,7 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
 
   return (
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && close()}>
-      <div
-        ref={dialog}
-        className="card modal"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={ids.title}
-        onKeyDown={onKeyDown}
-      >
+      <div ref={dialog} className="card modal" role="dialog" aria-modal="true" aria-labelledby={ids.title} onKeyDown={onKeyDown}>
         <h2 id={ids.title}>{SEND_TEXTS.title}</h2>
 
         {step === 'form' ? (
@@ -232,14 +221,7 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
             </div>
             <div className="field">
               <label htmlFor={ids.note}>{SEND_TEXTS.noteLabel}</label>
-              <input
-                id={ids.note}
-                className="input"
-                name="note"
-                maxLength={200}
-                value={form.note}
-                onChange={(e) => edit('note')(e.target.value)}
-              />
+              <input id={ids.note} className="input" name="note" maxLength={200} value={form.note} onChange={(e) => edit('note')(e.target.value)} />
             </div>
             <div className="btn-row modal-actions">
               <button type="button" className="btn" onClick={close}>
@@ -292,8 +274,8 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
         {step === 'done' && result ? (
           <div>
             <p ref={doneMessage} tabIndex={-1} className="alert alert-success" role="status">
-              Sent {formatGlob(result.transaction.amount)} GLOB to {result.transaction.counterparty ?? sent?.to_address}. Your
-              balance is now {formatGlob(result.balance)} GLOB.
+              Sent {formatGlob(result.transaction.amount)} GLOB to {result.transaction.counterparty ?? sent?.to_address}. Your balance is now{' '}
+              {formatGlob(result.balance)} GLOB.
             </p>
             <div className="btn-row modal-actions">
               <button type="button" className="btn btn-primary" onClick={close}>

@@ -68,12 +68,7 @@ export function TransactionsTable({ userId }: { userId: string }) {
           </div>
           {query.hasNextPage ? (
             <div className="tx-more">
-              <button
-                type="button"
-                className="btn btn-sm"
-                onClick={() => void query.fetchNextPage()}
-                disabled={query.isFetchingNextPage}
-              >
+              <button type="button" className="btn btn-sm" onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
                 {query.isFetchingNextPage ? 'Loading...' : 'Load more'}
               </button>
             </div>

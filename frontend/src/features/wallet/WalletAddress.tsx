@@ -31,9 +31,12 @@ export async function copyText(text: string): Promise<boolean> {
 export function WalletAddress({ address }: { address: string | null }) {
   const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  useEffect(() => () => {
-    if (timer.current) clearTimeout(timer.current);
-  }, []);
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
 
   const copy = async () => {
     if (!address) return;
@@ -46,9 +49,7 @@ export function WalletAddress({ address }: { address: string | null }) {
   return (
     <div className="card wallet-address">
       <div className="wallet-address-text">
-        <span className="wallet-address-label">
-          Your wallet address
-        </span>
+        <span className="wallet-address-label">Your wallet address</span>
         <code className="mono" data-testid="wallet-address">
           {address ?? '…'}
         </code>

@@ -71,7 +71,13 @@ describe('WalletPage', () => {
   it('lists the four packages of GET /api/wallet/packages', async () => {
     await render();
     const grid = screen.getByRole('region', { name: 'Purchase Tokens' });
-    await waitFor(() => expect(within(grid).getAllByRole('heading', { level: 3 }).map((h) => h.textContent)).toEqual(['Starter', 'Basic', 'Pro', 'Enterprise']));
+    await waitFor(() =>
+      expect(
+        within(grid)
+          .getAllByRole('heading', { level: 3 })
+          .map((h) => h.textContent),
+      ).toEqual(['Starter', 'Basic', 'Pro', 'Enterprise']),
+    );
     expect(pkg('starter')).toHaveTextContent('1,000 GLOB');
     expect(pkg('starter')).toHaveTextContent('$10');
     expect(pkg('starter')).not.toHaveTextContent('bonus');
@@ -163,9 +169,7 @@ describe('WalletPage', () => {
         packageCalls += 1;
         return response(200).json(example('/api/wallet/packages', 'get', 200));
       }),
-      http.post('/api/wallet/{userId}/purchase', ({ response }) =>
-        response(409).json(example('/api/wallet/{userId}/purchase', 'post', 409)),
-      ),
+      http.post('/api/wallet/{userId}/purchase', ({ response }) => response(409).json(example('/api/wallet/{userId}/purchase', 'post', 409))),
     );
     await render();
     await userEvent.click(await within(pkg('pro')).findByRole('button', { name: 'Buy Pro' }));
@@ -192,17 +196,18 @@ describe('WalletPage', () => {
       http.get('/api/users/{userId}/transactions', ({ response }) =>
         response(200).json({
           ...TXS,
-          transactions: [
-            ...TXS.transactions,
-            { ...example('/api/wallet/{userId}/history', 'get', 200).transactions[0]! },
-          ],
+          transactions: [...TXS.transactions, { ...example('/api/wallet/{userId}/history', 'get', 200).transactions[0]! }],
         }),
       ),
     );
     await render();
     const section = screen.getByRole('region', { name: 'Recent Transactions' });
     const table = await within(section).findByRole('table');
-    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Type', 'Description', 'Amount', 'Status', 'Date']);
+    expect(
+      within(table)
+        .getAllByRole('columnheader')
+        .map((h) => h.textContent),
+    ).toEqual(['Type', 'Description', 'Amount', 'Status', 'Date']);
     const rows = within(table).getAllByRole('row').slice(1);
     expect(rows).toHaveLength(4);
     const cells = (i: number) => within(rows[i]!).getAllByRole('cell');
@@ -238,9 +243,7 @@ describe('WalletPage', () => {
   });
 
   it('shows an empty state without transactions', async () => {
-    useHandlers(
-      http.get('/api/users/{userId}/transactions', ({ response }) => response(200).json({ transactions: [], next_cursor: null })),
-    );
+    useHandlers(http.get('/api/users/{userId}/transactions', ({ response }) => response(200).json({ transactions: [], next_cursor: null })));
     await render();
     expect(await screen.findByText('No transactions yet')).toBeInTheDocument();
     expect(screen.queryByRole('table', { name: /transactions/i })).toBeNull();

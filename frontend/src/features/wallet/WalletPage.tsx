@@ -85,13 +85,7 @@ export function WalletPage() {
       </aside>
 
       {sending && id ? (
-        <SendTokensDialog
-          userId={id}
-          ownAddress={w.address}
-          available={transferable}
-          bonus={w.bonus_balance}
-          onClose={() => setSending(false)}
-        />
+        <SendTokensDialog userId={id} ownAddress={w.address} available={transferable} bonus={w.bonus_balance} onClose={() => setSending(false)} />
       ) : null}
     </div>
   );

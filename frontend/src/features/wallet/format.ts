@@ -27,7 +27,6 @@ export function transactionSign(tx: Pick<Transaction, 'type'> & { direction?: Tr
   return PLUS_TYPES.has(tx.type) ? '+' : '-';
 }
 
-
 const day = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 /** A UTC day (YYYY-MM-DD) as 'Nov 21'. */
 export function formatDay(isoDate: string): string {

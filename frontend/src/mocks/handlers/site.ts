@@ -11,15 +11,11 @@ export const siteHandlers = [
     return response(201).json({ ...example('/api/system/analytics/download', 'post', 201), platform: body.platform });
   }),
   http.post('/api/contact/submit', ({ response }) => response(201).json(example('/api/contact/submit', 'post', 201))),
-  http.post('/api/contact/testimonial', ({ response }) =>
-    response(201).json(example('/api/contact/testimonial', 'post', 201)),
-  ),
+  http.post('/api/contact/testimonial', ({ response }) => response(201).json(example('/api/contact/testimonial', 'post', 201))),
 ];
 
 /**
  * Outside the API: the release host holds nothing on mocks, so the downloads page goes on to the API
  * (the second source of its fetch order), as it would when the host is unreachable.
  */
-export const releaseHostHandlers = [
-  plain.get(`${RELEASE_HOST}/latest.json`, () => HttpResponse.json({ message: 'Not Found' }, { status: 404 })),
-];
+export const releaseHostHandlers = [plain.get(`${RELEASE_HOST}/latest.json`, () => HttpResponse.json({ message: 'Not Found' }, { status: 404 }))];

@@ -20,17 +20,15 @@ function AccountDeletionPage() {
           <p className="eyebrow">Account</p>
           <h1>Delete Your Account</h1>
           <p className="lead">
-            Delete your Glob Network account without signing in: confirm your e-mail with a 6-digit code, then confirm the
-            deletion.
+            Delete your Glob Network account without signing in: confirm your e-mail with a 6-digit code, then confirm the deletion.
           </p>
         </div>
       </section>
       <div className="container" style={{ maxWidth: 720, paddingBottom: 64 }}>
         <AccountDeletionFlow />
         <p className="deletion-footnote">
-          Trouble with the code? Write from your account&apos;s e-mail address to{' '}
-          <a href={`mailto:${SITE.supportEmail}`}>{SITE.supportEmail}</a>. Read how we handle your data in the{' '}
-          <Link to="/privacy-policy">Privacy Policy</Link>.
+          Trouble with the code? Write from your account&apos;s e-mail address to <a href={`mailto:${SITE.supportEmail}`}>{SITE.supportEmail}</a>.
+          Read how we handle your data in the <Link to="/privacy-policy">Privacy Policy</Link>.
         </p>
       </div>
     </>

@@ -380,11 +380,7 @@ export async function readGgufHeader(path: string): Promise<GgufHeader> {
       const [blockSize, blockBytes] = t;
       const ne0 = dims[0] ?? 0;
       if (ne0 % blockSize !== 0) {
-        throw new GgufError(
-          'bad_tensor',
-          `tensor ${name}: ne0 ${ne0} is not a multiple of block size ${blockSize}`,
-          path,
-        );
+        throw new GgufError('bad_tensor', `tensor ${name}: ne0 ${ne0} is not a multiple of block size ${blockSize}`, path);
       }
       if (offset % alignment !== 0) {
         throw new GgufError('bad_tensor', `tensor ${name}: offset ${offset} is not ${alignment}-byte aligned`, path);
@@ -406,8 +402,7 @@ export async function readGgufHeader(path: string): Promise<GgufHeader> {
       if (dataOffset > fileSize || t.offset + t.size > dataSize) {
         throw new GgufError(
           'truncated',
-          `tensor ${t.name} (${t.size} bytes at data offset ${t.offset}) runs past the end of the file ` +
-            `(${Math.max(0, dataSize)} data bytes)`,
+          `tensor ${t.name} (${t.size} bytes at data offset ${t.offset}) runs past the end of the file ` + `(${Math.max(0, dataSize)} data bytes)`,
           path,
         );
       }
@@ -512,11 +507,7 @@ class Keys {
       return null;
     }
     if (!isArray(v) || !itemTypes.includes(v.itemType)) {
-      throw new GgufError(
-        'invalid_value',
-        `${key} must be an array of ${itemTypes.map((t) => GgufValueType[t]).join('/')}`,
-        this.path,
-      );
+      throw new GgufError('invalid_value', `${key} must be an array of ${itemTypes.map((t) => GgufValueType[t]).join('/')}`, this.path);
     }
     return v.items;
   }
@@ -575,18 +566,10 @@ export async function validateGguf(path: string): Promise<GgufSummary> {
     // llama.cpp divides n_embd by the head count and the head count by the kv head count.
     if (heads === 0) throw new GgufError('invalid_value', `${p}.attention.head_count is 0 for layer ${il}`, path);
     if (kv === 0 || heads % kv !== 0) {
-      throw new GgufError(
-        'invalid_value',
-        `${p}.attention.head_count_kv (${kv}) must divide head_count (${heads})`,
-        path,
-      );
+      throw new GgufError('invalid_value', `${p}.attention.head_count_kv (${kv}) must divide head_count (${heads})`, path);
     }
     if (keyLength === null && nEmbd % heads !== 0) {
-      throw new GgufError(
-        'invalid_value',
-        `${p}.embedding_length ${nEmbd} is not a multiple of head_count ${heads}`,
-        path,
-      );
+      throw new GgufError('invalid_value', `${p}.embedding_length ${nEmbd} is not a multiple of head_count ${heads}`, path);
     }
     if (nExpert === 0 && nFf[il] === 0) {
       throw new GgufError('invalid_value', `${p}.feed_forward_length is 0 for layer ${il}`, path);
@@ -612,19 +595,11 @@ export async function validateGguf(path: string): Promise<GgufSummary> {
   if (vocabSize === 0) throw new GgufError('invalid_value', 'tokenizer.ggml.tokens is empty', path);
   const scores = k.array('tokenizer.ggml.scores', false, [GgufValueType.FLOAT32]);
   if (scores && scores.length !== vocabSize) {
-    throw new GgufError(
-      'invalid_value',
-      `tokenizer.ggml.scores has ${scores.length} entries for ${vocabSize} tokens`,
-      path,
-    );
+    throw new GgufError('invalid_value', `tokenizer.ggml.scores has ${scores.length} entries for ${vocabSize} tokens`, path);
   }
   const types = k.array('tokenizer.ggml.token_type', false, [GgufValueType.INT32, GgufValueType.UINT32]);
   if (types && types.length !== vocabSize) {
-    throw new GgufError(
-      'invalid_value',
-      `tokenizer.ggml.token_type has ${types.length} entries for ${vocabSize} tokens`,
-      path,
-    );
+    throw new GgufError('invalid_value', `tokenizer.ggml.token_type has ${types.length} entries for ${vocabSize} tokens`, path);
   }
   if (tokenizer === 'gpt2') k.array('tokenizer.ggml.merges', true, [GgufValueType.STRING]);
   if (tokenizer === 'llama') {
@@ -642,11 +617,7 @@ export async function validateGguf(path: string): Promise<GgufSummary> {
     const v = h.metadata.get(`tokenizer.ggml.${key}_token_id`);
     if (v === undefined || v === -1 || v === 0xffffffff) continue; // absent / "no such token"
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= vocabSize) {
-      throw new GgufError(
-        'invalid_value',
-        `tokenizer.ggml.${key}_token_id ${describe(v)} is outside the vocabulary (${vocabSize})`,
-        path,
-      );
+      throw new GgufError('invalid_value', `tokenizer.ggml.${key}_token_id ${describe(v)} is outside the vocabulary (${vocabSize})`, path);
     }
   }
   // llama.cpp sizes the embedding from llama.vocab_size when present; it must agree with the token list.
@@ -666,11 +637,7 @@ export async function validateGguf(path: string): Promise<GgufSummary> {
       return;
     }
     if (dims && (t.dims.length !== dims.length || t.dims.some((d, i) => d !== dims[i]))) {
-      throw new GgufError(
-        'bad_tensor',
-        `tensor ${tname} has shape [${t.dims.join(', ')}], expected [${dims.join(', ')}]`,
-        path,
-      );
+      throw new GgufError('bad_tensor', `tensor ${tname} has shape [${t.dims.join(', ')}], expected [${dims.join(', ')}]`, path);
     }
   };
   expect('token_embd.weight', [nEmbd, vocabSize]);

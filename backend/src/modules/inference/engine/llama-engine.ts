@@ -164,9 +164,7 @@ export class LlamaEngine {
       // Our own model carries the plain ChatML template: skip node-llama-cpp's Jinja equivalence checks
       // against every known wrapper (0.3 s idle, 2+ s on a busy machine). Any other model: auto.
       const chatWrapper =
-        summary.chatTemplate === CHATML_TEMPLATE
-          ? this.nlc.resolveChatWrapper(model, { type: 'chatML' })
-          : this.nlc.resolveChatWrapper(model);
+        summary.chatTemplate === CHATML_TEMPLATE ? this.nlc.resolveChatWrapper(model, { type: 'chatML' }) : this.nlc.resolveChatWrapper(model);
       const slots: Slot[] = [];
       for (let i = 0; i < sequences; i++) {
         slots.push({
@@ -354,9 +352,7 @@ export class LlamaEngine {
       throw new RangeError(`maxTokens must be a positive integer, got ${req.maxTokens}`);
     }
     const contextSize = m.context.contextSize;
-    const messages = req.skipTrim
-      ? req.messages
-      : this.fit(m, req.messages, contextSize - Math.min(req.maxTokens, Math.floor(contextSize / 2)));
+    const messages = req.skipTrim ? req.messages : this.fit(m, req.messages, contextSize - Math.min(req.maxTokens, Math.floor(contextSize / 2)));
     const promptTokens = this.promptTokens(m, messages);
     const aborted = (text = '', completionTokens = 0, firstTokenMs: number | null = null): GenerateResult => ({
       text,
