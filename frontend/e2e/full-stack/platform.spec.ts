@@ -99,8 +99,12 @@ test('sign-up by e-mailed code, then a reply streams into the browser token by t
 test('the local OAuth server (as Google) sends the browser back to /app/oauth/callback/google with a code', async ({ page, request, baseURL }) => {
   const res = await request.get('/api/users/oauth/auth-url/google');
   expect(res.status()).toBe(200);
-  const { authorization_url } = (await res.json()) as { authorization_url: string };
+  const { authorization_url, browser_nonce } = (await res.json()) as { authorization_url: string; browser_nonce: string };
   expect(new URL(authorization_url).searchParams.get('redirect_uri')).toBe(`${baseURL}/app/oauth/callback/google`);
+  // The browser that starts a sign-in keeps its nonce (the web app does this before leaving for the provider).
+  await page.goto('/app/auth');
+  await page.evaluate((nonce) => sessionStorage.setItem('glob_oauth_nonce', nonce), browser_nonce);
   await page.goto(authorization_url);
   await expect(page).toHaveURL(new RegExp(`^${baseURL}/app/oauth/callback/google\\?code=[^&]+&state=`));
+  await expect(page.getByRole('heading', { level: 1, name: 'Success!' })).toBeVisible();
 });
