@@ -44,6 +44,9 @@ test.describe('on the spec-derived mocks', () => {
     await page.goto('/contact');
     await heading(page);
     await page.getByRole('tab', { name: 'Submit Testimonial' }).click();
+    // The form's own validation answers only once the page is live: typing before that would go into static markup.
+    await page.getByRole('button', { name: 'Submit Testimonial' }).click();
+    await expect(page.getByText('Please enter your name.')).toBeVisible();
     await page.getByLabel(/Full Name/).fill('Grace Hopper');
     await page.getByLabel(/Email Address/).fill('grace@example.com');
     await page.getByLabel(/Your Experience/).fill('Great network.');
