@@ -137,7 +137,9 @@ export class StreamHub implements OnApplicationShutdown {
         for (const r of this.readers) {
           if (r.key !== key) continue;
           for (const e of parsed) {
-            if (e.id <= r.cursor) continue;
+            // In order and without gaps: a reader that joined while this read was in flight (from further back)
+            // gets its missing events from the next read, which starts at its cursor.
+            if (e.id !== r.cursor + 1) continue;
             r.queue.push(e);
             r.cursor = e.id;
           }
