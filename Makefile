@@ -10,15 +10,15 @@ $(NODE_MODULES): package.json package-lock.json backend/package.json frontend/pa
 	npm ci --no-audit --no-fund
 	@touch $@
 
-.PHONY: help install dev serve test generate generate-check lint lint-spec format format-check typecheck db-migrate test-backend build
+.PHONY: help install dev serve test generate generate-check lint lint-spec lint-code dead-code format format-check typecheck db-migrate test-backend build
 
 help:
 	@echo "make dev         run the whole platform with reload (embedded database if DATABASE_URL is unset)"
-	@echo "make test        spec lint, generated drift, typecheck, unit + integration + contract tests"
+	@echo "make test        make lint, generated drift, unit + integration + contract + e2e tests"
 	@echo "make serve       production build, then API (serving the web app) + worker on PORT (3000)"
 	@echo "make generate    regenerate generated/ from api-spec/"
 	@echo "make db-migrate  apply database migrations to DATABASE_URL"
-	@echo "make lint        spec lint + format check + typecheck"
+	@echo "make lint        spec lint, format check, ESLint, knip (dead code) and typecheck"
 	@echo "make format      format backend, frontend, scripts and bench with Prettier"
 
 install: $(NODE_MODULES)
@@ -48,11 +48,19 @@ format: install
 format-check: install
 	npx prettier --check backend frontend scripts bench
 
+# ESLint (typescript-eslint, react-hooks, import rules) over backend, frontend, scripts and bench.
+lint-code: install
+	npx eslint backend frontend scripts bench --max-warnings 0
+
+# knip: unused files, exports and dependencies.
+dead-code: install
+	npx knip
+
 typecheck: install
 	npx tsc -p backend/tsconfig.json --noEmit
 	npx tsc -p frontend/tsconfig.json --noEmit
 
-lint: lint-spec format-check typecheck
+lint: lint-spec format-check lint-code dead-code typecheck
 
 db-migrate: install
 	npm run db:migrate -w backend
@@ -62,7 +70,7 @@ test-backend: install
 	cd backend && npx jest --ci --json --outputFile=../.data/jest-backend.json
 	@node -e "const r=require('./.data/jest-backend.json'); console.log('backend tests: ' + r.numPassedTests + ' passed, ' + r.numFailedTests + ' failed')"
 
-test: lint-spec format-check generate-check typecheck test-backend
+test: lint-spec format-check lint-code dead-code generate-check typecheck test-backend
 	npm test -w frontend -- --ci
 	npm run test:e2e -w frontend
 	@echo "make test: all checks passed"

@@ -2,8 +2,9 @@
 // Makes the site's media from code: logo icons, the 1200x630 preview image, the hero video and poster, and
 // the blog cover images. Needs Debian's Chromium (/usr/bin/chromium) and ffmpeg. Outputs go to public/.
 //   node scripts/media/make-media.mjs
+/* global window, document -- page.evaluate callbacks run in the browser */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

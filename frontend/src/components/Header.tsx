@@ -30,8 +30,12 @@ export function Header() {
     return () => window.removeEventListener('scroll', onScroll);
   }, []);
 
-  // A new page closes the menu (also after back/forward).
-  useEffect(() => setOpen(false), [pathname]);
+  // A new page closes the menu (also after back/forward): state adjusted while rendering, as React advises over an effect.
+  const [menuPath, setMenuPath] = useState(pathname);
+  if (menuPath !== pathname) {
+    setMenuPath(pathname);
+    setOpen(false);
+  }
 
   useEffect(() => {
     if (!open) return;

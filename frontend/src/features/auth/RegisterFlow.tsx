@@ -31,7 +31,7 @@ export function RegisterFlow({ step, onStep, onSignedIn }: { step: RegisterStep;
   /** The verification token of a verified code, kept if creating the account fails (409, 422: the token stays usable). */
   const [verified, setVerified] = useState<{ email: string; token: string } | null>(null);
   const countdown = useCountdown();
-  const form = useFocusFirstError();
+  const { formRef, refused } = useFocusFirstError();
   const codeForm = useFocusFirstError();
   const email = values.email.trim();
 
@@ -63,7 +63,7 @@ export function RegisterFlow({ step, onStep, onSignedIn }: { step: RegisterStep;
     setErrors(found);
     setError(null);
     setInfo(null);
-    if (Object.keys(found).length) return form.refused();
+    if (Object.keys(found).length) return refused();
     setBusy(true);
     try {
       if (verified?.email === email) {
@@ -163,7 +163,7 @@ export function RegisterFlow({ step, onStep, onSignedIn }: { step: RegisterStep;
   }
 
   return (
-    <form ref={form.formRef} className="auth-form" onSubmit={submitForm} noValidate>
+    <form ref={formRef} className="auth-form" onSubmit={submitForm} noValidate>
       <Field
         id="register-username"
         label="Username"

@@ -37,9 +37,9 @@ export function ResetFlow({
   const [info, setInfo] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const countdown = useCountdown();
-  const emailForm = useFocusFirstError();
-  const codeForm = useFocusFirstError();
-  const passwordForm = useFocusFirstError();
+  const { formRef: emailFormRef, refused: emailRefused } = useFocusFirstError();
+  const { formRef: codeFormRef, refused: codeRefused } = useFocusFirstError();
+  const { formRef: passwordFormRef, refused: passwordRefused } = useFocusFirstError();
   const address = email.trim();
 
   /** Runs one request with the busy flag and the outcome line; the failure text is the server's message or `fallback`. */
@@ -70,7 +70,7 @@ export function ResetFlow({
     if (busy) return;
     const found = validateEmail(email);
     setEmailError(found);
-    if (found) return emailForm.refused();
+    if (found) return emailRefused();
     void send();
   };
 
@@ -79,7 +79,7 @@ export function ResetFlow({
     if (busy) return;
     const found = validateCode(code);
     setCodeError(found);
-    if (found) return codeForm.refused();
+    if (found) return codeRefused();
     void run(MSG.invalidCode, async () => {
       const answer = await verifyOtp({ email: address, otp: code.trim(), purpose: 'password_reset' });
       setToken(answer.verification_token);
@@ -101,7 +101,7 @@ export function ResetFlow({
     if (busy) return;
     const found = validateNewPassword(values);
     setErrors(found);
-    if (Object.keys(found).length) return passwordForm.refused();
+    if (Object.keys(found).length) return passwordRefused();
     if (!token) {
       setError(MSG.verificationRequired);
       return;
@@ -131,7 +131,7 @@ export function ResetFlow({
         id="reset-code"
         email={address}
         purpose="choose a new password"
-        formRef={codeForm.formRef}
+        formRef={codeFormRef}
         code={code}
         codeError={codeError}
         error={error}
@@ -152,7 +152,7 @@ export function ResetFlow({
 
   if (step === 'password') {
     return (
-      <form ref={passwordForm.formRef} className="auth-form" onSubmit={submitPassword} noValidate>
+      <form ref={passwordFormRef} className="auth-form" onSubmit={submitPassword} noValidate>
         <NewPasswordFields idPrefix="reset" label="New Password" values={values} errors={errors} onEdit={edit} />
         <Notice error={error} />
         <button type="submit" className="btn btn-primary btn-block" disabled={busy} aria-busy={busy}>
@@ -165,7 +165,7 @@ export function ResetFlow({
   }
 
   return (
-    <form ref={emailForm.formRef} className="auth-form" onSubmit={submitEmail} noValidate>
+    <form ref={emailFormRef} className="auth-form" onSubmit={submitEmail} noValidate>
       <p className="auth-lead">Enter the e-mail address of your account and we will send you a code to choose a new password.</p>
       <Field
         id="reset-email"

@@ -1,13 +1,21 @@
-import { useEffect, useState } from 'react';
+import { useState, useSyncExternalStore } from 'react';
 
 const POSTER = '/media/hero/network-poster.webp';
+const REDUCED_MOTION = '(prefers-reduced-motion: reduce)';
+
+const prefersReducedMotion = () => window.matchMedia?.(REDUCED_MOTION).matches ?? false;
+function subscribeReducedMotion(onChange: () => void): () => void {
+  const query = window.matchMedia?.(REDUCED_MOTION);
+  query?.addEventListener?.('change', onChange);
+  return () => query?.removeEventListener?.('change', onChange);
+}
 
 /** A looping, muted animation of the network; the still image when video fails or motion is reduced. */
 export function HeroMedia() {
-  const [useImage, setUseImage] = useState(false);
-  useEffect(() => {
-    if (window.matchMedia?.('(prefers-reduced-motion: reduce)').matches) setUseImage(true);
-  }, []);
+  // The server renders the video; a browser that asks for reduced motion switches to the still image.
+  const reducedMotion = useSyncExternalStore(subscribeReducedMotion, prefersReducedMotion, () => false);
+  const [videoFailed, setVideoFailed] = useState(false);
+  const useImage = reducedMotion || videoFailed;
   const alt = 'Animated map of devices on the Glob Network sharing an AI model between them';
   return (
     <div className="hero-media">
@@ -24,10 +32,10 @@ export function HeroMedia() {
           width={960}
           height={540}
           aria-label={alt}
-          onError={() => setUseImage(true)}
+          onError={() => setVideoFailed(true)}
         >
           <source src="/media/hero/network.webm" type="video/webm" />
-          <source src="/media/hero/network.mp4" type="video/mp4" onError={() => setUseImage(true)} />
+          <source src="/media/hero/network.mp4" type="video/mp4" onError={() => setVideoFailed(true)} />
           <img src={POSTER} alt={alt} width={960} height={540} />
         </video>
       )}
