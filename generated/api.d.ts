@@ -180,7 +180,7 @@ export interface paths {
         /**
          * Generate a completion and wait for it
          * @description The same job as `startStream` (same queue, hold, charging and task reward), but the answer is returned
-         *     in one JSON response when generation ends. Defaults: temperature 0.7, maxTokens 2048, top_p 0.9.
+         *     in one JSON response when generation ends. Parameters left out take their defaults (see `GenerateRequest`).
          *     A failure during generation answers 503 (model unloaded meanwhile) or the error of the job.
          */
         post: operations["generate"];
@@ -274,8 +274,8 @@ export interface paths {
         /**
          * Start a generation and stream its tokens
          * @description Queues a generation job whose id is `streamId` and answers with its event stream (`text/event-stream`).
-         *     Send exactly one of `prompt` or `messages`. `params` take the defaults temperature 0.7, max_tokens 2048,
-         *     top_p 0.9.
+         *     Send exactly one of `prompt` or `messages`. Each of `params` left out takes its default (see
+         *     `InferenceParams`).
          *
          *     **Before queuing**, the server reserves a hold on the caller's balance of
          *     min(available balance, price of prompt + max_tokens); when the balance cannot pay for the prompt it answers
@@ -1348,14 +1348,11 @@ export interface components {
             text: string;
         };
         GenerateRequest: {
-            /** @default 2048 */
-            maxTokens: number;
+            maxTokens?: components["schemas"]["MaxTokens"];
             model_id: string;
             prompt: string;
-            /** @default 0.7 */
-            temperature: number;
-            /** @default 0.9 */
-            top_p: number;
+            temperature?: components["schemas"]["Temperature"];
+            top_p?: components["schemas"]["TopP"];
         };
         GenerateResponse: {
             choices: components["schemas"]["GenerateChoice"][];
@@ -1402,15 +1399,9 @@ export interface components {
         };
         /** @description Sampling parameters; each one takes its default when left out. */
         InferenceParams: {
-            /**
-             * @description Most completion tokens to generate; also capped by the model's context length.
-             * @default 2048
-             */
-            max_tokens: number;
-            /** @default 0.7 */
-            temperature: number;
-            /** @default 0.9 */
-            top_p: number;
+            max_tokens?: components["schemas"]["MaxTokens"];
+            temperature?: components["schemas"]["Temperature"];
+            top_p?: components["schemas"]["TopP"];
         };
         /**
          * @description `stop`: the model ended its answer; `length`: max_tokens (or the context) reached; `abort`: stopped by
@@ -1432,6 +1423,11 @@ export interface components {
             /** @description The session's current refresh token; its whole family is revoked. */
             refresh_token: string;
         };
+        /**
+         * @description Most completion tokens to generate; also capped by the model's context length.
+         * @default 2048
+         */
+        MaxTokens: number;
         /**
          * @description One hosted language model of the operator's catalog. `status` is `available` only while at least one
          *     live worker node (heartbeat in the last 60 s) has the model loaded; otherwise it is `unavailable`
@@ -1829,6 +1825,11 @@ export interface components {
             /** @description A completed task processed by one of the caller's nodes. */
             task_id: components["schemas"]["Uuid"];
         };
+        /**
+         * @description Sampling temperature; 0 picks the likeliest token every time.
+         * @default 0.7
+         */
+        Temperature: number;
         Testimonial: {
             /**
              * @description Consent to publish the testimonial; must be true.
@@ -1930,6 +1931,11 @@ export interface components {
          * @enum {string}
          */
         TokenPurchaseStatus: "completed" | "pending";
+        /**
+         * @description Nucleus sampling; only the likeliest tokens whose probabilities add up to this are drawn from.
+         * @default 0.9
+         */
+        TopP: number;
         /**
          * @description One ledger transaction as seen from one wallet. A transfer is a single transaction with the same `id`
          *     in both histories: a `debit` for the sender and a `credit` for the receiver.
@@ -2237,6 +2243,7 @@ export type SchemaInferenceStopReason = components['schemas']['InferenceStopReas
 export type SchemaInferenceUsage = components['schemas']['InferenceUsage'];
 export type SchemaLoginRequest = components['schemas']['LoginRequest'];
 export type SchemaLogoutRequest = components['schemas']['LogoutRequest'];
+export type SchemaMaxTokens = components['schemas']['MaxTokens'];
 export type SchemaModel = components['schemas']['Model'];
 export type SchemaModelList = components['schemas']['ModelList'];
 export type SchemaNextCursor = components['schemas']['NextCursor'];
@@ -2273,6 +2280,7 @@ export type SchemaStripeWebhookReceived = components['schemas']['StripeWebhookRe
 export type SchemaSubmitted = components['schemas']['Submitted'];
 export type SchemaTaskReward = components['schemas']['TaskReward'];
 export type SchemaTaskRewardClaim = components['schemas']['TaskRewardClaim'];
+export type SchemaTemperature = components['schemas']['Temperature'];
 export type SchemaTestimonial = components['schemas']['Testimonial'];
 export type SchemaTimestamp = components['schemas']['Timestamp'];
 export type SchemaTokenPackage = components['schemas']['TokenPackage'];
@@ -2282,6 +2290,7 @@ export type SchemaTokenPair = components['schemas']['TokenPair'];
 export type SchemaTokenPurchase = components['schemas']['TokenPurchase'];
 export type SchemaTokenPurchaseRequest = components['schemas']['TokenPurchaseRequest'];
 export type SchemaTokenPurchaseStatus = components['schemas']['TokenPurchaseStatus'];
+export type SchemaTopP = components['schemas']['TopP'];
 export type SchemaTransaction = components['schemas']['Transaction'];
 export type SchemaTransactionDirection = components['schemas']['TransactionDirection'];
 export type SchemaTransactionPage = components['schemas']['TransactionPage'];

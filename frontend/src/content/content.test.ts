@@ -1,4 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { GENERATION_PARAMS } from '../api/queries/inference';
+import { FALLBACK_PACKAGES } from '../api/queries/wallet';
+import * as content from './index';
 import { BLOG_CATEGORIES, BLOG_POSTS, DOC_SECTIONS, PAGES, UPDATES, findPost, relatedPosts, type PageKey } from './index';
 
 const PAGE_KEYS: PageKey[] = [
@@ -104,5 +107,39 @@ describe('pages', () => {
       expect(page.noscript.length).toBeGreaterThan(0);
     }
     expect(Object.keys(PAGES).sort()).toEqual([...PAGE_KEYS].sort());
+  });
+});
+
+describe('prices and defaults quoted in the content', () => {
+  // Every text the site shows, as plain text: table cells and tags become spaces.
+  const text = JSON.stringify(Object.values(content))
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\\n/g, ' ')
+    .replace(/\s+/g, ' ');
+  const number = (s: string) => Number(s.replace(/,/g, ''));
+
+  it('quotes each token package as the spec defines it (tokens, bonus and price)', () => {
+    let quotes = 0;
+    for (const pkg of FALLBACK_PACKAGES) {
+      // "Basic 5,000 500 $45" in a table, "Basic (5,000 + 500 bonus for $45)" in prose.
+      for (const m of text.matchAll(new RegExp(`\\b${pkg.name}\\b([^$]{0,60}?)\\$([\\d,]+)`, 'g'))) {
+        const figures = (m[1]!.match(/\d[\d,]*/g) ?? []).map(number);
+        if (figures[0] !== pkg.tokens) continue; // the name in another sentence, not a quote of the package
+        quotes += 1;
+        expect({ package: pkg.name, price: number(m[2]!), bonus: figures[1] ?? 0 }).toEqual({
+          package: pkg.name,
+          price: pkg.price,
+          bonus: pkg.bonus,
+        });
+      }
+    }
+    // Five pages quote all four packages (tables and prose); finding fewer means the quotes were not read.
+    expect(quotes).toBeGreaterThanOrEqual(20);
+  });
+
+  it('quotes the generation defaults as the spec defines them', () => {
+    const quoted = [...text.matchAll(/\b(temperature|max_tokens|top_p)\b[\\"]*:? ([\d.]+)/g)].map((m) => [m[1], Number(m[2])]);
+    expect(quoted.length).toBeGreaterThanOrEqual(6);
+    for (const [name, value] of quoted) expect([name, value]).toEqual([name, GENERATION_PARAMS[name as keyof typeof GENERATION_PARAMS]]);
   });
 });

@@ -1,5 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
+import constants from '@glob/contract/constants.json';
 import { ApiError, api, unwrap } from '../client';
 
 export type ApiModel = components['schemas']['Model'];
@@ -7,8 +8,8 @@ export type StreamStartRequest = components['schemas']['StreamStartRequest'];
 export type StreamEvent = components['schemas']['StreamEvent'];
 export type InferenceUsage = components['schemas']['InferenceUsage'];
 
-/** The generation defaults (also the spec's `InferenceParams` defaults). */
-export const GENERATION_PARAMS = { temperature: 0.7, max_tokens: 2048, top_p: 0.9 } as const;
+/** The generation defaults: the spec's `InferenceParams` defaults. */
+export const GENERATION_PARAMS = constants.inferenceParamDefaults as Required<components['schemas']['InferenceParams']>;
 
 /** GET /api/inference/models: the catalog, available or not. */
 export async function fetchModels(): Promise<ApiModel[]> {

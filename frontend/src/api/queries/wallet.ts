@@ -1,5 +1,6 @@
 import { infiniteQueryOptions, queryOptions, type QueryClient } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
+import constants from '@glob/contract/constants.json';
 import { api, unwrap } from '../client';
 
 export type Wallet = components['schemas']['Wallet'];
@@ -170,23 +171,5 @@ export function newIdempotencyKey(): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/**
- * The four packages (Starter 1000 for $10; Basic 5000 + 500 for $45; Pro 10000 + 1500 for $85, Most Popular;
- * Enterprise 50000 + 10000 for $400). Shown when GET /api/wallet/packages fails; the server still prices every purchase.
- */
-export const FALLBACK_PACKAGES: TokenPackage[] = [
-  { id: 'starter', name: 'Starter', tokens: 1000, bonus: 0, total_tokens: 1000, price: 10, currency: 'USD', popular: false, label: null },
-  { id: 'basic', name: 'Basic', tokens: 5000, bonus: 500, total_tokens: 5500, price: 45, currency: 'USD', popular: false, label: null },
-  { id: 'pro', name: 'Pro', tokens: 10000, bonus: 1500, total_tokens: 11500, price: 85, currency: 'USD', popular: true, label: 'Most Popular' },
-  {
-    id: 'enterprise',
-    name: 'Enterprise',
-    tokens: 50000,
-    bonus: 10000,
-    total_tokens: 60000,
-    price: 400,
-    currency: 'USD',
-    popular: false,
-    label: null,
-  },
-];
+/** The packages as the spec documents them; shown when GET /api/wallet/packages fails (the server still prices every purchase). */
+export const FALLBACK_PACKAGES = constants.tokenPackages as TokenPackage[];
