@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import { useCallback, useEffect, useEffectEvent, useLayoutEffect, useReducer, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../../api/client';
 import { chatQueries, createConversation, getConversation, type ActiveStream, type Conversation } from '../../api/queries/chat';
@@ -141,7 +141,10 @@ export function useChat({ userId, onModel }: ChatOptions) {
     setGeneratingState(id);
   }, []);
   const onModelRef = useRef(onModel);
-  onModelRef.current = onModel;
+  // Kept current after each render (not during it), so `open` keeps one identity across renders.
+  useLayoutEffect(() => {
+    onModelRef.current = onModel;
+  }, [onModel]);
   /** Bumped on every reset, so answers of an older screen are dropped. */
   const epoch = useRef(0);
 
@@ -476,19 +479,21 @@ export function useChat({ userId, onModel }: ChatOptions) {
     [newConversation, userId],
   );
 
+  // The latest `open`, without making the first load depend on it: that runs once per signed-in user.
+  const reopen = useEffectEvent((id: string) => open(id, { quietIfGone: true }));
+
   // First load: the cache belongs to this user (else it is emptied), then the remembered conversation reopens.
   useEffect(() => {
     let cancelled = false;
     void (async () => {
       if (userId && (await chatCache.ensureUser(userId))) forget();
       const last = rememberedConversation();
-      if (!cancelled && last && userId) await open(last, { quietIfGone: true });
+      if (!cancelled && last && userId) await reopen(last);
       if (!cancelled) setBooting(false);
     })();
     return () => {
       cancelled = true;
     };
-    // Once per signed-in user (not again when `open` changes identity).
   }, [userId]);
 
   // The access token removed (here or in another tab) — clear the chat, back to the greeting,

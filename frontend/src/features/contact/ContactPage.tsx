@@ -33,7 +33,7 @@ export function ContactPage() {
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     const index = TABS.findIndex((t) => t.id === tab);
-    let next = index;
+    let next: number;
     if (event.key === 'ArrowRight') next = (index + 1) % TABS.length;
     else if (event.key === 'ArrowLeft') next = (index - 1 + TABS.length) % TABS.length;
     else if (event.key === 'Home') next = 0;

@@ -29,8 +29,12 @@ export function AppShell({ children }: { children: ReactNode }) {
 
   useDocumentTitle(LINKS.find((l) => pathname.startsWith(l.to))?.label ?? 'Glob Network');
 
-  // The small-screen menu closes on navigation and on Escape.
-  useEffect(() => setOpen(false), [pathname]);
+  // The small-screen menu closes on navigation (adjusted while rendering, not in an effect) and on Escape.
+  const [menuPath, setMenuPath] = useState(pathname);
+  if (menuPath !== pathname) {
+    setMenuPath(pathname);
+    setOpen(false);
+  }
   useEffect(() => {
     if (!open) return undefined;
     const onKey = (event: KeyboardEvent) => {

@@ -81,12 +81,12 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
   const [serverError, setServerError] = useState<string | null>(null);
   const [result, setResult] = useState<TransferResult | null>(null);
   /** The key of the request being confirmed, bound to its body: the same body retried keeps the key. */
-  const keyed = useRef<{ body: string; key: string } | null>(null);
+  const [keyed, setKeyed] = useState<{ body: string; key: string } | null>(null);
 
   const transfer = useMutation({
     mutationFn: ({ body, key }: { body: TransferRequest; key: string }) => transferTokens(userId, body, key),
     onSuccess: (res) => {
-      keyed.current = null;
+      setKeyed(null);
       setResult(res);
       setStep('done');
       void invalidateBalance(queryClient);
@@ -127,15 +127,15 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
       return;
     }
     const json = JSON.stringify(body());
-    if (keyed.current?.body !== json) keyed.current = { body: json, key: newIdempotencyKey() };
+    if (keyed?.body !== json) setKeyed({ body: json, key: newIdempotencyKey() });
     setServerError(null);
     setStep('confirm');
   };
 
   const send = () => {
-    if (transfer.isPending || !keyed.current) return;
+    if (transfer.isPending || !keyed) return;
     setServerError(null);
-    transfer.mutate({ body: JSON.parse(keyed.current.body) as TransferRequest, key: keyed.current.key });
+    transfer.mutate({ body: JSON.parse(keyed.body) as TransferRequest, key: keyed.key });
   };
 
   const close = () => {
@@ -167,7 +167,7 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
     if (field !== 'note') setErrors((e) => ({ ...e, [field]: undefined }));
   };
 
-  const sent = keyed.current ? (JSON.parse(keyed.current.body) as TransferRequest) : null;
+  const sent = keyed ? (JSON.parse(keyed.body) as TransferRequest) : null;
 
   return (
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && close()}>
