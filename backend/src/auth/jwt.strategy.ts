@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
+import { SessionsRepository } from '../modules/accounts/sessions.repository';
 import type { AuthUser } from './auth-user';
 import { JWT_AUDIENCE, JWT_ISSUER } from './jwt';
 
@@ -23,7 +23,7 @@ interface AccessClaims {
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
-    @Inject(DataSource) private readonly db: DataSource,
+    private readonly sessions: SessionsRepository,
   ) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
@@ -37,11 +37,6 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
 
   async validate(claims: AccessClaims): Promise<AuthUser | false> {
     if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string' || typeof claims.sid !== 'string' || !UUID.test(claims.sid)) return false;
-    const rows = (await this.db.query(
-      `SELECT 1 FROM users u WHERE u.id = $1 AND u.deleted_at IS NULL
-         AND EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = $2::uuid AND r.user_id = u.id AND r.revoked_at IS NULL)`,
-      [claims.sub, claims.sid],
-    )) as unknown[];
-    return rows.length ? { id: claims.sub, tokenId: claims.jti } : false;
+    return (await this.sessions.isLive(claims.sub, claims.sid)) ? { id: claims.sub, tokenId: claims.jti } : false;
   }
 }

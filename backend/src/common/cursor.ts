@@ -25,7 +25,13 @@ export function encodeCursor(at: Date, id: string): string {
   return encodeKeys([at.toISOString(), id]);
 }
 
-export function decodeCursor(cursor: string): { at: string; id: string } {
+/** Where a page starts: after the row with these keys. */
+export interface Cursor {
+  at: string;
+  id: string;
+}
+
+export function decodeCursor(cursor: string): Cursor {
   const [at, id] = decodeKeys(cursor, ['date', 'string']) as [string, string];
   return { at, id };
 }

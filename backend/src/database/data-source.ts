@@ -1,13 +1,13 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/config';
-import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
 export function dataSourceOptions(config: Pick<AppConfig, 'database'>): DataSourceOptions {
   return {
     type: 'postgres',
     url: config.database.url,
-    entities: ENTITIES,
+    // No entities: SQL lives in repositories (database/repository.ts), with rows typed there.
+    entities: [],
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     // The schema is owned by migrations only.

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { createDataSource } from './data-source';
+import { Transactions } from './repository';
 
 @Injectable()
 class DataSourceCloser implements OnApplicationShutdown {
@@ -25,7 +26,8 @@ class DataSourceCloser implements OnApplicationShutdown {
       useFactory: async (config: AppConfig) => createDataSource(config).initialize(),
     },
     DataSourceCloser,
+    Transactions,
   ],
-  exports: [DataSource],
+  exports: [DataSource, Transactions],
 })
 export class DatabaseModule {}

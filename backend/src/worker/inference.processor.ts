@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { Job, Worker } from 'bullmq';
 import type Redis from 'ioredis';
 import { cpus, hostname, totalmem } from 'node:os';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { InferenceJob, QueueName } from '../jobs/jobs';
@@ -11,9 +10,9 @@ import { LlamaEngine } from '../modules/inference/engine/llama-engine';
 import { NodesRepository } from '../modules/inference/nodes.repository';
 import { hardwareScore, taskDifficulty } from '../modules/inference/rewards';
 import { StreamEvent, stopKey, TokenBatcher, TokenStream } from '../modules/inference/streams';
+import { TasksRepository } from '../modules/inference/tasks.repository';
 import { TasksService } from '../modules/inference/tasks.service';
 import { createRedis, REDIS } from '../redis/redis.module';
-import { rowsOf } from '../database/sql';
 
 type StopReason = Extract<StreamEvent, { type: 'done' }>['stop_reason'];
 
@@ -38,8 +37,8 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
-    @Inject(DataSource) private readonly db: DataSource,
     private readonly nodes: NodesRepository,
+    private readonly taskRows: TasksRepository,
     private readonly tasks: TasksService,
   ) {
     this.catalog = loadCatalog(config);
@@ -74,12 +73,8 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     const bench = await this.engine.benchmark(this.loaded[0]!, 64);
     const score = hardwareScore(bench.tokensPerSecond, gpu);
     const ownerEmail = this.config.inference.workerOwnerEmail;
-    const [owner] = ownerEmail
-      ? ((await this.db.query(`SELECT id FROM users WHERE lower(email) = lower($1) AND deleted_at IS NULL`, [ownerEmail])) as Array<{ id: string }>)
-      : [];
-    if (ownerEmail && !owner) this.logger.warn(`WORKER_OWNER_EMAIL ${ownerEmail} has no account yet: rewards start once it signs up`);
-    this.nodeId = await this.nodes.register({
-      ownerId: owner?.id ?? null,
+    const node = await this.nodes.register({
+      ownerEmail: ownerEmail ?? null,
       name: this.config.inference.workerName,
       host: hostname(),
       cpuCores: cpus().length,
@@ -90,6 +85,8 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       hardwareScore: score,
       models: this.loaded,
     });
+    this.nodeId = node.id;
+    if (ownerEmail && !node.ownerId) this.logger.warn(`WORKER_OWNER_EMAIL ${ownerEmail} has no account yet: rewards start once it signs up`);
     this.heartbeat = setInterval(() => {
       this.nodes.heartbeat(this.nodeId!, this.loaded, ownerEmail).catch((err: Error) => this.logger.warn(`Heartbeat failed: ${err.message}`));
     }, this.config.inference.heartbeatSeconds * 1000);
@@ -153,14 +150,8 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       await fail('WORKER_FAILED', 'The node generating this reply stopped. Please try again.');
       return;
     }
-    const [claimed] = rowsOf(
-      await this.db.query(
-        `UPDATE inference_tasks SET status = 'running', node_id = $2, started_at = now() WHERE id = $1 AND status IN ('queued', 'running') RETURNING id`,
-        [data.taskId, this.nodeId],
-      ),
-    );
     // Ended meanwhile (the reaper timed it out, or its model had no node): nothing to generate.
-    if (!claimed) return;
+    if (!(await this.taskRows.start(data.taskId, this.nodeId ?? null))) return;
 
     const promptTokens = engine.countTokens(model.id, data.messages);
     let maxTokens = data.params.maxTokens;

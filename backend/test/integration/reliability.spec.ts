@@ -6,7 +6,8 @@ import { JobsService } from '../../src/jobs/jobs.service';
 import { ReplyReaper } from '../../src/modules/inference/reaper.service';
 import { StreamHub } from '../../src/modules/inference/stream-hub';
 import { TokenStream } from '../../src/modules/inference/streams';
-import { TasksService } from '../../src/modules/inference/tasks.service';
+import { TasksRepository } from '../../src/modules/inference/tasks.repository';
+import { stuckTasks } from '../../src/modules/inference/tasks.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { expectSpecResponse } from '../support/contract';
 import { newUser } from '../support/users';
@@ -21,7 +22,7 @@ const streamId = () => `r_${Date.now().toString(36)}_${++seq}`;
 async function ledgerProblems(stack: TestStack): Promise<string[]> {
   return [
     ...(await stack.app.get(LedgerService).reconcile()),
-    ...(await TasksService.stuck(stack.db.manager, stack.config.inference.replyTimeoutSeconds)),
+    ...(await stuckTasks(stack.app.get(TasksRepository), stack.config.inference.replyTimeoutSeconds)),
   ];
 }
 

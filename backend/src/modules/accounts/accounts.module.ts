@@ -1,17 +1,21 @@
 import { Module } from '@nestjs/common';
+import { ChatModule } from '../chat/chat.module';
+import { NotificationsModule } from '../notifications/notifications.module';
 import { WalletModule } from '../wallet/wallet.module';
 import { AccountsController } from './accounts.controller';
 import { AccountsService } from './accounts.service';
+import { CodesRepository } from './codes.repository';
 import { CodesService } from './codes.service';
 import { WelcomeBonusClaims } from './mailboxes';
 import { OAuthService } from './oauth.service';
 import { PasswordsService } from './passwords';
 import { SessionsService } from './sessions.service';
+import { UsersRepository } from './users.repository';
 
 @Module({
-  imports: [WalletModule],
+  imports: [WalletModule, NotificationsModule, ChatModule],
   controllers: [AccountsController],
-  providers: [AccountsService, SessionsService, CodesService, OAuthService, PasswordsService, WelcomeBonusClaims],
+  providers: [UsersRepository, CodesRepository, AccountsService, SessionsService, CodesService, OAuthService, PasswordsService, WelcomeBonusClaims],
   exports: [AccountsService],
 })
 export class AccountsModule {}

@@ -7,18 +7,20 @@ import {
   UnauthorizedException,
   UnprocessableEntityException,
 } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
 import type { MailJob } from '../../jobs/jobs';
+import { Transactions, type Tx } from '../../database/repository';
 import { MailService } from '../../mail/mail.service';
 import { CODE_TTL_SECONDS, CodesService, CodePurpose, VERIFICATION_TOKEN_TTL_SECONDS } from './codes.service';
 import { alreadyRegisteredEmail, deletionCodeEmail, noAccountEmail, passwordResetCodeEmail, signupCodeEmail } from './emails';
-import { User } from './entities/user.entity';
 import { WelcomeBonusClaims } from './mailboxes';
 import { isCommonPassword, PasswordsService } from './passwords';
 import { SessionsService } from './sessions.service';
+import { UsersRepository, type User } from './users.repository';
+import { ConversationsRepository } from '../chat/conversations.repository';
+import { NotificationsRepository } from '../notifications/notifications.repository';
 import { LedgerService } from '../wallet/ledger.service';
 import { toGlob } from '../wallet/units';
 
@@ -52,8 +54,11 @@ export function toUserBody(user: User, balanceUnits: number | string): Schemas['
 @Injectable()
 export class AccountsService {
   constructor(
-    @Inject(DataSource) private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly transactions: Transactions,
+    private readonly users: UsersRepository,
+    private readonly conversations: ConversationsRepository,
+    private readonly notifications: NotificationsRepository,
     private readonly sessions: SessionsService,
     private readonly codes: CodesService,
     private readonly mail: MailService,
@@ -63,16 +68,16 @@ export class AccountsService {
   ) {}
 
   /** The user as the API shows it, with the wallet's balance. */
-  async userBody(user: User, em: EntityManager = this.db.manager): Promise<Schemas['User']> {
-    return toUserBody(user, (await this.ledger.walletOf(user.id, em)).balance);
+  async userBody(user: User, tx?: Tx): Promise<Schemas['User']> {
+    return toUserBody(user, (await this.ledger.walletOf(user.id, tx)).balance);
   }
 
   /**
    * A new account's wallet, inside the account's creating transaction, with the welcome bonus and its
    * notification only if the mailbox never had one (deleting and signing up again earns nothing).
    */
-  async openWallet(em: EntityManager, userId: string, email: string): Promise<void> {
-    await this.ledger.openWallet(em, userId, await this.bonusClaims.claim(em, email));
+  async openWallet(userId: string, email: string, tx: Tx): Promise<void> {
+    await this.ledger.openWallet(userId, await this.bonusClaims.claim(email, tx), tx);
   }
 
   /**
@@ -80,34 +85,30 @@ export class AccountsService {
    * address: the squatter's password (unless a new one is given), sessions, linked sign-ins, conversations and
    * notifications go, and the account becomes verified.
    */
-  async claimUnverified(em: EntityManager, user: User, passwordHash: string | null, username?: string): Promise<User> {
-    await this.removePersonalData(em, user.id);
-    await em.getRepository(User).update({ id: user.id }, { passwordHash, emailVerifiedAt: new Date(), ...(username ? { username } : {}) });
-    return await em.getRepository(User).findOneByOrFail({ id: user.id });
+  async claimUnverified(user: User, passwordHash: string | null, username: string | undefined, tx: Tx): Promise<User> {
+    await this.removePersonalData(user.id, tx);
+    return this.users.markVerified(user.id, passwordHash, username || undefined, tx);
   }
 
   /** Ends every session and removes what belongs to the person (ledger rows stay). */
-  private async removePersonalData(em: EntityManager, userId: string): Promise<void> {
-    await this.sessions.revokeAllOf(userId, em);
-    await em.query(`DELETE FROM identities WHERE user_id = $1`, [userId]);
-    await em.query(`DELETE FROM notifications WHERE user_id = $1`, [userId]);
-    await em.query(`DELETE FROM conversations WHERE user_id = $1`, [userId]);
+  private async removePersonalData(userId: string, tx: Tx): Promise<void> {
+    await this.sessions.revokeAllOf(userId, tx);
+    await this.users.unlinkAll(userId, tx);
+    await this.notifications.removeAllOf(userId, tx);
+    await this.conversations.removeAllOf(userId, tx);
   }
 
-  async findActiveByEmail(email: string, em: EntityManager = this.db.manager, forUpdate = false): Promise<User | null> {
-    const query = em
-      .getRepository(User)
-      .createQueryBuilder('u')
-      .where('lower(u.email) = :email AND u.deleted_at IS NULL', { email: normalizeEmail(email) });
-    return (forUpdate ? query.setLock('pessimistic_write') : query).getOne();
+  /** The live account with this address; `forUpdate` locks it until the transaction ends. */
+  findActiveByEmail(email: string, forUpdate = false, tx?: Tx): Promise<User | undefined> {
+    return this.users.activeByEmail(normalizeEmail(email), forUpdate, tx);
   }
 
-  async session(user: User, em?: EntityManager): Promise<Schemas['AuthSession']> {
-    return { ...(await this.sessions.start(user.id, em)), user: await this.userBody(user, em) };
+  async session(user: User, tx?: Tx): Promise<Schemas['AuthSession']> {
+    return { ...(await this.sessions.start(user.id, tx)), user: await this.userBody(user, tx) };
   }
 
   async me(userId: string): Promise<Schemas['CurrentUser']> {
-    const user = await this.db.getRepository(User).findOneBy({ id: userId });
+    const user = await this.users.byId(userId);
     if (!user || user.deletedAt) throw new NotFoundException(MESSAGES.userNotFound);
     return { user: await this.userBody(user) };
   }
@@ -133,22 +134,19 @@ export class AccountsService {
     if (isCommonPassword(input.password)) throw new UnprocessableEntityException(MESSAGES.commonPassword);
     const passwordHash = await this.passwords.hash(input.password);
     const username = input.username.trim();
-    return this.db.transaction(async (em) => {
-      const existing = await this.findActiveByEmail(email, em, true);
+    return this.transactions.run(async (tx) => {
+      const existing = await this.findActiveByEmail(email, true, tx);
       if (existing?.emailVerifiedAt) throw new ConflictException(MESSAGES.emailTaken);
       let user: User;
       if (existing) {
-        user = await this.claimUnverified(em, existing, passwordHash, username);
+        user = await this.claimUnverified(existing, passwordHash, username, tx);
       } else {
-        try {
-          user = await em.getRepository(User).save({ email, username, passwordHash, emailVerifiedAt: new Date() });
-        } catch (err) {
-          if ((err as { code?: string }).code === '23505') throw new ConflictException(MESSAGES.emailTaken);
-          throw err;
-        }
-        await this.openWallet(em, user.id, email);
+        const created = await this.users.insert(email, username, passwordHash, tx);
+        if (!created) throw new ConflictException(MESSAGES.emailTaken);
+        user = created;
+        await this.openWallet(user.id, email, tx);
       }
-      const session = await this.session(user, em);
+      const session = await this.session(user, tx);
       // The token is used up only if the account is really created (a 409 or 422 leaves it usable).
       if (!(await this.codes.consumeVerificationToken(token, email, 'signup'))) throw new BadRequestException(MESSAGES.verificationRequired);
       return session;
@@ -166,18 +164,18 @@ export class AccountsService {
     }
     if (isCommonPassword(input.password)) throw new UnprocessableEntityException(MESSAGES.commonPassword);
     const passwordHash = await this.passwords.hash(input.password);
-    return this.db.transaction(async (em) => {
-      let user = await this.findActiveByEmail(email, em, true);
+    return this.transactions.run(async (tx) => {
+      let user = await this.findActiveByEmail(email, true, tx);
       if (!user || !(await this.codes.consumeVerificationToken(input.verification_token, email, 'password_reset'))) {
         throw new BadRequestException(MESSAGES.verificationRequired);
       }
       if (user.emailVerifiedAt) {
-        await this.sessions.revokeAllOf(user.id, em);
-        await em.getRepository(User).update({ id: user.id }, { passwordHash });
+        await this.sessions.revokeAllOf(user.id, tx);
+        await this.users.setPassword(user.id, passwordHash, tx);
       } else {
-        user = await this.claimUnverified(em, user, passwordHash);
+        user = await this.claimUnverified(user, passwordHash, undefined, tx);
       }
-      return this.session(user, em);
+      return this.session(user, tx);
     });
   }
 
@@ -196,7 +194,7 @@ export class AccountsService {
     return { message: MESSAGES.codeSent, expires_in: CODE_TTL_SECONDS[purpose], resend_after: this.config.otpResendSeconds };
   }
 
-  private codeEmail(email: string, purpose: CodePurpose, code: string, user: User | null): MailJob {
+  private codeEmail(email: string, purpose: CodePurpose, code: string, user: User | undefined): MailJob {
     const ttl = CODE_TTL_SECONDS[purpose];
     const web = this.config.publicWebUrl;
     switch (purpose) {
@@ -241,17 +239,13 @@ export class AccountsService {
     if (!(await this.codes.check(email, 'deletion', input.otp, { consume: true }))) {
       throw new BadRequestException(MESSAGES.invalidDeletionCode);
     }
-    await this.db.transaction(async (em) => {
-      const user = await this.findActiveByEmail(email, em, true);
+    await this.transactions.run(async (tx) => {
+      const user = await this.findActiveByEmail(email, true, tx);
       if (!user) throw new BadRequestException(MESSAGES.invalidDeletionCode);
-      await this.removePersonalData(em, user.id);
-      await this.bonusClaims.remember(em, email);
-      await em.query(`DELETE FROM one_time_codes WHERE email = $1`, [email]);
-      await em.query(
-        `UPDATE users SET email = NULL, username = NULL, password_hash = NULL, email_verified_at = NULL,
-                deleted_at = now(), updated_at = now() WHERE id = $1`,
-        [user.id],
-      );
+      await this.removePersonalData(user.id, tx);
+      await this.bonusClaims.remember(email, tx);
+      await this.codes.removeAll(email, tx);
+      await this.users.anonymise(user.id, tx);
     });
     return { message: MESSAGES.accountDeleted };
   }

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { RateLimitedException } from '../../contract/errors';
 import type { Schemas } from '../../contract/types';
-import { rowsOf } from '../../database/sql';
+import { Transactions, type Tx } from '../../database/repository';
+import { CodesRepository } from './codes.repository';
 import { REDIS } from '../../redis/redis.module';
 
 export type CodePurpose = Schemas['OtpPurpose'];
@@ -26,7 +26,8 @@ export class CodesService {
   private readonly key: Buffer;
 
   constructor(
-    @Inject(DataSource) private readonly db: DataSource,
+    private readonly codes: CodesRepository,
+    private readonly transactions: Transactions,
     @Inject(REDIS) private readonly redis: Redis,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
@@ -66,13 +67,9 @@ export class CodesService {
   /** A new code for the address; any earlier live code for the same purpose stops working. */
   async issue(email: string, purpose: CodePurpose): Promise<string> {
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    await this.db.transaction(async (em) => {
-      await em.query(`UPDATE one_time_codes SET consumed_at = now() WHERE email = $1 AND purpose = $2 AND consumed_at IS NULL`, [email, purpose]);
-      await em.query(
-        `INSERT INTO one_time_codes (email, purpose, code_hash, max_attempts, expires_at)
-         VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
-        [email, purpose, this.hash(email, purpose, code).toString('hex'), MAX_CODE_ATTEMPTS, CODE_TTL_SECONDS[purpose]],
-      );
+    await this.transactions.run(async (tx) => {
+      await this.codes.retire(email, purpose, tx);
+      await this.codes.insert(email, purpose, this.hash(email, purpose, code).toString('hex'), MAX_CODE_ATTEMPTS, CODE_TTL_SECONDS[purpose], tx);
     });
     return code;
   }
@@ -83,24 +80,12 @@ export class CodesService {
    * used up (exactly once, even under races).
    */
   async check(email: string, purpose: CodePurpose, code: string, opts: { consume: boolean }): Promise<boolean> {
-    const [hit] = rowsOf<{ id: string; code_hash: string }>(
-      await this.db.query(
-        `UPDATE one_time_codes SET attempts = attempts + 1
-       WHERE id = (SELECT id FROM one_time_codes WHERE email = $1 AND purpose = $2 AND consumed_at IS NULL
-                   ORDER BY created_at DESC LIMIT 1)
-         AND consumed_at IS NULL AND attempts < max_attempts AND expires_at > now()
-       RETURNING id, code_hash`,
-        [email, purpose],
-      ),
-    );
+    const hit = await this.codes.takeTry(email, purpose);
     if (!hit) return false;
     const expected = Buffer.from(hit.code_hash, 'hex');
     if (!timingSafeEqual(expected, this.hash(email, purpose, code))) return false;
     if (!opts.consume) return true;
-    const consumed = rowsOf(
-      await this.db.query(`UPDATE one_time_codes SET consumed_at = now() WHERE id = $1 AND consumed_at IS NULL RETURNING id`, [hit.id]),
-    );
-    return consumed.length === 1;
+    return this.codes.consume(hit.id);
   }
 
   /**
@@ -120,6 +105,11 @@ export class CodesService {
   /** Uses the token up; false if it was already used or has expired. */
   async consumeVerificationToken(token: string, email: string, purpose: CodePurpose): Promise<boolean> {
     return (await this.redis.getdel(this.verificationKey(token))) === `${purpose}:${email}`;
+  }
+
+  /** Every code of an address (its account is being deleted). */
+  async removeAll(email: string, tx: Tx): Promise<void> {
+    await this.codes.removeAll(email, tx);
   }
 
   private verificationKey(token: string): string {

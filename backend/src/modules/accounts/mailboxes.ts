@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
-import { EntityManager } from 'typeorm';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
-import { rowsOf } from '../../database/sql';
+import type { Tx } from '../../database/repository';
+import { UsersRepository } from './users.repository';
 
 /** Domains where dots in the local part are ignored by the provider (a.b@gmail.com is ab@gmail.com). */
 const DOTLESS_DOMAINS: Record<string, string> = { 'gmail.com': 'gmail.com', 'googlemail.com': 'gmail.com' };
@@ -36,7 +36,10 @@ export function mailboxOf(email: string): string {
 export class WelcomeBonusClaims {
   private readonly key: Buffer;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly users: UsersRepository,
+  ) {
     this.key = createHmac('sha256', config.jwt.refreshSecret).update('welcome-bonus-mailboxes').digest();
   }
 
@@ -45,15 +48,12 @@ export class WelcomeBonusClaims {
   }
 
   /** Records the mailbox's bonus; true if it never had one (then the caller credits it, in the same transaction). */
-  async claim(em: EntityManager, email: string): Promise<boolean> {
-    const rows = rowsOf(
-      await em.query(`INSERT INTO welcome_bonus_claims (mailbox_hash) VALUES ($1) ON CONFLICT DO NOTHING RETURNING mailbox_hash`, [this.hash(email)]),
-    );
-    return rows.length === 1;
+  claim(email: string, tx: Tx): Promise<boolean> {
+    return this.users.claimBonus(this.hash(email), tx);
   }
 
   /** Marks the mailbox as served (an account made before this register existed, now deleted). */
-  async remember(em: EntityManager, email: string): Promise<void> {
-    await em.query(`INSERT INTO welcome_bonus_claims (mailbox_hash) VALUES ($1) ON CONFLICT DO NOTHING`, [this.hash(email)]);
+  async remember(email: string, tx: Tx): Promise<void> {
+    await this.users.claimBonus(this.hash(email), tx);
   }
 }

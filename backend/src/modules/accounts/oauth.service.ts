@@ -1,4 +1,5 @@
 import {
+  ConflictException,
   BadGatewayException,
   BadRequestException,
   Inject,
@@ -10,13 +11,13 @@ import {
 import type Redis from 'ioredis';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as client from 'openid-client';
-import { DataSource } from 'typeorm';
 import type { AppConfig, OAuthProviderConfig, OAuthProviderName } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
+import { Transactions } from '../../database/repository';
 import { REDIS } from '../../redis/redis.module';
-import { AccountsService, normalizeEmail } from './accounts.service';
-import { Identity, User } from './entities/user.entity';
+import { AccountsService, MESSAGES, normalizeEmail } from './accounts.service';
+import { UsersRepository } from './users.repository';
 
 export const OAUTH_STATE_TTL_SECONDS = 600;
 export const OAUTH_FAILED = 'OAuth login failed';
@@ -56,7 +57,8 @@ export class OAuthService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
-    @Inject(DataSource) private readonly db: DataSource,
+    private readonly transactions: Transactions,
+    private readonly users: UsersRepository,
     private readonly accounts: AccountsService,
   ) {}
 
@@ -165,29 +167,25 @@ export class OAuthService {
    */
   private async signIn(provider: OAuthProviderName, profile: Profile): Promise<Schemas['OAuthSession']> {
     const email = normalizeEmail(profile.email);
-    return this.db.transaction(async (em) => {
-      const users = em.getRepository(User);
-      const identity = await em.getRepository(Identity).findOneBy({ provider, providerUserId: profile.subject });
-      let user = identity ? await users.findOneBy({ id: identity.userId }) : null;
+    return this.transactions.run(async (tx) => {
+      const identity = await this.users.identity(provider, profile.subject, tx);
+      let user = identity ? await this.users.byId(identity.userId, tx) : undefined;
       let isNew = false;
       if (!user || user.deletedAt) {
-        user = await this.accounts.findActiveByEmail(email, em, true);
+        user = await this.accounts.findActiveByEmail(email, true, tx);
         if (!user) {
-          user = await users.save({
-            email,
-            username: (profile.name?.trim() || email.split('@')[0]!).slice(0, 50),
-            passwordHash: null,
-            emailVerifiedAt: new Date(),
-          });
-          await this.accounts.openWallet(em, user.id, email);
+          const username = (profile.name?.trim() || email.split('@')[0]!).slice(0, 50);
+          user = await this.users.insert(email, username, null, tx);
+          // Another sign-in made the account between the lookup and the insert.
+          if (!user) throw new ConflictException(MESSAGES.emailTaken);
+          await this.accounts.openWallet(user.id, email, tx);
           isNew = true;
         } else if (!user.emailVerifiedAt) {
-          user = await this.accounts.claimUnverified(em, user, null);
+          user = await this.accounts.claimUnverified(user, null, undefined, tx);
         }
-        if (identity) await em.getRepository(Identity).delete({ id: identity.id });
-        await em.getRepository(Identity).save({ userId: user.id, provider, providerUserId: profile.subject, email });
+        await this.users.link(user.id, provider, profile.subject, email, tx);
       }
-      const session = await this.accounts.session(user, em);
+      const session = await this.accounts.session(user, tx);
       return { ...session, is_new_user: isNew };
     });
   }

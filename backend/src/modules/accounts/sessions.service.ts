@@ -1,12 +1,13 @@
 import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../auth/jwt';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { Schemas } from '../../contract/types';
+import { Transactions, type Tx } from '../../database/repository';
 import { REDIS } from '../../redis/redis.module';
+import { SessionsRepository } from './sessions.repository';
 
 /** Absolute lifetime of a sign-in: rotation keeps the family's first expiry. */
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
@@ -53,15 +54,6 @@ class GraceBox {
   }
 }
 
-interface TokenRow {
-  id: string;
-  family_id: string;
-  user_id: string;
-  expires_at: Date;
-  used_at: Date | null;
-  revoked_at: Date | null;
-}
-
 /**
  * Sessions: a short-lived JWT access token plus an opaque refresh token, stored only as a SHA-256 hash; a
  * sign-in is a token family, and its access tokens work only while the family does. Refresh rotates the token
@@ -71,7 +63,8 @@ interface TokenRow {
 @Injectable()
 export class SessionsService {
   constructor(
-    @Inject(DataSource) private readonly db: DataSource,
+    private readonly tokens: SessionsRepository,
+    private readonly transactions: Transactions,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
@@ -81,31 +74,27 @@ export class SessionsService {
   }
 
   /** Starts a new token family for the user. */
-  async start(userId: string, em: EntityManager = this.db.manager): Promise<Schemas['TokenPair']> {
+  async start(userId: string, tx?: Tx): Promise<Schemas['TokenPair']> {
     const familyExpiry = new Date(Date.now() + REFRESH_TOKEN_TTL_SECONDS * 1000);
-    return this.issue(em, userId, randomUUID(), familyExpiry);
+    return this.issue(userId, randomUUID(), familyExpiry, tx);
   }
 
   async rotate(refreshToken: string, client: RefreshClient): Promise<Schemas['TokenPair']> {
-    return this.db
-      .transaction(async (em) => {
-        const [row] = (await em.query(
-          `SELECT id, family_id, user_id, expires_at, used_at, revoked_at FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE`,
-          [hashToken(refreshToken)],
-        )) as TokenRow[];
+    return this.transactions
+      .run(async (tx) => {
+        const row = await this.tokens.lockByHash(hashToken(refreshToken), tx);
         if (!row || row.revoked_at || row.expires_at.getTime() <= Date.now()) throw new UnauthorizedException(INVALID_REFRESH);
         if (row.used_at) {
           const sealed = Date.now() - row.used_at.getTime() < REFRESH_GRACE_SECONDS * 1000 ? await this.redis.get(this.graceKey(refreshToken)) : null;
           const again = sealed ? GraceBox.open(refreshToken, client, sealed) : null;
           if (again) return again;
           // A rotated token came back from elsewhere, or late: someone holds a copy. End the whole sign-in.
-          await em.query(`UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL`, [row.family_id]);
+          await this.tokens.revokeFamily(row.family_id, tx);
           return null;
         }
-        const [user] = (await em.query(`SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NULL`, [row.user_id])) as unknown[];
-        if (!user) throw new UnauthorizedException(INVALID_REFRESH);
-        await em.query(`UPDATE refresh_tokens SET used_at = now() WHERE id = $1`, [row.id]);
-        const pair = await this.issue(em, row.user_id, row.family_id, row.expires_at);
+        if (!(await this.tokens.userIsLive(row.user_id, tx))) throw new UnauthorizedException(INVALID_REFRESH);
+        await this.tokens.markUsed(row.id, tx);
+        const pair = await this.issue(row.user_id, row.family_id, row.expires_at, tx);
         // Kept before the commit, so a second tab waiting on this row's lock finds it.
         await this.redis.set(this.graceKey(refreshToken), GraceBox.seal(refreshToken, client, pair), 'EX', REFRESH_GRACE_SECONDS);
         return pair;
@@ -119,25 +108,16 @@ export class SessionsService {
 
   /** Logout: ends the sign-in the token belongs to (silently does nothing for an unknown token). */
   async revokeFamilyOf(refreshToken: string): Promise<void> {
-    await this.db.query(
-      `UPDATE refresh_tokens SET revoked_at = now()
-       WHERE family_id = (SELECT family_id FROM refresh_tokens WHERE token_hash = $1) AND revoked_at IS NULL`,
-      [hashToken(refreshToken)],
-    );
+    await this.tokens.revokeFamilyOfHash(hashToken(refreshToken));
   }
 
-  async revokeAllOf(userId: string, em: EntityManager): Promise<void> {
-    await em.query(`UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL`, [userId]);
+  async revokeAllOf(userId: string, tx: Tx): Promise<void> {
+    await this.tokens.revokeAllOf(userId, tx);
   }
 
-  private async issue(em: EntityManager, userId: string, familyId: string, expiresAt: Date): Promise<Schemas['TokenPair']> {
+  private async issue(userId: string, familyId: string, expiresAt: Date, tx?: Tx): Promise<Schemas['TokenPair']> {
     const refreshToken = randomBytes(32).toString('base64url');
-    await em.query(`INSERT INTO refresh_tokens (family_id, user_id, token_hash, expires_at) VALUES ($1, $2, $3, $4)`, [
-      familyId,
-      userId,
-      hashToken(refreshToken),
-      expiresAt,
-    ]);
+    await this.tokens.insert(familyId, userId, hashToken(refreshToken), expiresAt, tx);
     return {
       access_token: signAccessToken(userId, familyId, this.config.jwt.accessSecret),
       refresh_token: refreshToken,

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ChatController } from './chat.controller';
 import { ChatService } from './chat.service';
+import { ConversationsRepository } from './conversations.repository';
 
-@Module({ controllers: [ChatController], providers: [ChatService], exports: [ChatService] })
+@Module({ controllers: [ChatController], providers: [ConversationsRepository, ChatService], exports: [ChatService, ConversationsRepository] })
 export class ChatModule {}

@@ -5,6 +5,7 @@ import { WalletModule } from '../wallet/wallet.module';
 import { InferenceController } from './inference.controller';
 import { InferenceService } from './inference.service';
 import { NodesRepository } from './nodes.repository';
+import { TasksRepository } from './tasks.repository';
 import { ReplyReaper } from './reaper.service';
 import { StreamHub } from './stream-hub';
 import { StreamSlots } from './stream-slots';
@@ -13,7 +14,7 @@ import { TasksService } from './tasks.service';
 @Module({
   imports: [WalletModule, NotificationsModule, ChatModule],
   controllers: [InferenceController],
-  providers: [InferenceService, NodesRepository, TasksService, StreamHub, StreamSlots, ReplyReaper],
-  exports: [TasksService, NodesRepository],
+  providers: [InferenceService, NodesRepository, TasksRepository, TasksService, StreamHub, StreamSlots, ReplyReaper],
+  exports: [TasksService, NodesRepository, TasksRepository],
 })
 export class InferenceModule {}

@@ -1,11 +1,9 @@
 import { ConflictException, Inject, Injectable, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { createHash, randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
-import { rowsOf } from '../../database/sql';
 import { JobsService } from '../../jobs/jobs.service';
 import type { InferenceJob } from '../../jobs/jobs';
 import { REDIS } from '../../redis/redis.module';
@@ -14,6 +12,7 @@ import { InsufficientTokensException, LedgerService } from '../wallet/ledger.ser
 import { toGlob } from '../wallet/units';
 import { CatalogModel, GENERATION_DEFAULTS, loadCatalog } from './catalog';
 import { NodesRepository } from './nodes.repository';
+import { TasksRepository } from './tasks.repository';
 import { ReplyReaper } from './reaper.service';
 import { StreamHub } from './stream-hub';
 import { StreamSlot, StreamSlots } from './stream-slots';
@@ -45,7 +44,7 @@ export class InferenceService {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(DataSource) private readonly db: DataSource,
+    private readonly tasks: TasksRepository,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly jobs: JobsService,
     private readonly ledger: LedgerService,
@@ -103,7 +102,7 @@ export class InferenceService {
     const requestHash = createHash('sha256')
       .update(JSON.stringify([input.modelId, messages, params]))
       .digest('hex');
-    const existing = await this.findTask(input.streamId);
+    const existing = await this.tasks.byStream(input.streamId);
     if (existing) {
       this.assertSameRequest(existing, userId, requestHash);
       return this.stream(input.streamId, await this.slots.acquire(userId));
@@ -147,15 +146,18 @@ export class InferenceService {
   }): Promise<void> {
     const { model, params } = args;
     const taskId = randomUUID();
-    const claimed = rowsOf(
-      await this.db.query(
-        `INSERT INTO inference_tasks (id, user_id, model_id, status, stream_id, request_hash, max_tokens, price_units, conversation_id)
-         VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8) ON CONFLICT (stream_id) DO NOTHING RETURNING id`,
-        [taskId, args.userId, model.id, args.streamId, args.requestHash, params.maxTokens, model.priceUnits, args.conversationId ?? null],
-      ),
-    );
-    if (claimed.length === 0) {
-      const other = await this.findTask(args.streamId);
+    const claimed = await this.tasks.claim({
+      id: taskId,
+      userId: args.userId,
+      modelId: model.id,
+      streamId: args.streamId,
+      requestHash: args.requestHash,
+      maxTokens: params.maxTokens,
+      priceUnits: model.priceUnits,
+      conversationId: args.conversationId ?? null,
+    });
+    if (!claimed) {
+      const other = await this.tasks.byStream(args.streamId);
       if (other) return this.assertSameRequest(other, args.userId, args.requestHash);
       throw new ConflictException('This streamId is already used by another request');
     }
@@ -165,10 +167,10 @@ export class InferenceService {
       if (fullCost > 0) hold = await this.ledger.reserve(args.userId, fullCost, `AI reply (${model.displayName})`, args.streamId);
     } catch (err) {
       // The balance changed since the check: the claim goes, and nothing was saved.
-      await this.db.query(`DELETE FROM inference_tasks WHERE id = $1`, [taskId]);
+      await this.tasks.remove(taskId);
       throw err;
     }
-    if (hold) await this.db.query(`UPDATE inference_tasks SET hold_id = $2 WHERE id = $1`, [taskId, hold.holdId]);
+    if (hold) await this.tasks.setHold(taskId, hold.holdId);
     let userMessageId: string | undefined;
     if (args.conversationId) {
       // Saved at once, so a closed tab loses nothing; the reply joins it when the stream ends.
@@ -199,20 +201,10 @@ export class InferenceService {
   /** 402 unless the free balance pays for the prompt and at least one generated token. */
   private async assertAffordable(userId: string, model: CatalogModel, messages: Turn[]): Promise<void> {
     const promptCost = estimateTokens(messages) * model.priceUnits;
-    const { balance, held } = await this.ledger.balances(userId);
+    const { balance, held } = await this.ledger.walletOf(userId);
     if (balance - held < promptCost || (model.priceUnits > 0 && balance - held < promptCost + model.priceUnits)) {
       throw new InsufficientTokensException(balance - held, promptCost);
     }
-  }
-
-  private async findTask(streamId: string) {
-    const [row] = (await this.db.query(`SELECT id, user_id, request_hash, status FROM inference_tasks WHERE stream_id = $1`, [streamId])) as Array<{
-      id: string;
-      user_id: string;
-      request_hash: string;
-      status: string;
-    }>;
-    return row;
   }
 
   /**
@@ -240,7 +232,7 @@ export class InferenceService {
    * (or running without an event yet) has no events yet but will: its reader waits for them.
    */
   async replay(userId: string, streamId: string): Promise<StartedStream> {
-    const task = await this.findTask(streamId);
+    const task = await this.tasks.byStream(streamId);
     const live = task?.status === 'queued' || task?.status === 'running';
     if (!task || task.user_id !== userId || (!live && !(await this.redis.exists(TokenStream.key(this.config.redis.prefix, streamId))))) {
       throw new NotFoundException('Stream not found');
@@ -254,7 +246,7 @@ export class InferenceService {
    * worker honours a stop key only when it names the stream's owner.
    */
   async stop(userId: string, streamId: string): Promise<Schemas['StreamStopped']> {
-    const task = await this.findTask(streamId);
+    const task = await this.tasks.byStream(streamId);
     const key = stopKey(this.config.redis.prefix, streamId);
     if (!task) {
       await this.redis.set(key, userId, 'EX', EARLY_STOP_SECONDS, 'NX');
@@ -287,10 +279,7 @@ export class InferenceService {
       }
     }
     if (!done) throw new ServiceUnavailableException('The model did not answer in time');
-    const [task] = (await this.db.query(`SELECT id, charged_units FROM inference_tasks WHERE stream_id = $1`, [streamId])) as Array<{
-      id: string;
-      charged_units: string | null;
-    }>;
+    const task = await this.tasks.byStream(streamId);
     return {
       id: task!.id,
       model: input.model_id,

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
+import { Repository, type Tx } from '../../database/repository';
 
 /**
  * SQL for "node n is live": not stopped, and its heartbeat younger than the live window (bound as `$param`,
@@ -10,7 +11,8 @@ import { APP_CONFIG } from '../../config/config.module';
 export const liveNode = (n: string, param: string) => `(${n}.stopped_at IS NULL AND ${n}.last_seen_at > now() - make_interval(secs => ${param}))`;
 
 export interface NodeInfo {
-  ownerId: string | null;
+  /** The account the node's rewards go to, by its e-mail; none yet when no live account has it. */
+  ownerEmail: string | null;
   name: string;
   host: string;
   cpuCores: number;
@@ -22,42 +24,49 @@ export interface NodeInfo {
   models: string[];
 }
 
-@Injectable()
-export class NodesRepository {
-  constructor(
-    @Inject(DataSource) private readonly db: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+/** The owner of a live account with this e-mail, or NULL. */
+const OWNER_BY_EMAIL = (param: string) => `(SELECT id FROM users WHERE lower(email) = lower(${param}) AND deleted_at IS NULL)`;
 
-  async register(info: NodeInfo): Promise<string> {
-    const [row] = (await this.db.query(
+/** The nodes table: every worker that serves models, its heartbeat and the models it has loaded. */
+@Injectable()
+export class NodesRepository extends Repository {
+  constructor(
+    @Inject(DataSource) dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super(dataSource);
+  }
+
+  async register(info: NodeInfo, tx?: Tx): Promise<{ id: string; ownerId: string | null }> {
+    const row = await this.one<{ id: string; owner_id: string | null }>(
       `INSERT INTO nodes (owner_id, name, host, cpu_cores, ram_bytes, gpu, vram_bytes, threads, hardware_score, models)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
-      [info.ownerId, info.name, info.host, info.cpuCores, info.ramBytes, info.gpu, info.vramBytes, info.threads, info.hardwareScore, info.models],
-    )) as Array<{ id: string }>;
-    return row!.id;
+       VALUES (${OWNER_BY_EMAIL('$1')}, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id, owner_id`,
+      [info.ownerEmail, info.name, info.host, info.cpuCores, info.ramBytes, info.gpu, info.vramBytes, info.threads, info.hardwareScore, info.models],
+      tx,
+    );
+    return { id: row!.id, ownerId: row!.owner_id };
   }
 
   /** Also adopts the owner once an account with WORKER_OWNER_EMAIL exists (e.g. signed up after the worker started). */
-  async heartbeat(nodeId: string, models: string[], ownerEmail?: string): Promise<void> {
-    await this.db.query(
-      `UPDATE nodes SET last_seen_at = now(), models = $2,
-              owner_id = coalesce(owner_id, (SELECT id FROM users WHERE lower(email) = lower($3) AND deleted_at IS NULL))
-       WHERE id = $1`,
+  async heartbeat(nodeId: string, models: string[], ownerEmail?: string, tx?: Tx): Promise<void> {
+    await this.rows(
+      `UPDATE nodes SET last_seen_at = now(), models = $2, owner_id = coalesce(owner_id, ${OWNER_BY_EMAIL('$3')}) WHERE id = $1`,
       [nodeId, models, ownerEmail ?? null],
+      tx,
     );
   }
 
-  async stopped(nodeId: string): Promise<void> {
-    await this.db.query(`UPDATE nodes SET stopped_at = now(), models = '{}' WHERE id = $1`, [nodeId]);
+  async stopped(nodeId: string, tx?: Tx): Promise<void> {
+    await this.rows(`UPDATE nodes SET stopped_at = now(), models = '{}' WHERE id = $1`, [nodeId], tx);
   }
 
   /** model id → number of live workers that have it loaded. */
-  async liveModels(): Promise<Map<string, number>> {
-    const rows = (await this.db.query(
+  async liveModels(tx?: Tx): Promise<Map<string, number>> {
+    const rows = await this.rows<{ model: string; nodes: number }>(
       `SELECT m AS model, count(*)::int AS nodes FROM nodes n, unnest(n.models) AS m WHERE ${liveNode('n', '$1')} GROUP BY m`,
       [this.config.inference.nodeLiveSeconds],
-    )) as Array<{ model: string; nodes: number }>;
+      tx,
+    );
     return new Map(rows.map((r) => [r.model, r.nodes]));
   }
 }

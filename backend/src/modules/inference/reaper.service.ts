@@ -1,28 +1,16 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { QueueName } from '../../jobs/jobs';
 import { JobsService } from '../../jobs/jobs.service';
 import { REDIS } from '../../redis/redis.module';
-import { liveNode, NodesRepository } from './nodes.repository';
+import { NodesRepository } from './nodes.repository';
 import { StreamEvent, TokenStream } from './streams';
+import { TasksRepository, type OpenTask } from './tasks.repository';
 import { TasksService } from './tasks.service';
 
 type ErrorCode = Extract<StreamEvent, { type: 'error' }>['code'];
-
-interface OpenTask {
-  id: string;
-  stream_id: string;
-  status: 'queued' | 'running';
-  model_id: string;
-  node_id: string | null;
-  hold_id: string | null;
-  conversation_id: string | null;
-  node_live: boolean;
-  expired: boolean;
-}
 
 export const REAPED: Record<'WORKER_FAILED' | 'TIMEOUT' | 'MODEL_UNAVAILABLE', string> = {
   WORKER_FAILED: 'The node generating this reply stopped. Please try again.',
@@ -47,7 +35,7 @@ export class ReplyReaper implements OnApplicationBootstrap, OnApplicationShutdow
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(DataSource) private readonly db: DataSource,
+    private readonly openTasks: TasksRepository,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly jobs: JobsService,
     private readonly nodes: NodesRepository,
@@ -70,27 +58,14 @@ export class ReplyReaper implements OnApplicationBootstrap, OnApplicationShutdow
     const lock = `${this.config.redis.prefix}:reaper-lock`;
     if (!(await this.redis.set(lock, '1', 'PX', this.config.inference.reaperIntervalMs, 'NX'))) return 0;
     let reaped = 0;
-    for (const task of await this.openTasks()) if (await this.check(task)) reaped++;
+    for (const task of await this.openTasks.open(GRACE_SECONDS, null)) if (await this.check(task)) reaped++;
     return reaped;
   }
 
   /** Checks one stream's task now (a reader found it silent); true when it was ended. */
   async checkStream(streamId: string): Promise<boolean> {
-    const [task] = await this.openTasks(streamId);
+    const [task] = await this.openTasks.open(GRACE_SECONDS, streamId);
     return task ? this.check(task) : false;
-  }
-
-  private async openTasks(streamId?: string): Promise<OpenTask[]> {
-    return (await this.db.query(
-      `SELECT t.id, t.stream_id, t.status, t.model_id, t.node_id, t.hold_id, t.conversation_id,
-              coalesce(${liveNode('n', '$1')}, false) AS node_live,
-              t.created_at < now() - make_interval(secs => $2) AS expired
-       FROM inference_tasks t LEFT JOIN nodes n ON n.id = t.node_id
-       WHERE t.status IN ('queued', 'running') AND t.created_at < now() - make_interval(secs => $3)
-         AND ($4::text IS NULL OR t.stream_id = $4)
-       ORDER BY t.created_at`,
-      [this.config.inference.nodeLiveSeconds, this.config.inference.replyTimeoutSeconds, GRACE_SECONDS, streamId ?? null],
-    )) as OpenTask[];
   }
 
   private async check(task: OpenTask): Promise<boolean> {

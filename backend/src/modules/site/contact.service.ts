@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { MailService } from '../../mail/mail.service';
 import { htmlEmail } from '../../mail/templates';
-import { ContactMessage, Testimonial } from './entities/contact.entity';
+import { ContactRepository } from './contact.repository';
 
 export const PRODUCT_NAME = 'Glob Network';
 export const CONTACT_THANKS = 'Thank you for your message! We will get back to you soon.';
@@ -22,38 +21,33 @@ const SUBJECT_LABELS: Record<Schemas['ContactSubject'], string> = {
 @Injectable()
 export class ContactService {
   constructor(
-    @Inject(DataSource) private readonly db: DataSource,
+    private readonly contact: ContactRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly mail: MailService,
   ) {}
 
   async submitContact(input: RequestBody<'submitContact'>): Promise<Schemas['Submitted']> {
-    const saved = await this.db.getRepository(ContactMessage).save({
-      name: input.name.trim(),
-      email: input.email,
-      subject: input.subject,
-      message: input.message,
-      agreedToTerms: input.agreedToTerms,
-    });
+    const saved = { name: input.name.trim(), email: input.email, subject: input.subject, message: input.message, agreedToTerms: input.agreedToTerms };
+    const id = await this.contact.insertMessage(saved);
     const label = SUBJECT_LABELS[input.subject];
     const lines = [`From: ${saved.name} <${saved.email}>`, `Subject: ${label}`, '', saved.message];
     await this.forward(`[Contact] ${label} — ${saved.name}`, lines, saved.email, 'New contact message');
-    return { id: saved.id, message: CONTACT_THANKS };
+    return { id, message: CONTACT_THANKS };
   }
 
   async submitTestimonial(input: RequestBody<'submitTestimonial'>): Promise<Schemas['Submitted']> {
-    const saved = await this.db.getRepository(Testimonial).save({
+    const saved = {
       name: input.name.trim(),
       email: input.email,
       role: input.role?.trim() || null,
       message: input.message,
       rating: input.rating ?? 5,
       consent: input.consent,
-      status: 'pending',
-    });
+    };
+    const id = await this.contact.insertTestimonial(saved);
     const lines = [`From: ${saved.name} <${saved.email}>${saved.role ? ` (${saved.role})` : ''}`, `Rating: ${saved.rating}/5`, '', saved.message];
     await this.forward(`[Testimonial] ${saved.name}`, lines, saved.email, 'New testimonial for review');
-    return { id: saved.id, message: TESTIMONIAL_THANKS };
+    return { id, message: TESTIMONIAL_THANKS };
   }
 
   /** Forwards the message to the support address. */

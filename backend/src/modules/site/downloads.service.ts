@@ -1,30 +1,28 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Injectable } from '@nestjs/common';
 import type { RequestBody, Schemas } from '../../contract/types';
-import { DownloadEvent } from './entities/download.entity';
+import { Transactions } from '../../database/repository';
+import { DownloadsRepository } from './downloads.repository';
 
 @Injectable()
 export class DownloadsService {
-  constructor(@Inject(DataSource) private readonly db: DataSource) {}
+  constructor(
+    private readonly downloads: DownloadsRepository,
+    private readonly transactions: Transactions,
+  ) {}
 
   /** Stores the click and bumps the platform's counter in one transaction. */
   async record(event: RequestBody<'trackDownload'>, userAgentHeader?: string): Promise<Schemas['DownloadRecorded']> {
-    return this.db.transaction(async (em) => {
-      const saved = await em.save(
-        em.create(DownloadEvent, {
+    return this.transactions.run(async (tx) => {
+      const id = await this.downloads.insertEvent(
+        {
           platform: event.platform,
           asset: event.asset,
           clientTimestamp: event.timestamp ? new Date(event.timestamp) : null,
           userAgent: (event.userAgent ?? userAgentHeader ?? null)?.slice(0, 1024) ?? null,
-        }),
+        },
+        tx,
       );
-      const [row] = (await em.query(
-        `INSERT INTO download_counts (platform, downloads) VALUES ($1, 1)
-         ON CONFLICT (platform) DO UPDATE SET downloads = download_counts.downloads + 1
-         RETURNING downloads`,
-        [event.platform],
-      )) as Array<{ downloads: string }>;
-      return { id: saved.id, platform: event.platform, platform_downloads: Number(row!.downloads) };
+      return { id, platform: event.platform, platform_downloads: await this.downloads.bump(event.platform, tx) };
     });
   }
 }

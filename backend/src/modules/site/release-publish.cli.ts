@@ -10,6 +10,8 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadConfig } from '../../config/config';
 import { createDataSource } from '../../database/data-source';
+import { Transactions } from '../../database/repository';
+import { ReleasesRepository } from './releases.repository';
 import { NewRelease, ReleasesService } from './releases.service';
 
 const asset = z.object({
@@ -62,7 +64,7 @@ async function main(): Promise<void> {
   const input = parseReleaseArgs(process.argv.slice(2));
   const dataSource = await createDataSource(loadConfig()).initialize();
   try {
-    const published = await new ReleasesService(dataSource).publish(input);
+    const published = await new ReleasesService(new ReleasesRepository(dataSource), new Transactions(dataSource)).publish(input);
     console.log(`Published ${published.version} with ${published.assets.length} file(s)`);
   } finally {
     await dataSource.destroy();

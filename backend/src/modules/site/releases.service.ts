@@ -1,7 +1,7 @@
-import { Inject, Injectable, NotFoundException } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Injectable, NotFoundException } from '@nestjs/common';
 import type { Schemas } from '../../contract/types';
-import { Release, ReleaseAsset } from './entities/release.entity';
+import { Transactions } from '../../database/repository';
+import { ReleasesRepository, type Release } from './releases.repository';
 
 export interface NewRelease {
   version: string;
@@ -11,8 +11,8 @@ export interface NewRelease {
   assets: Schemas['ReleaseAsset'][];
 }
 
-function file(asset: ReleaseAsset | undefined): Schemas['ReleaseFile'] | undefined {
-  return asset && { url: asset.downloadUrl, size: asset.size, name: asset.name };
+function file(asset: Schemas['ReleaseAsset'] | undefined): Schemas['ReleaseFile'] | undefined {
+  return asset && { url: asset.download_url, size: asset.size, name: asset.name };
 }
 
 /** The release as the downloads page reads it: release-info links and the per-file asset list. */
@@ -27,9 +27,9 @@ export function toReleaseBody(release: Release): Schemas['Release'] {
     notice: release.notice,
     changelog_url: release.changelogUrl,
     direct_links: {
-      windows: windows?.downloadUrl ?? null,
-      macOS: macos?.downloadUrl ?? null,
-      linux: linux?.downloadUrl ?? deb?.downloadUrl ?? null,
+      windows: windows?.download_url ?? null,
+      macOS: macos?.download_url ?? null,
+      linux: linux?.download_url ?? deb?.download_url ?? null,
     },
     downloads: {
       windows: windows ? { exe: file(windows) } : {},
@@ -38,38 +38,33 @@ export function toReleaseBody(release: Release): Schemas['Release'] {
     },
     assets: [...release.assets]
       .sort((a, b) => a.platform.localeCompare(b.platform) || a.name.localeCompare(b.name))
-      .map((a) => ({ name: a.name, download_url: a.downloadUrl, platform: a.platform, arch: a.arch, size: a.size })),
+      .map((a) => ({ name: a.name, download_url: a.download_url, platform: a.platform, arch: a.arch, size: a.size })),
   };
 }
 
 @Injectable()
 export class ReleasesService {
-  constructor(@Inject(DataSource) private readonly db: DataSource) {}
+  constructor(
+    private readonly releases: ReleasesRepository,
+    private readonly transactions: Transactions,
+  ) {}
 
   async latest(): Promise<Schemas['Release']> {
-    const release = await this.db.getRepository(Release).findOne({
-      where: {},
-      relations: { assets: true },
-      order: { releasedAt: 'DESC', createdAt: 'DESC' },
-    });
+    const release = await this.releases.latest();
     if (!release) throw new NotFoundException('Could not fetch latest release information.');
     return toReleaseBody(release);
   }
 
   /** Adds a release and its files in one transaction (used by `npm run release:publish`). */
   async publish(input: NewRelease): Promise<Schemas['Release']> {
-    return this.db.transaction(async (em) => {
-      const release = em.create(Release, {
-        version: input.version.replace(/^v/, ''),
-        releasedAt: new Date(input.released_at),
-        notice: input.notice ?? null,
-        changelogUrl: input.changelog_url ?? null,
-        assets: input.assets.map((a) =>
-          em.create(ReleaseAsset, { name: a.name, downloadUrl: a.download_url, platform: a.platform, arch: a.arch, size: a.size }),
-        ),
-      });
-      const saved = await em.save(release);
-      return toReleaseBody(saved);
-    });
+    const release: Release = {
+      version: input.version.replace(/^v/, ''),
+      releasedAt: new Date(input.released_at),
+      notice: input.notice ?? null,
+      changelogUrl: input.changelog_url ?? null,
+      assets: input.assets,
+    };
+    await this.transactions.run((tx) => this.releases.insert(release, tx));
+    return toReleaseBody(release);
   }
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
+import { Repository, type Tx } from '../../database/repository';
 import { liveNode } from '../inference/nodes.repository';
 
 export interface StatsRow {
@@ -15,15 +16,18 @@ export interface StatsRow {
   failed_tasks: string;
 }
 
+/** Read-only counts over users, nodes and inference_tasks, for the platform's public figures and health. */
 @Injectable()
-export class StatsRepository {
+export class StatsRepository extends Repository {
   constructor(
-    @Inject(DataSource) private readonly db: DataSource,
+    @Inject(DataSource) dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    super(dataSource);
+  }
 
-  async counts(): Promise<StatsRow> {
-    const [row] = (await this.db.query(
+  async counts(tx?: Tx): Promise<StatsRow> {
+    const row = await this.one<StatsRow>(
       `SELECT
          (SELECT count(*) FROM users WHERE deleted_at IS NULL) AS active_users,
          (SELECT count(*) FROM inference_tasks WHERE status = 'completed') AS total_tasks,
@@ -34,11 +38,12 @@ export class StatsRepository {
          (SELECT count(*) FROM inference_tasks WHERE status = 'queued') AS pending_tasks,
          (SELECT count(*) FROM inference_tasks WHERE status = 'failed') AS failed_tasks`,
       [this.config.inference.nodeLiveSeconds],
-    )) as StatsRow[];
+      tx,
+    );
     return row!;
   }
 
-  async ping(): Promise<void> {
-    await this.db.query('SELECT 1');
+  async ping(tx?: Tx): Promise<void> {
+    await this.rows('SELECT 1', [], tx);
   }
 }

@@ -1,10 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type Redis from 'ioredis';
 import type { Schemas } from '../../contract/types';
 import { REDIS } from '../../redis/redis.module';
 import { StatsRepository } from './stats.repository';
 
-const VERSION: string = (require('../../../package.json') as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as { version: string }).version;
 
 async function timed(check: () => Promise<unknown>): Promise<Schemas['HealthCheck']> {
   const start = process.hrtime.bigint();

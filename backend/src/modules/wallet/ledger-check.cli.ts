@@ -4,20 +4,23 @@
 import 'reflect-metadata';
 import { loadConfig } from '../../config/config';
 import { createDataSource } from '../../database/data-source';
-import { TasksService } from '../inference/tasks.service';
+import { TasksRepository } from '../inference/tasks.repository';
+import { stuckTasks } from '../inference/tasks.service';
+import { Transactions } from '../../database/repository';
+import { LedgerRepository } from './ledger.repository';
 import { LedgerService } from './ledger.service';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const db = await createDataSource(config).initialize();
   try {
+    const ledger = new LedgerRepository(db);
+    // Reconciling reads only; the services' other collaborators are never called.
     const problems = [
-      ...(await new LedgerService(db, config, undefined as never).reconcile()),
-      ...(await TasksService.stuck(db.manager, config.inference.replyTimeoutSeconds)),
+      ...(await new LedgerService(ledger, new Transactions(db), config, undefined as never).reconcile()),
+      ...(await stuckTasks(new TasksRepository(db, config), config.inference.replyTimeoutSeconds)),
     ];
-    const [{ accounts, transactions }] = (await db.query(
-      `SELECT (SELECT count(*) FROM ledger_accounts)::int AS accounts, (SELECT count(*) FROM ledger_transactions)::int AS transactions`,
-    )) as [{ accounts: number; transactions: number }];
+    const { accounts, transactions } = await ledger.size();
     if (problems.length) {
       console.error(`Ledger does NOT reconcile (${problems.length} problem(s)):\n${problems.map((p) => `  ${p}`).join('\n')}`);
       process.exitCode = 1;

@@ -11,28 +11,19 @@ import {
 } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import Stripe from 'stripe';
-import { DataSource, EntityManager } from 'typeorm';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
-import { rowsOf } from '../../database/sql';
+import { Transactions, type Tx } from '../../database/repository';
 import { NotificationsService } from '../notifications/notifications.service';
+import { IdempotencyKeysRepository } from './idempotency-keys.repository';
+import { LedgerRepository } from './ledger.repository';
 import { LedgerService, transferableUnits } from './ledger.service';
+import { PurchasesRepository } from './purchases.repository';
 import { TOKEN_PACKAGES } from './packages';
 import { toGlob, toUnits, UNITS_PER_GLOB } from './units';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-interface PurchaseRow {
-  id: string;
-  user_id: string;
-  package_id: Schemas['TokenPackageId'];
-  amount: string;
-  price_cents: number;
-  status: 'pending' | 'completed' | 'failed';
-  test_mode: boolean;
-  transaction_id: string | null;
-}
 
 export const PURCHASES_UNAVAILABLE = 'Purchases are not available right now: no payment provider is configured.';
 
@@ -42,7 +33,10 @@ export class WalletService {
   private readonly stripe: Stripe | null;
 
   constructor(
-    @Inject(DataSource) private readonly db: DataSource,
+    private readonly purchases: PurchasesRepository,
+    private readonly entries: LedgerRepository,
+    private readonly idempotencyKeys: IdempotencyKeysRepository,
+    private readonly transactions: Transactions,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly ledger: LedgerService,
     private readonly notifications: NotificationsService,
@@ -65,7 +59,7 @@ export class WalletService {
 
   async wallet(callerId: string, userId: string): Promise<Schemas['Wallet']> {
     this.ledger.assertOwner(callerId, userId);
-    const [b, stats] = await Promise.all([this.ledger.balances(userId), this.ledger.stats(userId)]);
+    const [b, stats] = await Promise.all([this.ledger.walletOf(userId), this.ledger.stats(userId)]);
     return {
       user_id: userId,
       address: b.address,
@@ -83,7 +77,7 @@ export class WalletService {
 
   async balance(callerId: string, userId: string): Promise<Schemas['WalletBalance']> {
     this.ledger.assertOwner(callerId, userId);
-    const b = await this.ledger.balances(userId);
+    const b = await this.ledger.walletOf(userId);
     return {
       user_id: userId,
       balance: toGlob(b.balance),
@@ -127,55 +121,39 @@ export class WalletService {
       .update(JSON.stringify([input.to_address, units, input.note ?? null]))
       .digest('hex');
 
-    return this.db.transaction(async (em) => {
-      if (idempotencyKey) {
-        // Concurrent requests with one key queue on this insert; the first one's result is what they all get.
-        const inserted = rowsOf(
-          await em.query(`INSERT INTO idempotency_keys (user_id, key, request_hash) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING key`, [
-            userId,
-            idempotencyKey,
-            requestHash,
-          ]),
-        );
-        if (inserted.length === 0) {
-          const [prior] = (await em.query(`SELECT request_hash, response FROM idempotency_keys WHERE user_id = $1 AND key = $2`, [
-            userId,
-            idempotencyKey,
-          ])) as Array<{ request_hash: string; response: Schemas['TransferResult'] | null }>;
-          if (!prior || prior.request_hash !== requestHash) {
-            throw new UnprocessableEntityException('This Idempotency-Key was already used with a different request body');
-          }
-          return prior.response!;
+    return this.transactions.run(async (tx) => {
+      // Concurrent requests with one key queue on its claim; the first one's result is what they all get.
+      if (idempotencyKey && !(await this.idempotencyKeys.claim(userId, idempotencyKey, requestHash, tx))) {
+        const prior = await this.idempotencyKeys.prior<Schemas['TransferResult']>(userId, idempotencyKey, tx);
+        if (!prior || prior.requestHash !== requestHash) {
+          throw new UnprocessableEntityException('This Idempotency-Key was already used with a different request body');
         }
+        return prior.response!;
       }
-      const result = await this.moveTokens(em, userId, input.to_address, units, input.note);
-      if (idempotencyKey) {
-        await em.query(`UPDATE idempotency_keys SET status_code = 201, response = $3 WHERE user_id = $1 AND key = $2`, [
-          userId,
-          idempotencyKey,
-          JSON.stringify(result),
-        ]);
-      }
+      const result = await this.moveTokens(userId, input.to_address, units, input.note, tx);
+      if (idempotencyKey) await this.idempotencyKeys.save(userId, idempotencyKey, 201, result, tx);
       return result;
     });
   }
 
-  private async moveTokens(em: EntityManager, userId: string, toAddress: string, units: number, note?: string): Promise<Schemas['TransferResult']> {
-    const from = await this.ledger.walletOf(userId, em);
+  private async moveTokens(userId: string, toAddress: string, units: number, note: string | undefined, tx: Tx): Promise<Schemas['TransferResult']> {
+    const from = await this.ledger.walletOf(userId, tx);
     if (from.address === toAddress) throw new UnprocessableEntityException('Cannot transfer to your own wallet');
-    const to = await this.ledger.findByAddress(toAddress, em);
+    const to = await this.ledger.findByAddress(toAddress, tx);
     const suffix = note?.trim() ? `: ${note.trim()}` : '';
-    const txId = await this.ledger.post(em, {
-      type: 'transfer',
-      description: `Transfer from ${from.address} to ${to.address}${suffix}`,
-      lines: [
-        { accountId: from.id, amount: -units },
-        { accountId: to.id, amount: units },
-      ],
-    });
+    const txId = await this.ledger.post(
+      {
+        type: 'transfer',
+        description: `Transfer from ${from.address} to ${to.address}${suffix}`,
+        lines: [
+          { accountId: from.id, amount: -units },
+          { accountId: to.id, amount: units },
+        ],
+      },
+      tx,
+    );
     await this.notifications.create(
-      em,
-      to.user_id!,
+      to.userId!,
       'transfer_received',
       'Tokens received',
       `You received ${toGlob(units)} GLOB from ${from.address}.`,
@@ -184,11 +162,9 @@ export class WalletService {
         from: from.address,
         transaction_id: txId,
       },
+      tx,
     );
-    const [row] = (await em.query(`SELECT a.balance, t.created_at FROM ledger_accounts a, ledger_transactions t WHERE a.id = $1 AND t.id = $2`, [
-      from.id,
-      txId,
-    ])) as Array<{ balance: string; created_at: Date }>;
+    const [after, posted] = [await this.ledger.walletOf(userId, tx), await this.entries.transactionAt(txId, tx)];
     return {
       transaction: {
         id: txId,
@@ -197,11 +173,11 @@ export class WalletService {
         description: `Transfer from ${from.address} to ${to.address}${suffix}`,
         amount: toGlob(units),
         status: 'completed',
-        timestamp: row!.created_at.toISOString(),
+        timestamp: posted!.createdAt.toISOString(),
         counterparty: to.address,
         reference: null,
       },
-      balance: toGlob(row!.balance),
+      balance: toGlob(after.balance),
     };
   }
 
@@ -224,108 +200,95 @@ export class WalletService {
 
     if (!this.stripe && !this.config.paymentsTestMode) throw new ServiceUnavailableException(PURCHASES_UNAVAILABLE);
     if (!this.stripe) {
-      return this.db.transaction(async (em) => {
-        const [purchase] = (await em.query(
-          `INSERT INTO purchases (user_id, package_id, amount, price_cents, status, test_mode) VALUES ($1, $2, $3, $4, 'pending', true) RETURNING id`,
-          [userId, pkg.id, units, priceCents],
-        )) as Array<{ id: string }>;
-        await this.completePurchase(em, purchase!.id);
-        return this.purchaseBody(em, purchase!.id);
+      return this.transactions.run(async (tx) => {
+        const purchaseId = await this.purchases.create(userId, pkg.id, units, priceCents, true, tx);
+        await this.completePurchase(purchaseId, tx);
+        return this.purchaseBody(purchaseId, tx);
       });
     }
 
-    const [purchase] = (await this.db.query(
-      `INSERT INTO purchases (user_id, package_id, amount, price_cents, status, test_mode) VALUES ($1, $2, $3, $4, 'pending', false) RETURNING id`,
-      [userId, pkg.id, units, priceCents],
-    )) as Array<{ id: string }>;
+    const purchaseId = await this.purchases.create(userId, pkg.id, units, priceCents, false);
     let session: Stripe.Checkout.Session;
     try {
       session = await this.stripe.checkout.sessions.create({
         mode: 'payment',
-        client_reference_id: purchase!.id,
-        metadata: { purchase_id: purchase!.id, user_id: userId },
+        client_reference_id: purchaseId,
+        metadata: { purchase_id: purchaseId, user_id: userId },
         line_items: [
           {
             quantity: 1,
             price_data: { currency: 'usd', unit_amount: priceCents, product_data: { name: `Glob Network ${pkg.name} — ${pkg.total_tokens} GLOB` } },
           },
         ],
-        success_url: `${this.config.publicWebUrl}/app/wallet?purchase=${purchase!.id}`,
+        success_url: `${this.config.publicWebUrl}/app/wallet?purchase=${purchaseId}`,
         cancel_url: `${this.config.publicWebUrl}/app/wallet?purchase=cancelled`,
       });
     } catch (err) {
-      await this.db.query(`UPDATE purchases SET status = 'failed' WHERE id = $1`, [purchase!.id]);
+      await this.purchases.fail(purchaseId);
       this.logger.warn(`Stripe Checkout failed: ${err instanceof Error ? err.message : String(err)}`);
       throw new BadGatewayException('The payment provider is not reachable. Please try again.');
     }
-    await this.db.query(`UPDATE purchases SET stripe_session_id = $2 WHERE id = $1`, [purchase!.id, session.id]);
-    const body = await this.purchaseBody(this.db.manager, purchase!.id);
+    await this.purchases.linkCheckout(purchaseId, session.id);
+    const body = await this.purchaseBody(purchaseId);
     return { ...body, checkout_url: session.url };
   }
 
   /** Credits a pending purchase exactly once, however often it is called (Stripe retries webhooks). */
-  private async completePurchase(em: EntityManager, purchaseId: string): Promise<boolean> {
-    const [p] = rowsOf<PurchaseRow>(
-      await em.query(`UPDATE purchases SET status = 'completed', completed_at = now() WHERE id = $1 AND status = 'pending' RETURNING *`, [
-        purchaseId,
-      ]),
-    );
+  private async completePurchase(purchaseId: string, tx: Tx): Promise<boolean> {
+    const p = await this.purchases.complete(purchaseId, tx);
     if (!p) return false;
-    const pkg = TOKEN_PACKAGES.find((x) => x.id === p.package_id)!;
-    const wallet = await this.ledger.walletOf(p.user_id, em);
-    const txId = await this.ledger.post(em, {
-      type: 'purchase',
-      description: `Purchased ${pkg.name} package${p.test_mode ? ' (test mode)' : ''}`,
-      reference: p.id,
-      lines: [
-        { accountId: await this.ledger.platformAccount('platform:sales', em), amount: -Number(p.amount) },
-        { accountId: wallet.id, amount: Number(p.amount) },
-      ],
-    });
-    await em.query(`UPDATE purchases SET transaction_id = $2 WHERE id = $1`, [p.id, txId]);
+    const pkg = TOKEN_PACKAGES.find((x) => x.id === p.packageId)!;
+    const wallet = await this.ledger.walletOf(p.userId, tx);
+    const txId = await this.ledger.post(
+      {
+        type: 'purchase',
+        description: `Purchased ${pkg.name} package${p.testMode ? ' (test mode)' : ''}`,
+        reference: p.id,
+        lines: [
+          { accountId: await this.ledger.platformAccount('platform:sales', tx), amount: -p.amount },
+          { accountId: wallet.id, amount: p.amount },
+        ],
+      },
+      tx,
+    );
+    await this.purchases.linkTransaction(p.id, txId, tx);
     await this.notifications.create(
-      em,
-      p.user_id,
+      p.userId,
       'purchase_completed',
       'Purchase completed',
       `${toGlob(p.amount)} GLOB from the ${pkg.name} package are in your wallet.`,
-      {
-        purchase_id: p.id,
-        amount: toGlob(p.amount),
-      },
+      { purchase_id: p.id, amount: toGlob(p.amount) },
+      tx,
     );
     return true;
   }
 
-  private async purchaseBody(em: EntityManager, purchaseId: string): Promise<Schemas['TokenPurchase']> {
-    const [p] = (await em.query(`SELECT * FROM purchases WHERE id = $1`, [purchaseId])) as PurchaseRow[];
-    const b = await this.ledger.walletOf(p!.user_id, em);
+  private async purchaseBody(purchaseId: string, tx?: Tx): Promise<Schemas['TokenPurchase']> {
+    const p = (await this.purchases.find(purchaseId, tx))!;
+    const b = await this.ledger.walletOf(p.userId, tx);
     let transaction: Schemas['Transaction'] | null = null;
-    if (p!.transaction_id) {
-      const [t] = (await em.query(`SELECT description, created_at FROM ledger_transactions WHERE id = $1`, [p!.transaction_id])) as Array<{
-        description: string;
-        created_at: Date;
-      }>;
+    if (p.transactionId) {
+      const t = (await this.entries.transactionAt(p.transactionId, tx))!;
       transaction = {
-        id: p!.transaction_id,
+        id: p.transactionId,
         type: 'purchase',
         direction: 'credit',
-        description: t!.description,
-        amount: toGlob(p!.amount),
+        description: t.description,
+        amount: toGlob(p.amount),
         status: 'completed',
-        timestamp: t!.created_at.toISOString(),
+        timestamp: t.createdAt.toISOString(),
         counterparty: null,
-        reference: p!.id,
+        reference: p.id,
       };
     }
     return {
-      purchase_id: p!.id,
-      status: p!.status === 'completed' ? 'completed' : 'pending',
-      package_id: p!.package_id,
-      amount: toGlob(p!.amount),
-      price: p!.price_cents / 100,
+      purchase_id: p.id,
+      status: p.status === 'completed' ? 'completed' : 'pending',
+      package_id: p.packageId,
+      amount: toGlob(p.amount),
+      price: p.priceCents / 100,
       currency: 'USD',
-      test_mode: p!.test_mode,
+      test_mode: p.testMode,
       checkout_url: null,
       transaction,
       balance: toGlob(b.balance),
@@ -346,12 +309,11 @@ export class WalletService {
       const session = event.data.object;
       const purchaseId = session.client_reference_id ?? session.metadata?.purchase_id;
       if (purchaseId && UUID.test(purchaseId) && session.payment_status === 'paid') {
-        await this.db.transaction((em) => this.completePurchase(em, purchaseId));
+        await this.transactions.run((tx) => this.completePurchase(purchaseId, tx));
       }
     } else if (event.type === 'checkout.session.expired') {
       const purchaseId = event.data.object.client_reference_id;
-      if (purchaseId && UUID.test(purchaseId))
-        await this.db.query(`UPDATE purchases SET status = 'failed' WHERE id = $1 AND status = 'pending'`, [purchaseId]);
+      if (purchaseId && UUID.test(purchaseId)) await this.purchases.fail(purchaseId);
     }
     return { received: true };
   }

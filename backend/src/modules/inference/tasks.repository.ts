@@ -1,0 +1,180 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import { Repository, type Tx } from '../../database/repository';
+import { liveNode } from './nodes.repository';
+
+export interface NewTask {
+  id: string;
+  userId: string;
+  modelId: string;
+  streamId: string;
+  requestHash: string;
+  maxTokens: number;
+  priceUnits: number;
+  conversationId: string | null;
+}
+
+/** A task as a later request with the same stream id sees it. */
+export interface TaskByStream {
+  id: string;
+  user_id: string;
+  request_hash: string;
+  status: string;
+  charged_units: string | null;
+}
+
+/** How a task ended. */
+export interface TaskEnd {
+  status: 'completed' | 'failed';
+  nodeId: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  bytes: number;
+  durationMs: number;
+  stopReason: string | null;
+  error: string | null;
+  chargedUnits: number;
+  difficulty: number;
+}
+
+/** A completed task with what its reward needs. */
+export interface RewardableTask {
+  id: string;
+  status: string;
+  difficulty: string | null;
+  reward_transaction_id: string | null;
+  owner_id: string | null;
+  hardware_score: string | null;
+}
+
+/** A task not yet ended, as the reaper judges it. */
+export interface OpenTask {
+  id: string;
+  stream_id: string;
+  status: 'queued' | 'running';
+  model_id: string;
+  node_id: string | null;
+  hold_id: string | null;
+  conversation_id: string | null;
+  /** Its node heartbeats. */
+  node_live: boolean;
+  /** Older than the reply timeout. */
+  expired: boolean;
+}
+
+/** The inference_tasks table: one row per reply, from queued to its end. */
+@Injectable()
+export class TasksRepository extends Repository {
+  constructor(
+    @Inject(DataSource) dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super(dataSource);
+  }
+
+  /** Writes the queued task unless its stream id is taken; false when it is. */
+  async claim(t: NewTask, tx?: Tx): Promise<boolean> {
+    const claimed = await this.count(
+      `INSERT INTO inference_tasks (id, user_id, model_id, status, stream_id, request_hash, max_tokens, price_units, conversation_id)
+       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8) ON CONFLICT (stream_id) DO NOTHING RETURNING id`,
+      [t.id, t.userId, t.modelId, t.streamId, t.requestHash, t.maxTokens, t.priceUnits, t.conversationId],
+      tx,
+    );
+    return claimed > 0;
+  }
+
+  async remove(id: string, tx?: Tx): Promise<void> {
+    await this.rows(`DELETE FROM inference_tasks WHERE id = $1`, [id], tx);
+  }
+
+  async setHold(id: string, holdId: string, tx?: Tx): Promise<void> {
+    await this.rows(`UPDATE inference_tasks SET hold_id = $2 WHERE id = $1`, [id, holdId], tx);
+  }
+
+  byStream(streamId: string, tx?: Tx): Promise<TaskByStream | undefined> {
+    return this.one<TaskByStream>(
+      `SELECT id, user_id, request_hash, status, charged_units FROM inference_tasks WHERE stream_id = $1`,
+      [streamId],
+      tx,
+    );
+  }
+
+  /** A node starts the task; false when it has ended meanwhile. */
+  async start(id: string, nodeId: string | null, tx?: Tx): Promise<boolean> {
+    const started = await this.count(
+      `UPDATE inference_tasks SET status = 'running', node_id = $2, started_at = now() WHERE id = $1 AND status IN ('queued', 'running') RETURNING id`,
+      [id, nodeId],
+      tx,
+    );
+    return started > 0;
+  }
+
+  /** The task's status, locked until the transaction ends; undefined when there is no such task. */
+  async lockStatus(id: string, tx: Tx): Promise<string | undefined> {
+    return (await this.one<{ status: string }>(`SELECT status FROM inference_tasks WHERE id = $1 FOR UPDATE`, [id], tx))?.status;
+  }
+
+  /** Records how an open task ended (a task that has ended stays as it was). */
+  async end(id: string, e: TaskEnd, tx: Tx): Promise<void> {
+    await this.rows(
+      `UPDATE inference_tasks SET status = $2, node_id = coalesce($3, node_id), prompt_tokens = $4, completion_tokens = $5, bytes_processed = $6,
+              duration_ms = $7, stop_reason = $8, error = $9, charged_units = $10, difficulty = $11, completed_at = now()
+       WHERE id = $1 AND status IN ('queued', 'running')`,
+      [
+        id,
+        e.status,
+        e.nodeId,
+        e.promptTokens,
+        e.completionTokens,
+        e.bytes,
+        Math.round(e.durationMs),
+        e.stopReason,
+        e.error,
+        e.chargedUnits,
+        e.difficulty,
+      ],
+      tx,
+    );
+  }
+
+  /** The task with its node's owner and score, locked until the transaction ends. */
+  lockForReward(id: string, tx: Tx): Promise<RewardableTask | undefined> {
+    return this.one<RewardableTask>(
+      `SELECT t.id, t.node_id, t.status, t.difficulty, t.reward_transaction_id, n.owner_id, n.hardware_score
+       FROM inference_tasks t LEFT JOIN nodes n ON n.id = t.node_id WHERE t.id = $1 FOR UPDATE OF t`,
+      [id],
+      tx,
+    );
+  }
+
+  async setReward(id: string, transactionId: string, tx: Tx): Promise<void> {
+    await this.rows(`UPDATE inference_tasks SET reward_transaction_id = $2 WHERE id = $1`, [id, transactionId], tx);
+  }
+
+  /** Open tasks older than `graceSeconds` (or the one of `streamId`), oldest first, with their node's liveness. */
+  open(graceSeconds: number, streamId: string | null, tx?: Tx): Promise<OpenTask[]> {
+    return this.rows<OpenTask>(
+      `SELECT t.id, t.stream_id, t.status, t.model_id, t.node_id, t.hold_id, t.conversation_id,
+              coalesce(${liveNode('n', '$1')}, false) AS node_live,
+              t.created_at < now() - make_interval(secs => $2) AS expired
+       FROM inference_tasks t LEFT JOIN nodes n ON n.id = t.node_id
+       WHERE t.status IN ('queued', 'running') AND t.created_at < now() - make_interval(secs => $3)
+         AND ($4::text IS NULL OR t.stream_id = $4)
+       ORDER BY t.created_at`,
+      [this.config.inference.nodeLiveSeconds, this.config.inference.replyTimeoutSeconds, graceSeconds, streamId],
+      tx,
+    );
+  }
+
+  /** Tasks still open after `seconds`. */
+  stuck(seconds: number, tx?: Tx): Promise<Array<{ id: string; stream_id: string; status: string; age: number }>> {
+    return this.rows(
+      `SELECT id, stream_id, status, extract(epoch FROM now() - created_at)::int AS age FROM inference_tasks
+       WHERE status IN ('queued', 'running') AND created_at < now() - make_interval(secs => $1)`,
+      [seconds],
+      tx,
+    );
+  }
+}

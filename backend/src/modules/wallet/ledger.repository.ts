@@ -1,0 +1,299 @@
+import { Injectable } from '@nestjs/common';
+import type { Schemas } from '../../contract/types';
+import type { Cursor } from '../../common/cursor';
+import { Repository, type Tx } from '../../database/repository';
+
+type TxType = Schemas['TransactionType'];
+export type PlatformAccount = 'platform:bonus' | 'platform:sales' | 'platform:rewards' | 'platform:spending';
+
+/** A ledger account's money, in units; `held` is reserved by holds, `bonus` the welcome bonus part of the balance. */
+export interface Funds {
+  balance: number;
+  held: number;
+  bonus: number;
+}
+
+export interface LedgerAccount extends Funds {
+  id: string;
+  userId: string | null;
+  address: string;
+  updatedAt: Date;
+}
+
+export interface Hold {
+  amount: number;
+  accountId: string;
+  status: Schemas['TransactionStatus'];
+}
+
+export interface HistoryRow {
+  id: string;
+  type: TxType;
+  status: Schemas['TransactionStatus'];
+  description: string;
+  reference: string | null;
+  created_at: Date;
+  /** Signed, as this wallet saw it. */
+  amount: string;
+  counterparty: string | null;
+}
+
+export interface NewTransaction {
+  type: TxType;
+  status: 'completed' | 'pending';
+  amount: number;
+  description: string;
+  reference: string | null;
+  /** A pending spending reserves on this account. */
+  holdAccountId?: string;
+}
+
+interface AccountRow {
+  id: string;
+  user_id: string | null;
+  address: string;
+  balance: string;
+  held: string;
+  bonus: string;
+  updated_at: Date;
+}
+
+const ACCOUNT = 'a.id, a.user_id, a.address, a.balance, a.held, a.bonus, a.updated_at';
+const toAccount = (r: AccountRow): LedgerAccount => ({
+  id: r.id,
+  userId: r.user_id,
+  address: r.address,
+  balance: Number(r.balance),
+  held: Number(r.held),
+  bonus: Number(r.bonus),
+  updatedAt: r.updated_at,
+});
+const toFunds = (r: { balance: string; held: string; bonus: string }): Funds => ({
+  balance: Number(r.balance),
+  held: Number(r.held),
+  bonus: Number(r.bonus),
+});
+
+/** The ledger's tables: ledger_accounts, ledger_transactions and ledger_entries. */
+@Injectable()
+export class LedgerRepository extends Repository {
+  async platformAccountId(code: PlatformAccount, tx?: Tx): Promise<string | undefined> {
+    return (await this.one<{ id: string }>(`SELECT id FROM ledger_accounts WHERE code = $1`, [code], tx))?.id;
+  }
+
+  async walletOf(userId: string, tx?: Tx): Promise<LedgerAccount | undefined> {
+    const row = await this.one<AccountRow>(`SELECT ${ACCOUNT} FROM ledger_accounts a WHERE a.user_id = $1`, [userId], tx);
+    return row && toAccount(row);
+  }
+
+  /** A live user's wallet by its address. */
+  async liveWalletAt(address: string, tx?: Tx): Promise<LedgerAccount | undefined> {
+    const row = await this.one<AccountRow>(
+      `SELECT ${ACCOUNT} FROM ledger_accounts a JOIN users u ON u.id = a.user_id AND u.deleted_at IS NULL
+       WHERE a.address = $1 AND a.kind = 'user'`,
+      [address],
+      tx,
+    );
+    return row && toAccount(row);
+  }
+
+  /** Opens a user's wallet unless one exists (two first uses at once both end with the same wallet). */
+  async openWallet(userId: string, address: string, tx?: Tx): Promise<void> {
+    await this.rows(
+      `INSERT INTO ledger_accounts (kind, user_id, address) VALUES ('user', $1, $2) ON CONFLICT (user_id) DO NOTHING`,
+      [userId, address],
+      tx,
+    );
+  }
+
+  async funds(accountId: string, tx?: Tx): Promise<Funds | undefined> {
+    const row = await this.one<AccountRow>(`SELECT balance, held, bonus FROM ledger_accounts WHERE id = $1`, [accountId], tx);
+    return row && toFunds(row);
+  }
+
+  /** The account's funds, locked until the transaction ends. */
+  async lockFunds(accountId: string, tx: Tx): Promise<Funds> {
+    const row = await this.one<AccountRow>(`SELECT balance, held, bonus FROM ledger_accounts WHERE id = $1 FOR UPDATE`, [accountId], tx);
+    return toFunds(row!);
+  }
+
+  async addHeld(accountId: string, units: number, tx: Tx): Promise<void> {
+    await this.rows(`UPDATE ledger_accounts SET held = held + $2, updated_at = now() WHERE id = $1`, [accountId, units], tx);
+  }
+
+  /**
+   * Moves `amount` (signed) on the account and releases `releaseHold` of its holds, but only while a user account's
+   * free balance covers the debit and, for the part that is not bonus, what is left still covers the bonus.
+   * False when the account cannot pay.
+   */
+  async applyLine(accountId: string, amount: number, bonus: number, releaseHold: number, tx: Tx): Promise<boolean> {
+    const moved = await this.count(
+      `UPDATE ledger_accounts SET balance = balance + $2, held = held - $3, bonus = bonus + $4, updated_at = now()
+       WHERE id = $1 AND (kind = 'platform' OR (balance - held + $2 + $3 >= 0 AND balance + $2 >= bonus + $4)) RETURNING id`,
+      [accountId, amount, releaseHold, bonus],
+      tx,
+    );
+    return moved > 0;
+  }
+
+  async insertEntry(transactionId: string, accountId: string, amount: number, bonus: number, tx: Tx): Promise<void> {
+    await this.rows(
+      `INSERT INTO ledger_entries (transaction_id, account_id, amount, bonus) VALUES ($1, $2, $3, $4)`,
+      [transactionId, accountId, amount, bonus],
+      tx,
+    );
+  }
+
+  async insertTransaction(t: NewTransaction, tx: Tx): Promise<string> {
+    const row = await this.one<{ id: string }>(
+      `INSERT INTO ledger_transactions (type, status, amount, description, reference, hold_account_id, completed_at)
+       VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $7 THEN now() END) RETURNING id`,
+      [t.type, t.status, t.amount, t.description, t.reference, t.holdAccountId ?? null, t.status === 'completed'],
+      tx,
+    );
+    return row!.id;
+  }
+
+  /** A hold (a pending spending), locked until the transaction ends. */
+  async lockHold(holdId: string, tx: Tx): Promise<Hold | undefined> {
+    const row = await this.one<{ amount: string; hold_account_id: string; status: Hold['status'] }>(
+      `SELECT amount, hold_account_id, status FROM ledger_transactions WHERE id = $1 FOR UPDATE`,
+      [holdId],
+      tx,
+    );
+    return row && { amount: Number(row.amount), accountId: row.hold_account_id, status: row.status };
+  }
+
+  async endTransaction(id: string, status: 'completed' | 'failed', amount: number | null, tx: Tx): Promise<void> {
+    await this.rows(
+      `UPDATE ledger_transactions SET status = $2, amount = coalesce($3, amount), completed_at = now() WHERE id = $1`,
+      [id, status, amount],
+      tx,
+    );
+  }
+
+  async transactionAt(id: string, tx?: Tx): Promise<{ description: string; createdAt: Date } | undefined> {
+    const row = await this.one<{ description: string; created_at: Date }>(
+      `SELECT description, created_at FROM ledger_transactions WHERE id = $1`,
+      [id],
+      tx,
+    );
+    return row && { description: row.description, createdAt: row.created_at };
+  }
+
+  // ---- reads for the wallet ----
+
+  /** Completed totals of one account: everything earned, spent, and earned over the last 30 UTC days. */
+  async totals(accountId: string, tx?: Tx): Promise<{ earned: number; spent: number; recent: number; transactions: number }> {
+    const row = await this.one<{ earned: string; spent: string; recent: string; transactions: number }>(
+      `SELECT
+         coalesce(sum(e.amount) FILTER (WHERE t.type IN ('earning','reward','bonus','welcome_bonus') AND e.amount > 0), 0) AS earned,
+         coalesce(-sum(e.amount) FILTER (WHERE t.type = 'spending' AND e.amount < 0), 0) AS spent,
+         coalesce(sum(e.amount) FILTER (WHERE t.type IN ('earning','reward') AND e.amount > 0
+                                          AND t.created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '29 days'), 0) AS recent,
+         (SELECT count(*)::int FROM (
+            SELECT transaction_id FROM ledger_entries WHERE account_id = $1
+            UNION SELECT id FROM ledger_transactions WHERE hold_account_id = $1) x) AS transactions
+       FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id
+       WHERE e.account_id = $1 AND t.status = 'completed'`,
+      [accountId],
+      tx,
+    );
+    return { earned: Number(row!.earned), spent: Number(row!.spent), recent: Number(row!.recent), transactions: row!.transactions };
+  }
+
+  /** The account's transactions and open holds, newest first, `limit` rows after the keyset cursor. */
+  history(accountId: string, limit: number, after: Cursor | null, type: TxType | undefined, tx?: Tx): Promise<HistoryRow[]> {
+    const params: unknown[] = [accountId, limit];
+    const filters: string[] = [];
+    if (type) filters.push(`type = $${params.push(type)}`);
+    if (after) filters.push(`(created_at, id) < ($${params.push(after.at)}::timestamptz, $${params.push(after.id)}::uuid)`);
+    return this.rows<HistoryRow>(
+      `SELECT * FROM (
+         SELECT t.id, t.type, t.status, t.description, t.reference, t.created_at, e.amount::text AS amount,
+                (SELECT a.address FROM ledger_entries o JOIN ledger_accounts a ON a.id = o.account_id
+                 WHERE o.transaction_id = t.id AND o.account_id <> e.account_id AND a.kind = 'user' LIMIT 1) AS counterparty
+         FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id
+         WHERE e.account_id = $1
+         UNION ALL
+         SELECT t.id, t.type, t.status, t.description, t.reference, t.created_at, (-t.amount)::text, NULL
+         FROM ledger_transactions t WHERE t.hold_account_id = $1 AND t.status <> 'completed'
+       ) h ${filters.length ? `WHERE ${filters.join(' AND ')}` : ''}
+       ORDER BY created_at DESC, id DESC LIMIT $2`,
+      params,
+      tx,
+    );
+  }
+
+  /** Per UTC day ending today, oldest first: what the account earned (units) and in how many earning transactions of that day. */
+  async earningsByDay(accountId: string, days: number, tx?: Tx): Promise<Array<{ date: string; amount: number; tasks: number }>> {
+    const rows = await this.rows<{ date: string; amount: string; tasks: number }>(
+      `SELECT to_char(d.day, 'YYYY-MM-DD') AS date,
+              coalesce(sum(e.amount) FILTER (WHERE t.type IN ('earning','reward')), 0) AS amount,
+              count(*) FILTER (WHERE t.type = 'earning')::int AS tasks
+       FROM generate_series((now() AT TIME ZONE 'UTC')::date - ($2::int - 1), (now() AT TIME ZONE 'UTC')::date, interval '1 day') AS d(day)
+       LEFT JOIN ledger_transactions t
+              ON t.status = 'completed' AND t.type IN ('earning','reward') AND (t.created_at AT TIME ZONE 'UTC')::date = d.day
+       LEFT JOIN ledger_entries e ON e.transaction_id = t.id AND e.account_id = $1 AND e.amount > 0
+       GROUP BY d.day ORDER BY d.day`,
+      [accountId, days],
+      tx,
+    );
+    return rows.map((r) => ({ date: r.date, amount: Number(r.amount), tasks: r.tasks }));
+  }
+
+  // ---- reconciliation ----
+
+  /** Accounts whose balance, held or bonus part differs from their entries and pending holds. */
+  mismatchedAccounts(tx?: Tx): Promise<Array<Record<'address' | 'balance' | 'entries' | 'held' | 'holds' | 'bonus' | 'entry_bonus', string>>> {
+    return this.rows(
+      `SELECT a.address, a.balance, coalesce(e.sum, 0) AS entries, a.held, coalesce(h.sum, 0) AS holds,
+              a.bonus, coalesce(e.bonus, 0) AS entry_bonus
+       FROM ledger_accounts a
+       LEFT JOIN (SELECT account_id, sum(amount) AS sum, sum(bonus) AS bonus FROM ledger_entries GROUP BY account_id) e ON e.account_id = a.id
+       LEFT JOIN (SELECT hold_account_id, sum(amount) AS sum FROM ledger_transactions WHERE status = 'pending' GROUP BY hold_account_id) h
+              ON h.hold_account_id = a.id
+       WHERE a.balance <> coalesce(e.sum, 0) OR a.held <> coalesce(h.sum, 0) OR a.bonus <> coalesce(e.bonus, 0)`,
+      [],
+      tx,
+    );
+  }
+
+  /** Entries that move welcome bonus other than by granting it or spending it on the network. */
+  bonusLeaks(tx?: Tx): Promise<Array<{ transaction_id: string; type: string }>> {
+    return this.rows(
+      `SELECT e.transaction_id, t.type FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id
+       WHERE (e.bonus < 0 AND t.type <> 'spending') OR (e.bonus > 0 AND t.type <> 'welcome_bonus')`,
+      [],
+      tx,
+    );
+  }
+
+  /** Holds still pending after `seconds`. */
+  staleHolds(seconds: number, tx?: Tx): Promise<Array<{ id: string; reference: string; address: string; age: number }>> {
+    return this.rows(
+      `SELECT t.id, t.reference, a.address, extract(epoch FROM now() - t.created_at)::int AS age
+       FROM ledger_transactions t JOIN ledger_accounts a ON a.id = t.hold_account_id
+       WHERE t.status = 'pending' AND t.created_at < now() - make_interval(secs => $1)`,
+      [seconds],
+      tx,
+    );
+  }
+
+  unbalancedTransactions(tx?: Tx): Promise<Array<{ transaction_id: string; sum: string }>> {
+    return this.rows(`SELECT transaction_id, sum(amount) AS sum FROM ledger_entries GROUP BY transaction_id HAVING sum(amount) <> 0`, [], tx);
+  }
+
+  negativeUserAccounts(tx?: Tx): Promise<Array<{ address: string; balance: string }>> {
+    return this.rows(`SELECT address, balance FROM ledger_accounts WHERE kind = 'user' AND balance < 0`, [], tx);
+  }
+
+  async size(tx?: Tx): Promise<{ accounts: number; transactions: number }> {
+    const row = await this.one<{ accounts: number; transactions: number }>(
+      `SELECT (SELECT count(*) FROM ledger_accounts)::int AS accounts, (SELECT count(*) FROM ledger_transactions)::int AS transactions`,
+      [],
+      tx,
+    );
+    return row!;
+  }
+}
