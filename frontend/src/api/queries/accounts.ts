@@ -1,6 +1,7 @@
-import { queryOptions } from '@tanstack/react-query';
+import { mutationOptions, queryOptions } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
 import { api, unwrap } from '../client';
+import { tokenStore } from '../tokens';
 import { updateUser } from '../../features/session/session';
 
 type Schemas = components['schemas'];
@@ -43,7 +44,31 @@ export const oauthAuthUrl = (provider: OAuthProvider) => unwrap(api.GET('/api/us
 export const oauthCallback = (provider: OAuthProvider, body: Schemas['OAuthCallbackRequest']) =>
   unwrap(api.POST('/api/users/oauth/callback/{provider}', { params: { path: { provider } }, body }));
 
+/** If the account just deleted is the one signed in in this browser, its local session goes too. */
+function forgetIfSignedIn(email: string) {
+  const stored = tokenStore.getUser();
+  if (stored?.email && stored.email.trim().toLowerCase() === email.toLowerCase()) tokenStore.clear();
+}
+
 /** Account deletion (no sign-in): e-mail a code, check it, then delete with the e-mail and the code. */
-export const sendDeletionOtp = (body: Schemas['DeletionOtpRequest']) => unwrap(api.POST('/api/users/auth/send-deletion-otp', { body }));
-export const verifyDeletionOtp = (body: Schemas['DeletionOtpCheck']) => unwrap(api.POST('/api/users/auth/verify-deletion-otp', { body }));
-export const deleteAccount = (body: Schemas['DeletionOtpCheck']) => unwrap(api.DELETE('/api/users/auth/delete-account', { body }));
+export const accountDeletionMutations = {
+  /** POST /api/users/auth/send-deletion-otp. */
+  sendOtp: () =>
+    mutationOptions({
+      mutationKey: ['accounts', 'deletion', 'send-otp'] as const,
+      mutationFn: (body: Schemas['DeletionOtpRequest']) => unwrap(api.POST('/api/users/auth/send-deletion-otp', { body })),
+    }),
+  /** POST /api/users/auth/verify-deletion-otp. */
+  verifyOtp: () =>
+    mutationOptions({
+      mutationKey: ['accounts', 'deletion', 'verify-otp'] as const,
+      mutationFn: (body: Schemas['DeletionOtpCheck']) => unwrap(api.POST('/api/users/auth/verify-deletion-otp', { body })),
+    }),
+  /** DELETE /api/users/auth/delete-account. */
+  deleteAccount: () =>
+    mutationOptions({
+      mutationKey: ['accounts', 'deletion', 'delete'] as const,
+      mutationFn: (body: Schemas['DeletionOtpCheck']) => unwrap(api.DELETE('/api/users/auth/delete-account', { body })),
+      onSuccess: (_answer, body) => forgetIfSignedIn(body.email),
+    }),
+};

@@ -1,7 +1,7 @@
 import { Link } from '@tanstack/react-router';
+import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { deleteAccount, sendDeletionOtp, verifyDeletionOtp } from '../../api/queries/accounts';
-import { tokenStore } from '../../api/tokens';
+import { accountDeletionMutations } from '../../api/queries/accounts';
 import { formatMinSec, useCountdown } from '../session/countdown';
 import { failureText } from '../session/errors';
 import { DELETION_CODE_LENGTH, DELETION_CODE_SECONDS, DELETION_MSG, type DeletionStep } from './messages';
@@ -17,12 +17,6 @@ const STEPS: { id: DeletionStep; label: string }[] = [
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** If the account just deleted is the one signed in in this browser, its local session goes too. */
-function forgetIfSignedIn(email: string) {
-  const stored = tokenStore.getUser();
-  if (stored?.email && stored.email.trim().toLowerCase() === email.toLowerCase()) tokenStore.clear();
-}
-
 /**
  * /account-deletion: no sign-in; ownership of the e-mail is proved by a 6-digit code.
  * email → (code sent, 300 s countdown) otp → (code verified) confirm → (account deleted) success.
@@ -34,7 +28,10 @@ export function AccountDeletionFlow() {
   const [email, setEmail] = useState('');
   const [code, setCode] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const sendOtp = useMutation(accountDeletionMutations.sendOtp());
+  const verifyOtp = useMutation(accountDeletionMutations.verifyOtp());
+  const deleteAccount = useMutation(accountDeletionMutations.deleteAccount());
+  const busy = sendOtp.isPending || verifyOtp.isPending || deleteAccount.isPending;
   const countdown = useCountdown();
   const heading = useStepFocus(step);
   const address = email.trim();
@@ -44,7 +41,7 @@ export function AccountDeletionFlow() {
     setStep(next);
   };
 
-  const send = async (event: FormEvent) => {
+  const send = (event: FormEvent) => {
     event.preventDefault();
     if (!address || busy) return;
     setError(null);
@@ -52,49 +49,46 @@ export function AccountDeletionFlow() {
       setError(DELETION_MSG.sendFailed);
       return;
     }
-    setBusy(true);
-    try {
-      await sendDeletionOtp({ email: address });
-      setCode('');
-      countdown.start(DELETION_CODE_SECONDS);
-      go('otp');
-    } catch (err) {
-      setError(failureText(err, DELETION_MSG.sendFailed, DELETION_MSG.network));
-    } finally {
-      setBusy(false);
-    }
+    sendOtp.mutate(
+      { email: address },
+      {
+        onSuccess: () => {
+          setCode('');
+          countdown.start(DELETION_CODE_SECONDS);
+          go('otp');
+        },
+        onError: (err) => setError(failureText(err, DELETION_MSG.sendFailed, DELETION_MSG.network)),
+      },
+    );
   };
 
-  const verify = async (event: FormEvent) => {
+  const verify = (event: FormEvent) => {
     event.preventDefault();
     if (code.length !== DELETION_CODE_LENGTH || busy) return;
     setError(null);
-    setBusy(true);
-    try {
-      await verifyDeletionOtp({ email: address, otp: code });
-      go('confirm');
-    } catch (err) {
-      setError(failureText(err, DELETION_MSG.invalidCode, DELETION_MSG.network));
-    } finally {
-      setBusy(false);
-    }
+    verifyOtp.mutate(
+      { email: address, otp: code },
+      {
+        onSuccess: () => go('confirm'),
+        onError: (err) => setError(failureText(err, DELETION_MSG.invalidCode, DELETION_MSG.network)),
+      },
+    );
   };
 
-  const confirm = async () => {
+  const confirm = () => {
     if (busy) return;
     setError(null);
-    setBusy(true);
-    try {
-      await deleteAccount({ email: address, otp: code });
-      forgetIfSignedIn(address);
-      countdown.stop();
-      setCode('');
-      go('success');
-    } catch (err) {
-      setError(failureText(err, DELETION_MSG.deleteFailed, DELETION_MSG.network));
-    } finally {
-      setBusy(false);
-    }
+    deleteAccount.mutate(
+      { email: address, otp: code },
+      {
+        onSuccess: () => {
+          countdown.stop();
+          setCode('');
+          go('success');
+        },
+        onError: (err) => setError(failureText(err, DELETION_MSG.deleteFailed, DELETION_MSG.network)),
+      },
+    );
   };
 
   /** Back on otp: everything resets (e-mail, code, countdown, message) and the flow starts again. */
@@ -226,7 +220,7 @@ export function AccountDeletionFlow() {
           </div>
           {alert}
           <div className="btn-row">
-            <button type="button" className="btn btn-danger" onClick={() => void confirm()} disabled={busy} aria-busy={busy}>
+            <button type="button" className="btn btn-danger" onClick={confirm} disabled={busy} aria-busy={busy}>
               {busy && <span className="spinner small" aria-hidden="true" />}
               Delete my account
             </button>
