@@ -1,4 +1,4 @@
-import { queryOptions } from '@tanstack/react-query';
+import { mutationOptions, queryOptions } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
 import { api, unwrap } from '../client';
 
@@ -20,8 +20,16 @@ export const notificationQueries = {
     }),
 };
 
-/** PUT /api/notifications/{id}/read — idempotent; answers the updated notification. */
-export async function markNotificationRead(id: string): Promise<Notification> {
-  const { notification } = await unwrap(api.PUT('/api/notifications/{id}/read', { params: { path: { id } } }));
-  return notification;
-}
+export const notificationMutations = {
+  /** PUT /api/notifications/{id}/read — idempotent; answers the updated notification. */
+  markRead: () =>
+    mutationOptions({
+      mutationKey: [...notificationQueries.all, 'read'] as const,
+      mutationFn: async (id: string): Promise<Notification> => {
+        const { notification } = await unwrap(api.PUT('/api/notifications/{id}/read', { params: { path: { id } } }));
+        return notification;
+      },
+      onSuccess: (_notification, _id, _ctx, { client }) => client.invalidateQueries({ queryKey: notificationQueries.all }),
+      onError: (error) => console.error('Failed to mark the notification read:', error),
+    }),
+};

@@ -1,7 +1,7 @@
-import { infiniteQueryOptions, queryOptions, type QueryClient } from '@tanstack/react-query';
+import { infiniteQueryOptions, mutationOptions, queryOptions, type QueryClient } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
 import constants from '@glob/contract/constants.json';
-import { api, unwrap } from '../client';
+import { ApiError, api, unwrap } from '../client';
 
 export type Wallet = components['schemas']['Wallet'];
 export type WalletBalance = components['schemas']['WalletBalance'];
@@ -133,7 +133,7 @@ export const walletQueries = {
 };
 
 /** POST /api/wallet/{userId}/purchase — the server prices it; 409 when `amount`/`price` disagree with it. */
-export function purchaseTokens(userId: string, pkg: Pick<TokenPackage, 'id' | 'total_tokens' | 'price'>): Promise<TokenPurchase> {
+function purchaseTokens(userId: string, pkg: Pick<TokenPackage, 'id' | 'total_tokens' | 'price'>): Promise<TokenPurchase> {
   return unwrap(
     api.POST('/api/wallet/{userId}/purchase', {
       ...path(userId),
@@ -143,7 +143,7 @@ export function purchaseTokens(userId: string, pkg: Pick<TokenPackage, 'id' | 't
 }
 
 /** POST /api/wallet/{userId}/transfer with an Idempotency-Key: a retry with the same key has no second effect. */
-export function transferTokens(userId: string, body: TransferRequest, idempotencyKey: string): Promise<TransferResult> {
+function transferTokens(userId: string, body: TransferRequest, idempotencyKey: string): Promise<TransferResult> {
   return unwrap(
     api.POST('/api/wallet/{userId}/transfer', {
       params: { path: { userId }, header: { 'Idempotency-Key': idempotencyKey } },
@@ -159,6 +159,31 @@ export function invalidateBalance(queryClient: QueryClient): Promise<void> {
     queryClient.invalidateQueries({ queryKey: ['accounts', 'me'] }),
   ]).then(() => undefined);
 }
+
+export const walletMutations = {
+  /** Buys a package; the caller reloads the balance (it shows the purchase first). */
+  purchase: (userId: string) =>
+    mutationOptions({
+      mutationKey: [...walletQueries.user(userId), 'purchase'] as const,
+      mutationFn: (pkg: Pick<TokenPackage, 'id' | 'total_tokens' | 'price'>) => purchaseTokens(userId, pkg),
+      onError: (error, _pkg, _result, { client }) => {
+        // The server's packages changed (409) or one is gone (404): show its current ones next time.
+        if (error instanceof ApiError && (error.status === 409 || error.status === 404)) {
+          void client.invalidateQueries({ queryKey: walletQueries.packages().queryKey });
+        }
+      },
+    }),
+
+  /** Sends tokens; the same `key` for a retry of the same transfer. */
+  transfer: (userId: string) =>
+    mutationOptions({
+      mutationKey: [...walletQueries.user(userId), 'transfer'] as const,
+      mutationFn: ({ body, key }: { body: TransferRequest; key: string }) => transferTokens(userId, body, key),
+      onSuccess: (_result, _vars, _ctx, { client }) => {
+        void invalidateBalance(client);
+      },
+    }),
+};
 
 /** A UUID for an Idempotency-Key; `crypto.randomUUID` exists only in secure contexts, so fall back to getRandomValues. */
 export function newIdempotencyKey(): string {

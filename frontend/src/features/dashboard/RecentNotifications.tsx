@@ -1,17 +1,12 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { formatDateTime } from '../../components/format';
 import { DASHBOARD_REFRESH_MS } from '../../api/queries/system';
-import { NOTIFICATIONS_LIMIT, markNotificationRead, notificationQueries } from '../../api/queries/notifications';
+import { NOTIFICATIONS_LIMIT, notificationMutations, notificationQueries } from '../../api/queries/notifications';
 
 /** The 5 newest notifications (welcome bonus, purchases, transfers received, rewards), each markable as read. */
 export function RecentNotifications({ userId }: { userId: string }) {
-  const queryClient = useQueryClient();
   const list = useQuery(notificationQueries.list(userId, NOTIFICATIONS_LIMIT, DASHBOARD_REFRESH_MS));
-  const markRead = useMutation({
-    mutationFn: markNotificationRead,
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: notificationQueries.all }),
-    onError: (error) => console.error('Failed to mark the notification read:', error),
-  });
+  const markRead = useMutation(notificationMutations.markRead());
 
   const items = list.data?.notifications ?? [];
   const unread = list.data?.unread_count ?? 0;

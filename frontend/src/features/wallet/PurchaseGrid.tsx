@@ -1,7 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError } from '../../api/client';
-import { FALLBACK_PACKAGES, invalidateBalance, purchaseTokens, walletQueries, type TokenPackage } from '../../api/queries/wallet';
+import { FALLBACK_PACKAGES, invalidateBalance, walletMutations, walletQueries, type TokenPackage } from '../../api/queries/wallet';
 import { Icon } from '../../components/Icon';
 import { failureText } from '../session/errors';
 import { formatGlob } from '../session/format';
@@ -47,7 +46,8 @@ export function PurchaseGrid({ userId }: { userId: string }) {
   );
 
   const purchase = useMutation({
-    mutationFn: (pkg: TokenPackage) => purchaseTokens(userId, pkg),
+    ...walletMutations.purchase(userId),
+    // Here rather than per call: the balance still reloads if the page is left while the purchase runs.
     onSuccess: (result, pkg) => {
       if (result.checkout_url) {
         setSelected({ id: pkg.id, phase: 'redirect' });
@@ -61,23 +61,20 @@ export function PurchaseGrid({ userId }: { userId: string }) {
         void invalidateBalance(queryClient);
       }, PURCHASE_CHECK_MS);
     },
-    onError: (error) => {
-      console.error('Token purchase failed:', error);
-      setSelected(null);
-      // The buyer is told why nothing was credited (e.g. no payment provider is configured).
-      setError(failureText(error, PURCHASE_FAILED));
-      // The server's packages changed (409) or one is gone (404): show its current ones next time.
-      if (error instanceof ApiError && (error.status === 409 || error.status === 404)) {
-        void queryClient.invalidateQueries({ queryKey: walletQueries.packages().queryKey });
-      }
-    },
   });
 
   const buy = (pkg: TokenPackage) => {
     if (selected) return;
     setError(null);
     setSelected({ id: pkg.id, phase: 'pending' });
-    purchase.mutate(pkg);
+    purchase.mutate(pkg, {
+      onError: (error) => {
+        console.error('Token purchase failed:', error);
+        setSelected(null);
+        // The buyer is told why nothing was credited (e.g. no payment provider is configured).
+        setError(failureText(error, PURCHASE_FAILED));
+      },
+    });
   };
 
   const selectedPkg = selected && packages.find((p) => p.id === selected.id);

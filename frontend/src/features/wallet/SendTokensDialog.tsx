@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { ApiError } from '../../api/client';
-import { invalidateBalance, newIdempotencyKey, transferTokens, type TransferRequest, type TransferResult } from '../../api/queries/wallet';
+import { newIdempotencyKey, walletMutations, type TransferRequest, type TransferResult } from '../../api/queries/wallet';
 import { formatGlob } from '../session/format';
 
 /** spec WalletAddress: 'glb1' and 38 lowercase hex characters. */
@@ -67,7 +67,6 @@ const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), texta
  * (Tab cycles), Escape closes, and focus returns to the button that opened it.
  */
 export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose }: Props) {
-  const queryClient = useQueryClient();
   const ids = { title: useId(), address: useId(), amount: useId(), note: useId(), addressError: useId(), amountError: useId(), hint: useId() };
   const dialog = useRef<HTMLDivElement>(null);
   const addressInput = useRef<HTMLInputElement>(null);
@@ -83,18 +82,7 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
   /** The key of the request being confirmed, bound to its body: the same body retried keeps the key. */
   const [keyed, setKeyed] = useState<{ body: string; key: string } | null>(null);
 
-  const transfer = useMutation({
-    mutationFn: ({ body, key }: { body: TransferRequest; key: string }) => transferTokens(userId, body, key),
-    onSuccess: (res) => {
-      setKeyed(null);
-      setResult(res);
-      setStep('done');
-      void invalidateBalance(queryClient);
-    },
-    onError: (error) => {
-      setServerError(error instanceof ApiError ? error.message : SEND_TEXTS.network);
-    },
-  });
+  const transfer = useMutation(walletMutations.transfer(userId));
 
   useEffect(() => {
     opener.current = document.activeElement;
@@ -135,7 +123,17 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
   const send = () => {
     if (transfer.isPending || !keyed) return;
     setServerError(null);
-    transfer.mutate({ body: JSON.parse(keyed.body) as TransferRequest, key: keyed.key });
+    transfer.mutate(
+      { body: JSON.parse(keyed.body) as TransferRequest, key: keyed.key },
+      {
+        onSuccess: (res) => {
+          setKeyed(null);
+          setResult(res);
+          setStep('done');
+        },
+        onError: (error) => setServerError(error instanceof ApiError ? error.message : SEND_TEXTS.network),
+      },
+    );
   };
 
   const close = () => {
