@@ -27,7 +27,7 @@ export interface Release {
   notice?: string;
 }
 
-export type ReleaseSource = 'release-host' | 'api' | 'site' | 'fallback';
+type ReleaseSource = 'release-host' | 'api' | 'site' | 'fallback';
 
 export interface ReleaseResult {
   /** null: a source answered, but no release exists yet. */
@@ -159,7 +159,7 @@ export function normalizeRelease(raw: unknown): Release | null {
 }
 
 /** One source of release data: resolves `{ ok, body }`, rejects on network failure. */
-export type ReleaseFetcher = () => Promise<{ ok: boolean; body: unknown }>;
+type ReleaseFetcher = () => Promise<{ ok: boolean; body: unknown }>;
 
 const TIMEOUT_MS = 6000;
 
