@@ -2,7 +2,7 @@ import { mutationOptions, queryOptions } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
 import { api, unwrap } from '../client';
 import { tokenStore } from '../tokens';
-import { updateUser } from '../../features/session/session';
+import { startSession, updateUser } from '../../features/session/session';
 
 type Schemas = components['schemas'];
 export type OAuthProvider = Schemas['OAuthProvider'];
@@ -22,8 +22,13 @@ export const meQuery = () =>
     retry: false,
   });
 
-/** POST /api/users/login (email, password → access_token, refresh_token, user). */
-export const login = (body: Schemas['LoginRequest']) => unwrap(api.POST('/api/users/login', { body }));
+/** POST /api/users/login (email, password → access_token, refresh_token, user); success starts the session. */
+export const loginMutation = () =>
+  mutationOptions({
+    mutationKey: ['accounts', 'login'] as const,
+    mutationFn: (body: Schemas['LoginRequest']) => unwrap(api.POST('/api/users/login', { body })),
+    onSuccess: (session) => startSession(session),
+  });
 
 /** POST /api/users/send-otp (purpose defaults to signup). */
 export const sendOtp = (body: Schemas['SendOtpRequest']) => unwrap(api.POST('/api/users/send-otp', { body }));

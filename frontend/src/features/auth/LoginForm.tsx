@@ -1,7 +1,7 @@
+import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { login } from '../../api/queries/accounts';
+import { loginMutation } from '../../api/queries/accounts';
 import { failureText } from '../session/errors';
-import { startSession } from '../session/session';
 import { Field, Notice, useFocusFirstError } from './Field';
 import { MSG } from './messages';
 import { validateLogin, type FieldErrors, type LoginValues } from './validation';
@@ -11,7 +11,9 @@ export function LoginForm({ onSignedIn, onForgot }: { onSignedIn: () => void; on
   const [values, setValues] = useState<LoginValues>({ email: '', password: '' });
   const [errors, setErrors] = useState<FieldErrors<LoginValues>>({});
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const login = useMutation(loginMutation());
+  // Still busy after success, while the app navigates away.
+  const busy = login.isPending || login.isSuccess;
   const { formRef, refused } = useFocusFirstError();
 
   const edit = (field: keyof LoginValues, value: string) => {
@@ -20,21 +22,17 @@ export function LoginForm({ onSignedIn, onForgot }: { onSignedIn: () => void; on
     setErrors((e) => ({ ...e, [field]: undefined }));
   };
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     if (busy) return;
     const found = validateLogin(values);
     setErrors(found);
     setError(null);
     if (Object.keys(found).length) return refused();
-    setBusy(true);
-    try {
-      startSession(await login({ email: values.email.trim(), password: values.password }));
-      onSignedIn();
-    } catch (err) {
-      setError(failureText(err, MSG.generic));
-      setBusy(false);
-    }
+    login.mutate(
+      { email: values.email.trim(), password: values.password },
+      { onSuccess: onSignedIn, onError: (err) => setError(failureText(err, MSG.generic)) },
+    );
   };
 
   return (

@@ -25,6 +25,7 @@ export function RegisterFlow({ step, onStep, onSignedIn }: { step: RegisterStep;
   const [codeError, setCodeError] = useState<string | undefined>();
   const [error, setError] = useState<string | null>(null);
   const [info, setInfo] = useState<string | null>(null);
+  // Kept over useMutation: one submit chains verify-otp and register-with-otp, so one flag spans both calls.
   const [busy, setBusy] = useState(false);
   /** Where the last code went (a second Continue within the resend wait reuses it instead of a refused resend). */
   const [sentTo, setSentTo] = useState<string | null>(null);

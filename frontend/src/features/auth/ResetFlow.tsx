@@ -43,6 +43,7 @@ export function ResetFlow({
   const address = email.trim();
 
   /** Runs one request with the busy flag and the outcome line; the failure text is the server's message or `fallback`. */
+  // Kept over useMutation: this one helper gives every step's call (send, resend, verify, reset) one busy flag and one notice line.
   const run = async (fallback: string, work: () => Promise<void>) => {
     setError(null);
     setInfo(null);
