@@ -314,6 +314,192 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's nodes
+         * @description Every node the caller paired and has not revoked, newest first, with its status, last call, uptime over the
+         *     last 30 days, host facts, loaded models, hardware score, allocation, tasks served, and GLOB earned (paid) and
+         *     pending (in the settlement window or waiting for funding).
+         */
+        get: operations["listNodes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/nodes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a node
+         * @description The node's credential stops working at once: its next call answers 401, and a job it holds goes back to the
+         *     queue (or ends with an error if part of its reply was already sent). Its earnings stay. Owner only.
+         */
+        delete: operations["revokeNode"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename, pause or resume a node, or set its allocation
+         * @description The node sees the change in the answer to its next heartbeat. Owner only (another user's node answers 404).
+         */
+        patch: operations["updateNode"];
+        trace?: never;
+    };
+    "/api/nodes/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A node reports in
+         * @description Every 5 seconds: the models the node has loaded, its running jobs and load, and its battery when on battery.
+         *     Renews the lock of every job it holds. The answer is what the platform wants of it (paused, allocation).
+         *     A node is online while its last call is younger than three heartbeats.
+         */
+        post: operations["nodeHeartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/nodes/jobs/{jobId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id, as the claim answered it. */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a job's events
+         * @description Token events in order, then one `done` or `error` event. The tokens reach the requester's stream at once;
+         *     `done` settles the reply (charged for the tokens used, at most the hold) and records the task as served by this
+         *     node; `error` ends it at no charge. Renews the job's lock. 403 for a job this node does not hold, 409 after the
+         *     job ended, 413 for more than 512 events or 256 KiB.
+         */
+        post: operations["sendNodeJobEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/nodes/jobs/{jobId}/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id, as the claim answered it. */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a job back
+         * @description For a node that stops (Ctrl-C) or cannot run a job it holds: the job goes back to the queue for another node,
+         *     or, if part of its reply was already sent, ends with an error at no charge.
+         */
+        post: operations["returnNodeJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/nodes/jobs/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take the next job (long poll)
+         * @description Answers the next queued job for a model the node declared in its heartbeats, or 204 after `wait_seconds`
+         *     (25 by default) without one. A paused node never gets a job. Jobs come from the same queue the in-cluster
+         *     workers drain.
+         */
+        post: operations["claimNodeJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/nodes/join-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A single-use token to pair a machine
+         * @description A join token for the caller, valid 15 minutes and once, with the command that pairs a machine with it. The token
+         *     is shown once and stored only as a hash. At most 10 per hour per account (429 beyond).
+         */
+        post: operations["createJoinToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/nodes/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Trade a join token for a node credential
+         * @description Called by the node agent once, with the join token, the machine's description, the catalog models it has on
+         *     disk and its benchmark. Answers the node's credential (shown once, stored hashed). A token that is unknown,
+         *     used, or older than 15 minutes answers 401, and nothing is created. Rate-limited per IP.
+         */
+        post: operations["registerNode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/notifications/{id}/read": {
         parameters: {
             query?: never;
@@ -1392,6 +1578,19 @@ export interface components {
             /** @enum {string} */
             status: "up" | "down";
         };
+        /** @description What the node's machine is, as its agent reports it. */
+        HostFacts: {
+            /** @example x64 */
+            arch: string;
+            cpu_cores: number;
+            /** @description The GPU's name; null without one. */
+            gpu?: string | null;
+            hostname: string;
+            memory_bytes: number;
+            /** @example linux */
+            os: string;
+            vram_bytes?: number | null;
+        };
         InferenceMessage: {
             content: string;
             /** @enum {string} */
@@ -1414,6 +1613,19 @@ export interface components {
             prompt_tokens: number;
             /** @description prompt_tokens + completion_tokens. */
             total_tokens: number;
+        };
+        JoinToken: {
+            /**
+             * @description The command that pairs a machine with this token, from a clone of the repository.
+             * @example npm run node -- --api https://globnetwork.io --join-token glb_join_3Jx0cX1Qm2bY6nR4vT8wZ5aL7kP9sD0f
+             */
+            command: string;
+            expires_at: components["schemas"]["Timestamp"];
+            /**
+             * @description Single use; shown once. Trade it for a node credential with `POST /api/nodes/register` within 15 minutes.
+             * @example glb_join_3Jx0cX1Qm2bY6nR4vT8wZ5aL7kP9sD0f
+             */
+            join_token: string;
         };
         LoginRequest: {
             email: components["schemas"]["EmailAddress"];
@@ -1477,6 +1689,7 @@ export interface components {
              */
             status_reason: string | null;
         };
+        ModelIdList: string[];
         ModelList: {
             /** @description Every model of the catalog, available or not, in catalog order. */
             models: components["schemas"]["Model"][];
@@ -1486,6 +1699,176 @@ export interface components {
          * @example null
          */
         NextCursor: string | null;
+        Node: {
+            allocation: components["schemas"]["NodeAllocation"];
+            created_at: components["schemas"]["Timestamp"];
+            earned: components["schemas"]["GlobAmount"];
+            /** @description 0.5-2.0; from its benchmark, or from its measured speed on real jobs when that is lower. */
+            hardware_score: number;
+            host: components["schemas"]["HostFacts"];
+            id: components["schemas"]["Uuid"];
+            /** Format: date-time */
+            last_seen_at: string | null;
+            /** @description Its generation speed as the platform measured it on jobs; null before its first job. */
+            measured_tokens_per_second: number | null;
+            /** @description The models it has loaded now (empty while offline). */
+            models: components["schemas"]["ModelIdList"];
+            name: components["schemas"]["NodeName"];
+            pending: components["schemas"]["GlobAmount"];
+            status: components["schemas"]["NodeStatus"];
+            tasks_served: number;
+            /** @description Share of the last 30 days (since pairing, if later) in which the node called in. */
+            uptime_30d: number;
+        };
+        /**
+         * @description How much of the machine the node may use. CPU 10-80 % (default 50) sets the threads llama.cpp runs with;
+         *     memory 20-70 % (default 40) decides which models it loads (a model loads only when its file fits in this share
+         *     of the machine's memory); GPU 0-90 % (default 60) sets the share of layers offloaded when a GPU is present.
+         */
+        NodeAllocation: {
+            /** @default 50 */
+            cpu_percent: number;
+            /** @default 60 */
+            gpu_percent: number;
+            /** @default 40 */
+            memory_percent: number;
+        };
+        /**
+         * @description The agent's own benchmark: a short generation on one of its models. It is a claim: once the node has served
+         *     jobs, its hardware score comes from the tokens per second the platform measured on them whenever that is lower.
+         */
+        NodeBenchmark: {
+            model_id: string;
+            tokens_per_second: number;
+        };
+        NodeClaim: {
+            /**
+             * @description How long to wait for a job before answering 204.
+             * @default 25
+             */
+            wait_seconds: number;
+        };
+        NodeCredential: {
+            allocation: components["schemas"]["NodeAllocation"];
+            /**
+             * @description The node's secret for the node operations; shown once, stored only as a hash. Revoking the node ends it.
+             * @example glb_node_8kQ2mV7xN3pR5tY1wZ4aB6cD9eF0gH2j
+             */
+            credential: string;
+            name: components["schemas"]["NodeName"];
+            node_id: components["schemas"]["Uuid"];
+        };
+        NodeDoneEvent: {
+            stop_reason: components["schemas"]["InferenceStopReason"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "done";
+            usage: {
+                completion_tokens: number;
+                prompt_tokens: number;
+            };
+        };
+        NodeErrorEvent: {
+            /** @description For the platform's log; the requester sees a generic message. */
+            message: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        NodeHeartbeat: {
+            /** @description The battery's charge when running on battery; null on mains power or without a battery. */
+            battery_percent?: number | null;
+            /** @description The machine's load over the last minute as a share of its cores; null when unknown. */
+            cpu_load?: number | null;
+            /** @description The models the node has loaded now; it is offered jobs only for these. */
+            models: components["schemas"]["ModelIdList"];
+            running_jobs: number;
+        };
+        /**
+         * @description A generation job the node now holds. Its lock lasts `lock_ms`; every heartbeat and every events call renews it.
+         *     A node that goes silent loses it: the reply ends with an error (or runs on another node if nothing was sent yet),
+         *     and nobody is charged for it.
+         */
+        NodeJob: {
+            /**
+             * @description How many tokens, prompt included, the requester's hold pays for: the reply must stop (stop reason `budget`)
+             *     before prompt + completion tokens exceed it. Null for a free model.
+             */
+            hold_tokens: number | null;
+            /** @description The job's id (the reply's stream id). */
+            job_id: string;
+            lock_ms: number;
+            messages: components["schemas"]["InferenceMessage"][];
+            model_id: string;
+            params: {
+                max_tokens: number;
+                temperature: number;
+                top_p: number;
+            };
+        };
+        NodeJobAck: {
+            /** @description True when the requester stopped the reply; the node ends it with a `done` event, stop reason `abort`. */
+            stop: boolean;
+        };
+        /** @description One event of a job, in order. */
+        NodeJobEvent: components["schemas"]["NodeTokenEvent"] | components["schemas"]["NodeDoneEvent"] | components["schemas"]["NodeErrorEvent"];
+        NodeJobEvents: {
+            /** @description At most 512 events and 256 KiB per call (413 beyond); a `done` or `error` event must be the last. */
+            events: components["schemas"]["NodeJobEvent"][];
+        };
+        NodeList: {
+            /** @description The caller's nodes, newest first; revoked nodes are not listed. */
+            nodes: components["schemas"]["Node"][];
+        };
+        /**
+         * @description A name its owner recognises; no control characters.
+         * @example living-room-pc
+         */
+        NodeName: string;
+        NodeRegistration: {
+            benchmark: components["schemas"]["NodeBenchmark"];
+            host: components["schemas"]["HostFacts"];
+            join_token: string;
+            /** @description The catalog models the node has on disk and can load. */
+            models: components["schemas"]["ModelIdList"];
+            name: components["schemas"]["NodeName"];
+        };
+        /** @description What the platform wants of the node now (answered to every heartbeat). */
+        NodeState: {
+            allocation: components["schemas"]["NodeAllocation"];
+            /** @description GLOB paid out for this node's tasks. */
+            earned: components["schemas"]["GlobAmount"];
+            name: components["schemas"]["NodeName"];
+            node_id: components["schemas"]["Uuid"];
+            /** @description True while its owner paused it or it reported running on battery below 20 %. */
+            paused: boolean;
+            /** @description GLOB of this node's rewards not paid yet (settlement window, or waiting for funding). */
+            pending: components["schemas"]["GlobAmount"];
+        };
+        /**
+         * @description `online`: the node's last call was within the live window (three heartbeats) and it is not paused;
+         *     `paused`: its owner (or the agent itself, on battery below 20 %) paused it: it takes no jobs;
+         *     `offline`: no call within the live window.
+         * @enum {string}
+         */
+        NodeStatus: "online" | "offline" | "paused";
+        NodeTokenEvent: {
+            text: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "token";
+        };
+        NodeUpdate: {
+            allocation?: components["schemas"]["NodeAllocation"];
+            name?: components["schemas"]["NodeName"];
+            paused?: boolean;
+        };
         Notification: {
             created_at: components["schemas"]["Timestamp"];
             /**
@@ -2157,6 +2540,38 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Missing, unknown or revoked node credential. */
+        NodeUnauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "statusCode": 401,
+                 *       "message": "This node credential is invalid or has been revoked. Pair the node again.",
+                 *       "error": "Unauthorized"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No such resource (or it is not yours). */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "statusCode": 404,
+                 *       "message": "Not found",
+                 *       "error": "Not Found"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Rate limit reached; try again after `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
@@ -2195,6 +2610,8 @@ export interface components {
     parameters: {
         /** @description The `next_cursor` of the previous page. */
         Cursor: string;
+        /** @description The job's id, as the claim answered it. */
+        JobId: string;
     };
     requestBodies: never;
     headers: never;
@@ -2237,16 +2654,38 @@ export type SchemaGenerateResponse = components['schemas']['GenerateResponse'];
 export type SchemaGlobAmount = components['schemas']['GlobAmount'];
 export type SchemaHealth = components['schemas']['Health'];
 export type SchemaHealthCheck = components['schemas']['HealthCheck'];
+export type SchemaHostFacts = components['schemas']['HostFacts'];
 export type SchemaInferenceMessage = components['schemas']['InferenceMessage'];
 export type SchemaInferenceParams = components['schemas']['InferenceParams'];
 export type SchemaInferenceStopReason = components['schemas']['InferenceStopReason'];
 export type SchemaInferenceUsage = components['schemas']['InferenceUsage'];
+export type SchemaJoinToken = components['schemas']['JoinToken'];
 export type SchemaLoginRequest = components['schemas']['LoginRequest'];
 export type SchemaLogoutRequest = components['schemas']['LogoutRequest'];
 export type SchemaMaxTokens = components['schemas']['MaxTokens'];
 export type SchemaModel = components['schemas']['Model'];
+export type SchemaModelIdList = components['schemas']['ModelIdList'];
 export type SchemaModelList = components['schemas']['ModelList'];
 export type SchemaNextCursor = components['schemas']['NextCursor'];
+export type SchemaNode = components['schemas']['Node'];
+export type SchemaNodeAllocation = components['schemas']['NodeAllocation'];
+export type SchemaNodeBenchmark = components['schemas']['NodeBenchmark'];
+export type SchemaNodeClaim = components['schemas']['NodeClaim'];
+export type SchemaNodeCredential = components['schemas']['NodeCredential'];
+export type SchemaNodeDoneEvent = components['schemas']['NodeDoneEvent'];
+export type SchemaNodeErrorEvent = components['schemas']['NodeErrorEvent'];
+export type SchemaNodeHeartbeat = components['schemas']['NodeHeartbeat'];
+export type SchemaNodeJob = components['schemas']['NodeJob'];
+export type SchemaNodeJobAck = components['schemas']['NodeJobAck'];
+export type SchemaNodeJobEvent = components['schemas']['NodeJobEvent'];
+export type SchemaNodeJobEvents = components['schemas']['NodeJobEvents'];
+export type SchemaNodeList = components['schemas']['NodeList'];
+export type SchemaNodeName = components['schemas']['NodeName'];
+export type SchemaNodeRegistration = components['schemas']['NodeRegistration'];
+export type SchemaNodeState = components['schemas']['NodeState'];
+export type SchemaNodeStatus = components['schemas']['NodeStatus'];
+export type SchemaNodeTokenEvent = components['schemas']['NodeTokenEvent'];
+export type SchemaNodeUpdate = components['schemas']['NodeUpdate'];
 export type SchemaNotification = components['schemas']['Notification'];
 export type SchemaNotificationList = components['schemas']['NotificationList'];
 export type SchemaNotificationType = components['schemas']['NotificationType'];
@@ -2311,9 +2750,12 @@ export type SchemaWalletStats = components['schemas']['WalletStats'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseBusy = components['responses']['Busy'];
 export type ResponseForbidden = components['responses']['Forbidden'];
+export type ResponseNodeUnauthorized = components['responses']['NodeUnauthorized'];
+export type ResponseNotFound = components['responses']['NotFound'];
 export type ResponseTooManyRequests = components['responses']['TooManyRequests'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ParameterCursor = components['parameters']['Cursor'];
+export type ParameterJobId = components['parameters']['JobId'];
 export type $defs = Record<string, never>;
 export interface operations {
     listConversations: {
@@ -3529,6 +3971,515 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    listNodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's nodes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "nodes": [
+                     *         {
+                     *           "id": "7c1e9a52-3b8d-4f60-a2e4-9d5b1c7f3e08",
+                     *           "name": "living-room-pc",
+                     *           "status": "online",
+                     *           "last_seen_at": "2026-11-25T09:14:05.000Z",
+                     *           "created_at": "2026-11-20T18:02:11.000Z",
+                     *           "uptime_30d": 0.93,
+                     *           "host": {
+                     *             "hostname": "living-room-pc",
+                     *             "os": "linux",
+                     *             "arch": "x64",
+                     *             "cpu_cores": 8,
+                     *             "memory_bytes": 34359738368,
+                     *             "gpu": null,
+                     *             "vram_bytes": null
+                     *           },
+                     *           "models": [
+                     *             "llama-3.2-1b-instruct"
+                     *           ],
+                     *           "hardware_score": 1.2,
+                     *           "measured_tokens_per_second": 41.5,
+                     *           "allocation": {
+                     *             "cpu_percent": 50,
+                     *             "memory_percent": 40,
+                     *             "gpu_percent": 60
+                     *           },
+                     *           "tasks_served": 128,
+                     *           "earned": 3712.5,
+                     *           "pending": 87.5
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NodeList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    revokeNode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateNode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "paused": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["NodeUpdate"];
+            };
+        };
+        responses: {
+            /** @description The node after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7c1e9a52-3b8d-4f60-a2e4-9d5b1c7f3e08",
+                     *       "name": "living-room-pc",
+                     *       "status": "paused",
+                     *       "last_seen_at": "2026-11-25T09:14:05.000Z",
+                     *       "created_at": "2026-11-20T18:02:11.000Z",
+                     *       "uptime_30d": 0.93,
+                     *       "host": {
+                     *         "hostname": "living-room-pc",
+                     *         "os": "linux",
+                     *         "arch": "x64",
+                     *         "cpu_cores": 8,
+                     *         "memory_bytes": 34359738368,
+                     *         "gpu": null,
+                     *         "vram_bytes": null
+                     *       },
+                     *       "models": [
+                     *         "llama-3.2-1b-instruct"
+                     *       ],
+                     *       "hardware_score": 1.2,
+                     *       "measured_tokens_per_second": 41.5,
+                     *       "allocation": {
+                     *         "cpu_percent": 50,
+                     *         "memory_percent": 40,
+                     *         "gpu_percent": 60
+                     *       },
+                     *       "tasks_served": 128,
+                     *       "earned": 3712.5,
+                     *       "pending": 87.5
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Node"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    nodeHeartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "models": [
+                 *         "llama-3.2-1b-instruct"
+                 *       ],
+                 *       "running_jobs": 1,
+                 *       "cpu_load": 0.42,
+                 *       "battery_percent": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["NodeHeartbeat"];
+            };
+        };
+        responses: {
+            /** @description The node's state. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "node_id": "7c1e9a52-3b8d-4f60-a2e4-9d5b1c7f3e08",
+                     *       "name": "living-room-pc",
+                     *       "paused": false,
+                     *       "allocation": {
+                     *         "cpu_percent": 50,
+                     *         "memory_percent": 40,
+                     *         "gpu_percent": 60
+                     *       },
+                     *       "earned": 3712.5,
+                     *       "pending": 87.5
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NodeState"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["NodeUnauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    sendNodeJobEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id, as the claim answered it. */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         {
+                 *           "type": "token",
+                 *           "text": "Hello"
+                 *         },
+                 *         {
+                 *           "type": "token",
+                 *           "text": "! How can I help?"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["NodeJobEvents"];
+            };
+        };
+        responses: {
+            /** @description Taken. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "stop": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NodeJobAck"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["NodeUnauthorized"];
+            /** @description This node does not hold the job (never claimed it, or lost its lock). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "This node does not hold job r_m3x9k2_1",
+                     *       "error": "Forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The job has already ended. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "Job r_m3x9k2_1 has already ended",
+                     *       "error": "Conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many events or too large a body in one call. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "At most 512 events and 256 KiB per call",
+                     *       "error": "Payload Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    returnNodeJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id, as the claim answered it. */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Returned. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["NodeUnauthorized"];
+            /** @description This node does not hold the job. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "This node does not hold job r_m3x9k2_1",
+                     *       "error": "Forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The job has already ended. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "Job r_m3x9k2_1 has already ended",
+                     *       "error": "Conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    claimNodeJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "wait_seconds": 25
+                 *     }
+                 */
+                "application/json": components["schemas"]["NodeClaim"];
+            };
+        };
+        responses: {
+            /** @description A job, now held by this node. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "job_id": "r_m3x9k2_1",
+                     *       "model_id": "llama-3.2-1b-instruct",
+                     *       "messages": [
+                     *         {
+                     *           "role": "user",
+                     *           "content": "Hello!"
+                     *         }
+                     *       ],
+                     *       "params": {
+                     *         "temperature": 0.7,
+                     *         "max_tokens": 2048,
+                     *         "top_p": 0.9
+                     *       },
+                     *       "hold_tokens": 2100,
+                     *       "lock_ms": 30000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NodeJob"];
+                };
+            };
+            /** @description No job within the wait. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["NodeUnauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createJoinToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token and the pairing command. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "join_token": "glb_join_3Jx0cX1Qm2bY6nR4vT8wZ5aL7kP9sD0f",
+                     *       "expires_at": "2026-11-25T09:29:05.000Z",
+                     *       "command": "npm run node -- --api https://globnetwork.io --join-token glb_join_3Jx0cX1Qm2bY6nR4vT8wZ5aL7kP9sD0f"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JoinToken"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    registerNode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "join_token": "glb_join_3Jx0cX1Qm2bY6nR4vT8wZ5aL7kP9sD0f",
+                 *       "name": "living-room-pc",
+                 *       "host": {
+                 *         "hostname": "living-room-pc",
+                 *         "os": "linux",
+                 *         "arch": "x64",
+                 *         "cpu_cores": 8,
+                 *         "memory_bytes": 34359738368,
+                 *         "gpu": null,
+                 *         "vram_bytes": null
+                 *       },
+                 *       "models": [
+                 *         "llama-3.2-1b-instruct"
+                 *       ],
+                 *       "benchmark": {
+                 *         "model_id": "llama-3.2-1b-instruct",
+                 *         "tokens_per_second": 44.2
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["NodeRegistration"];
+            };
+        };
+        responses: {
+            /** @description The node and its credential. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "node_id": "7c1e9a52-3b8d-4f60-a2e4-9d5b1c7f3e08",
+                     *       "credential": "glb_node_8kQ2mV7xN3pR5tY1wZ4aB6cD9eF0gH2j",
+                     *       "name": "living-room-pc",
+                     *       "allocation": {
+                     *         "cpu_percent": 50,
+                     *         "memory_percent": 40,
+                     *         "gpu_percent": 60
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NodeCredential"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The join token is unknown, already used or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "This join token is invalid or has expired. Create a new one in the web app.",
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     markNotificationRead: {
