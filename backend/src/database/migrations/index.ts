@@ -4,6 +4,8 @@ import { Wallet1763900000000 } from './1763900000000-Wallet';
 import { Inference1764000000000 } from './1764000000000-Inference';
 import { Chat1764100000000 } from './1764100000000-Chat';
 import { AccountSafety1764200000000 } from './1764200000000-AccountSafety';
+import { ProviderNodes1764300000000 } from './1764300000000-ProviderNodes';
+import { FundedRewards1764400000000 } from './1764400000000-FundedRewards';
 
 /** Every migration, oldest first. A new migration is added here. */
 export const MIGRATIONS = [
@@ -13,4 +15,6 @@ export const MIGRATIONS = [
   Inference1764000000000,
   Chat1764100000000,
   AccountSafety1764200000000,
+  ProviderNodes1764300000000,
+  FundedRewards1764400000000,
 ];
