@@ -1,4 +1,4 @@
-import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
+import { infiniteQueryOptions, mutationOptions, queryOptions } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
 import { api, unwrap } from '../client';
 
@@ -20,19 +20,19 @@ export async function getConversation(id: string): Promise<Conversation> {
 }
 
 /** POST /api/chat/conversations. */
-export async function createConversation(title: string, modelId: string): Promise<Conversation> {
+async function createConversation(title: string, modelId: string): Promise<Conversation> {
   const { conversation } = await unwrap(api.POST('/api/chat/conversations', { body: { title, model_id: modelId } }));
   return conversation;
 }
 
 /** PUT /api/chat/conversations/{id} — rename and/or pin. */
-export async function updateConversation(id: string, body: { title?: string; is_pinned?: boolean }): Promise<Conversation> {
+async function updateConversation(id: string, body: { title?: string; is_pinned?: boolean }): Promise<Conversation> {
   const { conversation } = await unwrap(api.PUT('/api/chat/conversations/{id}', { params: { path: { id } }, body }));
   return conversation;
 }
 
 /** DELETE /api/chat/conversations/{id}. */
-export async function deleteConversation(id: string): Promise<void> {
+async function deleteConversation(id: string): Promise<void> {
   await unwrap(api.DELETE('/api/chat/conversations/{id}', { params: { path: { id } } }));
 }
 
@@ -64,5 +64,35 @@ export const chatQueries = {
       queryKey: [...chatQueries.all, 'conversation', id] as const,
       queryFn: () => getConversation(id),
       retry: false,
+    }),
+};
+
+export const chatMutations = {
+  /** A new conversation; the list reloads to show it. */
+  create: () =>
+    mutationOptions({
+      mutationKey: [...chatQueries.all, 'create'] as const,
+      mutationFn: ({ title, modelId }: { title: string; modelId: string }) => createConversation(title, modelId),
+      onSuccess: (_conversation, _vars, _ctx, { client }) => {
+        void client.invalidateQueries({ queryKey: chatQueries.lists() });
+      },
+    }),
+  /** Rename and/or pin; the list reloads whether or not it worked. */
+  update: () =>
+    mutationOptions({
+      mutationKey: [...chatQueries.all, 'update'] as const,
+      mutationFn: ({ id, ...body }: { id: string; title?: string; is_pinned?: boolean }) => updateConversation(id, body),
+      onSettled: (_conversation, _error, _vars, _ctx, { client }) => {
+        void client.invalidateQueries({ queryKey: chatQueries.lists() });
+      },
+    }),
+  /** Delete; the list reloads whether or not it worked. */
+  remove: () =>
+    mutationOptions({
+      mutationKey: [...chatQueries.all, 'delete'] as const,
+      mutationFn: (id: string) => deleteConversation(id),
+      onSettled: (_nothing, _error, _id, _ctx, { client }) => {
+        void client.invalidateQueries({ queryKey: chatQueries.lists() });
+      },
     }),
 };

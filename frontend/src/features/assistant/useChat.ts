@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useEffectEvent, useLayoutEffect, useReducer, useRef, useState } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../../api/client';
-import { chatQueries, createConversation, getConversation, type ActiveStream, type Conversation } from '../../api/queries/chat';
+import { chatMutations, chatQueries, getConversation, type ActiveStream, type Conversation } from '../../api/queries/chat';
 import { GENERATION_PARAMS, resumeStream, startStream, stopStream } from '../../api/queries/inference';
 import { tokenStore } from '../../api/tokens';
 import { chatCache } from './cache';
@@ -119,6 +119,8 @@ export interface ChatOptions {
  */
 export function useChat({ userId, onModel }: ChatOptions) {
   const queryClient = useQueryClient();
+  // mutateAsync keeps one identity, so `exchange` below does not change on every render.
+  const { mutateAsync: createConversation } = useMutation(chatMutations.create());
   const [initial] = useState(freshConversation);
   const [conversation, dispatchState] = useReducer(reducer, initial);
   /** The conversation as of the last action (ahead of rendering), for the async code. */
@@ -234,12 +236,11 @@ export function useChat({ userId, onModel }: ChatOptions) {
       let conversationId = current.current.id;
       if (!conversationId) {
         try {
-          const created = await createConversation(chatTitle(), model.id);
+          const created = await createConversation({ title: chatTitle(), modelId: model.id });
           if (epoch.current !== myEpoch) return;
           conversationId = created.conversation_id ?? created.id;
           dispatch({ type: 'identify', id: conversationId, title: created.title, model_id: created.model_id });
           remember(conversationId);
-          void queryClient.invalidateQueries({ queryKey: chatQueries.lists() });
         } catch (err) {
           runs.current.delete(replyId);
           if (epoch.current !== myEpoch) return;
@@ -297,7 +298,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
         }
       }
     },
-    [dispatch, finish, persist, queryClient, setGeneratingId, userId],
+    [createConversation, dispatch, finish, persist, queryClient, setGeneratingId, userId],
   );
 
   /** Sends a message (never blank, never while a reply streams, never without a model). */

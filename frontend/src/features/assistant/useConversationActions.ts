@@ -1,12 +1,5 @@
-import { useQueryClient } from '@tanstack/react-query';
-import {
-  chatQueries,
-  deleteConversation,
-  exportConversation,
-  updateConversation,
-  type ConversationExportFormat,
-  type ConversationSummary,
-} from '../../api/queries/chat';
+import { useMutation } from '@tanstack/react-query';
+import { chatMutations, exportConversation, type ConversationExportFormat, type ConversationSummary } from '../../api/queries/chat';
 import { downloadFile } from './downloadFile';
 import { TEXT } from './texts';
 
@@ -16,28 +9,24 @@ interface Callbacks {
   onError: (message: string) => void;
 }
 
-/** A row's actions: each reports a failure through `onError`, and the list is refetched after every change. */
+/** A row's actions: each reports a failure through `onError`; the mutations refetch the list after every change. */
 export function useConversationActions({ onRenamed, onDeleted, onError }: Callbacks) {
-  const queryClient = useQueryClient();
-  const refresh = () => queryClient.invalidateQueries({ queryKey: chatQueries.lists() });
+  const update = useMutation(chatMutations.update());
+  const deletion = useMutation(chatMutations.remove());
 
   const rename = async (c: ConversationSummary, title: string) => {
     try {
-      await updateConversation(c.id, { title });
+      await update.mutateAsync({ id: c.id, title });
       onRenamed(c.id, title);
     } catch {
       onError(TEXT.errors.rename);
-    } finally {
-      void refresh();
     }
   };
   const pin = async (c: ConversationSummary) => {
     try {
-      await updateConversation(c.id, { is_pinned: !c.is_pinned });
+      await update.mutateAsync({ id: c.id, is_pinned: !c.is_pinned });
     } catch {
       onError(`Failed to ${c.is_pinned ? 'unpin' : 'pin'} conversation`);
-    } finally {
-      void refresh();
     }
   };
   const exportAs = async (c: ConversationSummary, format: ConversationExportFormat) => {
@@ -51,12 +40,10 @@ export function useConversationActions({ onRenamed, onDeleted, onError }: Callba
   const remove = async (c: ConversationSummary) => {
     if (!window.confirm(TEXT.confirmDelete)) return;
     try {
-      await deleteConversation(c.id);
+      await deletion.mutateAsync(c.id);
       onDeleted(c.id);
     } catch {
       onError(TEXT.errors.delete);
-    } finally {
-      void refresh();
     }
   };
 
