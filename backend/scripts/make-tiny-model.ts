@@ -8,7 +8,8 @@
  */
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { GgufError, validateGguf, writeTinyLlamaGguf } from '../src/modules/inference/engine/gguf';
+import { GgufError, writeTinyLlamaGguf } from '../src/modules/inference/engine/gguf';
+import { validateGguf } from '../src/modules/inference/engine/gguf-validate';
 
 const DEFAULT_OUT = resolve(__dirname, '../../.data/models/glob-tiny-chat.gguf');
 

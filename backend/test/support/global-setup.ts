@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDataSource } from '../../src/database/data-source';
 import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
-import { validateGguf, writeTinyLlamaGguf } from '../../src/modules/inference/engine/gguf';
+import { writeTinyLlamaGguf } from '../../src/modules/inference/engine/gguf';
+import { validateGguf } from '../../src/modules/inference/engine/gguf-validate';
 import { admin, databaseUrl, randomName } from './db';
 
 /**

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GgufError, readGgufHeader, validateGguf, writeTinyLlamaGguf, type GgufArray } from '../../src/modules/inference/engine/gguf';
+import { GgufError, readGgufHeader, writeTinyLlamaGguf } from '../../src/modules/inference/engine/gguf';
+import { validateGguf } from '../../src/modules/inference/engine/gguf-validate';
 
 /** Small enough to write in a few milliseconds; same layout as the default model. */
 const SMALL = { nEmbd: 32, nLayer: 2, nHead: 2, nFf: 64, contextLength: 256 };
@@ -98,8 +99,8 @@ describe('writeTinyLlamaGguf', () => {
     expect(h.tensors.find((t) => t.name === 'token_embd.weight')?.dims).toEqual([SMALL.nEmbd, vocabSize]);
     expect(h.tensors.find((t) => t.name === 'blk.1.ffn_down.weight')?.dims).toEqual([SMALL.nFf, SMALL.nEmbd]);
 
-    const tokens = (h.metadata.get('tokenizer.ggml.tokens') as GgufArray).items as string[];
-    const types = (h.metadata.get('tokenizer.ggml.token_type') as GgufArray).items as number[];
+    const tokens = h.metadata.get('tokenizer.ggml.tokens') as string[];
+    const types = h.metadata.get('tokenizer.ggml.token_type') as number[];
     expect(tokens).toHaveLength(vocabSize);
     expect(tokens.slice(0, 5)).toEqual(['<unk>', '<s>', '</s>', '<|im_start|>', '<|im_end|>']);
     expect(types.slice(0, 5)).toEqual([2, 3, 3, 3, 3]);

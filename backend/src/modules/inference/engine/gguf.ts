@@ -1,14 +1,11 @@
 /**
- * GGUF without llama.cpp: a writer for our own tiny chat model (nothing can be downloaded, so the model
- * the platform serves out of the box is generated here from a seed) and a header reader/validator that
- * runs before every load. llama.cpp aborts the whole process (GGML_ASSERT, division by zero, uncaught
- * std::out_of_range) on some malformed files, so nothing reaches it without passing `validateGguf`.
- *
- * Pure TypeScript: no node-llama-cpp import (it is ESM-only and would not load inside jest).
- * Format: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md (little-endian, dims ne0 first).
+ * Reads a GGUF file's header (metadata and tensor infos, not the weights) with node-llama-cpp's own
+ * `readGgufFileInfo`, in the flat shape the validator (gguf-validate.ts) checks.
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { endianness } from 'node:os';
+import type * as Nlc from 'node-llama-cpp' with { 'resolution-mode': 'import' };
+import { loadNodeLlamaCpp } from './node-llama-cpp';
 
 export type GgufErrorCode =
   | 'io'
@@ -33,16 +30,39 @@ export class GgufError extends Error {
   }
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Types and constants
-// ---------------------------------------------------------------------------------------------------
+export type GgufScalar = number | bigint | boolean | string;
+export type GgufValue = GgufScalar | GgufScalar[];
+
+export interface GgufTensorInfo {
+  name: string;
+  /** ne0 first, as in ggml. */
+  dims: number[];
+  /** ggml type id (0 = F32, 1 = F16, 8 = Q8_0, 12 = Q4_K …). */
+  type: number;
+  /** Relative to the start of the tensor data section. */
+  offset: number;
+}
+
+export interface GgufHeader {
+  path: string;
+  version: number;
+  fileSize: number;
+  alignment: number;
+  /** Absolute offset of the tensor data section. */
+  dataOffset: number;
+  /** By the file's own (dotted) keys; 64-bit integers are numbers when they fit. */
+  metadata: Map<string, GgufValue>;
+  tensors: GgufTensorInfo[];
+}
 
 const GGUF_MAGIC = 0x46554747; // "GGUF" read as little-endian u32
 const DEFAULT_ALIGNMENT = 32;
 const GGML_MAX_DIMS = 4;
+const READ_CHUNK = 1 << 20;
+const MAX_STRING_BYTES = 1 << 28; // a chat template or a token is never near this; a corrupt length is
 const LITTLE_ENDIAN_HOST = endianness() === 'LE';
 
-export enum GgufValueType {
+enum GgufValueType {
   UINT8 = 0,
   INT8 = 1,
   UINT16 = 2,
@@ -58,100 +78,53 @@ export enum GgufValueType {
   FLOAT64 = 12,
 }
 
-export type GgufScalar = number | bigint | boolean | string;
-export interface GgufArray {
-  readonly itemType: GgufValueType;
-  readonly items: GgufScalar[];
-}
-export type GgufValue = GgufScalar | GgufArray;
-
-export interface GgufTensorInfo {
-  name: string;
-  /** ne0 first, as in ggml. */
-  dims: number[];
-  /** ggml type id (0 = F32, 1 = F16, 8 = Q8_0, 12 = Q4_K …). */
-  type: number;
-  /** Relative to the start of the tensor data section. */
-  offset: number;
-  /** Bytes of data. */
-  size: number;
-  elements: number;
-}
-
-export interface GgufHeader {
-  path: string;
-  version: number;
-  fileSize: number;
-  alignment: number;
-  /** Absolute offset of the tensor data section. */
-  dataOffset: number;
-  metadata: Map<string, GgufValue>;
-  tensors: GgufTensorInfo[];
-}
-
-export interface GgufSummary {
-  architecture: string;
-  name: string | null;
-  contextLength: number;
-  parameters: number;
-  vocabSize: number;
-  chatTemplate: string | null;
-}
-
 /**
- * [block size, bytes per block] by ggml type id, read from the bundled llama.cpp
- * (`getBlockSizeForGgmlType`/`getTypeSizeForGgmlType`, node-llama-cpp 3.22.1). Ids 4, 5, 31-33 and 36-38
- * were removed from ggml; files using them (or unknown ids) are refused.
+ * Parses the header of a GGUF v2/v3 file. Format-level problems throw GgufError; everything else
+ * (required keys, tensor shapes and bounds) is `validateGguf`'s.
+ *
+ * node-llama-cpp's reader trusts every count and length it reads: past the end of the file it reads
+ * zeros, a corrupt array count makes it loop over them while its buffer grows, and a corrupt string
+ * length of 2-4 GiB aborts the process inside Node's fs.read (seen on a byte-flipped header). It also
+ * reads unknown versions as v3. So the header is walked (bounds only) before it is parsed.
  */
-const GGML_TYPES: ReadonlyMap<number, readonly [number, number]> = new Map([
-  [0, [1, 4]], // F32
-  [1, [1, 2]], // F16
-  [2, [32, 18]], // Q4_0
-  [3, [32, 20]], // Q4_1
-  [6, [32, 22]], // Q5_0
-  [7, [32, 24]], // Q5_1
-  [8, [32, 34]], // Q8_0
-  [9, [32, 36]], // Q8_1
-  [10, [256, 84]], // Q2_K
-  [11, [256, 110]], // Q3_K
-  [12, [256, 144]], // Q4_K
-  [13, [256, 176]], // Q5_K
-  [14, [256, 210]], // Q6_K
-  [15, [256, 292]], // Q8_K
-  [16, [256, 66]], // IQ2_XXS
-  [17, [256, 74]], // IQ2_XS
-  [18, [256, 98]], // IQ3_XXS
-  [19, [256, 50]], // IQ1_S
-  [20, [32, 18]], // IQ4_NL
-  [21, [256, 110]], // IQ3_S
-  [22, [256, 82]], // IQ2_S
-  [23, [256, 136]], // IQ4_XS
-  [24, [1, 1]], // I8
-  [25, [1, 2]], // I16
-  [26, [1, 4]], // I32
-  [27, [1, 8]], // I64
-  [28, [1, 8]], // F64
-  [29, [256, 56]], // IQ1_M
-  [30, [1, 2]], // BF16
-  [34, [256, 54]], // TQ1_0
-  [35, [256, 66]], // TQ2_0
-  [39, [32, 17]], // MXFP4
-  [40, [64, 36]], // NVFP4
-  [41, [128, 18]], // Q1_0
-  [42, [64, 18]], // Q2_0
-]);
+export async function readGgufHeader(path: string): Promise<GgufHeader> {
+  const { fileSize, version, headerEnd } = await walkHeader(path);
+  const nlc = await loadNodeLlamaCpp();
+  let info: Nlc.GgufFileInfo;
+  try {
+    info = await nlc.readGgufFileInfo(path, {
+      sourceType: 'filesystem', // never a URL or a model URI: nothing is downloaded
+      spliceSplitFiles: false, // the validator refuses split files
+      readTensorInfo: true,
+      logWarnings: false,
+    });
+  } catch (err) {
+    throw new GgufError('malformed', `cannot parse the GGUF header: ${errorMessage(err)}`, path);
+  }
 
-/** Architectures whose hyper-parameters and tensors this file checks. Others are refused. */
-export const SUPPORTED_ARCHITECTURES: readonly string[] = ['llama'];
+  const metadata = new Map<string, GgufValue>();
+  flatten(info.metadata as unknown as Record<string, unknown>, '', metadata);
 
-// ---------------------------------------------------------------------------------------------------
-// Reader
-// ---------------------------------------------------------------------------------------------------
+  let alignment = DEFAULT_ALIGNMENT;
+  const a = metadata.get('general.alignment');
+  if (a !== undefined) {
+    if (typeof a !== 'number' || a <= 0 || (a & (a - 1)) !== 0) {
+      throw new GgufError('invalid_value', `general.alignment must be a power of two, got ${String(a)}`, path);
+    }
+    alignment = a;
+  }
 
-const READ_CHUNK = 1 << 20;
-const MAX_STRING_BYTES = 1 << 28; // a chat template or a token is never near this; a corrupt length is
+  const tensors = (info.tensorInfo ?? []).map((t): GgufTensorInfo => ({
+    name: t.name,
+    dims: t.dimensions.map((d, i) => safeNumber(d, `dimension ${i} of ${t.name}`, path)),
+    type: t.ggmlType,
+    offset: safeNumber(t.offset, `offset of ${t.name}`, path),
+  }));
+  const dataOffset = alignUp(headerEnd, alignment);
+  return { path, version, fileSize, alignment, dataOffset, metadata, tensors };
+}
 
-/** Sequential little-endian reader over a file handle; reads the file in 1 MiB chunks, on demand. */
+/** Sequential little-endian reads over a file handle, in 1 MiB chunks, on demand. */
 class Cursor {
   private buf = Buffer.alloc(0);
   private bufStart = 0; // file offset of buf[0]
@@ -163,161 +136,89 @@ class Cursor {
     private readonly path: string,
   ) {}
 
-  private async ensure(n: number, what: string): Promise<void> {
+  /** Moves past `n` bytes that must lie inside the file; returns where they start in `buf` when `load`. */
+  private async take(n: number, what: string, load = true): Promise<number> {
     if (this.pos + n > this.fileSize) {
       throw new GgufError('truncated', `file ends inside ${what} at byte ${this.pos}`, this.path);
     }
-    const have = this.bufStart + this.buf.length - this.pos;
-    if (have >= n) return;
     const start = this.pos;
-    const len = Math.min(Math.max(n, READ_CHUNK), this.fileSize - start);
-    const next = Buffer.alloc(len);
-    let done = 0;
-    while (done < len) {
-      const { bytesRead } = await this.fh.read(next, done, len - done, start + done);
-      if (bytesRead === 0) throw new GgufError('truncated', `file ends inside ${what}`, this.path);
-      done += bytesRead;
+    this.pos += n;
+    if (!load) return -1;
+    if (start < this.bufStart || start + n > this.bufStart + this.buf.length) {
+      const len = Math.min(Math.max(n, READ_CHUNK), this.fileSize - start);
+      const next = Buffer.alloc(len);
+      let done = 0;
+      while (done < len) {
+        const { bytesRead } = await this.fh.read(next, done, len - done, start + done);
+        if (bytesRead === 0) throw new GgufError('truncated', `file ends inside ${what}`, this.path);
+        done += bytesRead;
+      }
+      this.buf = next;
+      this.bufStart = start;
     }
-    this.buf = next;
-    this.bufStart = start;
+    return start - this.bufStart;
   }
 
-  private at(): number {
-    return this.pos - this.bufStart;
-  }
-
-  async u8(what: string): Promise<number> {
-    await this.ensure(1, what);
-    const v = this.buf.readUInt8(this.at());
-    this.pos += 1;
-    return v;
-  }
   async u32(what: string): Promise<number> {
-    await this.ensure(4, what);
-    const v = this.buf.readUInt32LE(this.at());
-    this.pos += 4;
-    return v;
-  }
-  async u64(what: string): Promise<bigint> {
-    await this.ensure(8, what);
-    const v = this.buf.readBigUInt64LE(this.at());
-    this.pos += 8;
-    return v;
+    const at = await this.take(4, what); // before reading this.buf: take() may replace it
+    return this.buf.readUInt32LE(at);
   }
   /** A u64 that must fit a JS number (counts, lengths, offsets). */
   async count(what: string): Promise<number> {
-    const v = await this.u64(what);
-    if (v > BigInt(Number.MAX_SAFE_INTEGER)) {
-      throw new GgufError('malformed', `${what} is absurdly large (${v})`, this.path);
-    }
-    return Number(v);
+    const at = await this.take(8, what);
+    return safeNumber(this.buf.readBigUInt64LE(at), what, this.path);
   }
-  async string(what: string): Promise<string> {
+  private async length(what: string): Promise<number> {
     const len = await this.count(`${what} length`);
     if (len > MAX_STRING_BYTES) throw new GgufError('malformed', `${what} is ${len} bytes long`, this.path);
-    await this.ensure(len, what);
-    const s = this.buf.toString('utf8', this.at(), this.at() + len);
-    this.pos += len;
-    return s;
+    return len;
   }
-
-  async scalar(type: GgufValueType, what: string): Promise<GgufScalar> {
-    const size = scalarSize(type);
-    if (type === GgufValueType.STRING) return this.string(what);
-    if (size === 0) throw new GgufError('malformed', `${what} has unknown value type ${type}`, this.path);
-    await this.ensure(size, what);
-    const o = this.at();
-    const b = this.buf;
-    this.pos += size;
-    switch (type) {
-      case GgufValueType.UINT8:
-        return b.readUInt8(o);
-      case GgufValueType.INT8:
-        return b.readInt8(o);
-      case GgufValueType.UINT16:
-        return b.readUInt16LE(o);
-      case GgufValueType.INT16:
-        return b.readInt16LE(o);
-      case GgufValueType.UINT32:
-        return b.readUInt32LE(o);
-      case GgufValueType.INT32:
-        return b.readInt32LE(o);
-      case GgufValueType.FLOAT32:
-        return b.readFloatLE(o);
-      case GgufValueType.BOOL:
-        return b.readUInt8(o) !== 0;
-      case GgufValueType.UINT64:
-        return narrow(b.readBigUInt64LE(o));
-      case GgufValueType.INT64:
-        return narrow(b.readBigInt64LE(o));
-      case GgufValueType.FLOAT64:
-        return b.readDoubleLE(o);
-      default:
-        throw new GgufError('malformed', `${what} has unknown value type ${type}`, this.path);
+  async string(what: string): Promise<string> {
+    const len = await this.length(what);
+    const at = await this.take(len, what);
+    return this.buf.toString('utf8', at, at + len);
+  }
+  async skipString(what: string): Promise<void> {
+    await this.take(await this.length(what), what, false);
+  }
+  async skipValue(type: number, what: string): Promise<void> {
+    if (type === STRING) return this.skipString(what);
+    if (type !== ARRAY) {
+      const size = SCALAR_SIZES[type] ?? 0;
+      if (size === 0) throw new GgufError('malformed', `${what} has unknown value type ${type}`, this.path);
+      await this.take(size, what, false);
+      return;
     }
-  }
-
-  async value(type: number, what: string): Promise<GgufValue> {
-    if (type !== GgufValueType.ARRAY) return this.scalar(type, what);
     const itemType = await this.u32(`${what} item type`);
-    if (itemType === GgufValueType.ARRAY) {
+    if (itemType === ARRAY) {
       throw new GgufError('malformed', `${what} is a nested array (llama.cpp refuses those)`, this.path);
     }
     const n = await this.count(`${what} item count`);
-    const minItem = itemType === GgufValueType.STRING ? 8 : scalarSize(itemType);
-    if (minItem === 0) throw new GgufError('malformed', `${what} has unknown item type ${itemType}`, this.path);
-    if (this.pos + n * minItem > this.fileSize) {
+    const itemSize = itemType === STRING ? 8 : (SCALAR_SIZES[itemType] ?? 0);
+    if (itemSize === 0) throw new GgufError('malformed', `${what} has unknown item type ${itemType}`, this.path);
+    if (this.pos + n * itemSize > this.fileSize) {
       throw new GgufError('truncated', `${what} declares ${n} items, more than the file holds`, this.path);
     }
-    const items: GgufScalar[] = new Array<GgufScalar>(n);
-    for (let i = 0; i < n; i++) items[i] = await this.scalar(itemType, what);
-    return { itemType, items };
+    if (itemType !== STRING) await this.take(n * itemSize, what, false);
+    else for (let i = 0; i < n; i++) await this.skipString(what);
   }
 }
 
-function scalarSize(type: number): number {
-  switch (type) {
-    case GgufValueType.UINT8:
-    case GgufValueType.INT8:
-    case GgufValueType.BOOL:
-      return 1;
-    case GgufValueType.UINT16:
-    case GgufValueType.INT16:
-      return 2;
-    case GgufValueType.UINT32:
-    case GgufValueType.INT32:
-    case GgufValueType.FLOAT32:
-      return 4;
-    case GgufValueType.UINT64:
-    case GgufValueType.INT64:
-    case GgufValueType.FLOAT64:
-      return 8;
-    case GgufValueType.STRING:
-      return -1;
-    default:
-      return 0;
-  }
-}
-
-function narrow(v: bigint): number | bigint {
-  return v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v;
-}
-
-function alignUp(n: number, alignment: number): number {
-  return Math.ceil(n / alignment) * alignment;
-}
+const STRING = 8;
+const ARRAY = 9;
+/** Bytes of a scalar GGUF value by type id (uint8 … float64, bool = 7). */
+const SCALAR_SIZES = [1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8];
 
 /**
- * Parses the header, metadata and tensor infos of a GGUF v2/v3 file without reading the weights, and
- * checks that every tensor's data lies inside the file. Format-level problems throw GgufError;
- * model-level checks (required keys, shapes) are `validateGguf`'s.
+ * Walks the whole header without decoding values: magic, version, every count and length must fit
+ * the file, keys and tensor names are unique, and every tensor has 1-4 dimensions.
  */
-export async function readGgufHeader(path: string): Promise<GgufHeader> {
+async function walkHeader(path: string): Promise<{ fileSize: number; version: number; headerEnd: number }> {
   let fh: FileHandle;
   try {
     fh = await open(path, 'r');
   } catch (err) {
-    throw new GgufError('io', `cannot open model file: ${(err as Error).message}`, path);
+    throw new GgufError('io', `cannot open model file: ${errorMessage(err)}`, path);
   }
   try {
     const { size: fileSize } = await fh.stat();
@@ -343,25 +244,14 @@ export async function readGgufHeader(path: string): Promise<GgufHeader> {
     if (kvCount * 13 + tensorCount * 28 > fileSize) {
       throw new GgufError('truncated', `header declares ${kvCount} keys and ${tensorCount} tensors`, path);
     }
-
-    const metadata = new Map<string, GgufValue>();
+    const keys = new Set<string>();
     for (let i = 0; i < kvCount; i++) {
       const key = await c.string(`metadata key #${i}`);
       const type = await c.u32(`type of ${key}`);
-      if (metadata.has(key)) throw new GgufError('malformed', `duplicate metadata key ${key}`, path);
-      metadata.set(key, await c.value(type, key));
+      if (keys.has(key)) throw new GgufError('malformed', `duplicate metadata key ${key}`, path);
+      keys.add(key);
+      await c.skipValue(type, key);
     }
-
-    let alignment = DEFAULT_ALIGNMENT;
-    const a = metadata.get('general.alignment');
-    if (a !== undefined) {
-      if (typeof a !== 'number' || a <= 0 || (a & (a - 1)) !== 0) {
-        throw new GgufError('invalid_value', `general.alignment must be a power of two, got ${String(a)}`, path);
-      }
-      alignment = a;
-    }
-
-    const tensors: GgufTensorInfo[] = [];
     const names = new Set<string>();
     for (let i = 0; i < tensorCount; i++) {
       const name = await c.string(`name of tensor #${i}`);
@@ -371,303 +261,49 @@ export async function readGgufHeader(path: string): Promise<GgufHeader> {
       if (nDims < 1 || nDims > GGML_MAX_DIMS) {
         throw new GgufError('bad_tensor', `tensor ${name} has ${nDims} dimensions (1-${GGML_MAX_DIMS})`, path);
       }
-      const dims: number[] = [];
-      for (let d = 0; d < nDims; d++) dims.push(await c.count(`dimension ${d} of ${name}`));
-      const type = await c.u32(`type of ${name}`);
-      const offset = await c.count(`offset of ${name}`);
-      const t = GGML_TYPES.get(type);
-      if (!t) throw new GgufError('bad_tensor', `tensor ${name} has unknown or removed ggml type ${type}`, path);
-      const [blockSize, blockBytes] = t;
-      const ne0 = dims[0] ?? 0;
-      if (ne0 % blockSize !== 0) {
-        throw new GgufError('bad_tensor', `tensor ${name}: ne0 ${ne0} is not a multiple of block size ${blockSize}`, path);
-      }
-      if (offset % alignment !== 0) {
-        throw new GgufError('bad_tensor', `tensor ${name}: offset ${offset} is not ${alignment}-byte aligned`, path);
-      }
-      const elements = dims.reduce((p, d) => p * d, 1);
-      if (!Number.isSafeInteger(elements)) throw new GgufError('bad_tensor', `tensor ${name} is absurdly large`, path);
-      const size = (elements / blockSize) * blockBytes;
-      tensors.push({ name, dims, type, offset, size, elements });
+      for (let d = 0; d < nDims; d++) await c.count(`dimension ${d} of ${name}`);
+      await c.u32(`type of ${name}`);
+      await c.count(`offset of ${name}`);
     }
-
-    const dataOffset = alignUp(c.pos, alignment);
-    const split = metadata.get('split.count');
-    const isSplit = typeof split === 'number' && split > 1;
-    if (isSplit) {
-      throw new GgufError('malformed', `split GGUF (${split} parts) is not supported: merge it into one file`, path);
-    }
-    const dataSize = fileSize - dataOffset;
-    for (const t of tensors) {
-      if (dataOffset > fileSize || t.offset + t.size > dataSize) {
-        throw new GgufError(
-          'truncated',
-          `tensor ${t.name} (${t.size} bytes at data offset ${t.offset}) runs past the end of the file ` + `(${Math.max(0, dataSize)} data bytes)`,
-          path,
-        );
-      }
-    }
-    // Overlapping tensors mean a corrupt offset table.
-    const sorted = [...tensors].sort((x, y) => x.offset - y.offset);
-    for (let i = 1; i < sorted.length; i++) {
-      const prev = sorted[i - 1]!;
-      const cur = sorted[i]!;
-      if (prev.offset + prev.size > cur.offset) {
-        throw new GgufError('bad_tensor', `tensors ${prev.name} and ${cur.name} overlap`, path);
-      }
-    }
-    return { path, version, fileSize, alignment, dataOffset, metadata, tensors };
+    return { fileSize, version, headerEnd: c.pos };
   } finally {
     await fh.close();
   }
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Validator
-// ---------------------------------------------------------------------------------------------------
-
-function isArray(v: GgufValue | undefined): v is GgufArray {
-  return typeof v === 'object' && v !== null && 'items' in v;
-}
-
-class Keys {
-  constructor(
-    private readonly md: Map<string, GgufValue>,
-    private readonly path: string,
-  ) {}
-
-  has(key: string): boolean {
-    return this.md.has(key);
-  }
-
-  string(key: string, required: true): string;
-  string(key: string, required: false): string | null;
-  string(key: string, required: boolean): string | null {
-    const v = this.md.get(key);
-    if (v === undefined) {
-      if (required) throw new GgufError('missing_key', `missing required key ${key}`, this.path);
-      return null;
-    }
-    if (typeof v !== 'string') throw new GgufError('invalid_value', `${key} must be a string`, this.path);
-    return v;
-  }
-
-  /** A non-negative integer scalar (any integer GGUF type, as llama.cpp's get_key accepts). */
-  int(key: string, required: true): number;
-  int(key: string, required: false): number | null;
-  int(key: string, required: boolean): number | null {
-    const v = this.md.get(key);
-    if (v === undefined) {
-      if (required) throw new GgufError('missing_key', `missing required key ${key}`, this.path);
-      return null;
-    }
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
-      throw new GgufError('invalid_value', `${key} must be a non-negative integer, got ${describe(v)}`, this.path);
-    }
-    return v;
-  }
-
-  float(key: string, required: boolean): number | null {
-    const v = this.md.get(key);
-    if (v === undefined) {
-      if (required) throw new GgufError('missing_key', `missing required key ${key}`, this.path);
-      return null;
-    }
-    if (typeof v !== 'number' || !Number.isFinite(v)) {
-      throw new GgufError('invalid_value', `${key} must be a number, got ${describe(v)}`, this.path);
-    }
-    return v;
-  }
-
-  /** A per-layer value given either as one integer or as an array of `layers` integers. */
-  perLayer(key: string, layers: number, required: boolean): number[] | null {
-    const v = this.md.get(key);
-    if (v === undefined) {
-      if (required) throw new GgufError('missing_key', `missing required key ${key}`, this.path);
-      return null;
-    }
-    if (isArray(v)) {
-      if (v.items.length !== layers) {
-        throw new GgufError('invalid_value', `${key} has ${v.items.length} entries for ${layers} layers`, this.path);
-      }
-      return v.items.map((x) => {
-        if (typeof x !== 'number' || !Number.isInteger(x) || x < 0) {
-          throw new GgufError('invalid_value', `${key} entries must be non-negative integers`, this.path);
-        }
-        return x;
-      });
-    }
-    return new Array<number>(layers).fill(this.int(key, true));
-  }
-
-  array(key: string, required: boolean, itemTypes: GgufValueType[]): GgufScalar[] | null {
-    const v = this.md.get(key);
-    if (v === undefined) {
-      if (required) throw new GgufError('missing_key', `missing required key ${key}`, this.path);
-      return null;
-    }
-    if (!isArray(v) || !itemTypes.includes(v.itemType)) {
-      throw new GgufError('invalid_value', `${key} must be an array of ${itemTypes.map((t) => GgufValueType[t]).join('/')}`, this.path);
-    }
-    return v.items;
-  }
-}
-
-function describe(v: GgufValue): string {
-  if (isArray(v)) return `an array of ${v.items.length}`;
-  return `${typeof v} ${String(v)}`;
-}
-
-const KNOWN_TOKENIZERS = ['llama', 'gpt2', 'bert', 't5', 'rwkv', 'plamo2', 'no_vocab', 'none'];
-
 /**
- * Checks everything llama.cpp needs from a model of a supported architecture before it is handed the
- * file: format and bounds (readGgufHeader), required hyper-parameters and their consistency (the ones
- * whose absence makes llama.cpp divide by zero or GGML_ASSERT), the vocabulary (including byte fallback
- * for SentencePiece, whose absence makes tokenization throw inside native code), and the presence and
- * shape of every tensor the llama graph uses.
+ * node-llama-cpp nests metadata by the dots of its keys ({ llama: { attention: { head_count } } });
+ * joining the path back gives the file's own keys.
  */
-export async function validateGguf(path: string): Promise<GgufSummary> {
-  const h = await readGgufHeader(path);
-  const k = new Keys(h.metadata, path);
+function flatten(node: Record<string, unknown>, prefix: string, out: Map<string, GgufValue>): void {
+  for (const [k, v] of Object.entries(node)) {
+    const key = prefix + k;
+    // Array.from, not map: under jest the parsed arrays come from another realm.
+    if (Array.isArray(v)) out.set(key, Array.from(v as GgufScalar[], narrow));
+    else if (typeof v === 'object' && v !== null) flatten(v as Record<string, unknown>, `${key}.`, out);
+    else out.set(key, narrow(v as GgufScalar));
+  }
+}
 
-  const architecture = k.string('general.architecture', true);
-  if (!SUPPORTED_ARCHITECTURES.includes(architecture)) {
-    throw new GgufError(
-      'unsupported_architecture',
-      `unsupported architecture "${architecture}" (supported: ${SUPPORTED_ARCHITECTURES.join(', ')})`,
-      path,
-    );
-  }
-  const p = architecture;
-  const positive = (key: string, v: number): number => {
-    if (v <= 0) throw new GgufError('invalid_value', `${key} must be positive, got ${v}`, path);
-    return v;
-  };
+function narrow<T extends GgufScalar>(v: T): T | number {
+  return typeof v === 'bigint' && v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v;
+}
 
-  const contextLength = positive(`${p}.context_length`, k.int(`${p}.context_length`, true));
-  const nEmbd = positive(`${p}.embedding_length`, k.int(`${p}.embedding_length`, true));
-  const nLayer = positive(`${p}.block_count`, k.int(`${p}.block_count`, true));
-  const nFf = k.perLayer(`${p}.feed_forward_length`, nLayer, true)!;
-  const nHead = k.perLayer(`${p}.attention.head_count`, nLayer, true)!;
-  const nHeadKv = k.perLayer(`${p}.attention.head_count_kv`, nLayer, false) ?? nHead;
-  const eps = k.float(`${p}.attention.layer_norm_rms_epsilon`, true)!;
-  if (!(eps > 0)) throw new GgufError('invalid_value', `${p}.attention.layer_norm_rms_epsilon must be > 0`, path);
-  const keyLength = k.int(`${p}.attention.key_length`, false);
-  const valueLength = k.int(`${p}.attention.value_length`, false);
-  const nExpert = k.int(`${p}.expert_count`, false) ?? 0;
-  const nExpertUsed = k.int(`${p}.expert_used_count`, false) ?? 0;
-  if (nExpert > 0 && (nExpertUsed === 0 || nExpertUsed > nExpert)) {
-    throw new GgufError('invalid_value', `${p}.expert_used_count must be 1..${nExpert}`, path);
+/** A u64 that must fit a JS number (counts, dimensions, offsets). */
+function safeNumber(v: number | bigint, what: string, path: string): number {
+  if (typeof v === 'bigint' ? v > BigInt(Number.MAX_SAFE_INTEGER) : !Number.isSafeInteger(v)) {
+    throw new GgufError('malformed', `${what} is absurdly large (${v})`, path);
   }
-  for (let il = 0; il < nLayer; il++) {
-    const heads = nHead[il]!;
-    const kv = nHeadKv[il]!;
-    // llama.cpp divides n_embd by the head count and the head count by the kv head count.
-    if (heads === 0) throw new GgufError('invalid_value', `${p}.attention.head_count is 0 for layer ${il}`, path);
-    if (kv === 0 || heads % kv !== 0) {
-      throw new GgufError('invalid_value', `${p}.attention.head_count_kv (${kv}) must divide head_count (${heads})`, path);
-    }
-    if (keyLength === null && nEmbd % heads !== 0) {
-      throw new GgufError('invalid_value', `${p}.embedding_length ${nEmbd} is not a multiple of head_count ${heads}`, path);
-    }
-    if (nExpert === 0 && nFf[il] === 0) {
-      throw new GgufError('invalid_value', `${p}.feed_forward_length is 0 for layer ${il}`, path);
-    }
-  }
-  const headK = keyLength ?? nEmbd / nHead[0]!;
-  const headV = valueLength ?? nEmbd / nHead[0]!;
-  const ropeDims = k.int(`${p}.rope.dimension_count`, false);
-  if (ropeDims !== null && (ropeDims === 0 || ropeDims > headK || ropeDims % 2 !== 0)) {
-    throw new GgufError('invalid_value', `${p}.rope.dimension_count ${ropeDims} must be even and ≤ ${headK}`, path);
-  }
+  return Number(v);
+}
 
-  // Vocabulary
-  const tokenizer = k.string('tokenizer.ggml.model', true);
-  if (!KNOWN_TOKENIZERS.includes(tokenizer)) {
-    throw new GgufError('invalid_value', `unknown tokenizer.ggml.model "${tokenizer}"`, path);
-  }
-  if (tokenizer === 'no_vocab' || tokenizer === 'none') {
-    throw new GgufError('invalid_value', 'the model has no vocabulary: it cannot chat', path);
-  }
-  const tokens = k.array('tokenizer.ggml.tokens', true, [GgufValueType.STRING])! as string[];
-  const vocabSize = tokens.length;
-  if (vocabSize === 0) throw new GgufError('invalid_value', 'tokenizer.ggml.tokens is empty', path);
-  const scores = k.array('tokenizer.ggml.scores', false, [GgufValueType.FLOAT32]);
-  if (scores && scores.length !== vocabSize) {
-    throw new GgufError('invalid_value', `tokenizer.ggml.scores has ${scores.length} entries for ${vocabSize} tokens`, path);
-  }
-  const types = k.array('tokenizer.ggml.token_type', false, [GgufValueType.INT32, GgufValueType.UINT32]);
-  if (types && types.length !== vocabSize) {
-    throw new GgufError('invalid_value', `tokenizer.ggml.token_type has ${types.length} entries for ${vocabSize} tokens`, path);
-  }
-  if (tokenizer === 'gpt2') k.array('tokenizer.ggml.merges', true, [GgufValueType.STRING]);
-  if (tokenizer === 'llama') {
-    // SentencePiece byte fallback: llama.cpp looks up <0xXX> (or the raw byte) for every byte it cannot
-    // tokenize otherwise, with std::map::at — a vocabulary without them throws inside native code.
-    const set = new Set(tokens);
-    for (let b = 0; b < 256; b++) {
-      const hex = `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`;
-      if (!set.has(hex) && !set.has(String.fromCharCode(b))) {
-        throw new GgufError('invalid_value', `SentencePiece vocabulary lacks byte token ${hex}`, path);
-      }
-    }
-  }
-  for (const key of ['bos', 'eos', 'unknown', 'eot', 'padding', 'sep', 'cls', 'mask', 'eom']) {
-    const v = h.metadata.get(`tokenizer.ggml.${key}_token_id`);
-    if (v === undefined || v === -1 || v === 0xffffffff) continue; // absent / "no such token"
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= vocabSize) {
-      throw new GgufError('invalid_value', `tokenizer.ggml.${key}_token_id ${describe(v)} is outside the vocabulary (${vocabSize})`, path);
-    }
-  }
-  // llama.cpp sizes the embedding from llama.vocab_size when present; it must agree with the token list.
-  const declaredVocab = k.int(`${p}.vocab_size`, false);
-  if (declaredVocab !== null && declaredVocab !== vocabSize) {
-    throw new GgufError('invalid_value', `${p}.vocab_size ${declaredVocab} ≠ ${vocabSize} tokens`, path);
-  }
-  const chatTemplate = k.string('tokenizer.chat_template', false);
-  const name = k.string('general.name', false);
+function alignUp(n: number, alignment: number): number {
+  return Math.ceil(n / alignment) * alignment;
+}
 
-  // Tensors of the llama graph (llama.cpp's create_tensor would refuse these too, but with less clear words)
-  const byName = new Map(h.tensors.map((t) => [t.name, t]));
-  const expect = (tname: string, dims: number[] | null, required = true): void => {
-    const t = byName.get(tname);
-    if (!t) {
-      if (required) throw new GgufError('bad_tensor', `missing tensor ${tname}`, path);
-      return;
-    }
-    if (dims && (t.dims.length !== dims.length || t.dims.some((d, i) => d !== dims[i]))) {
-      throw new GgufError('bad_tensor', `tensor ${tname} has shape [${t.dims.join(', ')}], expected [${dims.join(', ')}]`, path);
-    }
-  };
-  expect('token_embd.weight', [nEmbd, vocabSize]);
-  expect('output_norm.weight', [nEmbd]);
-  expect('output.weight', [nEmbd, vocabSize], false);
-  for (let il = 0; il < nLayer; il++) {
-    const b = `blk.${il}.`;
-    const heads = nHead[il]!;
-    const kv = nHeadKv[il]!;
-    const ff = nFf[il]!;
-    expect(`${b}attn_norm.weight`, [nEmbd]);
-    expect(`${b}attn_q.weight`, [nEmbd, heads * headK]);
-    expect(`${b}attn_k.weight`, [nEmbd, kv * headK]);
-    expect(`${b}attn_v.weight`, [nEmbd, kv * headV]);
-    expect(`${b}attn_output.weight`, [heads * headV, nEmbd]);
-    expect(`${b}ffn_norm.weight`, [nEmbd]);
-    if (nExpert === 0) {
-      expect(`${b}ffn_gate.weight`, [nEmbd, ff]);
-      expect(`${b}ffn_down.weight`, [ff, nEmbd]);
-      expect(`${b}ffn_up.weight`, [nEmbd, ff]);
-    } else {
-      expect(`${b}ffn_gate_inp.weight`, [nEmbd, nExpert]);
-      expect(`${b}ffn_gate_exps.weight`, null);
-      expect(`${b}ffn_down_exps.weight`, null);
-      expect(`${b}ffn_up_exps.weight`, null);
-    }
-  }
-
-  const parameters = h.tensors.reduce((s, t) => s + t.elements, 0);
-  return { architecture, name, contextLength, parameters, vocabSize, chatTemplate };
+function errorMessage(err: unknown): string {
+  // node-llama-cpp's errors may come from another realm (jest), so no instanceof.
+  return typeof (err as { message?: unknown } | null)?.message === 'string' ? (err as { message: string }).message : String(err);
 }
 
 // ---------------------------------------------------------------------------------------------------

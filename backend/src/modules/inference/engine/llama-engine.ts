@@ -1,17 +1,8 @@
 /**
- * The local inference engine: llama.cpp through node-llama-cpp. This is the only file that imports
- * node-llama-cpp, and only at run time (LlamaEngine.create), so everything else — and every jest test
- * that merely imports this module — never loads the native addon.
- *
- * Why the import looks odd: node-llama-cpp is ESM-only (with top-level await), the backend is CommonJS.
- * tsc (module nodenext) and @swc/jest (with our .swcrc) keep `import()` as is, but @swc-node/register
- * (dev:api, dev:worker, scripts) rewrites it into `require()` unless SWC_NODE_IGNORE_DYNAMIC is set, and
- * that fails with ERR_REQUIRE_ASYNC_MODULE on Node 20 (node-llama-cpp has top-level await; measured).
- * A function built with `new Function` is seen by no compiler, so its `import()` stays a real dynamic
- * import under all three. It is given an absolute file URL (require.resolve honours the package's "node"
- * export condition) so resolution does not depend on the working directory. jest's VM cannot run any
- * dynamic import without --experimental-vm-modules: jest tests that need the engine run it in a child
- * process (test/support/engine-probe.ts); importing this module in jest is harmless.
+ * The local inference engine: llama.cpp through node-llama-cpp, loaded only at run time
+ * (LlamaEngine.create, see node-llama-cpp.ts), so everything else — and every jest test that merely
+ * imports this module — never loads the native addon. jest tests that need the engine run it in a child
+ * process (test/support/engine-probe.ts).
  *
  * Threads decide everything on CPU. Measured on this machine (2 cores, no GPU, shared with other jobs:
  * load average 4-5 during the runs), default tiny model (glob-tiny-chat.gguf: 2.22 M parameters, 192-dim,
@@ -22,11 +13,10 @@
  * variant (128-dim) measured the same: at this size the per-token cost is node-llama-cpp/ggml overhead,
  * not arithmetic. Default to 1 thread on small machines; score other values with benchmark().
  */
-import { pathToFileURL } from 'node:url';
 import type * as Nlc from 'node-llama-cpp' with { 'resolution-mode': 'import' };
-import { CHATML_TEMPLATE, validateGguf } from './gguf';
-
-export { GgufError } from './gguf';
+import { CHATML_TEMPLATE } from './gguf';
+import { validateGguf } from './gguf-validate';
+import { loadNodeLlamaCpp } from './node-llama-cpp';
 
 export interface ChatTurn {
   role: 'system' | 'user' | 'assistant';
@@ -67,15 +57,6 @@ export class ModelNotLoadedError extends Error {
   constructor(readonly modelId: string) {
     super(`model ${modelId} is not loaded`);
   }
-}
-
-// See the header comment: a dynamic import no compiler rewrites into require().
-const importEsm = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<unknown>;
-
-let nlcModule: Promise<typeof Nlc> | null = null;
-function loadNodeLlamaCpp(): Promise<typeof Nlc> {
-  nlcModule ??= importEsm(pathToFileURL(require.resolve('node-llama-cpp')).href) as Promise<typeof Nlc>;
-  return nlcModule;
 }
 
 interface Slot {
