@@ -7,6 +7,8 @@ import { InferenceService } from './inference.service';
 import { NodesRepository } from './nodes.repository';
 import { TasksRepository } from './tasks.repository';
 import { ReplyReaper } from './reaper.service';
+import { RewardsRepository } from './rewards.repository';
+import { RewardsService } from './rewards.service';
 import { StreamHub } from './stream-hub';
 import { StreamSlots } from './stream-slots';
 import { TasksService } from './tasks.service';
@@ -14,7 +16,17 @@ import { TasksService } from './tasks.service';
 @Module({
   imports: [WalletModule, NotificationsModule, ChatModule],
   controllers: [InferenceController],
-  providers: [InferenceService, NodesRepository, TasksRepository, TasksService, StreamHub, StreamSlots, ReplyReaper],
-  exports: [TasksService, NodesRepository, TasksRepository],
+  providers: [
+    InferenceService,
+    NodesRepository,
+    TasksRepository,
+    TasksService,
+    StreamHub,
+    StreamSlots,
+    ReplyReaper,
+    RewardsRepository,
+    RewardsService,
+  ],
+  exports: [TasksService, NodesRepository, TasksRepository, RewardsService],
 })
 export class InferenceModule {}
