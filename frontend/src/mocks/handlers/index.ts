@@ -1,6 +1,7 @@
 import { accountsHandlers } from './accounts';
 import { chatHandlers } from './chat';
 import { inferenceHandlers } from './inference';
+import { nodesHandlers } from './nodes';
 import { notificationsHandlers } from './notifications';
 import { releaseHostHandlers, siteHandlers } from './site';
 import { systemHandlers } from './system';
@@ -15,6 +16,7 @@ export const handlersByTag = {
   wallet: walletHandlers,
   inference: inferenceHandlers,
   chat: chatHandlers,
+  nodes: nodesHandlers,
 };
 
 export const apiHandlers = Object.values(handlersByTag).flat();

@@ -1,0 +1,71 @@
+import { mutationOptions, queryOptions, type QueryClient } from '@tanstack/react-query';
+import type { components } from '@glob/contract';
+import { api, unwrap } from '../client';
+
+export type ProviderNode = components['schemas']['Node'];
+export type NodeStatus = components['schemas']['NodeStatus'];
+export type NodeAllocation = components['schemas']['NodeAllocation'];
+export type NodeUpdate = components['schemas']['NodeUpdate'];
+export type JoinToken = components['schemas']['JoinToken'];
+
+/** The node list is polled every 10 s, so a newly paired node appears and goes online without a reload. */
+export const NODES_POLL_MS = 10_000;
+
+/**
+ * The allocation's ranges and defaults as spec NodeAllocation states them (CPU 10-80 %, default 50; memory 20-70 %,
+ * default 40; GPU 0-90 %, default 60). A unit test compares them with the bundled spec.
+ */
+export const ALLOCATION_RANGES: Record<keyof NodeAllocation, { minimum: number; maximum: number; default: number }> = {
+  cpu_percent: { minimum: 10, maximum: 80, default: 50 },
+  memory_percent: { minimum: 20, maximum: 70, default: 40 },
+  gpu_percent: { minimum: 0, maximum: 90, default: 60 },
+};
+
+export const nodeQueries = {
+  all: ['nodes'] as const,
+
+  /** GET /api/nodes — the caller's nodes, newest first (revoked ones are gone), polled every 10 s. */
+  list: () =>
+    queryOptions({
+      queryKey: [...nodeQueries.all, 'list'] as const,
+      queryFn: () => unwrap(api.GET('/api/nodes')).then((r) => r.nodes),
+      refetchInterval: NODES_POLL_MS,
+    }),
+};
+
+/** One node changed: its row is replaced at once, then the list is read again. */
+function replaceNode(client: QueryClient, node: ProviderNode): void {
+  client.setQueryData(nodeQueries.list().queryKey, (nodes) => nodes?.map((n) => (n.id === node.id ? node : n)));
+  void client.invalidateQueries({ queryKey: nodeQueries.all });
+}
+
+export const nodeMutations = {
+  /** POST /api/nodes/join-tokens — a single-use token (15 minutes) and the command that pairs a machine with it. */
+  createJoinToken: () =>
+    mutationOptions({
+      mutationKey: [...nodeQueries.all, 'join-token'] as const,
+      mutationFn: (): Promise<JoinToken> => unwrap(api.POST('/api/nodes/join-tokens')),
+    }),
+
+  /** PATCH /api/nodes/{id} — rename, pause or resume, or set the allocation. */
+  update: () =>
+    mutationOptions({
+      mutationKey: [...nodeQueries.all, 'update'] as const,
+      mutationFn: ({ id, body }: { id: string; body: NodeUpdate }): Promise<ProviderNode> =>
+        unwrap(api.PATCH('/api/nodes/{id}', { params: { path: { id } }, body })),
+      onSuccess: (node, _vars, _ctx, { client }) => replaceNode(client, node),
+    }),
+
+  /** DELETE /api/nodes/{id} — the node's credential stops working at once; its earnings stay. */
+  revoke: () =>
+    mutationOptions({
+      mutationKey: [...nodeQueries.all, 'revoke'] as const,
+      mutationFn: async (id: string): Promise<void> => {
+        await unwrap(api.DELETE('/api/nodes/{id}', { params: { path: { id } } }));
+      },
+      onSuccess: (_result, id, _ctx, { client }) => {
+        client.setQueryData(nodeQueries.list().queryKey, (nodes) => nodes?.filter((n) => n.id !== id));
+        void client.invalidateQueries({ queryKey: nodeQueries.all });
+      },
+    }),
+};

@@ -1,0 +1,94 @@
+import type { components } from '@glob/contract';
+import { example } from '../examples';
+import { http } from '../http';
+
+type ProviderNode = components['schemas']['Node'];
+type NodeUpdate = components['schemas']['NodeUpdate'];
+type NodeRegistration = components['schemas']['NodeRegistration'];
+
+/**
+ * The caller's nodes, in memory: the spec's example list at first; pairing (register) adds one, updates change
+ * it, revocation removes it, so the web app's flows work on mocks. Unknown ids answer the spec's examples.
+ */
+let nodes: ProviderNode[] = [];
+let pairedCount = 0;
+
+/** Back to the spec's example list (tests call it before each case). */
+export function resetNodesMock(): void {
+  nodes = example('/api/nodes', 'get', 200).nodes;
+}
+resetNodesMock();
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/** A node made from a registration body; fields it lacks come from the spec's example node. */
+function paired(body: Partial<NodeRegistration>): ProviderNode {
+  const base = example('/api/nodes', 'get', 200).nodes[0]!;
+  const now = new Date().toISOString();
+  return {
+    ...base,
+    id: `00000000-0000-4000-8000-${String(++pairedCount).padStart(12, '0')}`,
+    name: typeof body.name === 'string' && body.name ? body.name : base.name,
+    status: 'online',
+    last_seen_at: now,
+    created_at: now,
+    uptime_30d: 1,
+    host: isObject(body.host) ? { ...base.host, ...body.host } : base.host,
+    models: Array.isArray(body.models) ? body.models : base.models,
+    measured_tokens_per_second: null,
+    allocation: { cpu_percent: 50, memory_percent: 40, gpu_percent: 60 },
+    tasks_served: 0,
+    earned: 0,
+    pending: 0,
+  };
+}
+
+function applyUpdate(node: ProviderNode, body: Partial<NodeUpdate>): ProviderNode {
+  const next = { ...node };
+  if (typeof body.name === 'string') next.name = body.name;
+  if (isObject(body.allocation)) next.allocation = { ...node.allocation, ...body.allocation };
+  if (typeof body.paused === 'boolean') {
+    // Resuming a paused node brings it back online (the mock has no live window to wait for).
+    if (body.paused) next.status = 'paused';
+    else if (node.status === 'paused') next.status = 'online';
+  }
+  return next;
+}
+
+const readJson = async (request: Request): Promise<Record<string, unknown>> => {
+  try {
+    const body: unknown = await request.json();
+    return isObject(body) ? body : {};
+  } catch {
+    return {};
+  }
+};
+
+/** Tag `nodes`: the owner's list and changes, pairing, and the node agent's own operations. */
+export const nodesHandlers = [
+  http.get('/api/nodes', ({ response }) => response(200).json({ nodes })),
+  http.post('/api/nodes/join-tokens', ({ response }) => response(201).json(example('/api/nodes/join-tokens', 'post', 201))),
+  http.post('/api/nodes/register', async ({ request, response }) => {
+    const node = paired(await readJson(request));
+    nodes = [node, ...nodes];
+    const answer = example('/api/nodes/register', 'post', 201);
+    return response(201).json({ ...answer, node_id: node.id, name: node.name, allocation: node.allocation });
+  }),
+  http.patch('/api/nodes/{id}', async ({ params, request, response }) => {
+    const body = await readJson(request);
+    const found = nodes.find((n) => n.id === params.id);
+    if (!found) return response(200).json(example('/api/nodes/{id}', 'patch', 200));
+    const next = applyUpdate(found, body);
+    nodes = nodes.map((n) => (n.id === next.id ? next : n));
+    return response(200).json(next);
+  }),
+  http.delete('/api/nodes/{id}', ({ params, response }) => {
+    nodes = nodes.filter((n) => n.id !== params.id);
+    return response(204).empty();
+  }),
+  http.post('/api/nodes/heartbeat', ({ response }) => response(200).json(example('/api/nodes/heartbeat', 'post', 200))),
+  // No job waits on mocks: the long poll answers at once that there is none.
+  http.post('/api/nodes/jobs/claim', ({ response }) => response(204).empty()),
+  http.post('/api/nodes/jobs/{jobId}/events', ({ response }) => response(200).json(example('/api/nodes/jobs/{jobId}/events', 'post', 200))),
+  http.post('/api/nodes/jobs/{jobId}/return', ({ response }) => response(204).empty()),
+];
