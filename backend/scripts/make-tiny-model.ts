@@ -8,8 +8,9 @@
  */
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { GgufError, writeTinyLlamaGguf } from '../src/modules/inference/engine/gguf';
+import { GgufError } from '../src/modules/inference/engine/gguf';
 import { validateGguf } from '../src/modules/inference/engine/gguf-validate';
+import { writeTinyLlamaGguf } from './tiny-model/write-tiny-gguf';
 
 const DEFAULT_OUT = resolve(__dirname, '../../.data/models/glob-tiny-chat.gguf');
 

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { writeTinyLlamaGguf } from '../../src/modules/inference/engine/gguf';
+import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
 
 const BACKEND = resolve(__dirname, '../..');
 const PROBE = 'test/support/engine-probe.ts';

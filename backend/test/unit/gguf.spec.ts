@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GgufError, readGgufHeader, writeTinyLlamaGguf } from '../../src/modules/inference/engine/gguf';
+import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
+import { GgufError, readGgufHeader } from '../../src/modules/inference/engine/gguf';
 import { validateGguf } from '../../src/modules/inference/engine/gguf-validate';
 
 /** Small enough to write in a few milliseconds; same layout as the default model. */

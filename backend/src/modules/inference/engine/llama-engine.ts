@@ -14,7 +14,7 @@
  * not arithmetic. Default to 1 thread on small machines; score other values with benchmark().
  */
 import type * as Nlc from 'node-llama-cpp' with { 'resolution-mode': 'import' };
-import { CHATML_TEMPLATE } from './gguf';
+import { CHATML_TEMPLATE } from './chatml';
 import { validateGguf } from './gguf-validate';
 import { loadNodeLlamaCpp } from './node-llama-cpp';
 
