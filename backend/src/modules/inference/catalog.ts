@@ -6,8 +6,6 @@ import { UNITS_PER_GLOB } from '../wallet/units';
 
 /** Default generation settings: temperature 0.7, max tokens 2048, top_p 0.9; context length 8192. */
 export const GENERATION_DEFAULTS = { temperature: 0.7, maxTokens: 2048, topP: 0.9, contextLength: 8192 } as const;
-export const DEFAULT_MODEL_ID = 'llama-3.3-70b-instruct';
-export const TINY_MODEL_ID = 'glob-tiny-chat';
 export const TINY_MODEL_FILE = 'glob-tiny-chat.gguf';
 
 const entry = z.object({
