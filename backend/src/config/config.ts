@@ -102,6 +102,14 @@ const envSchema = z.object({
   STREAMS_PER_USER: positiveInt.default(20),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
   LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
+  /** GLOB minted per day into the rewards account, accrued pro rata at each settlement run. */
+  REWARD_EMISSION_GLOB_PER_DAY: z.coerce.number().min(0).max(100_000_000).default(10_000),
+  /** The percentage of what each task charged that goes to the rewards account. */
+  REWARD_SHARE_PERCENT: z.coerce.number().min(0).max(100).default(80),
+  /** How long a reward stays pending before it can be paid. */
+  REWARD_SETTLEMENT_HOURS: z.coerce.number().min(0).max(24 * 365).default(24),
+  /** How often the API pays the rewards that are due (one process at a time). */
+  REWARD_SETTLE_INTERVAL_MS: positiveInt.default(60_000),
   /** Where development secrets are kept when none are given (created on first run). */
   DEV_SECRETS_FILE: z.string().default(resolve(REPO_ROOT, '.data', 'dev-secrets.json')),
 });
@@ -220,6 +228,13 @@ export interface AppConfig {
     replyTimeoutSeconds: number;
     reaperIntervalMs: number;
     streamsPerUser: number;
+  };
+  rewards: {
+    /** Emission in milli-GLOB per day. */
+    emissionUnitsPerDay: number;
+    sharePercent: number;
+    settlementMs: number;
+    settleIntervalMs: number;
   };
   publicWebUrl: string;
   oauth: Partial<Record<OAuthProviderName, OAuthProviderConfig>>;
@@ -344,6 +359,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       replyTimeoutSeconds: env.REPLY_TIMEOUT_SECONDS,
       reaperIntervalMs: env.REAPER_INTERVAL_MS,
       streamsPerUser: env.STREAMS_PER_USER,
+    },
+    rewards: {
+      emissionUnitsPerDay: Math.round(env.REWARD_EMISSION_GLOB_PER_DAY * UNITS_PER_GLOB),
+      sharePercent: env.REWARD_SHARE_PERCENT,
+      settlementMs: Math.round(env.REWARD_SETTLEMENT_HOURS * 3_600_000),
+      settleIntervalMs: env.REWARD_SETTLE_INTERVAL_MS,
     },
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     logLevel: env.LOG_LEVEL,
