@@ -1,11 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import constants from '@glob/contract/constants.json';
 import { z } from 'zod';
 import type { AppConfig } from '../../config/config';
 import { UNITS_PER_GLOB } from '../wallet/units';
 
-/** Default generation settings: temperature 0.7, max tokens 2048, top_p 0.9; context length 8192. */
-export const GENERATION_DEFAULTS = { temperature: 0.7, maxTokens: 2048, topP: 0.9, contextLength: 8192 } as const;
+const params = constants.inferenceParamDefaults;
+/** The sampling defaults are the spec's (InferenceParams); a catalog model's context length defaults to 8192. */
+export const GENERATION_DEFAULTS = { temperature: params.temperature, maxTokens: params.max_tokens, topP: params.top_p, contextLength: 8192 } as const;
 export const TINY_MODEL_FILE = 'glob-tiny-chat.gguf';
 
 const entry = z.object({
