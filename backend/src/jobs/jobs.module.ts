@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
+import { JobLeases } from './job-leases';
 import { JobsService } from './jobs.service';
 
 @Global()
-@Module({ providers: [JobsService], exports: [JobsService] })
+@Module({ providers: [JobsService, JobLeases], exports: [JobsService, JobLeases] })
 export class JobsModule {}

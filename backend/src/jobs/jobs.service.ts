@@ -3,7 +3,10 @@ import { JobsOptions, Queue } from 'bullmq';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { createRedis } from '../redis/redis.module';
-import { JOB_QUEUES, JobName, JobPayloads, QueueName } from './jobs';
+import { AnyQueue, JOB_QUEUES, JobName, JobPayloads } from './jobs';
+
+/** Where every enqueue is announced (the queue's name), so a node waiting for a job wakes at once. */
+export const jobsAddedChannel = (prefix: string) => `${prefix}:jobs:added`;
 
 const DEFAULTS: Partial<Record<JobName, JobsOptions>> = {
   'mail.send': { attempts: 5, backoff: { type: 'exponential', delay: 2_000 }, removeOnComplete: 1000, removeOnFail: 5000 },
@@ -11,10 +14,10 @@ const DEFAULTS: Partial<Record<JobName, JobsOptions>> = {
   'inference.generate': { attempts: 2, removeOnComplete: { age: 3600 }, removeOnFail: { age: 24 * 3600 } },
 };
 
-/** The one producer of jobs: the only place outside the worker processors that imports bullmq. */
+/** The one producer of jobs. Only jobs/ and the worker processors import bullmq. */
 @Injectable()
 export class JobsService implements OnApplicationShutdown {
-  private readonly queues = new Map<QueueName, Queue>();
+  private readonly queues = new Map<AnyQueue, Queue>();
   private readonly connection;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
@@ -22,7 +25,7 @@ export class JobsService implements OnApplicationShutdown {
     this.connection.on('error', () => undefined);
   }
 
-  queue(name: QueueName): Queue {
+  queue(name: AnyQueue): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
       queue = new Queue(name, { connection: this.connection, prefix: `${this.config.redis.prefix}:bull` });
@@ -32,18 +35,25 @@ export class JobsService implements OnApplicationShutdown {
   }
 
   async enqueue<N extends JobName>(name: N, data: JobPayloads[N], opts: JobsOptions = {}): Promise<string> {
-    const job = await this.queue(JOB_QUEUES[name]).add(name, data, { ...DEFAULTS[name], ...opts });
+    const queue = JOB_QUEUES[name](data);
+    const job = await this.queue(queue).add(name, data, { ...DEFAULTS[name], ...opts });
+    await this.announce(queue);
     return job.id!;
   }
 
+  /** Tells the processes waiting for jobs of this queue that one is there (a new job, or one given back). */
+  async announce(queue: AnyQueue): Promise<void> {
+    await this.connection.publish(jobsAddedChannel(this.config.redis.prefix), queue);
+  }
+
   /** A job's state ('waiting', 'active', 'failed', …), or 'missing' when there is no such job (never queued, or removed). */
-  async state(name: QueueName, jobId: string): Promise<string> {
+  async state(name: AnyQueue, jobId: string): Promise<string> {
     const job = await this.queue(name).getJob(jobId);
     return job ? await job.getState() : 'missing';
   }
 
   /** Removes a job that no worker holds, so it never runs; one being processed is left to its worker (and lock). */
-  async discard(name: QueueName, jobId: string): Promise<void> {
+  async discard(name: AnyQueue, jobId: string): Promise<void> {
     await this.queue(name)
       .remove(jobId)
       .catch(() => undefined);

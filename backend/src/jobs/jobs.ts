@@ -4,8 +4,16 @@
  */
 export enum QueueName {
   Mail = 'mail',
-  Inference = 'inference',
 }
+
+/**
+ * Inference jobs wait in one queue per model, so whoever takes a job (an in-cluster worker, or a remote node
+ * claiming through the API) only ever gets jobs for models it has loaded. BullMQ forbids ':' in queue names.
+ */
+export type InferenceQueue = `inference.${string}`;
+export const inferenceQueue = (modelId: string): InferenceQueue => `inference.${modelId}`;
+
+export type AnyQueue = QueueName | InferenceQueue;
 
 export interface MailJob {
   to: string;
@@ -40,8 +48,8 @@ export interface JobPayloads {
 
 export type JobName = keyof JobPayloads;
 
-/** Job name → the queue that carries it. */
-export const JOB_QUEUES: { [N in JobName]: QueueName } = {
-  'mail.send': QueueName.Mail,
-  'inference.generate': QueueName.Inference,
+/** Job name → the queue that carries a job with this payload. */
+export const JOB_QUEUES: { [N in JobName]: (data: JobPayloads[N]) => AnyQueue } = {
+  'mail.send': () => QueueName.Mail,
+  'inference.generate': (data) => inferenceQueue(data.modelId),
 };

@@ -4,7 +4,7 @@ import type Redis from 'ioredis';
 import { cpus, hostname, totalmem } from 'node:os';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
-import { InferenceJob, QueueName } from '../jobs/jobs';
+import { InferenceJob, inferenceQueue } from '../jobs/jobs';
 import { CatalogModel, loadCatalog, modelsForWorker } from '../modules/inference/catalog';
 import { LlamaEngine } from '../modules/inference/engine/llama-engine';
 import { NodesRepository } from '../modules/inference/nodes.repository';
@@ -26,7 +26,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
   private readonly logger = new Logger('InferenceWorker');
   private readonly catalog: CatalogModel[];
   private engine: LlamaEngine | undefined;
-  private worker: Worker | undefined;
+  private readonly workers: Worker[] = [];
   private connection: Redis | undefined;
   private subscriber: Redis | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
@@ -99,15 +99,19 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
 
     this.connection = createRedis(this.config, true);
     this.connection.on('error', () => undefined);
-    this.worker = new Worker<InferenceJob>(QueueName.Inference, (job) => this.process(job), {
-      connection: this.connection,
-      prefix: `${prefix}:bull`,
-      concurrency: this.config.inference.concurrency,
-      lockDuration: this.config.inference.jobLockMs,
-      stalledInterval: this.config.inference.jobStalledIntervalMs,
-      maxStalledCount: 1,
-    });
-    this.worker.on('error', (err) => this.logger.warn(err.message));
+    // One worker per loaded model: each model's jobs wait in a queue of their own.
+    for (const modelId of this.loaded) {
+      const worker = new Worker<InferenceJob>(inferenceQueue(modelId), (job) => this.process(job), {
+        connection: this.connection,
+        prefix: `${prefix}:bull`,
+        concurrency: this.config.inference.concurrency,
+        lockDuration: this.config.inference.jobLockMs,
+        stalledInterval: this.config.inference.jobStalledIntervalMs,
+        maxStalledCount: 1,
+      });
+      worker.on('error', (err) => this.logger.warn(err.message));
+      this.workers.push(worker);
+    }
     this.logger.log(
       `Node ${this.nodeId} serving ${this.loaded.join(', ')} with ${threads} thread(s): ${bench.tokensPerSecond.toFixed(0)} tokens/s, hardware score ${score}`,
     );
@@ -224,11 +228,11 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
   /** SIGTERM: running jobs may finish within the shutdown budget; after it they go back to the queue. */
   async onApplicationShutdown(): Promise<void> {
     if (this.heartbeat) clearInterval(this.heartbeat);
-    if (this.worker) {
+    if (this.workers.length) {
       const timeout = new Promise<void>((resolve) => setTimeout(resolve, this.config.shutdownTimeoutMs).unref());
-      await Promise.race([this.worker.close(), timeout]);
+      await Promise.race([Promise.all(this.workers.map((w) => w.close())), timeout]);
       for (const abort of this.running.values()) abort.abort();
-      await this.worker.close(true).catch(() => undefined);
+      await Promise.all(this.workers.map((w) => w.close(true).catch(() => undefined)));
     }
     if (this.nodeId) await this.nodes.stopped(this.nodeId).catch(() => undefined);
     await this.subscriber?.quit().catch(() => undefined);

@@ -1,7 +1,7 @@
 import { Worker } from 'bullmq';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { QueueName } from '../../src/jobs/jobs';
+import { inferenceQueue } from '../../src/jobs/jobs';
 import { JobsService } from '../../src/jobs/jobs.service';
 import { ReplyReaper } from '../../src/modules/inference/reaper.service';
 import { StreamHub } from '../../src/modules/inference/stream-hub';
@@ -219,7 +219,7 @@ describe('a job that stalls past its limit', () => {
         if (e.data.type === 'token' && !checker) {
           victim.child.kill('SIGKILL');
           checker = new Worker<unknown, void>(
-            QueueName.Inference,
+            inferenceQueue(MODEL),
             async (): Promise<void> => {
               throw new Error('this worker only runs the stall check');
             },
@@ -231,7 +231,7 @@ describe('a job that stalls past its limit', () => {
       expect(events.at(-1)!.data).toMatchObject({ type: 'error', code: 'WORKER_FAILED' });
       expect(failures).toEqual([`${id}: job stalled more than allowable limit`]);
       // The reaper took the failed job off the queue.
-      expect(await stack.app.get(JobsService).state(QueueName.Inference, id)).toBe('missing');
+      expect(await stack.app.get(JobsService).state(inferenceQueue(MODEL), id)).toBe('missing');
       expect(await h.task(id)).toMatchObject({ status: 'failed', charged_units: '0' });
       expect(await h.balance(u)).toEqual(expect.objectContaining({ balance: 1000, pending_balance: 0 }));
       // GET answers at once with the end, never a hang.

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import type Redis from 'ioredis';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
-import { QueueName } from '../../jobs/jobs';
+import { inferenceQueue } from '../../jobs/jobs';
 import { JobsService } from '../../jobs/jobs.service';
 import { REDIS } from '../../redis/redis.module';
 import { NodesRepository } from './nodes.repository';
@@ -76,7 +76,7 @@ export class ReplyReaper implements OnApplicationBootstrap, OnApplicationShutdow
   /** Why this task cannot end by itself, or null while it still can. */
   private async verdict(task: OpenTask): Promise<keyof typeof REAPED | null> {
     if (task.expired) return 'TIMEOUT';
-    const state = await this.jobs.state(QueueName.Inference, task.stream_id);
+    const state = await this.jobs.state(inferenceQueue(task.model_id), task.stream_id);
     if (state === 'missing' || state === 'failed' || state === 'completed') return 'WORKER_FAILED';
     if (state === 'active') return task.status === 'running' && !task.node_live ? 'WORKER_FAILED' : null;
     // Waiting: only worth waiting for while some live node serves the model.
@@ -102,7 +102,7 @@ export class ReplyReaper implements OnApplicationBootstrap, OnApplicationShutdow
       ...(task.conversation_id ? { reply: { conversationId: task.conversation_id, content: partial, model: task.model_id } } : {}),
     });
     if (!ended) return false;
-    await this.jobs.discard(QueueName.Inference, task.stream_id);
+    await this.jobs.discard(inferenceQueue(task.model_id), task.stream_id);
     // A worker still generating it (cut off, or past the timeout) is told to stop.
     await this.redis.publish(`${this.config.redis.prefix}:inference:stop`, task.stream_id);
     await stream.init();

@@ -1,0 +1,101 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Job, UnrecoverableError, Worker } from 'bullmq';
+import type { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
+import { createRedis } from '../redis/redis.module';
+import type { InferenceJob, InferenceQueue } from './jobs';
+import { JobsService } from './jobs.service';
+
+/** A job taken on someone else's behalf: the queue it came from and the lock token that holds it. */
+export interface Lease {
+  jobId: string;
+  queue: InferenceQueue;
+  token: string;
+}
+
+/**
+ * Inference jobs taken for remote nodes with BullMQ's manual processing: one worker without a processor per
+ * model queue. The node renews the lock through the API (heartbeats, events); one that goes silent loses it to
+ * the stalled-job check these workers run, exactly as a killed in-cluster worker does, and the job moves on.
+ */
+@Injectable()
+export class JobLeases implements OnApplicationShutdown {
+  private readonly logger = new Logger('JobLeases');
+  private readonly workers = new Map<InferenceQueue, Worker<InferenceJob>>();
+  private connection: ReturnType<typeof createRedis> | undefined;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly jobs: JobsService,
+  ) {}
+
+  /** Starts the workers (and so the stalled-job checks) of these queues. */
+  watch(queues: InferenceQueue[]): void {
+    for (const q of queues) this.worker(q);
+  }
+
+  private worker(queue: InferenceQueue): Worker<InferenceJob> {
+    let worker = this.workers.get(queue);
+    if (worker) return worker;
+    if (!this.connection) {
+      this.connection = createRedis(this.config, true);
+      this.connection.on('error', () => undefined);
+    }
+    const { jobLockMs, jobStalledIntervalMs } = this.config.inference;
+    worker = new Worker<InferenceJob>(queue, null, {
+      connection: this.connection,
+      prefix: `${this.config.redis.prefix}:bull`,
+      lockDuration: jobLockMs,
+      stalledInterval: jobStalledIntervalMs,
+      maxStalledCount: 1,
+      autorun: false,
+    });
+    worker.on('error', (err) => this.logger.warn(err.message));
+    worker.startStalledCheckTimer().catch((err: Error) => this.logger.warn(`Stalled check of ${queue} failed to start: ${err.message}`));
+    this.workers.set(queue, worker);
+    return worker;
+  }
+
+  /** The next waiting job of the queue, now locked with `token`; null when none waits. */
+  async take(queue: InferenceQueue, token: string): Promise<{ lease: Lease; data: InferenceJob } | null> {
+    const job = (await this.worker(queue).getNextJob(token, { block: false })) as Job<InferenceJob> | undefined;
+    return job?.id ? { lease: { jobId: job.id, queue, token }, data: job.data } : null;
+  }
+
+  private async job(lease: Lease): Promise<Job<InferenceJob> | undefined> {
+    return (await this.jobs.queue(lease.queue).getJob(lease.jobId)) as Job<InferenceJob> | undefined;
+  }
+
+  /** Renews the lock; false when it is no longer held with this token (it expired and the job moved on, or it ended). */
+  async renew(lease: Lease): Promise<boolean> {
+    const job = await this.job(lease);
+    return !!job && (await job.extendLock(lease.token, this.config.inference.jobLockMs)) === 1;
+  }
+
+  /** The reply ended (done or error): the job is finished and never runs again. */
+  async complete(lease: Lease): Promise<void> {
+    const job = await this.job(lease);
+    await job?.moveToCompleted('ended', lease.token, false).catch((err: Error) => this.logger.warn(`Job ${lease.jobId}: ${err.message}`));
+  }
+
+  /** The job failed for good (no retry): its reply has already ended with an error. */
+  async fail(lease: Lease, message: string): Promise<void> {
+    const job = await this.job(lease);
+    await job
+      ?.moveToFailed(new UnrecoverableError(message), lease.token, false)
+      .catch((err: Error) => this.logger.warn(`Job ${lease.jobId}: ${err.message}`));
+  }
+
+  /** Back to the queue for someone else; announced, so waiting nodes see it at once. */
+  async giveBack(lease: Lease): Promise<void> {
+    const job = await this.job(lease);
+    if (!job) return;
+    await job.moveToWait(lease.token).catch((err: Error) => this.logger.warn(`Job ${lease.jobId}: ${err.message}`));
+    await this.jobs.announce(lease.queue);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.workers.values()].map((w) => w.close().catch(() => undefined)));
+    await this.connection?.quit().catch(() => undefined);
+  }
+}
