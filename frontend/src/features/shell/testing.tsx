@@ -2,9 +2,18 @@
 import { StrictMode } from 'react';
 import { act, render } from '@testing-library/react';
 import { QueryClientProvider } from '@tanstack/react-query';
-import { Outlet, RouterProvider, createMemoryHistory, createRootRoute, createRoute, createRouter, useLocation } from '@tanstack/react-router';
+import {
+  Outlet,
+  RouterProvider,
+  createMemoryHistory,
+  createRootRouteWithContext,
+  createRoute,
+  createRouter,
+  useLocation,
+} from '@tanstack/react-router';
 import { testQueryClient } from '../../test/render';
-import { AppGuard } from './AppGuard';
+import type { RouterContext } from '../../router';
+import { SignedInLayout, requireSignIn } from './SignedInLayout';
 import { OAuthCallbackPage } from '../auth/OAuthCallbackPage';
 
 /** A stand-in page that names where the router is. */
@@ -18,8 +27,9 @@ function Stub() {
  * stand-in dashboard / assistant / wallet pages, and the real OAuth callback page.
  */
 export async function renderApp(path: string, { strict = false }: { strict?: boolean } = {}) {
-  const root = createRootRoute({ component: Outlet });
-  const shell = createRoute({ getParentRoute: () => root, id: '_shell', component: AppGuard });
+  const queryClient = testQueryClient();
+  const root = createRootRouteWithContext<RouterContext>()({ component: Outlet });
+  const shell = createRoute({ getParentRoute: () => root, id: '_shell', beforeLoad: requireSignIn, component: SignedInLayout });
   const pages = ['app/dashboard', 'app/assistant', 'app/wallet'].map((p) => createRoute({ getParentRoute: () => shell, path: p, component: Stub }));
   const router = createRouter({
     routeTree: root.addChildren([
@@ -28,10 +38,10 @@ export async function renderApp(path: string, { strict = false }: { strict?: boo
       createRoute({ getParentRoute: () => root, path: 'app/oauth/callback/$provider', component: OAuthCallbackPage }),
       shell.addChildren(pages),
     ]),
+    context: { queryClient },
     history: createMemoryHistory({ initialEntries: [path] }),
   });
   await router.load();
-  const queryClient = testQueryClient();
   const tree = (
     <QueryClientProvider client={queryClient}>
       <RouterProvider router={router as never} />

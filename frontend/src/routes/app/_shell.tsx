@@ -1,7 +1,8 @@
 import { createFileRoute } from '@tanstack/react-router';
-import { AppGuard } from '../../features/shell/AppGuard';
+import { SignedInLayout, requireSignIn } from '../../features/shell/SignedInLayout';
 
-/** The signed-in area: the guard (spinner, then /app/auth when signed out) and the app shell. */
+/** The signed-in area (pathless): signed-out visitors are redirected to /app/auth before it loads. */
 export const Route = createFileRoute('/app/_shell')({
-  component: AppGuard,
+  beforeLoad: requireSignIn,
+  component: SignedInLayout,
 });
