@@ -29,6 +29,7 @@ import { Route as SiteBlogIndexRouteImport } from './routes/_site/blog/index'
 import { Route as SiteBlogSlugRouteImport } from './routes/_site/blog/$slug'
 import { Route as AppShellAssistantRouteImport } from './routes/app/_shell/assistant'
 import { Route as AppShellDashboardRouteImport } from './routes/app/_shell/dashboard'
+import { Route as AppShellNodesRouteImport } from './routes/app/_shell/nodes'
 import { Route as AppShellWalletRouteImport } from './routes/app/_shell/wallet'
 import { Route as AppOauthCallbackProviderRouteImport } from './routes/app/oauth/callback/$provider'
 
@@ -130,6 +131,11 @@ const AppShellDashboardRoute = AppShellDashboardRouteImport.update({
   path: '/dashboard',
   getParentRoute: () => AppShellRoute,
 } as any)
+const AppShellNodesRoute = AppShellNodesRouteImport.update({
+  id: '/nodes',
+  path: '/nodes',
+  getParentRoute: () => AppShellRoute,
+} as any)
 const AppShellWalletRoute = AppShellWalletRouteImport.update({
   id: '/wallet',
   path: '/wallet',
@@ -160,6 +166,7 @@ export interface FileRoutesByFullPath {
   '/blog/$slug': typeof SiteBlogSlugRoute
   '/app/assistant': typeof AppShellAssistantRoute
   '/app/dashboard': typeof AppShellDashboardRoute
+  '/app/nodes': typeof AppShellNodesRoute
   '/app/wallet': typeof AppShellWalletRoute
   '/blog/': typeof SiteBlogIndexRoute
   '/app/oauth/callback/$provider': typeof AppOauthCallbackProviderRoute
@@ -181,6 +188,7 @@ export interface FileRoutesByTo {
   '/blog/$slug': typeof SiteBlogSlugRoute
   '/app/assistant': typeof AppShellAssistantRoute
   '/app/dashboard': typeof AppShellDashboardRoute
+  '/app/nodes': typeof AppShellNodesRoute
   '/app/wallet': typeof AppShellWalletRoute
   '/blog': typeof SiteBlogIndexRoute
   '/app/oauth/callback/$provider': typeof AppOauthCallbackProviderRoute
@@ -206,6 +214,7 @@ export interface FileRoutesById {
   '/_site/blog/$slug': typeof SiteBlogSlugRoute
   '/app/_shell/assistant': typeof AppShellAssistantRoute
   '/app/_shell/dashboard': typeof AppShellDashboardRoute
+  '/app/_shell/nodes': typeof AppShellNodesRoute
   '/app/_shell/wallet': typeof AppShellWalletRoute
   '/_site/blog/': typeof SiteBlogIndexRoute
   '/app/oauth/callback/$provider': typeof AppOauthCallbackProviderRoute
@@ -230,6 +239,7 @@ export interface FileRouteTypes {
     | '/blog/$slug'
     | '/app/assistant'
     | '/app/dashboard'
+    | '/app/nodes'
     | '/app/wallet'
     | '/blog/'
     | '/app/oauth/callback/$provider'
@@ -251,6 +261,7 @@ export interface FileRouteTypes {
     | '/blog/$slug'
     | '/app/assistant'
     | '/app/dashboard'
+    | '/app/nodes'
     | '/app/wallet'
     | '/blog'
     | '/app/oauth/callback/$provider'
@@ -275,6 +286,7 @@ export interface FileRouteTypes {
     | '/_site/blog/$slug'
     | '/app/_shell/assistant'
     | '/app/_shell/dashboard'
+    | '/app/_shell/nodes'
     | '/app/_shell/wallet'
     | '/_site/blog/'
     | '/app/oauth/callback/$provider'
@@ -427,6 +439,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppShellDashboardRouteImport
       parentRoute: typeof AppShellRoute
     }
+    '/app/_shell/nodes': {
+      id: '/app/_shell/nodes'
+      path: '/nodes'
+      fullPath: '/app/nodes'
+      preLoaderRoute: typeof AppShellNodesRouteImport
+      parentRoute: typeof AppShellRoute
+    }
     '/app/_shell/wallet': {
       id: '/app/_shell/wallet'
       path: '/wallet'
@@ -481,12 +500,14 @@ const SiteRouteWithChildren = SiteRoute._addFileChildren(SiteRouteChildren)
 interface AppShellRouteChildren {
   AppShellAssistantRoute: typeof AppShellAssistantRoute
   AppShellDashboardRoute: typeof AppShellDashboardRoute
+  AppShellNodesRoute: typeof AppShellNodesRoute
   AppShellWalletRoute: typeof AppShellWalletRoute
 }
 
 const AppShellRouteChildren: AppShellRouteChildren = {
   AppShellAssistantRoute: AppShellAssistantRoute,
   AppShellDashboardRoute: AppShellDashboardRoute,
+  AppShellNodesRoute: AppShellNodesRoute,
   AppShellWalletRoute: AppShellWalletRoute,
 }
 

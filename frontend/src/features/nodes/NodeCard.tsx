@@ -1,0 +1,136 @@
+import { useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import { ApiError } from '../../api/client';
+import { nodeMutations, type NodeUpdate, type ProviderNode } from '../../api/queries/nodes';
+import { formatDateTime } from '../../components/format';
+import { formatGlob } from '../session/format';
+import { AllocationForm } from './AllocationForm';
+import { formatScore, formatShare, hostSummary } from './format';
+import { NodeName } from './NodeName';
+import { RevokeNodeDialog } from './RevokeNodeDialog';
+import { NODES_TEXTS, STATUS_LABELS } from './texts';
+
+const STATUS_BADGE = { online: 'badge badge-accent', paused: 'badge badge-warn', offline: 'badge' } as const;
+
+const failure = (error: unknown) => (error instanceof ApiError && error.serverText ? error.serverText : NODES_TEXTS.actionFailed);
+
+interface Props {
+  node: ProviderNode;
+  /** After the node was revoked (its card is about to go). */
+  onRevoked: (name: string) => void;
+}
+
+/** One node: name, status, facts and earnings, and the owner's controls (rename, pause, allocation, revoke). */
+export function NodeCard({ node, onRevoked }: Props) {
+  const update = useMutation(nodeMutations.update());
+  const revoke = useMutation(nodeMutations.revoke());
+  const [confirming, setConfirming] = useState(false);
+  const paused = node.status === 'paused';
+
+  const change = (body: NodeUpdate, done?: () => void) => update.mutate({ id: node.id, body }, { onSuccess: () => done?.() });
+
+  const confirmRevoke = () => {
+    if (revoke.isPending) return;
+    revoke.mutate(node.id, {
+      onSuccess: () => {
+        setConfirming(false);
+        onRevoked(node.name);
+      },
+    });
+  };
+
+  return (
+    <li className="card nodes-card" data-node-id={node.id} data-status={node.status}>
+      <div className="nodes-card-head">
+        <NodeName name={node.name} busy={update.isPending} onRename={(name, done) => change({ name }, done)} />
+        <span className={`${STATUS_BADGE[node.status]} nodes-status`}>
+          <span className="nodes-status-dot" aria-hidden="true" />
+          <span className="visually-hidden">Status: </span>
+          {STATUS_LABELS[node.status]}
+        </span>
+      </div>
+
+      <dl className="nodes-facts">
+        <div>
+          <dt>{NODES_TEXTS.lastSeen}</dt>
+          <dd>{node.last_seen_at ? <time dateTime={node.last_seen_at}>{formatDateTime(node.last_seen_at)}</time> : NODES_TEXTS.never}</dd>
+        </div>
+        <div>
+          <dt>{NODES_TEXTS.uptime}</dt>
+          <dd>{formatShare(node.uptime_30d)}</dd>
+        </div>
+        <div>
+          <dt>{NODES_TEXTS.host}</dt>
+          <dd>{hostSummary(node.host)}</dd>
+        </div>
+        <div>
+          <dt>{NODES_TEXTS.models}</dt>
+          <dd>{node.models.length ? node.models.join(', ') : NODES_TEXTS.noModels}</dd>
+        </div>
+        <div>
+          <dt>{NODES_TEXTS.hardwareScore}</dt>
+          <dd>
+            {formatScore(node.hardware_score)}
+            {node.measured_tokens_per_second !== null ? (
+              <span className="nodes-muted"> ({formatGlob(node.measured_tokens_per_second)} tokens/s measured)</span>
+            ) : null}
+          </dd>
+        </div>
+        <div>
+          <dt>{NODES_TEXTS.tasksServed}</dt>
+          <dd>{node.tasks_served.toLocaleString('en-US')}</dd>
+        </div>
+        <div>
+          <dt>{NODES_TEXTS.earned}</dt>
+          <dd>{formatGlob(node.earned)} GLOB</dd>
+        </div>
+        <div>
+          <dt>{NODES_TEXTS.pending}</dt>
+          <dd>{formatGlob(node.pending)} GLOB</dd>
+        </div>
+      </dl>
+
+      <AllocationForm
+        nodeName={node.name}
+        allocation={node.allocation}
+        hasGpu={Boolean(node.host.gpu)}
+        busy={update.isPending}
+        onSave={(allocation, done) => change({ allocation }, done)}
+      />
+
+      {update.isError ? (
+        <p className="alert alert-error" role="alert">
+          {failure(update.error)}
+        </p>
+      ) : null}
+
+      <div className="btn-row nodes-card-actions">
+        <button type="button" className="btn btn-sm" onClick={() => change({ paused: !paused })} disabled={update.isPending}>
+          {paused ? NODES_TEXTS.resume : NODES_TEXTS.pause}
+          <span className="visually-hidden"> {node.name}</span>
+        </button>
+        <button
+          type="button"
+          className="btn btn-sm nodes-btn-danger"
+          onClick={() => {
+            revoke.reset();
+            setConfirming(true);
+          }}
+        >
+          {NODES_TEXTS.revoke}
+          <span className="visually-hidden"> {node.name}</span>
+        </button>
+      </div>
+
+      {confirming ? (
+        <RevokeNodeDialog
+          name={node.name}
+          busy={revoke.isPending}
+          error={revoke.isError ? failure(revoke.error) : null}
+          onConfirm={confirmRevoke}
+          onClose={() => setConfirming(false)}
+        />
+      ) : null}
+    </li>
+  );
+}

@@ -1,0 +1,95 @@
+import { useRef, useState } from 'react';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { ApiError } from '../../api/client';
+import { nodeMutations, nodeQueries } from '../../api/queries/nodes';
+import { Icon } from '../../components/Icon';
+import { JoinCommand } from './JoinCommand';
+import { NodeCard } from './NodeCard';
+import { NODES_TEXTS } from './texts';
+import '../wallet/stat-card.css';
+import './nodes.css';
+
+/**
+ * "Your nodes": the provider's machines (status, last seen, uptime, host, models, score, allocation, tasks, GLOB
+ * earned and pending), pairing a new one with a fresh join token, and renaming, pausing, allocating and revoking.
+ * The list refreshes every 10 s (nodeQueries.list), so a machine that has just paired appears on its own.
+ */
+export function NodesPage() {
+  const list = useQuery(nodeQueries.list());
+  const pair = useMutation(nodeMutations.createJoinToken());
+  const heading = useRef<HTMLHeadingElement>(null);
+  const [notice, setNotice] = useState('');
+
+  const nodes = list.data ?? [];
+  const pairError = pair.isError
+    ? pair.error instanceof ApiError && pair.error.serverText
+      ? pair.error.serverText
+      : NODES_TEXTS.actionFailed
+    : null;
+
+  const revoked = (name: string) => {
+    setNotice(`${name} was revoked.`);
+    heading.current?.focus();
+  };
+
+  return (
+    <div className="app-page nodes">
+      <header className="app-page-head nodes-head">
+        <div>
+          <h1 ref={heading} tabIndex={-1}>
+            {NODES_TEXTS.title}
+          </h1>
+          <p>{NODES_TEXTS.intro}</p>
+        </div>
+        <button
+          type="button"
+          className="btn btn-primary"
+          onClick={() => pair.mutate()}
+          disabled={pair.isPending}
+          aria-busy={pair.isPending || undefined}
+        >
+          <Icon name="network" size={18} />
+          {pair.isPending && !pair.data ? NODES_TEXTS.pairing : NODES_TEXTS.pairButton}
+        </button>
+      </header>
+
+      {pairError ? (
+        <p className="alert alert-error" role="alert">
+          {pairError}
+        </p>
+      ) : null}
+
+      {pair.data ? <JoinCommand token={pair.data} onAgain={() => pair.mutate()} againBusy={pair.isPending} onDone={() => pair.reset()} /> : null}
+
+      <p className="visually-hidden" role="status">
+        {notice}
+      </p>
+
+      <section className="app-section" aria-labelledby="nodes-list-title">
+        <h2 id="nodes-list-title" className="visually-hidden">
+          {NODES_TEXTS.listLabel}
+        </h2>
+        {list.isLoading ? (
+          <p className="card nodes-empty" role="status">
+            {NODES_TEXTS.loading}
+          </p>
+        ) : list.isError && !list.data ? (
+          <p className="alert alert-error" role="alert">
+            {NODES_TEXTS.loadError}
+          </p>
+        ) : nodes.length === 0 ? (
+          <div className="card nodes-empty">
+            <p className="nodes-empty-title">{NODES_TEXTS.emptyTitle}</p>
+            <p>{NODES_TEXTS.emptyText}</p>
+          </div>
+        ) : (
+          <ul className="nodes-list">
+            {nodes.map((node) => (
+              <NodeCard key={node.id} node={node} onRevoked={revoked} />
+            ))}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,87 @@
+import { useEffect, useId, useRef, type KeyboardEvent } from 'react';
+import { NODES_TEXTS } from './texts';
+
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+interface Props {
+  name: string;
+  busy: boolean;
+  error: string | null;
+  onConfirm: () => void;
+  onClose: () => void;
+}
+
+/**
+ * The confirmation before a node is revoked. A modal dialog like the app's others: focus moves in (to Cancel, the
+ * safe choice), stays in (Tab cycles), Escape or a click outside closes it, and focus returns to the button that
+ * opened it.
+ */
+export function RevokeNodeDialog({ name, busy, error, onConfirm, onClose }: Props) {
+  const ids = { title: useId(), text: useId() };
+  const dialog = useRef<HTMLDivElement>(null);
+  const cancel = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    const opener = document.activeElement;
+    cancel.current?.focus();
+    return () => {
+      if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
+    };
+  }, []);
+
+  const close = () => {
+    if (!busy) onClose();
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key === 'Escape') {
+      event.stopPropagation();
+      close();
+      return;
+    }
+    if (event.key !== 'Tab' || !dialog.current) return;
+    const items = Array.from(dialog.current.querySelectorAll<HTMLElement>(FOCUSABLE));
+    if (items.length === 0) return;
+    const first = items[0]!;
+    const last = items[items.length - 1]!;
+    if (event.shiftKey && (document.activeElement === first || !dialog.current.contains(document.activeElement))) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && document.activeElement === last) {
+      event.preventDefault();
+      first.focus();
+    }
+  };
+
+  return (
+    <div className="nodes-dialog-backdrop" onMouseDown={(e) => e.target === e.currentTarget && close()}>
+      <div
+        ref={dialog}
+        className="card nodes-dialog"
+        role="alertdialog"
+        aria-modal="true"
+        aria-labelledby={ids.title}
+        aria-describedby={ids.text}
+        onKeyDown={onKeyDown}
+      >
+        <h2 id={ids.title}>{NODES_TEXTS.revokeTitle}</h2>
+        <p id={ids.text} className="nodes-dialog-text">
+          <strong>{name}</strong> — {NODES_TEXTS.revokeText}
+        </p>
+        {error ? (
+          <p className="alert alert-error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <div className="btn-row nodes-dialog-actions">
+          <button ref={cancel} type="button" className="btn" onClick={close} disabled={busy}>
+            {NODES_TEXTS.cancel}
+          </button>
+          <button type="button" className="btn nodes-btn-danger" onClick={onConfirm} aria-busy={busy || undefined}>
+            {busy ? NODES_TEXTS.revoking : NODES_TEXTS.revokeConfirm}
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,29 @@
+import type { ProviderNode } from '../../api/queries/nodes';
+import { NODES_TEXTS } from './texts';
+
+const GIB = 1024 ** 3;
+const gb = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
+const percent = new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 1 });
+const score = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 2 });
+
+/** Bytes as GB (binary, as operating systems report memory): 34359738368 → '32 GB'. */
+export function formatGb(bytes: number): string {
+  return `${gb.format(bytes / GIB)} GB`;
+}
+
+/** A share 0-1 as a percentage: 0.93 → '93%'. */
+export function formatShare(share: number): string {
+  return percent.format(share);
+}
+
+/** The hardware score (0.5-2.0) with at least one decimal: 1.2 → '1.2', 2 → '2.0'. */
+export function formatScore(value: number): string {
+  return score.format(value);
+}
+
+/** The machine in one line: '8 cores · 32 GB · CPU only · linux/x64' (the GPU's name and memory when it has one). */
+export function hostSummary(host: ProviderNode['host']): string {
+  const gpu = host.gpu ? (host.vram_bytes ? `${host.gpu} (${formatGb(host.vram_bytes)})` : host.gpu) : NODES_TEXTS.cpuOnly;
+  const cores = `${host.cpu_cores} ${host.cpu_cores === 1 ? 'core' : 'cores'}`;
+  return [cores, formatGb(host.memory_bytes), gpu, `${host.os}/${host.arch}`].join(' · ');
+}
