@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { formatMinSec } from './countdown';
-import { formatGlob } from './format';
+import { formatGlob } from '../../components/format';
 import { displayName, userBalance, userId } from './session';
 
 describe('session helpers', () => {

@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { EARNINGS_DAYS, walletQueries } from '../../api/queries/wallet';
-import { formatGlob } from '../session/format';
+import { formatGlob } from '../../components/format';
 import { formatDay } from './format';
 
 const WIDTH = 600;

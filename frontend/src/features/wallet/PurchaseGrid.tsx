@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { FALLBACK_PACKAGES, invalidateBalance, walletMutations, walletQueries, type TokenPackage } from '../../api/queries/wallet';
 import { Icon } from '../../components/Icon';
 import { failureText } from '../session/errors';
-import { formatGlob } from '../session/format';
+import { formatGlob } from '../../components/format';
 import { formatPrice } from './format';
 
 /** Shown when a purchase fails without a message of the server's. */

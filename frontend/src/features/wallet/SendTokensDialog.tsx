@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent 
 import { useMutation } from '@tanstack/react-query';
 import { ApiError } from '../../api/client';
 import { newIdempotencyKey, walletMutations, type TransferRequest, type TransferResult } from '../../api/queries/wallet';
-import { formatGlob } from '../session/format';
+import { formatGlob } from '../../components/format';
 
 /** spec WalletAddress: 'glb1' and 38 lowercase hex characters. */
 export const ADDRESS_PATTERN = /^glb1[0-9a-f]{38}$/;

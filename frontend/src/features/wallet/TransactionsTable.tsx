@@ -1,7 +1,6 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { walletQueries } from '../../api/queries/wallet';
-import { formatGlob } from '../session/format';
-import { formatDateTime } from '../../components/format';
+import { formatDateTime, formatGlob } from '../../components/format';
 import { transactionSign, typeLabel } from './format';
 
 const STATUS_BADGE = { completed: 'badge badge-accent', pending: 'badge badge-warn', failed: 'badge' } as const;

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { USD_PER_GLOB, ZERO_WALLET, walletQueries } from '../../api/queries/wallet';
 import { Icon } from '../../components/Icon';
 import { useSession, userId } from '../session/session';
-import { formatGlob, formatUsd } from '../session/format';
+import { formatGlob, formatUsd } from '../../components/format';
 import { EarningsChart } from './EarningsChart';
 import { PurchaseGrid } from './PurchaseGrid';
 import { SendTokensDialog } from './SendTokensDialog';
