@@ -8,7 +8,8 @@ import { example } from '../../mocks/examples';
 import { resetNodesMock } from '../../mocks/handlers/nodes';
 import { http } from '../../mocks/http';
 import { server } from '../../mocks/node';
-import { renderWithProviders } from '../../test/render';
+import { tokenStore } from '../../api/tokens';
+import { renderWithProviders, visitRoute } from '../../test/render';
 import { NodesPage } from './NodesPage';
 import { NODES_TEXTS } from './texts';
 
@@ -218,6 +219,28 @@ describe('NodesPage', () => {
     await render();
     await user.click(await screen.findByRole('button', { name: `Pause ${NODE.name}` }));
     expect(await within(card(NODE.name)).findByRole('alert')).toHaveTextContent('Node not found');
+  });
+});
+
+describe('/app/nodes', () => {
+  afterEach(() => localStorage.clear());
+
+  it('is the signed-in page "Your nodes", reached from the sidebar', async () => {
+    tokenStore.setUser(example('/api/users/me', 'get', 200).user);
+    tokenStore.set({ access_token: 'access-token', refresh_token: 'refresh-token' });
+    await visitRoute('/app/nodes');
+    expect(await screen.findByRole('heading', { level: 1, name: 'Your nodes' })).toBeInTheDocument();
+    const link = within(screen.getByRole('navigation', { name: 'App' })).getByRole('link', { name: 'Your nodes' });
+    expect(link).toHaveAttribute('href', '/app/nodes');
+    expect(link).toHaveAttribute('aria-current', 'page');
+    await waitFor(() => expect(document.title).toBe('Your nodes — Glob Network'));
+    expect(await screen.findByRole('heading', { level: 3, name: NODE.name })).toBeInTheDocument();
+  });
+
+  it('sends a visitor who is not signed in to /app/auth', async () => {
+    localStorage.clear();
+    const router = await visitRoute('/app/nodes');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/app/auth'));
   });
 });
 
