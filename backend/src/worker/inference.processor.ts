@@ -8,18 +8,15 @@ import { InferenceJob, inferenceQueue } from '../jobs/jobs';
 import { CatalogModel, loadCatalog, modelsForWorker } from '../modules/inference/catalog';
 import { LlamaEngine } from '../modules/inference/engine/llama-engine';
 import { NodesRepository } from '../modules/inference/nodes.repository';
-import { hardwareScore, taskDifficulty } from '../modules/inference/rewards';
-import { StreamEvent, stopKey, TokenBatcher, TokenStream } from '../modules/inference/streams';
-import { TasksRepository } from '../modules/inference/tasks.repository';
-import { TasksService } from '../modules/inference/tasks.service';
+import { RepliesService } from '../modules/inference/replies.service';
+import { hardwareScore } from '../modules/inference/rewards';
+import { TokenBatcher } from '../modules/inference/streams';
 import { createRedis, REDIS } from '../redis/redis.module';
-
-type StopReason = Extract<StreamEvent, { type: 'done' }>['stop_reason'];
 
 /**
  * The inference worker: loads its models into llama.cpp, registers itself as a node (hardware, score,
- * models, heartbeat), and runs generation jobs from the shared `inference` queue, streaming tokens into
- * Redis Streams. Several of these, on one machine or many, share the queue: that is how the platform scales.
+ * models, heartbeat), and runs generation jobs from its models' queues, streaming tokens into Redis Streams.
+ * Several of these, on one machine or many, and remote nodes claiming through the API, share the queues.
  */
 @Injectable()
 export class InferenceProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -38,8 +35,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly nodes: NodesRepository,
-    private readonly taskRows: TasksRepository,
-    private readonly tasks: TasksService,
+    private readonly replies: RepliesService,
   ) {
     this.catalog = loadCatalog(config);
   }
@@ -117,109 +113,38 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     );
   }
 
+  /** A thin transport: the reply's rules live in RepliesService; this runs llama.cpp between its calls. */
   private async process(job: Job<InferenceJob>): Promise<void> {
     const data = job.data;
+    const nodeId = this.nodeId!;
     const engine = this.engine!;
-    const model = this.catalog.find((m) => m.id === data.modelId)!;
-    const stream = new TokenStream(this.redis, TokenStream.key(this.config.redis.prefix, data.streamId));
-    const ttl = this.config.inference.streamTtlSeconds;
-    const started = Date.now();
-    const base = { taskId: data.taskId, nodeId: this.nodeId!, holdId: data.holdId, difficulty: 1, bytes: 0 };
-    let text = '';
-    const reply = () =>
-      data.conversationId
-        ? { reply: { conversationId: data.conversationId, userMessageId: data.userMessageId, content: text, model: data.modelId } }
-        : {};
-    // A task the reaper has already ended (its reader saw the error) gets no second final event.
-    const fail = async (code: Extract<StreamEvent, { type: 'error' }>['code'], message: string, promptTokens = 0) => {
-      const ended = await this.tasks.finish({
-        ...base,
-        ...reply(),
-        status: 'failed',
-        promptTokens,
-        completionTokens: 0,
-        chargedUnits: 0,
-        durationMs: Date.now() - started,
-        stopReason: null,
-        error: message,
-      });
-      if (!ended) return;
-      await stream.append({ type: 'error', code, message });
-      await stream.finish(ttl);
-    };
-
-    if ((await stream.init()) > 0) {
-      // A previous attempt died mid-reply (its worker was killed): its tokens are already out, so this reply
-      // cannot be resumed seamlessly. End it with an error and charge nothing.
-      await fail('WORKER_FAILED', 'The node generating this reply stopped. Please try again.');
-      return;
-    }
-    // Ended meanwhile (the reaper timed it out, or its model had no node): nothing to generate.
-    if (!(await this.taskRows.start(data.taskId, this.nodeId ?? null))) return;
-
-    const promptTokens = engine.countTokens(model.id, data.messages);
-    let maxTokens = data.params.maxTokens;
-    let budgetLimited = false;
-    if (data.priceUnits > 0) {
-      const affordable = Math.floor(data.holdUnits / data.priceUnits) - promptTokens;
-      if (affordable <= 0) {
-        await fail('INSUFFICIENT_TOKENS', 'Payment required: insufficient tokens for this prompt.', promptTokens);
-        return;
-      }
-      if (affordable < maxTokens) {
-        maxTokens = affordable;
-        budgetLimited = true;
-      }
-    }
+    if (!(await this.replies.begin(data, nodeId))) return;
+    const promptTokens = engine.countTokens(data.modelId, data.messages);
+    const budget = await this.replies.budget(data, nodeId, promptTokens);
+    if (!budget) return;
 
     const batcher = new TokenBatcher((chunk) => {
-      stream.append({ type: 'token', text: chunk }).catch((err: Error) => this.logger.warn(`Stream write failed: ${err.message}`));
+      this.replies.tokens(data, chunk).catch((err: Error) => this.logger.warn(`Stream write failed: ${err.message}`));
     });
     const abort = new AbortController();
     this.running.set(data.streamId, abort);
     // A stop asked before the job ran (also one that raced the start request) is honoured at once.
-    if ((await this.redis.get(stopKey(this.config.redis.prefix, data.streamId))) === data.userId) abort.abort();
+    if (await this.replies.stopRequested(data)) abort.abort();
     try {
-      const result = await engine.generate(model.id, {
+      const result = await engine.generate(data.modelId, {
         messages: data.messages,
-        maxTokens,
+        maxTokens: budget.maxTokens,
         temperature: data.params.temperature,
         topP: data.params.topP,
         signal: abort.signal,
-        onToken: (chunk: string) => {
-          text += chunk;
-          batcher.push(chunk);
-        },
+        onToken: (chunk: string) => batcher.push(chunk),
       });
       batcher.flush();
-      const stopReason: StopReason = result.stopReason === 'length' && budgetLimited ? 'budget' : result.stopReason;
-      const used = result.promptTokens + result.completionTokens;
-      const promptBytes = data.messages.reduce((n, m) => n + Buffer.byteLength(m.content), 0);
-      const ended = await this.tasks.finish({
-        ...base,
-        ...reply(),
-        status: 'completed',
-        promptTokens: result.promptTokens,
-        completionTokens: result.completionTokens,
-        chargedUnits: Math.min(data.holdUnits, used * data.priceUnits),
-        bytes: promptBytes + Buffer.byteLength(result.text),
-        durationMs: result.durationMs,
-        stopReason,
-        error: null,
-        difficulty: taskDifficulty(model.parameters, used),
-      });
-      if (!ended) return;
-      await stream.append({
-        type: 'done',
-        success: true,
-        usage: { prompt_tokens: result.promptTokens, completion_tokens: result.completionTokens, total_tokens: used },
-        stop_reason: stopReason,
-      });
-      await stream.finish(ttl);
+      await this.replies.complete(data, nodeId, result, result.stopReason, result.durationMs);
     } catch (err) {
       batcher.flush();
       this.logger.error(`Job ${job.id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      await fail('INTERNAL_ERROR', 'The model could not generate a reply. Please try again.', promptTokens);
+      await this.replies.fail(data, nodeId, 'INTERNAL_ERROR', promptTokens);
     } finally {
       this.running.delete(data.streamId);
     }

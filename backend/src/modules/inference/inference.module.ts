@@ -7,6 +7,7 @@ import { InferenceService } from './inference.service';
 import { NodesRepository } from './nodes.repository';
 import { TasksRepository } from './tasks.repository';
 import { ReplyReaper } from './reaper.service';
+import { RepliesService } from './replies.service';
 import { RewardsRepository } from './rewards.repository';
 import { RewardsService } from './rewards.service';
 import { StreamHub } from './stream-hub';
@@ -24,9 +25,10 @@ import { TasksService } from './tasks.service';
     StreamHub,
     StreamSlots,
     ReplyReaper,
+    RepliesService,
     RewardsRepository,
     RewardsService,
   ],
-  exports: [TasksService, NodesRepository, TasksRepository, RewardsService],
+  exports: [TasksService, NodesRepository, TasksRepository, RewardsService, RepliesService],
 })
 export class InferenceModule {}

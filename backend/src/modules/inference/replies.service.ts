@@ -1,0 +1,204 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type Redis from 'ioredis';
+import type { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import type { InferenceJob } from '../../jobs/jobs';
+import { REDIS } from '../../redis/redis.module';
+import { completionBudget, holdTokens } from './budget';
+import { CatalogModel, loadCatalog } from './catalog';
+import { boundTokens } from './inference.service';
+import { REAPED } from './reaper.service';
+import { taskDifficulty } from './rewards';
+import { StreamEvent, stopKey, TokenStream } from './streams';
+import { TasksRepository } from './tasks.repository';
+import { TasksService } from './tasks.service';
+
+export type StopReason = Extract<StreamEvent, { type: 'done' }>['stop_reason'];
+type FailCode = 'WORKER_FAILED' | 'INSUFFICIENT_TOKENS' | 'INTERNAL_ERROR';
+
+/** What the requester reads when a reply fails; a node's own error text only reaches the log. */
+const FAILED: Record<FailCode, string> = {
+  WORKER_FAILED: REAPED.WORKER_FAILED,
+  INSUFFICIENT_TOKENS: 'Payment required: insufficient tokens for this prompt.',
+  INTERNAL_ERROR: 'The model could not generate a reply. Please try again.',
+};
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/**
+ * One inference core for every generator: the in-cluster worker (around its own llama.cpp) and remote nodes
+ * (through the node endpoints) start, stream, complete and fail replies only through these methods, so the
+ * budget cut, pricing, settlement, saving the reply and the reward follow the same rules whoever generated it.
+ */
+@Injectable()
+export class RepliesService {
+  private readonly catalog: CatalogModel[];
+  private readonly ttl: number;
+  /** Writes to one reply's stream, in order (the stream's entry ids are consecutive). */
+  private readonly chains = new Map<string, Promise<unknown>>();
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly taskRows: TasksRepository,
+    private readonly tasks: TasksService,
+  ) {
+    this.catalog = loadCatalog(config);
+    this.ttl = config.inference.streamTtlSeconds;
+  }
+
+  private stream(job: InferenceJob): TokenStream {
+    return new TokenStream(this.redis, TokenStream.key(this.config.redis.prefix, job.streamId));
+  }
+
+  private serial<T>(job: InferenceJob, work: () => Promise<T>): Promise<T> {
+    const prev = this.chains.get(job.streamId) ?? Promise.resolve();
+    const next = prev.then(work, work);
+    const settled = next.catch(() => undefined);
+    this.chains.set(job.streamId, settled);
+    void settled.then(() => {
+      if (this.chains.get(job.streamId) === settled) this.chains.delete(job.streamId);
+    });
+    return next;
+  }
+
+  /**
+   * The node starts the reply. False when it must not run: it ended meanwhile (timed out, its model had no node),
+   * or an earlier attempt already streamed tokens (its node died mid-reply) — a reply cannot be resumed
+   * seamlessly, so it ends now with WORKER_FAILED and nothing is charged.
+   */
+  async begin(job: InferenceJob, nodeId: string): Promise<boolean> {
+    if ((await this.stream(job).init()) > 0) {
+      await this.fail(job, nodeId, 'WORKER_FAILED');
+      return false;
+    }
+    return this.taskRows.start(job.taskId, nodeId);
+  }
+
+  /** The tokens, prompt included, the requester's hold pays for; null for a free model. */
+  holdTokens(job: InferenceJob): number | null {
+    return holdTokens(job.holdUnits, job.priceUnits);
+  }
+
+  /** How many tokens the reply may generate after this prompt; null (the reply ended) when the hold cannot pay for the prompt. */
+  async budget(job: InferenceJob, nodeId: string, promptTokens: number): Promise<{ maxTokens: number; budgetLimited: boolean } | null> {
+    const budget = completionBudget(promptTokens, job.params.maxTokens, this.holdTokens(job));
+    if ('insufficient' in budget) {
+      await this.fail(job, nodeId, 'INSUFFICIENT_TOKENS', promptTokens);
+      return null;
+    }
+    return budget;
+  }
+
+  /**
+   * Why a generator's reported usage cannot be true, or null: the prompt cannot exceed the bound its hold was
+   * sized by, nor the completion what the budget allowed after that prompt.
+   */
+  implausibleUsage(job: InferenceJob, usage: Usage): string | null {
+    if (usage.promptTokens > boundTokens(job.messages)) return `prompt_tokens ${usage.promptTokens} is more than this prompt can have`;
+    const budget = completionBudget(usage.promptTokens, job.params.maxTokens, this.holdTokens(job));
+    const allowed = 'insufficient' in budget ? 0 : budget.maxTokens;
+    if (usage.completionTokens > allowed) return `completion_tokens ${usage.completionTokens} is more than the ${allowed} this reply may generate`;
+    return null;
+  }
+
+  /** Streams generated text to the requester. */
+  tokens(job: InferenceJob, text: string): Promise<void> {
+    return this.serial(job, async () => {
+      const stream = this.stream(job);
+      await stream.init();
+      await stream.append({ type: 'token', text });
+    });
+  }
+
+  /** True when the requester asked to stop this reply. */
+  async stopRequested(job: InferenceJob): Promise<boolean> {
+    return (await this.redis.get(stopKey(this.config.redis.prefix, job.streamId))) === job.userId;
+  }
+
+  /**
+   * The reply is complete: charged for the tokens used at the model's price, never more than the hold; a reply
+   * cut by the budget says so. False when it had already ended (nothing is charged or saved twice).
+   */
+  complete(job: InferenceJob, nodeId: string, usage: Usage, stopReason: StopReason, durationMs: number): Promise<boolean> {
+    return this.serial(job, async () => {
+      const stream = this.stream(job);
+      const text = await stream.text();
+      const budget = completionBudget(usage.promptTokens, job.params.maxTokens, this.holdTokens(job));
+      const cut = stopReason === 'length' && !('insufficient' in budget) && budget.budgetLimited && usage.completionTokens >= budget.maxTokens;
+      const reason: StopReason = cut ? 'budget' : stopReason;
+      const used = usage.promptTokens + usage.completionTokens;
+      const promptBytes = job.messages.reduce((n, m) => n + Buffer.byteLength(m.content), 0);
+      const model = this.catalog.find((m) => m.id === job.modelId);
+      const ended = await this.tasks.finish({
+        taskId: job.taskId,
+        nodeId,
+        holdId: job.holdId,
+        ...this.reply(job, text),
+        status: 'completed',
+        promptTokens: usage.promptTokens,
+        completionTokens: usage.completionTokens,
+        chargedUnits: Math.min(job.holdUnits, used * job.priceUnits),
+        bytes: promptBytes + Buffer.byteLength(text),
+        durationMs,
+        stopReason: reason,
+        error: null,
+        difficulty: model ? taskDifficulty(model.parameters, used) : 1,
+      });
+      if (!ended) return false;
+      await stream.init();
+      await stream.append({
+        type: 'done',
+        success: true,
+        usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: used },
+        stop_reason: reason,
+      });
+      await stream.finish(this.ttl);
+      return true;
+    });
+  }
+
+  /** The reply failed: it ends with an error event and costs nothing. False when it had already ended. */
+  fail(job: InferenceJob, nodeId: string | null, code: FailCode, promptTokens = 0): Promise<boolean> {
+    return this.serial(job, async () => {
+      const stream = this.stream(job);
+      const ended = await this.tasks.finish({
+        taskId: job.taskId,
+        nodeId,
+        holdId: job.holdId,
+        ...this.reply(job, await stream.text()),
+        status: 'failed',
+        promptTokens,
+        completionTokens: 0,
+        chargedUnits: 0,
+        bytes: 0,
+        durationMs: 0,
+        stopReason: null,
+        error: FAILED[code],
+        difficulty: 1,
+      });
+      if (!ended) return false;
+      await stream.init();
+      await stream.append({ type: 'error', code, message: FAILED[code] });
+      await stream.finish(this.ttl);
+      return true;
+    });
+  }
+
+  /** The text streamed so far (what a reply ended from outside keeps). */
+  streamedText(job: InferenceJob): Promise<string> {
+    return this.stream(job).text();
+  }
+
+  /** Whether any event of the reply has reached the requester. */
+  async started(job: InferenceJob): Promise<boolean> {
+    return (await this.stream(job).init()) > 0;
+  }
+
+  private reply(job: InferenceJob, content: string) {
+    return job.conversationId ? { reply: { conversationId: job.conversationId, userMessageId: job.userMessageId, content, model: job.modelId } } : {};
+  }
+}
