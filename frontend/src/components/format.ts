@@ -1,10 +1,13 @@
+/** The one locale of every date and number the app shows (English, US conventions). */
+export const LOCALE = 'en-US';
+
 /** 'yyyy-mm-dd' (or an ISO timestamp) as 'June 4, 2025', independent of the visitor's time zone. */
 export function formatDate(date: string): string {
   const d = new Date(date.length === 10 ? `${date}T00:00:00Z` : date);
-  return Number.isNaN(d.getTime()) ? date : d.toLocaleDateString('en-US', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
+  return Number.isNaN(d.getTime()) ? date : d.toLocaleDateString(LOCALE, { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
 }
 
-const dateTime = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+const dateTime = new Intl.DateTimeFormat(LOCALE, { dateStyle: 'medium', timeStyle: 'short' });
 
 /** An ISO timestamp as 'Nov 21, 2026, 11:00 PM' in the visitor's time zone (the web app's lists). */
 export function formatDateTime(iso: string): string {
@@ -12,8 +15,8 @@ export function formatDateTime(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : dateTime.format(d);
 }
 
-const glob = new Intl.NumberFormat('en-US', { minimumFractionDigits: 0, maximumFractionDigits: 2 });
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const glob = new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 0, maximumFractionDigits: 2 });
+const usd = new Intl.NumberFormat(LOCALE, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
 /** A GLOB amount for display: thousands separators, at most 2 decimals ('1,234.5'). */
 export function formatGlob(amount: number | string | null | undefined): string {

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { inferenceQueries } from '../../api/queries/inference';
+import { LOCALE } from '../../components/format';
 import { useSession, userId as idOf } from '../session/session';
 import { ChatInput, type ChatInputHandle } from './ChatInput';
 import { ConversationSidebar } from './ConversationSidebar';
@@ -108,7 +109,7 @@ export function AssistantPage() {
             </select>
             <p id="assistant-model-details" className="assistant-model-details">
               {selected
-                ? `${selected.description} · ${selected.parameters ? `${selected.parameters} parameters · ` : ''}${selected.context_length.toLocaleString('en-US')} tokens context · ${selected.status}`
+                ? `${selected.description} · ${selected.parameters ? `${selected.parameters} parameters · ` : ''}${selected.context_length.toLocaleString(LOCALE)} tokens context · ${selected.status}`
                 : 'No model is available right now.'}
             </p>
           </div>

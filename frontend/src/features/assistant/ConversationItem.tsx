@@ -1,10 +1,11 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import type { ConversationExportFormat, ConversationSummary } from '../../api/queries/chat';
 import { Icon } from '../../components/Icon';
+import { LOCALE } from '../../components/format';
 
 const shortDate = (iso: string) => {
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? '' : d.toLocaleDateString([], { day: 'numeric', month: 'short' });
+  return Number.isNaN(d.getTime()) ? '' : d.toLocaleDateString(LOCALE, { day: 'numeric', month: 'short' });
 };
 
 interface Props {

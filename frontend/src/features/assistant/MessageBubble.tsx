@@ -1,11 +1,12 @@
 import { Link } from '@tanstack/react-router';
 import { Icon } from '../../components/Icon';
+import { LOCALE } from '../../components/format';
 import { TEXT } from './texts';
 import type { UiMessage } from './types';
 
 const time = (iso: string) => {
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? '' : d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  return Number.isNaN(d.getTime()) ? '' : d.toLocaleTimeString(LOCALE, { hour: '2-digit', minute: '2-digit' });
 };
 
 function ErrorIcon() {

@@ -1,4 +1,5 @@
 import type { ApiModel } from '../../api/queries/inference';
+import { LOCALE } from '../../components/format';
 import { TEXT } from './texts';
 import type { UiModel } from './types';
 
@@ -36,6 +37,6 @@ export function defaultModelId(models: UiModel[]): string | null {
 
 /** The option text: name, parameters, description, context length and status. */
 export function modelLabel(m: UiModel): string {
-  const parts = [m.name, m.parameters, `${m.context_length.toLocaleString('en-US')} context`, m.status];
+  const parts = [m.name, m.parameters, `${m.context_length.toLocaleString(LOCALE)} context`, m.status];
   return `${parts.filter(Boolean).join(' · ')} — ${m.description}`;
 }

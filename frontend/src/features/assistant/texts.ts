@@ -43,8 +43,9 @@ export const usageLine = (tokens: number) => `Tokens used: ${tokens} • Cost: $
 /** 'Using {model}'. */
 export const usingLine = (model: string) => `Using ${model}`;
 
-/** A conversation created by the first message is titled 'Chat {date}'. */
-export const chatTitle = (date: Date = new Date()) => `Chat ${date.toLocaleDateString('en-GB')}`;
+const twoDigits = (n: number) => String(n).padStart(2, '0');
+/** A conversation created by the first message is titled 'Chat dd/mm/yyyy' (a fixed pattern, not a locale's). */
+export const chatTitle = (date: Date = new Date()) => `Chat ${twoDigits(date.getDate())}/${twoDigits(date.getMonth() + 1)}/${date.getFullYear()}`;
 
 /** Collapsed, the sidebar lists the 10 most recent conversations. */
 export const COLLAPSED_LIMIT = 10;

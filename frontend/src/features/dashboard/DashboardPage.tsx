@@ -5,7 +5,7 @@ import { RELEASE_HOST } from '../../env';
 import { DASHBOARD_REFRESH_MS, FALLBACK_NETWORK_STATS, networkStatsQuery } from '../../api/queries/system';
 import { USD_PER_GLOB, ZERO_WALLET, walletQueries } from '../../api/queries/wallet';
 import { displayName, useSession, userId } from '../session/session';
-import { formatGlob, formatUsd } from '../../components/format';
+import { LOCALE, formatGlob, formatUsd } from '../../components/format';
 import { StatCard } from '../wallet/StatCard';
 import { RecentNotifications } from './RecentNotifications';
 import './dashboard.css';
@@ -22,7 +22,7 @@ const FEATURES: { name: string; available: boolean }[] = [
   { name: 'Advanced Analytics', available: false },
 ];
 
-const count = new Intl.NumberFormat('en-US');
+const count = new Intl.NumberFormat(LOCALE);
 
 /** Welcome line, three figure cards, quick actions, feature access; refreshed every 10 s. */
 export function DashboardPage() {

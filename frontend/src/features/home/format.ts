@@ -1,4 +1,5 @@
 import type { SiteStats } from '../../api/queries/system';
+import { LOCALE } from '../../components/format';
 
 /** The stats strip's three figures as text. `null` stats (still loading) show '...'. */
 export interface FormattedStats {
@@ -9,7 +10,7 @@ export interface FormattedStats {
 
 export const LOADING_TEXT = '...';
 
-const thousands = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const thousands = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 0 });
 
 /** Users with thousands separators, '+' when over 100. */
 export function formatActiveUsers(users: number): string {
