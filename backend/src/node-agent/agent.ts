@@ -1,0 +1,517 @@
+/**
+ * The node agent: pairs the machine (once), loads the models its allocation allows, reports in every 5 s and,
+ * while not paused, takes jobs from the network and streams their replies back — over HTTP only.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Schemas } from '../contract/types';
+import { completionBudget } from '../modules/inference/budget';
+import type { EngineOptions, LlamaEngine } from '../modules/inference/engine/llama-engine';
+import { TokenBatcher } from '../modules/inference/streams';
+import { type Allocation, DEFAULT_ALLOCATION, type Machine, type Plan, plan, sameAllocation } from './allocation';
+import { Backoff, Connection, createNodeApi, type NodeApi } from './api-client';
+import { type BatterySource, type BatteryState, batteryPause, batteryPercent } from './battery';
+import type { CredentialStore, StoredCredential } from './credential-store';
+import { EventSender, type NodeJobEvent, type SendResult } from './job-events';
+import type { HostFacts, LocalModel } from './machine';
+import type { AgentOptions } from './options';
+
+/** The engine calls the agent makes (LlamaEngine; a fake in tests). */
+export type Engine = Pick<LlamaEngine, 'load' | 'unload' | 'loadedModels' | 'isLoaded' | 'countTokens' | 'generate' | 'benchmark' | 'dispose'>;
+
+type NodeJob = Schemas['NodeJob'];
+type NodeState = Schemas['NodeState'];
+type StopReason = Extract<NodeJobEvent, { type: 'done' }>['stop_reason'];
+
+/** Exit codes: 0 stopped (Ctrl-C), 1 cannot start, 2 revoked (or the join token was refused). */
+export const EXIT_REVOKED = 2;
+export const EXIT_FAILED = 1;
+
+export class AgentError extends Error {
+  override readonly name = 'AgentError';
+  constructor(
+    message: string,
+    readonly exitCode = EXIT_FAILED,
+  ) {
+    super(message);
+  }
+}
+
+export interface AgentDeps {
+  options: AgentOptions;
+  store: CredentialStore;
+  log: (line: string) => void;
+  battery: BatterySource;
+  createEngine: (opts: EngineOptions) => Promise<Engine>;
+  host: HostFacts;
+  /** The catalog models on disk. */
+  models: LocalModel[];
+  cpuLoad?: () => number | null;
+  fetch?: typeof fetch;
+  heartbeatMs?: number;
+  claimWaitSeconds?: number;
+}
+
+interface RunningJob {
+  id: string;
+  abort: AbortController;
+  sender: EventSender;
+  /** Why generation was cut short, if it was. */
+  reason: 'stop' | 'lost' | 'shutdown' | 'revoked' | null;
+  done: Promise<void>;
+}
+
+const short = (id: string): string => `${id.slice(0, 4)}…`;
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+const glob = (n: number): string => `${Math.round(n * 1000) / 1000} GLOB`;
+
+export class Agent {
+  private readonly log: (line: string) => void;
+  private readonly conn: Connection;
+  private readonly stopping = new AbortController();
+  private api!: NodeApi;
+  private credential: StoredCredential | null = null;
+  private engine: Engine | null = null;
+  private engineConfig: { threads: number; gpu: boolean } | null = null;
+  private loaded: string[] = [];
+  private allocation: Allocation = DEFAULT_ALLOCATION;
+  private pendingAllocation: Allocation | null = null;
+  private ownerPaused = false;
+  private batteryPaused = false;
+  private battery: BatteryState | null = null;
+  /** The last battery reading changed the pause (its log says so; the platform's echo of it needs no second line). */
+  private batteryChanged = false;
+  private earned: string | null = null;
+  private job: RunningJob | null = null;
+  private exitCode = 0;
+  private wake: (() => void) | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private heartbeatRunning: Promise<void> | null = null;
+  private readonly machine: Machine;
+
+  constructor(private readonly deps: AgentDeps) {
+    this.log = deps.log;
+    this.conn = new Connection(deps.log);
+    this.machine = { cores: deps.host.cpu_cores, memoryBytes: deps.host.memory_bytes, gpu: deps.host.gpu ?? null };
+  }
+
+  /** Runs until stop() or revocation; resolves with the process's exit code. */
+  async run(): Promise<number> {
+    try {
+      await this.start();
+      await this.workLoop();
+    } catch (err) {
+      if (!this.stopping.signal.aborted || !(err instanceof Error && err.name === 'AbortError')) {
+        if (err instanceof AgentError) {
+          this.log(err.message);
+          this.exitCode = err.exitCode;
+        } else throw err;
+      }
+    } finally {
+      await this.shutdown();
+    }
+    if (this.exitCode === EXIT_REVOKED && this.credential) {
+      // A revoked credential is useless: set it aside, so the next run pairs with a new join token.
+      await this.deps.store.discard().catch(() => undefined);
+    }
+    return this.exitCode;
+  }
+
+  /** Ctrl-C: stop claiming, abort the running generation, give its job back. */
+  stop(): void {
+    if (this.stopping.signal.aborted) return;
+    this.log('Stopping…');
+    this.stopping.abort();
+    if (this.job) {
+      this.job.reason ??= 'shutdown';
+      void this.job.sender.close();
+      this.job.abort.abort();
+    }
+    this.wake?.();
+  }
+
+  // --- start-up ---------------------------------------------------------------------------------------
+
+  private async start(): Promise<void> {
+    const { options, store, models } = this.deps;
+    const stored = await store.read();
+    const api = options.api ?? stored?.api;
+    if (!api) {
+      throw new AgentError(
+        'This machine is not paired yet. Run: npm run node -- --api <url> --join-token <token> (create the token in the web app, under "Your nodes").',
+      );
+    }
+    this.api = createNodeApi(api, () => this.credential?.credential, this.deps.fetch);
+    if (models.length === 0) {
+      throw new AgentError(
+        `No model files in ${options.modelsDir}. Run \`npm run model:tiny\` for the tiny model, or put a catalog model's GGUF file there.`,
+      );
+    }
+    const samePlace = stored && (!options.api || stored.api === options.api);
+    if (stored && (samePlace || !options.joinToken)) {
+      this.credential = { ...stored, api };
+      if (options.joinToken) this.log(`Already paired as ${stored.name} (node ${short(stored.node_id)}); ignoring --join-token`);
+      this.log(`Starting node ${stored.name} (node ${short(stored.node_id)}) on ${api}`);
+      // The first heartbeat (no models yet) brings the allocation the models are loaded with.
+      const state = await this.heartbeat({ retry: true });
+      if (state) this.onState(state, true);
+      await this.apply(this.allocation);
+      if (stored.api !== api) await store.write(this.credential);
+    } else {
+      if (!options.joinToken) throw new AgentError(`This node is paired with ${stored!.api}: pass --join-token to pair it with ${api}.`);
+      await this.apply(DEFAULT_ALLOCATION);
+      await this.pair(api, options.joinToken);
+    }
+    const state = await this.heartbeat({ retry: true });
+    if (state) this.onState(state);
+    this.scheduleHeartbeat();
+  }
+
+  private async pair(api: string, joinToken: string): Promise<void> {
+    const engine = this.engine!;
+    const first = this.loaded[0];
+    if (!first) throw new AgentError('No model could be loaded, so there is nothing to serve; see the messages above.');
+    this.log(`Benchmarking ${first}…`);
+    const { tokensPerSecond } = await engine.benchmark(first, 64);
+    this.log(`Benchmark: ${tokensPerSecond} tokens/s on ${first}`);
+    const res = await this.conn.call(
+      (signal) =>
+        this.api.POST('/api/nodes/register', {
+          body: {
+            join_token: joinToken,
+            name: this.deps.options.name,
+            host: this.deps.host,
+            models: this.deps.models.map((m) => m.id),
+            benchmark: { model_id: first, tokens_per_second: tokensPerSecond },
+          },
+          signal,
+        }),
+      { signal: this.stopping.signal },
+    );
+    if (!res.data) {
+      const message = (res.error as { message?: string } | undefined)?.message ?? res.response.statusText;
+      throw new AgentError(`Pairing failed (${res.response.status}): ${message}`, res.response.status === 401 ? EXIT_REVOKED : EXIT_FAILED);
+    }
+    const c = res.data;
+    this.credential = { api, node_id: c.node_id, credential: c.credential, name: c.name };
+    await this.deps.store.write(this.credential);
+    this.log(`Paired as ${c.name} (node ${short(c.node_id)}); credential stored in ${this.deps.store.path}`);
+    if (!sameAllocation(c.allocation, this.allocation)) this.pendingAllocation = c.allocation;
+  }
+
+  // --- allocation -------------------------------------------------------------------------------------
+
+  /** Loads what the allocation allows; a new engine when threads or GPU use change. Only between jobs. */
+  private async apply(allocation: Allocation): Promise<void> {
+    this.allocation = allocation;
+    this.pendingAllocation = null;
+    const p: Plan = plan(allocation, this.machine, this.deps.models, this.deps.options.threads);
+    const wantGpu = p.gpu && this.deps.options.gpu !== 'off';
+    if (!this.engine || this.engineConfig?.threads !== p.threads || this.engineConfig.gpu !== wantGpu) {
+      const old = this.engine;
+      this.engine = null;
+      this.loaded = [];
+      await old?.dispose();
+      this.engine = await this.deps.createEngine({ threads: p.threads, gpu: wantGpu });
+      this.engineConfig = { threads: p.threads, gpu: wantGpu };
+    }
+    const engine = this.engine;
+    for (const s of p.skipped) this.log(`Skipping ${s.model.id}: ${s.reason}`);
+    const keep = new Set(p.load.map((m) => m.id));
+    for (const id of this.loaded.filter((i) => !keep.has(i))) {
+      await engine.unload(id);
+      this.log(`Unloaded ${id}`);
+    }
+    this.loaded = this.loaded.filter((i) => keep.has(i));
+    for (const m of p.load) {
+      if (this.loaded.includes(m.id)) continue;
+      const local = this.deps.models.find((x) => x.id === m.id)!;
+      try {
+        await engine.load(m.id, m.path, { contextSize: local.contextLength, sequences: 1 });
+        this.loaded.push(m.id);
+      } catch (err) {
+        this.log(`Cannot load ${m.id} (${m.path}): ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    if (this.loaded.length === 0) this.log('No model is loaded: this node takes no jobs until its allocation lets one load');
+    else this.log(`Serving ${this.loaded.join(', ')} with ${plural(p.threads, 'thread')}${wantGpu ? ` and the GPU (${this.machine.gpu})` : ''}`);
+  }
+
+  // --- heartbeat --------------------------------------------------------------------------------------
+
+  private get paused(): boolean {
+    return this.ownerPaused || this.batteryPaused;
+  }
+
+  private scheduleHeartbeat(): void {
+    if (this.stopping.signal.aborted) return;
+    this.heartbeatTimer = setTimeout(() => {
+      this.heartbeatRunning = this.heartbeat({ retry: false })
+        .then((s) => {
+          if (s) this.onState(s);
+        })
+        .catch((err: unknown) => this.fail(err))
+        .finally(() => {
+          this.heartbeatRunning = null;
+          this.scheduleHeartbeat();
+        });
+    }, this.deps.heartbeatMs ?? 5_000);
+  }
+
+  private async readBattery(): Promise<void> {
+    const b = await this.deps.battery().catch(() => null);
+    this.battery = b;
+    const pause = batteryPause(b);
+    if (pause && !this.batteryPaused) this.log(`Paused: on battery at ${b!.percent} %`);
+    if (!pause && this.batteryPaused) this.log(b?.onBattery ? `Resumed: battery at ${b.percent} %` : 'Resumed: charging');
+    this.batteryChanged = pause !== this.batteryPaused;
+    if (this.batteryChanged) {
+      this.batteryPaused = pause;
+      this.wake?.();
+    }
+  }
+
+  /** One heartbeat; null when the API is unreachable (and `retry` is false). */
+  private async heartbeat(opts: { retry: boolean }): Promise<NodeState | null> {
+    await this.readBattery();
+    const call = (signal: AbortSignal) =>
+      this.api.POST('/api/nodes/heartbeat', {
+        body: {
+          models: this.loaded,
+          running_jobs: this.job ? 1 : 0,
+          cpu_load: (this.deps.cpuLoad ?? (() => null))(),
+          battery_percent: batteryPercent(this.battery),
+        },
+        signal,
+      });
+    const res = opts.retry
+      ? await this.conn.call(call, { signal: this.stopping.signal, timeoutMs: 10_000 })
+      : await this.conn.call(call, { signal: this.stopping.signal, timeoutMs: 10_000, retry: false });
+    if (!res) return null;
+    this.checkRevoked(res.response);
+    if (!res.data) {
+      this.log(`Heartbeat refused (${res.response.status}): ${(res.error as { message?: string } | undefined)?.message ?? ''}`);
+      return null;
+    }
+    return res.data;
+  }
+
+  private onState(state: NodeState, initial = false): void {
+    if (this.credential && state.name !== this.credential.name) {
+      if (!initial) this.log(`Renamed to ${state.name}`);
+      this.credential = { ...this.credential, name: state.name };
+      void this.deps.store.write(this.credential).catch(() => undefined);
+    }
+    if (state.paused !== this.ownerPaused) {
+      // The platform also reports the battery pause it was told of; say only what the owner did.
+      if (!this.batteryPaused && !this.batteryChanged)
+        this.log(state.paused ? 'Paused: this node takes no jobs until it is resumed' : 'Resumed: taking jobs');
+      this.ownerPaused = state.paused;
+      this.wake?.();
+    }
+    if (initial) this.allocation = state.allocation;
+    else if (!sameAllocation(state.allocation, this.pendingAllocation ?? this.allocation)) {
+      const a = state.allocation;
+      this.log(`Allocation changed: CPU ${a.cpu_percent} %, memory ${a.memory_percent} %, GPU ${a.gpu_percent} %`);
+      this.pendingAllocation = sameAllocation(a, this.allocation) ? null : a;
+      this.wake?.();
+    }
+    const earned = `${state.earned}/${state.pending}`;
+    if (earned !== this.earned) {
+      const first = this.earned === null;
+      this.earned = earned;
+      if (!first || state.earned > 0 || state.pending > 0) this.log(`Earned so far: ${glob(state.earned)} (${state.pending} pending)`);
+    }
+  }
+
+  // --- work -------------------------------------------------------------------------------------------
+
+  private async workLoop(): Promise<void> {
+    const backoff = new Backoff();
+    const signal = this.stopping.signal;
+    while (!signal.aborted) {
+      if (this.pendingAllocation) {
+        await this.apply(this.pendingAllocation);
+        const state = await this.heartbeat({ retry: false });
+        if (state) this.onState(state);
+        continue;
+      }
+      if (this.paused || this.loaded.length === 0) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = null;
+        continue;
+      }
+      const wait = this.deps.claimWaitSeconds ?? 25;
+      const res = await this.conn.call((s) => this.api.POST('/api/nodes/jobs/claim', { body: { wait_seconds: wait }, signal: s }), {
+        signal,
+        timeoutMs: (wait + 15) * 1000,
+      });
+      this.checkRevoked(res.response);
+      if (res.response.status === 204) {
+        backoff.reset();
+        continue;
+      }
+      if (!res.data) {
+        const delay = backoff.next();
+        this.log(
+          `Claim refused (${res.response.status}): ${(res.error as { message?: string } | undefined)?.message ?? ''}; retrying in ${delay / 1000} s`,
+        );
+        await sleep(delay, undefined, { signal });
+        continue;
+      }
+      backoff.reset();
+      await this.runJob(res.data);
+    }
+  }
+
+  private checkRevoked(res: Response): void {
+    if (res.status === 401) throw new AgentError('This node was revoked by its owner; pair it again with a new join token.', EXIT_REVOKED);
+  }
+
+  private async postEvents(jobId: string, events: NodeJobEvent[]): Promise<SendResult> {
+    const res = await this.conn.call(
+      (signal) => this.api.POST('/api/nodes/jobs/{jobId}/events', { params: { path: { jobId } }, body: { events }, signal }),
+      { signal: this.stopping.signal, timeoutMs: 30_000 },
+    );
+    if (res.data) return { kind: 'ok', stop: res.data.stop };
+    if (res.response.status === 401) return { kind: 'revoked' };
+    return {
+      kind: 'lost',
+      status: res.response.status,
+      message: (res.error as { message?: string } | undefined)?.message ?? res.response.statusText,
+    };
+  }
+
+  private runJob(job: NodeJob): Promise<void> {
+    let finished!: () => void;
+    const running: RunningJob = {
+      id: job.job_id,
+      abort: new AbortController(),
+      reason: null,
+      done: new Promise<void>((r) => (finished = r)),
+      sender: new EventSender((events) => this.postEvents(job.job_id, events), {
+        onStop: () => {
+          running.reason ??= 'stop';
+          running.abort.abort();
+        },
+        onLost: (status, message) => {
+          running.reason ??= 'lost';
+          running.abort.abort();
+          this.log(`Job ${job.job_id} is no longer this node's (${status}: ${message}); carrying on`);
+        },
+        onRevoked: () => {
+          running.reason ??= 'revoked';
+          running.abort.abort();
+        },
+      }),
+    };
+    this.job = running;
+    return this.generate(job, running).finally(() => {
+      this.job = null;
+      finished();
+      if (running.reason === 'revoked' && !this.stopping.signal.aborted) {
+        throw new AgentError('This node was revoked by its owner; pair it again with a new join token.', EXIT_REVOKED);
+      }
+    });
+  }
+
+  private async generate(job: NodeJob, running: RunningJob): Promise<void> {
+    const { sender } = running;
+    const engine = this.engine;
+    const fail = async (message: string) => {
+      sender.push({ type: 'error', message: message.slice(0, 500) });
+      await sender.drain();
+    };
+    if (!engine || !this.loaded.includes(job.model_id)) {
+      this.log(`Job ${job.job_id}: ${job.model_id} is not loaded here`);
+      await sender.close();
+      await this.giveBack(job.job_id);
+      return;
+    }
+    const started = performance.now();
+    try {
+      const promptTokens = engine.countTokens(job.model_id, job.messages);
+      const budget = completionBudget(promptTokens, job.params.max_tokens, job.hold_tokens);
+      if ('insufficient' in budget) {
+        this.log(`Job ${job.job_id}: the requester's hold (${job.hold_tokens} tokens) does not cover the prompt (${promptTokens} tokens)`);
+        await fail('Payment required: insufficient tokens for this prompt.');
+        return;
+      }
+      const batcher = new TokenBatcher((text) => sender.pushText(text));
+      const result = await engine.generate(job.model_id, {
+        messages: job.messages,
+        maxTokens: Math.max(1, budget.maxTokens),
+        temperature: job.params.temperature,
+        topP: job.params.top_p,
+        signal: running.abort.signal,
+        onToken: (text) => batcher.push(text),
+      });
+      batcher.flush();
+      if (running.reason && running.reason !== 'stop') return;
+      const stopReason: StopReason =
+        running.reason === 'stop' ? 'abort' : result.stopReason === 'length' && budget.budgetLimited ? 'budget' : result.stopReason;
+      sender.push({
+        type: 'done',
+        usage: { prompt_tokens: result.promptTokens, completion_tokens: result.completionTokens },
+        stop_reason: stopReason,
+      });
+      const state = await sender.drain();
+      if (state !== 'open') return;
+      const secs = (performance.now() - started) / 1000;
+      this.log(
+        `Job ${job.job_id}: ${plural(result.completionTokens, 'token')} in ${secs.toFixed(1)} s${stopReason === 'stop' ? '' : ` (${stopReason})`}`,
+      );
+    } catch (err) {
+      if (running.reason && running.reason !== 'stop') return;
+      const message = err instanceof Error ? err.message : String(err);
+      this.log(`Job ${job.job_id} failed: ${message}`);
+      await fail(message);
+    }
+  }
+
+  // --- shutdown ---------------------------------------------------------------------------------------
+
+  private fail(err: unknown): void {
+    if (err instanceof AgentError) {
+      this.log(err.message);
+      this.exitCode = err.exitCode;
+    } else {
+      this.log(`Unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      this.exitCode = EXIT_FAILED;
+    }
+    this.stopping.abort();
+    if (this.job) {
+      this.job.reason ??= err instanceof AgentError && err.exitCode === EXIT_REVOKED ? 'revoked' : 'shutdown';
+      void this.job.sender.close();
+      this.job.abort.abort();
+    }
+    this.wake?.();
+  }
+
+  private async shutdown(): Promise<void> {
+    this.stopping.abort();
+    if (this.heartbeatTimer) clearTimeout(this.heartbeatTimer);
+    this.heartbeatTimer = null;
+    const job = this.job;
+    if (job) {
+      job.reason ??= 'shutdown';
+      job.abort.abort();
+      // Nothing more is sent for it; the call in flight, if any, settles first.
+      await job.sender.close();
+      await job.done.catch(() => undefined);
+      if (job.reason === 'shutdown') await this.giveBack(job.id);
+    }
+    await this.heartbeatRunning;
+    await this.engine?.dispose().catch(() => undefined);
+    this.engine = null;
+  }
+
+  private async giveBack(jobId: string): Promise<void> {
+    const res = await this.conn.call((signal) => this.api.POST('/api/nodes/jobs/{jobId}/return', { params: { path: { jobId } }, signal }), {
+      timeoutMs: 10_000,
+      retry: false,
+    });
+    if (!res) this.log(`Could not return job ${jobId} (API unreachable): the network takes it back when its lock expires`);
+    else if (res.response.status === 204) this.log(`Returned job ${jobId} to the network`);
+    else this.log(`Job ${jobId} was not returned (${res.response.status}): it had already ended or left this node`);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * How much of the machine the node uses, from the allocation its owner set (answered to register and to every
+ * heartbeat): CPU % → llama.cpp threads, memory % → which models load, GPU % → whether layers go to a GPU.
+ */
+import type { Schemas } from '../contract/types';
+
+export type Allocation = Schemas['NodeAllocation'];
+
+/** The spec's defaults, used until the API has answered. */
+export const DEFAULT_ALLOCATION: Allocation = { cpu_percent: 50, memory_percent: 40, gpu_percent: 60 };
+
+/** threads = max(1, round(cores × cpu % / 100)); `override` (--threads) wins. */
+export function threadsFor(cores: number, cpuPercent: number, override?: number): number {
+  if (override !== undefined) return override;
+  return Math.max(1, Math.round((cores * cpuPercent) / 100));
+}
+
+export interface ModelFile {
+  id: string;
+  path: string;
+  bytes: number;
+}
+
+export interface ModelChoice {
+  load: ModelFile[];
+  skipped: Array<{ model: ModelFile; reason: string }>;
+}
+
+const GB = 1024 ** 3;
+export const formatBytes = (n: number): string => (n >= GB ? `${(n / GB).toFixed(1)} GB` : `${(n / 1024 ** 2).toFixed(1)} MB`);
+
+/** A model loads only when its file fits in memory % of the machine's memory. */
+export function modelsThatFit(models: ModelFile[], totalMemoryBytes: number, memoryPercent: number): ModelChoice {
+  const limit = Math.floor((totalMemoryBytes * memoryPercent) / 100);
+  const choice: ModelChoice = { load: [], skipped: [] };
+  for (const m of models) {
+    if (m.bytes <= limit) choice.load.push(m);
+    else {
+      choice.skipped.push({
+        model: m,
+        reason: `its file (${formatBytes(m.bytes)}) is larger than ${memoryPercent} % of this machine's memory (${formatBytes(limit)})`,
+      });
+    }
+  }
+  return choice;
+}
+
+export interface Plan extends ModelChoice {
+  threads: number;
+  /** Layers go to the GPU: one is present and the GPU share is above 0. */
+  gpu: boolean;
+}
+
+export interface Machine {
+  cores: number;
+  memoryBytes: number;
+  gpu: string | null;
+}
+
+export function plan(allocation: Allocation, machine: Machine, models: ModelFile[], threadsOverride?: number): Plan {
+  return {
+    threads: threadsFor(machine.cores, allocation.cpu_percent, threadsOverride),
+    gpu: machine.gpu !== null && allocation.gpu_percent > 0,
+    ...modelsThatFit(models, machine.memoryBytes, allocation.memory_percent),
+  };
+}
+
+export const sameAllocation = (a: Allocation, b: Allocation): boolean =>
+  a.cpu_percent === b.cpu_percent && a.memory_percent === b.memory_percent && a.gpu_percent === b.gpu_percent;

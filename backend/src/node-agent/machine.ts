@@ -1,0 +1,83 @@
+/** What this machine is and which of the network's models it has on disk. */
+import { stat } from 'node:fs/promises';
+import { availableParallelism, hostname, loadavg, platform, arch, totalmem } from 'node:os';
+import { basename, isAbsolute, join } from 'node:path';
+import type { AppConfig } from '../config/config';
+import type { Schemas } from '../contract/types';
+import { type CatalogModel, loadCatalog } from '../modules/inference/catalog';
+import { loadNodeLlamaCpp } from '../modules/inference/engine/node-llama-cpp';
+import type { ModelFile } from './allocation';
+import { withoutControlChars } from './options';
+
+export type HostFacts = Schemas['HostFacts'];
+
+export interface Gpu {
+  name: string;
+  vramBytes: number | null;
+}
+
+/**
+ * The GPU node-llama-cpp would use, or null. Only prebuilt binaries are tried (nothing is compiled or
+ * downloaded); a machine without CUDA, Vulkan or Metal binaries answers null without touching a device.
+ */
+export async function detectGpu(): Promise<Gpu | null> {
+  const nlc = await loadNodeLlamaCpp();
+  const types = await nlc.getLlamaGpuTypes('supported');
+  if (!types.some((t) => t !== false)) return null;
+  let llama: Awaited<ReturnType<typeof nlc.getLlama>> | undefined;
+  try {
+    llama = await nlc.getLlama({ build: 'never', gpu: 'auto', logLevel: nlc.LlamaLogLevel.error, progressLogs: false });
+    if (llama.gpu === false) return null;
+    const [name] = await llama.getGpuDeviceNames();
+    const vram = await llama.getVramState();
+    return { name: (name ?? String(llama.gpu)).slice(0, 200), vramBytes: vram.total > 0 ? vram.total : null };
+  } catch {
+    return null;
+  } finally {
+    await llama?.dispose().catch(() => undefined);
+  }
+}
+
+export function hostFacts(gpu: Gpu | null): HostFacts {
+  return {
+    hostname: withoutControlChars(hostname()).slice(0, 255),
+    os: platform(),
+    arch: arch(),
+    cpu_cores: Math.max(1, availableParallelism()),
+    memory_bytes: totalmem(),
+    gpu: gpu?.name ?? null,
+    vram_bytes: gpu?.vramBytes ?? null,
+  };
+}
+
+/** The machine's load over the last minute as a share of its cores; null where the OS does not say (Windows). */
+export function cpuLoad(cores = availableParallelism(), os = platform()): number | null {
+  if (os === 'win32') return null;
+  const load = loadavg()[0] ?? 0;
+  return Math.round(Math.min(1, Math.max(0, load / Math.max(1, cores))) * 100) / 100;
+}
+
+export function readCatalog(catalogPath: string | undefined, modelsDir: string): CatalogModel[] {
+  // The catalog reader needs only these two settings; the API's own configuration is never loaded.
+  return loadCatalog({ inference: { catalogPath, modelsDir } } as Pick<AppConfig, 'inference'>);
+}
+
+export interface LocalModel extends ModelFile {
+  contextLength: number;
+}
+
+/** The catalog models whose file (matched by file name) is in `modelsDir`, in catalog order. */
+export async function localModels(catalog: CatalogModel[], modelsDir: string): Promise<LocalModel[]> {
+  const found: LocalModel[] = [];
+  for (const m of catalog) {
+    const candidates = [join(modelsDir, basename(m.path)), ...(isAbsolute(m.path) ? [m.path] : [])];
+    for (const path of candidates) {
+      const s = await stat(path).catch(() => null);
+      if (s?.isFile()) {
+        found.push({ id: m.id, path, bytes: s.size, contextLength: m.contextLength });
+        break;
+      }
+    }
+  }
+  return found;
+}

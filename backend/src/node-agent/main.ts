@@ -1,0 +1,67 @@
+/**
+ * A provider's node: `npm run node -- --api <url> --join-token <token>` (see options.ts). Talks to the API over
+ * HTTP only; needs no database, no Redis and none of the API's settings.
+ */
+import { Agent, AgentError } from './agent';
+import { defaultBatterySource } from './battery';
+import { CredentialStore } from './credential-store';
+import { cpuLoad, detectGpu, hostFacts, localModels, readCatalog } from './machine';
+import { OptionsError, parseOptions, USAGE } from './options';
+import { LlamaEngine } from '../modules/inference/engine/llama-engine';
+
+const log = (line: string): void => {
+  const t = new Date();
+  const hh = String(t.getHours()).padStart(2, '0');
+  const mm = String(t.getMinutes()).padStart(2, '0');
+  const ss = String(t.getSeconds()).padStart(2, '0');
+  console.log(`${hh}:${mm}:${ss} ${line}`);
+};
+
+async function main(): Promise<number> {
+  let options;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof OptionsError)) throw err;
+    console.error(`${err.message}\n\n${USAGE}`);
+    return 1;
+  }
+  if (options.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const gpu = options.gpu === 'off' ? null : await detectGpu();
+  const host = hostFacts(gpu);
+  const models = await localModels(readCatalog(options.catalog, options.modelsDir), options.modelsDir);
+  log(
+    `${host.hostname}: ${host.cpu_cores} cores, ${(host.memory_bytes / 1024 ** 3).toFixed(1)} GB memory, ${gpu ? `GPU ${gpu.name}` : 'no GPU'}; ` +
+      `models on disk: ${models.map((m) => m.id).join(', ') || 'none'}`,
+  );
+  const agent = new Agent({
+    options,
+    store: new CredentialStore(options.dataDir),
+    log,
+    battery: defaultBatterySource(),
+    createEngine: (o) => LlamaEngine.create(o),
+    host,
+    models,
+    cpuLoad: () => cpuLoad(host.cpu_cores),
+  });
+  let signals = 0;
+  const onSignal = (): void => {
+    // A second Ctrl-C leaves at once; the network takes a held job back when its lock expires.
+    if (++signals > 1) process.exit(130);
+    agent.stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return agent.run();
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof AgentError ? err.message : err instanceof Error ? (err.stack ?? err.message) : err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,124 @@
+/**
+ * The node agent's own options: command-line flags, each with an environment equivalent. The agent never reads
+ * the API's configuration (no DATABASE_URL, no REDIS_URL): it talks to the API over HTTP only.
+ */
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+
+/** The repository's root (this file is backend/src/node-agent/options.ts). */
+export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
+
+export interface AgentOptions {
+  /** The API's base URL; undefined when it should come from the stored credential. */
+  api: string | undefined;
+  joinToken: string | undefined;
+  name: string;
+  modelsDir: string;
+  dataDir: string;
+  /** A custom model catalog (the API's MODEL_CATALOG); undefined for the built-in one. */
+  catalog: string | undefined;
+  /** Overrides the threads the CPU allocation gives (for benchmarks). */
+  threads: number | undefined;
+  /** `off` never uses a GPU, even when one is present. */
+  gpu: 'auto' | 'off';
+  help: boolean;
+}
+
+export class OptionsError extends Error {
+  override readonly name = 'OptionsError';
+}
+
+export const USAGE = `Usage: npm run node -- [options]
+
+Runs this machine as a Glob Network node: it serves the network's models with llama.cpp and earns GLOB.
+The first run pairs the machine with a join token from the web app ("Your nodes" → "Pair a node");
+later runs need no options at all.
+
+Options (environment variable in brackets):
+  --api <url>           The API, e.g. https://globnetwork.io (GLOB_API_URL); default: the paired one
+  --join-token <token>  Pairs this machine on its first run (GLOB_JOIN_TOKEN)
+  --name <name>         The node's name (GLOB_NODE_NAME); default: this machine's host name
+  --models-dir <dir>    Where the GGUF model files are (GLOB_MODELS_DIR); default: <repo>/.data/models
+  --data-dir <dir>      Where the node keeps its credential (GLOB_NODE_DATA_DIR); default: <repo>/.data/node
+  --catalog <file>      The API's model catalog, when it is not the built-in one (GLOB_MODEL_CATALOG)
+  --threads <n>         llama.cpp threads, instead of what the CPU allocation gives (GLOB_NODE_THREADS)
+  --gpu <auto|off>      Use a GPU when one is present (GLOB_NODE_GPU); default: auto
+  --help                This text`;
+
+const FLAGS = {
+  '--api': 'GLOB_API_URL',
+  '--join-token': 'GLOB_JOIN_TOKEN',
+  '--name': 'GLOB_NODE_NAME',
+  '--models-dir': 'GLOB_MODELS_DIR',
+  '--data-dir': 'GLOB_NODE_DATA_DIR',
+  '--catalog': 'GLOB_MODEL_CATALOG',
+  '--threads': 'GLOB_NODE_THREADS',
+  '--gpu': 'GLOB_NODE_GPU',
+} as const;
+type Flag = keyof typeof FLAGS;
+
+const isFlag = (s: string): s is Flag => Object.hasOwn(FLAGS, s);
+
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARS = /[\u0000-\u001f]/g;
+
+/** The spec's text fields (names, host facts) refuse control characters. */
+export const withoutControlChars = (s: string): string => s.replace(CONTROL_CHARS, '');
+
+/** A node name the API accepts: no control characters, 1-60 characters. */
+export function nodeName(raw: string): string {
+  const clean = withoutControlChars(raw).trim();
+  return (clean || 'glob-node').slice(0, 60);
+}
+
+/** Flags win over the environment; `--flag value` and `--flag=value` both work. */
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.env, host = hostname()): AgentOptions {
+  const given: Partial<Record<Flag, string>> = {};
+  let help = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h') {
+      help = true;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    if (!isFlag(flag)) throw new OptionsError(`Unknown option ${arg}`);
+    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined || value === '' || (eq < 0 && value.startsWith('--'))) throw new OptionsError(`${flag} needs a value`);
+    given[flag] = value;
+  }
+  const get = (flag: Flag): string | undefined => given[flag] ?? (env[FLAGS[flag]] || undefined);
+
+  const api = get('--api');
+  if (api !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(api);
+    } catch {
+      throw new OptionsError(`--api must be a URL such as https://globnetwork.io, got ${api}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OptionsError(`--api must be an http(s) URL, got ${api}`);
+  }
+  const threadsRaw = get('--threads');
+  let threads: number | undefined;
+  if (threadsRaw !== undefined) {
+    threads = Number(threadsRaw);
+    if (!Number.isInteger(threads) || threads < 1 || threads > 1024)
+      throw new OptionsError(`--threads must be a whole number from 1, got ${threadsRaw}`);
+  }
+  const gpu = get('--gpu') ?? 'auto';
+  if (gpu !== 'auto' && gpu !== 'off') throw new OptionsError(`--gpu must be auto or off, got ${gpu}`);
+  const catalog = get('--catalog');
+  return {
+    api: api?.replace(/\/+$/, ''),
+    joinToken: get('--join-token'),
+    name: nodeName(get('--name') ?? host),
+    modelsDir: resolve(get('--models-dir') ?? resolve(REPO_ROOT, '.data', 'models')),
+    dataDir: resolve(get('--data-dir') ?? resolve(REPO_ROOT, '.data', 'node')),
+    catalog: catalog === undefined ? undefined : resolve(catalog),
+    threads,
+    gpu,
+    help,
+  };
+}

@@ -1,0 +1,86 @@
+import { resolve } from 'node:path';
+import { nodeName, OptionsError, parseOptions, REPO_ROOT } from '../../src/node-agent/options';
+
+describe('node agent options', () => {
+  it('defaults: the host name, the repository .data directories, GPU auto, no API until one is given', () => {
+    const o = parseOptions([], {}, 'living-room-pc');
+    expect(o).toEqual({
+      api: undefined,
+      joinToken: undefined,
+      name: 'living-room-pc',
+      modelsDir: resolve(REPO_ROOT, '.data', 'models'),
+      dataDir: resolve(REPO_ROOT, '.data', 'node'),
+      catalog: undefined,
+      threads: undefined,
+      gpu: 'auto',
+      help: false,
+    });
+    expect(REPO_ROOT).toBe(resolve(__dirname, '..', '..', '..'));
+  });
+
+  it('reads flags as `--flag value` and `--flag=value`; flags win over the environment', () => {
+    const env = { GLOB_API_URL: 'http://env:1', GLOB_JOIN_TOKEN: 'from-env', GLOB_NODE_THREADS: '3', GLOB_NODE_NAME: 'env-name' };
+    const o = parseOptions(['--api', 'https://globnetwork.io/', '--threads=2', '--models-dir', 'm', '--data-dir=/tmp/d', '--gpu', 'off'], env, 'h');
+    expect(o).toMatchObject({
+      api: 'https://globnetwork.io',
+      joinToken: 'from-env',
+      name: 'env-name',
+      threads: 2,
+      modelsDir: resolve('m'),
+      dataDir: '/tmp/d',
+      gpu: 'off',
+    });
+  });
+
+  it('takes every option from its environment variable', () => {
+    const o = parseOptions(
+      [],
+      {
+        GLOB_API_URL: 'http://127.0.0.1:3000',
+        GLOB_JOIN_TOKEN: 'glb_join_x',
+        GLOB_NODE_NAME: 'n',
+        GLOB_MODELS_DIR: '/models',
+        GLOB_NODE_DATA_DIR: '/data',
+        GLOB_MODEL_CATALOG: '/c.json',
+        GLOB_NODE_THREADS: '4',
+        GLOB_NODE_GPU: 'off',
+      },
+      'h',
+    );
+    expect(o).toEqual({
+      api: 'http://127.0.0.1:3000',
+      joinToken: 'glb_join_x',
+      name: 'n',
+      modelsDir: '/models',
+      dataDir: '/data',
+      catalog: '/c.json',
+      threads: 4,
+      gpu: 'off',
+      help: false,
+    });
+  });
+
+  it.each([
+    [['--bogus'], /Unknown option --bogus/],
+    [['--api'], /--api needs a value/],
+    [['--api', '--join-token', 'x'], /--api needs a value/],
+    [['--api', 'not a url'], /--api must be a URL/],
+    [['--api', 'ftp://x'], /http\(s\) URL/],
+    [['--threads', '0'], /--threads must be a whole number/],
+    [['--threads', '1.5'], /--threads must be a whole number/],
+    [['--gpu', 'cuda'], /--gpu must be auto or off/],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseOptions(argv, {}, 'h')).toThrow(OptionsError);
+    expect(() => parseOptions(argv, {}, 'h')).toThrow(message);
+  });
+
+  it('--help', () => {
+    expect(parseOptions(['--help'], {}, 'h').help).toBe(true);
+  });
+
+  it('makes a name the API accepts: no control characters, at most 60 characters, never empty', () => {
+    expect(nodeName('pc\u0007\n')).toBe('pc');
+    expect(nodeName('x'.repeat(80))).toHaveLength(60);
+    expect(nodeName('\u0001')).toBe('glob-node');
+  });
+});
