@@ -638,13 +638,19 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Claim the reward of a processed task
-         * @description Every completed inference job is a task, and the owner of the node that processed it is credited
-         *     automatically, once, with 25 GLOB × difficulty (1.0-3.0, from model size and tokens) × hardware score
-         *     (0.5-2.0) as an `earning` transaction with a notification. This call lets a provider claim a task whose
-         *     automatic credit failed. The amount is always computed by the server. A task of another provider's node
-         *     answers 403; a task already rewarded answers 409. (The documents show neither payload nor response;
-         *     this is the designed one.)
+         * The reward of a task one of the caller's nodes processed
+         * @description Every completed inference job is a task. When a node processes a task for another user and the task charged
+         *     something, its owner's reward, 25 GLOB × difficulty (1.0-3.0, from model size and tokens) × hardware score
+         *     (0.5-2.0), is recorded as `pending`; no GLOB moves yet. Settlement (every minute) pays each reward once its
+         *     settlement window has passed (REWARD_SETTLEMENT_HOURS, default 24 h), oldest first, as an `earning`
+         *     transaction with a notification, from the platform's rewards account only. That account is funded by a
+         *     configured emission (REWARD_EMISSION_GLOB_PER_DAY, default 10000, accrued pro rata) and a share of every
+         *     task's charge (REWARD_SHARE_PERCENT, default 80 %); a reward it cannot fund waits, and it never goes below zero.
+         *
+         *     This call makes sure the task's reward is recorded and answers it as it stands, the same every time: it never
+         *     pays a reward and never pays early. The amount is always computed by the server. A task of another provider's
+         *     node answers 403; a task that earns nothing (requested by the node's own owner, or charged nothing) 409.
+         *     (The documents show neither payload nor response; this is the designed one.)
          */
         post: operations["claimTaskReward"];
         delete?: never;
@@ -1076,7 +1082,8 @@ export interface paths {
         };
         /**
          * A user's wallet summary
-         * @description Balance, pending (reserved) balance, totals, stats and the receiving address. Owner only: another user's id
+         * @description Balance, pending (reserved) balance, totals, rewards still pending for the user's nodes, stats and the
+         *     receiving address. Owner only: another user's id
          *     answers 403 and reveals nothing, not even whether that user exists. Every account has a wallet from sign-up
          *     on (credited with the welcome bonus, once per mailbox). `bonus_balance` is the part of `balance` that is still
          *     welcome bonus: it pays for the network's AI (spent before anything else) but cannot be transferred.
@@ -1676,7 +1683,10 @@ export interface components {
              * @example 70B
              */
             parameters: string;
-            /** @description GLOB charged per prompt or completion token. */
+            /**
+             * @description GLOB charged per prompt or completion token: 0.125 for the default tier (at 0.008 USD per GLOB, the
+             *     0.001 USD per token the assistant shows), 0.25 for the 70B models. What users pay funds node rewards.
+             */
             price_per_token: components["schemas"]["GlobAmount"];
             /**
              * @default available
@@ -2188,6 +2198,10 @@ export interface components {
             /** @description Shown to the visitor as the success alert. */
             message: string;
         };
+        /**
+         * @description A node's reward for one task: recorded as `pending` when the task completes, paid (`paid`, with its `earning`
+         *     transaction) by settlement once `payable_at` has passed and the platform's rewards account can fund it.
+         */
         TaskReward: {
             /** @description base × difficulty × hardware_score, rounded to 0.001 GLOB. */
             amount: components["schemas"]["GlobAmount"];
@@ -2200,9 +2214,13 @@ export interface components {
             difficulty: number;
             /** @description The node's benchmark score when it ran the task. */
             hardware_score: number;
+            /** @description When the settlement window ends (REWARD_SETTLEMENT_HOURS after the task completed). */
+            payable_at: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            status: "pending" | "paid";
             task_id: components["schemas"]["Uuid"];
-            /** @description The `earning` transaction credited to the caller. */
-            transaction_id: components["schemas"]["Uuid"];
+            /** @description The `earning` transaction that paid the reward; null while it is pending. */
+            transaction_id: components["schemas"]["Uuid"] | null;
         };
         TaskRewardClaim: {
             /** @description A completed task processed by one of the caller's nodes. */
@@ -2354,9 +2372,11 @@ export interface components {
          */
         TransactionStatus: "completed" | "pending" | "failed";
         /**
-         * @description earning (a reward for a task processed by the user's node), welcome_bonus (credited once at sign-up),
-         *     bonus, reward (a provider reward claimed or granted), spending (AI usage), purchase (a token package bought),
-         *     transfer (GLOB sent to or received from another wallet).
+         * @description earning (a node reward paid for a task the user's node processed for someone else, from the platform's
+         *     rewards account), welcome_bonus (credited once at sign-up), bonus, reward (funding of the platform's rewards
+         *     account by the emission or by a share of a task's charge; between platform accounts, never in a wallet's
+         *     history), spending (AI usage), purchase (a token package bought), transfer (GLOB sent to or received from
+         *     another wallet).
          * @enum {string}
          */
         TransactionType: "earning" | "welcome_bonus" | "bonus" | "reward" | "spending" | "purchase" | "transfer";
@@ -2403,7 +2423,11 @@ export interface components {
         };
         /**
          * @description The wallet summary of one user. `balance` includes `pending_balance` and `bonus_balance`; what can be spent is
-         *     `balance − pending_balance`, what can be transferred is `transferable_balance`.
+         *     `balance − pending_balance`, what can be transferred is `transferable_balance`. `pending_earnings` is not part
+         *     of `balance`: it is what the user's nodes have earned and will be paid after the settlement window.
+         *
+         *     The web app shows GLOB amounts in US dollars at `x-usd-per-glob` (0.008 USD per GLOB); with the default
+         *     model price of 0.125 GLOB per token that is 0.001 USD per token.
          */
         Wallet: {
             address: components["schemas"]["WalletAddress"];
@@ -2416,6 +2440,12 @@ export interface components {
             bonus_balance: components["schemas"]["GlobAmount"];
             /** @description The part of `balance` reserved by holds (e.g. the cost of an AI reply being generated). */
             pending_balance: components["schemas"]["GlobAmount"];
+            /**
+             * @description Rewards recorded for tasks the user's nodes processed for other users and not yet paid. Each is paid as an
+             *     `earning` once its settlement window (REWARD_SETTLEMENT_HOURS, default 24 h) has passed and the platform's
+             *     rewards account can fund it; until then it waits, oldest first.
+             */
+            pending_earnings: components["schemas"]["GlobAmount"];
             /** @description Staking does not exist yet, so this is always 0. */
             staking_rewards: components["schemas"]["GlobAmount"];
             stats: components["schemas"]["WalletStats"];
@@ -3606,7 +3636,7 @@ export interface operations {
                      *           "description": "Meta's instruction-tuned 70B model for chat, coding and analysis.",
                      *           "parameters": "70B",
                      *           "context_length": 8192,
-                     *           "price_per_token": 0.002,
+                     *           "price_per_token": 0.25,
                      *           "status": "available",
                      *           "status_reason": null,
                      *           "nodes": 3
@@ -3618,7 +3648,7 @@ export interface operations {
                      *           "description": "AI Language Model",
                      *           "parameters": "70B",
                      *           "context_length": 8192,
-                     *           "price_per_token": 0.002,
+                     *           "price_per_token": 0.25,
                      *           "status": "unavailable",
                      *           "status_reason": "No worker has this model loaded",
                      *           "nodes": 0
@@ -3630,7 +3660,7 @@ export interface operations {
                      *           "description": "A small, fast model for short answers.",
                      *           "parameters": "1B",
                      *           "context_length": 8192,
-                     *           "price_per_token": 0.001,
+                     *           "price_per_token": 0.125,
                      *           "status": "available",
                      *           "status_reason": null,
                      *           "nodes": 5
@@ -3642,7 +3672,7 @@ export interface operations {
                      *           "description": "AI Language Model",
                      *           "parameters": "8B",
                      *           "context_length": 8192,
-                     *           "price_per_token": 0.001,
+                     *           "price_per_token": 0.125,
                      *           "status": "available",
                      *           "status_reason": null,
                      *           "nodes": 2
@@ -4856,7 +4886,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The reward was credited. */
+            /** @description The task's reward, pending or paid. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -4864,8 +4894,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "transaction_id": "9b4d2f6a-1c8e-4a3b-b7d5-e2f0a6c8d419",
                      *       "task_id": "5e8a1c3f-7b2d-4f6e-a9c0-1d3b5f7e9a24",
+                     *       "status": "pending",
+                     *       "transaction_id": null,
+                     *       "payable_at": "2026-11-22T10:15:00.000Z",
                      *       "amount": 56.25,
                      *       "difficulty": 1.5,
                      *       "hardware_score": 1.5,
@@ -4924,7 +4956,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The task has already been rewarded. */
+            /** @description The task earns no reward (requested by the node's own owner, or charged nothing). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4933,7 +4965,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "statusCode": 409,
-                     *       "message": "This task has already been rewarded",
+                     *       "message": "This task earns no reward: it was requested by the node's owner or charged nothing",
                      *       "error": "Conflict"
                      *     }
                      */
@@ -5951,6 +5983,7 @@ export interface operations {
                      *       "transferable_balance": 11775,
                      *       "total_earned": 1275,
                      *       "total_spent": 337.5,
+                     *       "pending_earnings": 84.375,
                      *       "staking_rewards": 0,
                      *       "stats": {
                      *         "total_earned": 1275,

@@ -21,8 +21,8 @@ const run = (cmd, args) =>
 const FILES = ['openapi.json', 'api.d.ts', 'constants.json'];
 
 /**
- * The values backend and web app both read: the token packages (the documented answer of GET /api/wallet/packages)
- * and the sampling parameters' defaults (InferenceParams).
+ * The values backend and web app both read: the token packages (the documented answer of GET /api/wallet/packages),
+ * the sampling parameters' defaults (InferenceParams) and the display value of one GLOB in USD (Wallet's x-usd-per-glob).
  */
 function constantsOf(spec) {
   const schema = (name) => {
@@ -33,7 +33,9 @@ function constantsOf(spec) {
   const deref = (node) => (node.$ref ? schema(node.$ref.split('/').at(-1)) : node);
   const params = Object.fromEntries(Object.entries(schema('InferenceParams').properties).map(([name, p]) => [name, deref(p).default]));
   const packages = spec.paths['/api/wallet/packages'].get.responses['200'].content['application/json'].example.packages;
-  return { tokenPackages: packages, inferenceParamDefaults: params };
+  const usdPerGlob = schema('Wallet')['x-usd-per-glob'];
+  if (typeof usdPerGlob !== 'number') throw new Error('The Wallet schema has no x-usd-per-glob');
+  return { tokenPackages: packages, inferenceParamDefaults: params, usdPerGlob };
 }
 
 try {

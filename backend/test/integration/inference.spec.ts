@@ -1,3 +1,4 @@
+import { RewardsService } from '../../src/modules/inference/rewards.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { expectSpecResponse } from '../support/contract';
 import { newUser, register } from '../support/users';
@@ -7,6 +8,8 @@ import { startStack, TestStack } from '../support/app';
 const MODEL = 'glob-tiny-chat';
 let seq = 0;
 const streamId = () => `s_${Date.now().toString(36)}_${++seq}`;
+/** The tiny model's price: 0.125 GLOB (125 units) per token. */
+const PRICE = 125;
 
 describe('inference on real BullMQ workers running llama.cpp (tiny model)', () => {
   let stack: TestStack;
@@ -66,9 +69,9 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     expect(usage.completion_tokens).toBeLessThanOrEqual(40);
     expect(usage.total_tokens).toBe(usage.prompt_tokens + usage.completion_tokens);
 
-    // 0.001 GLOB per token (catalog), settled from the hold; nothing stays reserved.
+    // 0.125 GLOB per token (catalog), settled from the hold; nothing stays reserved.
     const b = await balance(u);
-    expect(b).toMatchObject({ pending_balance: 0, balance: (1000_000 - usage.total_tokens) / 1000 });
+    expect(b).toMatchObject({ pending_balance: 0, balance: (1000_000 - usage.total_tokens * PRICE) / 1000 });
     const t = await task(id);
     expect(t).toMatchObject({
       status: 'completed',
@@ -77,7 +80,12 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
       stop_reason: done.data.stop_reason,
     });
     const tx = await stack.http.get(`/api/users/${u.id}/transactions`).set(u.auth).expect(200);
-    expect(tx.body.transactions[0]).toMatchObject({ type: 'spending', status: 'completed', amount: usage.total_tokens / 1000, reference: id });
+    expect(tx.body.transactions[0]).toMatchObject({
+      type: 'spending',
+      status: 'completed',
+      amount: (usage.total_tokens * PRICE) / 1000,
+      reference: id,
+    });
   });
 
   it('gives a late reader and a reconnecting reader every event', async () => {
@@ -137,7 +145,7 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     expect(done.data).toMatchObject({ type: 'done', stop_reason: 'abort' });
     const used = done.data.usage!.total_tokens;
     expect(done.data.usage!.completion_tokens).toBeLessThan(1500);
-    expect((await balance(u)).balance).toBe((1000_000 - used) / 1000);
+    expect((await balance(u)).balance).toBe((1000_000 - used * PRICE) / 1000);
     const again = await stack.http.post(`/api/inference/stream/${id}/stop`).set(u.auth).expect(200);
     expect(again.body).toEqual({ stopped: false, stream_id: id });
     const stranger = await newUser(stack, 'stranger');
@@ -147,11 +155,11 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
   it('answers 402 INSUFFICIENT_TOKENS when the balance cannot pay for the prompt, and stops at the budget', async () => {
     const poor = await newUser(stack, 'poor');
     const sink = await newUser(stack, 'sink');
-    // Spend all but 0.01 GLOB of the welcome bonus (it cannot be transferred away).
+    // Spend all but 1.25 GLOB of the welcome bonus (it cannot be transferred away).
     const ledger = stack.app.get(LedgerService);
-    const drain = await ledger.reserve(poor.id, 999_990, 'earlier replies', `drain-${poor.id}`);
-    await ledger.settle(drain.holdId, 999_990);
-    // 0.01 GLOB = 10 tokens of the tiny model: not enough for this prompt.
+    const drain = await ledger.reserve(poor.id, 1000_000 - 10 * PRICE, 'earlier replies', `drain-${poor.id}`);
+    await ledger.settle(drain.holdId, 1000_000 - 10 * PRICE);
+    // 1.25 GLOB = 10 tokens of the tiny model: not enough for this prompt.
     const res = await stack.http
       .post('/api/inference/stream/start')
       .set(poor.auth)
@@ -175,7 +183,11 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
 
     // Enough for a short prompt and a few tokens only: generation ends with stop_reason budget.
     await stack.http.post(`/api/wallet/${sink.id}/purchase`).set(sink.auth).send({ package_id: 'starter', amount: 1000, price: 10 }).expect(201);
-    await stack.http.post(`/api/wallet/${sink.id}/transfer`).set(sink.auth).send({ to_address: poor.address, amount: 0.03 }).expect(201);
+    await stack.http
+      .post(`/api/wallet/${sink.id}/transfer`)
+      .set(sink.auth)
+      .send({ to_address: poor.address, amount: (30 * PRICE) / 1000 })
+      .expect(201);
     const id = streamId();
     // Greedy decoding makes the tiny model's reply deterministic (it does not happen to end on its own here).
     const events = await readSse(await start(poor.auth, { streamId: id, modelId: MODEL, prompt: 'Hi', params: { max_tokens: 500, temperature: 0 } }));
@@ -211,47 +223,56 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     expectSpecResponse(res, 'generate');
     expect(res.body.choices[0].text.length).toBeGreaterThan(0);
     expect(res.body.usage.completion_tokens).toBeLessThanOrEqual(20);
-    expect(res.body.cost).toBe(res.body.usage.total_tokens / 1000);
+    expect(res.body.cost).toBe((res.body.usage.total_tokens * PRICE) / 1000);
   });
 
-  it('credits the node owner once per task, and the stats count tasks, data and the live node', async () => {
+  it("records the node owner's reward as pending, pays it once after the window, and the stats count tasks, data and the live node", async () => {
     const u = await newUser(stack, 'customer');
     const id = streamId();
     await readSse(await start(u.auth, { streamId: id, modelId: MODEL, prompt: 'Reward my provider', params: { max_tokens: 16 } }));
     const t = await task(id);
-    if (!t.reward_transaction_id) throw new Error(`No reward for ${String(t.id)}; worker log:\n${worker.output().slice(-3000)}`);
-    const tx = await stack.http.get(`/api/users/${provider.id}/transactions?limit=100`).set(provider.auth).expect(200);
-    const earning = tx.body.transactions.find((x: { reference: string }) => x.reference === t.id);
     const [node] = (await stack.db.query(`SELECT hardware_score FROM nodes WHERE id = $1`, [worker.nodeId])) as Array<{ hardware_score: string }>;
-    expect(earning).toMatchObject({
-      type: 'earning',
-      direction: 'credit',
-      amount: Math.round(25 * Number(t.difficulty) * Number(node!.hardware_score) * 1000) / 1000,
-    });
-    const notes = await stack.http.get(`/api/users/${provider.id}/notifications?limit=50`).set(provider.auth).expect(200);
-    expect(notes.body.notifications.some((n: { type: string }) => n.type === 'reward')).toBe(true);
+    const amount = Math.round(25 * Number(t.difficulty) * Number(node!.hardware_score) * 1000) / 1000;
 
-    // Already rewarded: 409; another provider: 403; unknown: 404.
-    const again = await stack.http.post('/api/tokens/earn').set(provider.auth).send({ task_id: t.id }).expect(409);
-    expectSpecResponse(again, 'claimTaskReward');
+    // Pending: nothing paid yet; asking again answers the same.
+    const pending = await stack.http.post('/api/tokens/earn').set(provider.auth).send({ task_id: t.id }).expect(201);
+    expectSpecResponse(pending, 'claimTaskReward');
+    expect(pending.body).toMatchObject({ task_id: t.id, status: 'pending', transaction_id: null, amount, base: 25 });
+    expect((await stack.http.post('/api/tokens/earn').set(provider.auth).send({ task_id: t.id }).expect(201)).body).toEqual(pending.body);
+    expect(t.reward_transaction_id).toBeNull();
+    // Another provider: 403; unknown: 404.
     await stack.http.post('/api/tokens/earn').set(u.auth).send({ task_id: t.id }).expect(403);
     await stack.http.post('/api/tokens/earn').set(provider.auth).send({ task_id: '00000000-0000-4000-8000-000000000000' }).expect(404);
 
-    // A task whose automatic credit did not happen can be claimed, once.
+    // Paid by settlement after the window (the test clock), once.
+    await stack.app.get(RewardsService).settle(new Date(Date.now() + 25 * 3600_000));
+    const paid = (await task(id)).reward_transaction_id as string;
+    expect(paid).toBeTruthy();
+    const tx = await stack.http.get(`/api/users/${provider.id}/transactions?limit=100`).set(provider.auth).expect(200);
+    const earnings = tx.body.transactions.filter((x: { reference: string }) => x.reference === t.id);
+    expect(earnings).toEqual([expect.objectContaining({ id: paid, type: 'earning', direction: 'credit', amount })]);
+    const notes = await stack.http.get(`/api/users/${provider.id}/notifications?limit=50`).set(provider.auth).expect(200);
+    expect(notes.body.notifications.some((n: { type: string }) => n.type === 'reward')).toBe(true);
+    const again = await stack.http.post('/api/tokens/earn').set(provider.auth).send({ task_id: t.id }).expect(201);
+    expect(again.body).toMatchObject({ status: 'paid', transaction_id: paid });
+
+    // A completed task whose reward was not recorded gets it recorded (pending), never paid on the spot.
     const [claimable] = (await stack.db.query(
-      `INSERT INTO inference_tasks (user_id, node_id, model_id, status, completion_tokens, difficulty, completed_at)
-       VALUES ($1, $2, $3, 'completed', 10, 1.5, now()) RETURNING id`,
+      `INSERT INTO inference_tasks (user_id, node_id, model_id, status, completion_tokens, charged_units, difficulty, completed_at)
+       VALUES ($1, $2, $3, 'completed', 10, 1250, 1.5, now()) RETURNING id`,
       [u.id, worker.nodeId, MODEL],
     )) as Array<{ id: string }>;
     const claim = await stack.http.post('/api/tokens/earn').set(provider.auth).send({ task_id: claimable!.id }).expect(201);
     expectSpecResponse(claim, 'claimTaskReward');
     expect(claim.body).toMatchObject({
       task_id: claimable!.id,
+      status: 'pending',
       base: 25,
       difficulty: 1.5,
       amount: Math.round(25 * 1.5 * Number(node!.hardware_score) * 1000) / 1000,
     });
-    await stack.http.post('/api/tokens/earn').set(provider.auth).send({ task_id: claimable!.id }).expect(409);
+    await stack.app.get(RewardsService).settle(new Date(Date.now() + 25 * 3600_000));
+    expect((await stack.http.post('/api/tokens/earn').set(provider.auth).send({ task_id: claimable!.id }).expect(201)).body.status).toBe('paid');
 
     const stats = await stack.http.get('/api/system/stats/platform').expect(200);
     expect(stats.body.total_tasks).toBeGreaterThanOrEqual(2);

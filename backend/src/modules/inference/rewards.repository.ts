@@ -7,6 +7,47 @@ export interface NodeRewardTotals {
   pendingUnits: number;
 }
 
+export interface NewNodeReward {
+  taskId: string;
+  nodeId: string;
+  ownerId: string;
+  difficulty: number;
+  hardwareScore: number;
+  units: number;
+  payableAt: Date;
+}
+
+export interface NodeReward {
+  taskId: string;
+  ownerId: string;
+  difficulty: number;
+  hardwareScore: number;
+  units: number;
+  payableAt: Date;
+  transactionId: string | null;
+}
+
+interface NodeRewardRow {
+  task_id: string;
+  owner_id: string;
+  difficulty: string;
+  hardware_score: string;
+  units: string;
+  payable_at: Date;
+  transaction_id: string | null;
+}
+
+const REWARD = 'task_id, owner_id, difficulty, hardware_score, units, payable_at, transaction_id';
+const toReward = (r: NodeRewardRow): NodeReward => ({
+  taskId: r.task_id,
+  ownerId: r.owner_id,
+  difficulty: Number(r.difficulty),
+  hardwareScore: Number(r.hardware_score),
+  units: Number(r.units),
+  payableAt: r.payable_at,
+  transactionId: r.transaction_id,
+});
+
 /** The node_rewards table: one row per rewarded task, pending until paid. */
 @Injectable()
 export class RewardsRepository extends Repository {
@@ -20,5 +61,40 @@ export class RewardsRepository extends Repository {
       tx,
     );
     return new Map(rows.map((r) => [r.node_id, { earnedUnits: Number(r.earned), pendingUnits: Number(r.pending) }]));
+  }
+
+  /** Records the task's reward unless it is recorded already (its first record stands). */
+  async record(r: NewNodeReward, tx: Tx): Promise<void> {
+    await this.rows(
+      `INSERT INTO node_rewards (task_id, node_id, owner_id, difficulty, hardware_score, units, payable_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (task_id) DO NOTHING`,
+      [r.taskId, r.nodeId, r.ownerId, r.difficulty, r.hardwareScore, r.units, r.payableAt],
+      tx,
+    );
+  }
+
+  async byTask(taskId: string, tx?: Tx): Promise<NodeReward | undefined> {
+    const row = await this.one<NodeRewardRow>(`SELECT ${REWARD} FROM node_rewards WHERE task_id = $1`, [taskId], tx);
+    return row && toReward(row);
+  }
+
+  /** Up to `limit` unpaid rewards payable at `asOf`, oldest first. */
+  async due(asOf: Date, limit: number, tx?: Tx): Promise<string[]> {
+    const rows = await this.rows<{ task_id: string }>(
+      `SELECT task_id FROM node_rewards WHERE paid_at IS NULL AND payable_at <= $1 ORDER BY payable_at, created_at, task_id LIMIT $2`,
+      [asOf, limit],
+      tx,
+    );
+    return rows.map((r) => r.task_id);
+  }
+
+  /** The reward if it is still unpaid, locked until the transaction ends. */
+  async lockUnpaid(taskId: string, tx: Tx): Promise<NodeReward | undefined> {
+    const row = await this.one<NodeRewardRow>(`SELECT ${REWARD} FROM node_rewards WHERE task_id = $1 AND paid_at IS NULL FOR UPDATE`, [taskId], tx);
+    return row && toReward(row);
+  }
+
+  async markPaid(taskId: string, transactionId: string, tx: Tx): Promise<void> {
+    await this.rows(`UPDATE node_rewards SET paid_at = now(), transaction_id = $2 WHERE task_id = $1`, [taskId, transactionId], tx);
   }
 }

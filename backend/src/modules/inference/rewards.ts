@@ -29,3 +29,8 @@ export function hardwareScore(tokensPerSecond: number, gpu: boolean): number {
 export function rewardUnits(difficulty: number, score: number): number {
   return Math.round(REWARD_BASE_GLOB * difficulty * score * UNITS_PER_GLOB);
 }
+
+/** The part of a task's charge that funds rewards (REWARD_SHARE_PERCENT), in whole units. */
+export function rewardShareUnits(chargedUnits: number, sharePercent: number): number {
+  return Math.floor((chargedUnits * sharePercent) / 100);
+}

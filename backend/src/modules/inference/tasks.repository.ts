@@ -39,11 +39,14 @@ export interface TaskEnd {
   difficulty: number;
 }
 
-/** A completed task with what its reward needs. */
+/** A task with what its reward needs: its requester, what it charged, and its node's owner and score. */
 export interface RewardableTask {
   id: string;
+  user_id: string | null;
+  node_id: string | null;
   status: string;
   difficulty: string | null;
+  charged_units: string | null;
   reward_transaction_id: string | null;
   owner_id: string | null;
   hardware_score: string | null;
@@ -142,7 +145,7 @@ export class TasksRepository extends Repository {
   /** The task with its node's owner and score, locked until the transaction ends. */
   lockForReward(id: string, tx: Tx): Promise<RewardableTask | undefined> {
     return this.one<RewardableTask>(
-      `SELECT t.id, t.node_id, t.status, t.difficulty, t.reward_transaction_id, n.owner_id, n.hardware_score
+      `SELECT t.id, t.user_id, t.node_id, t.status, t.difficulty, t.charged_units, t.reward_transaction_id, n.owner_id, n.hardware_score
        FROM inference_tasks t LEFT JOIN nodes n ON n.id = t.node_id WHERE t.id = $1 FOR UPDATE OF t`,
       [id],
       tx,

@@ -1,6 +1,8 @@
 /* npm run ledger:check — reconciles the ledger of DATABASE_URL: balances (and their bonus parts) against their
- * entries, every transaction against zero, holds against pending transactions, and time: no hold or reply task
- * open past the longest possible reply. Exit 1 when anything disagrees. */
+ * entries, every transaction against zero, holds against pending transactions; the supply: only purchases, bonuses
+ * and the emission (within REWARD_EMISSION_GLOB_PER_DAY) issue GLOB, the rewards account never goes negative, and
+ * every earning is a recorded reward for someone else's paid task; and time: no hold or reply task open past the
+ * longest possible reply. Exit 1 when anything disagrees. */
 import 'reflect-metadata';
 import { loadConfig } from '../../config/config';
 import { createDataSource } from '../../database/data-source';

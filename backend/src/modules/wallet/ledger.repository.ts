@@ -4,7 +4,18 @@ import type { Cursor } from '../../common/cursor';
 import { Repository, type Tx } from '../../database/repository';
 
 type TxType = Schemas['TransactionType'];
-export type PlatformAccount = 'platform:bonus' | 'platform:sales' | 'platform:rewards' | 'platform:spending';
+export type PlatformAccount = 'platform:bonus' | 'platform:sales' | 'platform:emission' | 'platform:rewards' | 'platform:spending';
+
+/**
+ * The mints: the only accounts that issue GLOB (their balance is minus what they issued), each by one type of
+ * transaction. Every other account, platform:rewards and platform:spending included, only holds what it received.
+ */
+export const MINTS: Record<Extract<PlatformAccount, 'platform:bonus' | 'platform:sales' | 'platform:emission'>, TxType[]> = {
+  'platform:sales': ['purchase'],
+  'platform:bonus': ['welcome_bonus', 'bonus'],
+  'platform:emission': ['reward'],
+};
+const MINT_CODES = Object.keys(MINTS);
 
 /** A ledger account's money, in units; `held` is reserved by holds, `bonus` the welcome bonus part of the balance. */
 export interface Funds {
@@ -74,7 +85,26 @@ const toFunds = (r: { balance: string; held: string; bonus: string }): Funds => 
   bonus: Number(r.bonus),
 });
 
-/** The ledger's tables: ledger_accounts, ledger_transactions and ledger_entries. */
+/** Where the emission stands: it accrues from `startedAt`; the last accrual ended at `accruedAt`. */
+export interface EmissionState {
+  startedAt: Date;
+  accruedAt: Date;
+  /** Minted by rewards paid before rewards were funded, covered once when funding began. */
+  openingUnits: number;
+}
+
+interface EmissionRow {
+  started_at: Date;
+  accrued_at: Date;
+  opening_units: string;
+}
+const toEmission = (r: EmissionRow): EmissionState => ({
+  startedAt: r.started_at,
+  accruedAt: r.accrued_at,
+  openingUnits: Number(r.opening_units),
+});
+
+/** The ledger's tables: ledger_accounts, ledger_transactions and ledger_entries; and the emission's state. */
 @Injectable()
 export class LedgerRepository extends Repository {
   async platformAccountId(code: PlatformAccount, tx?: Tx): Promise<string | undefined> {
@@ -123,14 +153,15 @@ export class LedgerRepository extends Repository {
 
   /**
    * Moves `amount` (signed) on the account and releases `releaseHold` of its holds, but only while a user account's
-   * free balance covers the debit and, for the part that is not bonus, what is left still covers the bonus.
-   * False when the account cannot pay.
+   * free balance covers the debit and, for the part that is not bonus, what is left still covers the bonus, and a
+   * platform account that is not a mint stays at or above zero. False when the account cannot pay.
    */
   async applyLine(accountId: string, amount: number, bonus: number, releaseHold: number, tx: Tx): Promise<boolean> {
     const moved = await this.count(
       `UPDATE ledger_accounts SET balance = balance + $2, held = held - $3, bonus = bonus + $4, updated_at = now()
-       WHERE id = $1 AND (kind = 'platform' OR (balance - held + $2 + $3 >= 0 AND balance + $2 >= bonus + $4)) RETURNING id`,
-      [accountId, amount, releaseHold, bonus],
+       WHERE id = $1 AND (CASE WHEN kind = 'platform' THEN code = ANY($5) OR balance + $2 >= 0
+                               ELSE balance - held + $2 + $3 >= 0 AND balance + $2 >= bonus + $4 END) RETURNING id`,
+      [accountId, amount, releaseHold, bonus, MINT_CODES],
       tx,
     );
     return moved > 0;
@@ -181,7 +212,28 @@ export class LedgerRepository extends Repository {
     return row && { description: row.description, createdAt: row.created_at };
   }
 
+  // ---- the emission ----
+
+  /** The emission's state, locked until the transaction ends (one accrual at a time). */
+  async lockEmission(tx: Tx): Promise<EmissionState> {
+    return toEmission((await this.one<EmissionRow>(`SELECT started_at, accrued_at, opening_units FROM reward_emission FOR UPDATE`, [], tx))!);
+  }
+
+  async setEmissionAccrued(at: Date, tx: Tx): Promise<void> {
+    await this.rows(`UPDATE reward_emission SET accrued_at = $1`, [at], tx);
+  }
+
   // ---- reads for the wallet ----
+
+  /** Rewards recorded for the user's nodes and not yet paid, in units. */
+  async pendingRewards(userId: string, tx?: Tx): Promise<number> {
+    const row = await this.one<{ sum: string }>(
+      `SELECT coalesce(sum(units), 0) AS sum FROM node_rewards WHERE owner_id = $1 AND paid_at IS NULL`,
+      [userId],
+      tx,
+    );
+    return Number(row!.sum);
+  }
 
   /** Completed totals of one account: everything earned, spent, and earned over the last 30 UTC days. */
   async totals(accountId: string, tx?: Tx): Promise<{ earned: number; spent: number; recent: number; transactions: number }> {
@@ -282,6 +334,72 @@ export class LedgerRepository extends Repository {
 
   unbalancedTransactions(tx?: Tx): Promise<Array<{ transaction_id: string; sum: string }>> {
     return this.rows(`SELECT transaction_id, sum(amount) AS sum FROM ledger_entries GROUP BY transaction_id HAVING sum(amount) <> 0`, [], tx);
+  }
+
+  /** Every platform account's balance by code. */
+  async platformBalances(tx?: Tx): Promise<Map<string, number>> {
+    const rows = await this.rows<{ code: string; balance: string }>(`SELECT code, balance FROM ledger_accounts WHERE kind = 'platform'`, [], tx);
+    return new Map(rows.map((r) => [r.code, Number(r.balance)]));
+  }
+
+  async userSupply(tx?: Tx): Promise<number> {
+    return Number((await this.one<{ sum: string }>(`SELECT coalesce(sum(balance), 0) AS sum FROM ledger_accounts WHERE kind = 'user'`, [], tx))!.sum);
+  }
+
+  emission(tx?: Tx): Promise<EmissionState> {
+    return this.one<EmissionRow>(`SELECT started_at, accrued_at, opening_units FROM reward_emission`, [], tx).then((r) => toEmission(r!));
+  }
+
+  /** Entries on a mint that credit it, or debit it by a transaction of a type that mint does not issue. */
+  mintMisuse(tx?: Tx): Promise<Array<{ transaction_id: string; code: string; type: string; amount: string }>> {
+    return this.rows(
+      `SELECT e.transaction_id, a.code, t.type, e.amount FROM ledger_entries e
+       JOIN ledger_accounts a ON a.id = e.account_id JOIN ledger_transactions t ON t.id = e.transaction_id
+       JOIN jsonb_each($1::jsonb) m(code, types) ON m.code = a.code
+       WHERE e.amount > 0 OR NOT m.types ? t.type`,
+      [JSON.stringify(MINTS)],
+      tx,
+    );
+  }
+
+  /** Funding (`reward`) transactions that move GLOB anywhere but from the emission or spending into the rewards account. */
+  misdirectedFunding(tx?: Tx): Promise<Array<{ transaction_id: string; address: string; amount: string }>> {
+    return this.rows(
+      `SELECT e.transaction_id, a.address, e.amount FROM ledger_entries e
+       JOIN ledger_accounts a ON a.id = e.account_id JOIN ledger_transactions t ON t.id = e.transaction_id
+       WHERE t.type = 'reward' AND NOT ((e.amount > 0 AND a.code = 'platform:rewards')
+                                        OR (e.amount < 0 AND a.code IN ('platform:emission', 'platform:spending')))`,
+      [],
+      tx,
+    );
+  }
+
+  /**
+   * Earnings that are not exactly one recorded node reward paid from the rewards account to the node owner's wallet,
+   * for a completed task that charged its requester, who is not that owner.
+   */
+  unearnedEarnings(tx?: Tx): Promise<Array<{ transaction_id: string; reason: string }>> {
+    return this.rows(
+      `SELECT t.id AS transaction_id,
+              CASE WHEN r.task_id IS NULL THEN 'no recorded reward'
+                   WHEN it.status <> 'completed' THEN 'task not completed'
+                   WHEN it.user_id IS NOT DISTINCT FROM r.owner_id THEN 'task requested by the node''s owner'
+                   WHEN coalesce(it.charged_units, 0) <= 0 THEN 'task charged nothing'
+                   WHEN it.reward_transaction_id IS DISTINCT FROM t.id THEN 'task not marked paid by it'
+                   ELSE 'entries are not the reward moving from platform:rewards to the owner''s wallet' END AS reason
+       FROM ledger_transactions t
+       LEFT JOIN node_rewards r ON r.transaction_id = t.id
+       LEFT JOIN inference_tasks it ON it.id = r.task_id
+       WHERE t.type = 'earning' AND (
+         r.task_id IS NULL OR it.status <> 'completed' OR it.user_id IS NOT DISTINCT FROM r.owner_id
+         OR coalesce(it.charged_units, 0) <= 0 OR it.reward_transaction_id IS DISTINCT FROM t.id
+         OR (SELECT count(*) FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
+             WHERE e.transaction_id = t.id AND NOT ((a.code = 'platform:rewards' AND e.amount = -r.units)
+                                                  OR (a.user_id = r.owner_id AND e.amount = r.units))) > 0
+         OR (SELECT count(*) FROM ledger_entries e WHERE e.transaction_id = t.id) <> 2)`,
+      [],
+      tx,
+    );
   }
 
   negativeUserAccounts(tx?: Tx): Promise<Array<{ address: string; balance: string }>> {

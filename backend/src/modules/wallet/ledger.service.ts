@@ -6,7 +6,7 @@ import type { Schemas } from '../../contract/types';
 import { decodeCursor, encodeCursor } from '../../common/cursor';
 import { Transactions, type Tx } from '../../database/repository';
 import { NotificationsService } from '../notifications/notifications.service';
-import { LedgerRepository, type Funds, type LedgerAccount, type PlatformAccount } from './ledger.repository';
+import { LedgerRepository, MINTS, type Funds, type LedgerAccount, type PlatformAccount } from './ledger.repository';
 import { toGlob } from './units';
 
 type TxType = Schemas['TransactionType'];
@@ -29,6 +29,11 @@ export class InsufficientTokensException extends HttpException {
 
 /** What the reaper may lag behind the reply timeout before an open hold or task counts as stuck. */
 export const STALE_GRACE_SECONDS = 60;
+
+const DAY_MS = 86_400_000;
+
+/** The most the emission may have minted over `ms` at `unitsPerDay` (a unit of tolerance for rounding). */
+const emissionAllowance = (unitsPerDay: number, ms: number) => Math.floor((unitsPerDay * Math.max(0, ms)) / DAY_MS) + 1;
 
 export const BONUS_NOT_TRANSFERABLE = 'The welcome bonus can be spent on the network but not transferred.';
 
@@ -179,30 +184,47 @@ export class LedgerService {
     });
   }
 
+  /** Locks the accounts in id order (the order every writer uses, so none deadlock) and returns their funds. */
+  async lockInOrder(accountIds: string[], tx: Tx): Promise<Map<string, Funds>> {
+    const funds = new Map<string, Funds>();
+    for (const id of [...new Set(accountIds)].sort()) funds.set(id, await this.ledger.lockFunds(id, tx));
+    return funds;
+  }
+
   /**
    * Settles a hold: `units` (≤ the hold) become one completed spending; the rest is released. Idempotent.
    * Inside the caller's transaction when `tx` is given (a task settles with its own end).
    */
   async settle(holdId: string, units: number, tx?: Tx): Promise<void> {
     if (!tx) return this.transactions.run((own) => this.settle(holdId, units, own));
+    await this.settleLocking(holdId, units, [], tx);
+  }
+
+  /**
+   * Settles a hold as settle() does, having first locked `alsoLock` with the hold's accounts (in id order) for
+   * what the caller moves next in the same transaction. Returns the units charged (0 when nothing was).
+   */
+  async settleLocking(holdId: string, units: number, alsoLock: string[], tx: Tx): Promise<number> {
     const hold = await this.ledger.lockHold(holdId, tx);
-    if (!hold || hold.status !== 'pending') return;
+    if (!hold || hold.status !== 'pending') return 0;
     const used = Math.max(0, Math.min(units, hold.amount));
     if (used === 0) {
       await this.ledger.addHeld(hold.accountId, -hold.amount, tx);
       await this.ledger.endTransaction(holdId, 'failed', null, tx);
-      return;
+      return 0;
     }
     const spending = await this.platformAccount('platform:spending', tx);
-    // Spending on the network uses the welcome bonus first. Accounts are still locked in id order.
+    const locked = await this.lockInOrder([hold.accountId, spending, ...alsoLock], tx);
+    // Spending on the network uses the welcome bonus first.
     for (const [accountId, amount, release] of [
       [hold.accountId, -used, hold.amount],
       [spending, used, 0],
     ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))) as Array<[string, number, number]>) {
-      const bonus = accountId === hold.accountId ? -Math.min((await this.ledger.lockFunds(accountId, tx)).bonus, used) : 0;
+      const bonus = accountId === hold.accountId ? -Math.min(locked.get(accountId)!.bonus, used) : 0;
       await this.move(holdId, { accountId, amount, bonus }, release, tx);
     }
     await this.ledger.endTransaction(holdId, 'completed', used, tx);
+    return used;
   }
 
   /** Releases a whole hold (nothing was used). */
@@ -210,7 +232,42 @@ export class LedgerService {
     return this.settle(holdId, 0);
   }
 
+  // ---- the emission ----
+
+  /**
+   * Mints the emission due up to `asOf` (REWARD_EMISSION_GLOB_PER_DAY pro rata to the time since the last accrual)
+   * into the rewards account; one accrual at a time. Returns the units minted.
+   */
+  async accrueEmission(asOf: Date): Promise<number> {
+    return this.transactions.run(async (tx) => {
+      const state = await this.ledger.lockEmission(tx);
+      const elapsed = asOf.getTime() - state.accruedAt.getTime();
+      const units = Math.floor((this.config.rewards.emissionUnitsPerDay * Math.max(0, elapsed)) / DAY_MS);
+      // Below one unit the time is left to accrue with the next run rather than rounded away.
+      if (units <= 0) return 0;
+      await this.post(
+        {
+          type: 'reward',
+          description: 'Rewards emission',
+          reference: asOf.toISOString(),
+          lines: [
+            { accountId: await this.platformAccount('platform:emission', tx), amount: -units },
+            { accountId: await this.platformAccount('platform:rewards', tx), amount: units },
+          ],
+        },
+        tx,
+      );
+      await this.ledger.setEmissionAccrued(asOf, tx);
+      return units;
+    });
+  }
+
   // ---- reads ----
+
+  /** Rewards recorded for the user's nodes and not yet paid, in units. */
+  pendingRewards(userId: string): Promise<number> {
+    return this.ledger.pendingRewards(userId);
+  }
 
   assertOwner(callerId: string, userId: string): void {
     if (callerId !== userId) throw new ForbiddenException('You do not have access to this wallet');
@@ -262,7 +319,10 @@ export class LedgerService {
 
   /**
    * Reconciliation: every balance (and its bonus part) equals the sum of its entries, every transaction sums to zero,
-   * holds match, and no bonus left a wallet except by spending on the network.
+   * holds match, and no bonus left a wallet except by spending on the network. And the supply: only the mints issue
+   * GLOB (purchases, bonuses, the emission, each by its own type), the emission stays within its rate, funding moves
+   * only into the rewards account, which never goes negative, and every earning is a recorded reward for someone
+   * else's paid task.
    */
   async reconcile(tx?: Tx): Promise<string[]> {
     const problems: string[] = [];
@@ -278,6 +338,35 @@ export class LedgerService {
     }
     for (const t of await this.ledger.unbalancedTransactions(tx)) problems.push(`transaction ${t.transaction_id} sums to ${t.sum}`);
     for (const n of await this.ledger.negativeUserAccounts(tx)) problems.push(`account ${n.address} is negative: ${n.balance}`);
+    problems.push(...(await this.supplyProblems(tx)));
+    return problems;
+  }
+
+  private async supplyProblems(tx?: Tx): Promise<string[]> {
+    const problems: string[] = [];
+    const platform = await this.ledger.platformBalances(tx);
+    const balance = (code: PlatformAccount) => platform.get(code) ?? 0;
+    for (const code of ['platform:rewards', 'platform:spending'] as const) {
+      if (balance(code) < 0) problems.push(`${code} is negative: ${balance(code)}`);
+    }
+    const minted = Object.keys(MINTS).reduce((s, code) => s - balance(code as PlatformAccount), 0);
+    const supply = (await this.ledger.userSupply(tx)) + balance('platform:rewards') + balance('platform:spending');
+    if (supply !== minted) problems.push(`supply ${supply} (wallets, rewards, spending) differs from what the mints issued, ${minted}`);
+    for (const code of platform.keys()) {
+      if (!(code in MINTS) && code !== 'platform:rewards' && code !== 'platform:spending') problems.push(`unknown platform account ${code}`);
+    }
+    for (const m of await this.ledger.mintMisuse(tx)) problems.push(`transaction ${m.transaction_id} (${m.type}) moves ${m.amount} on ${m.code}`);
+    for (const f of await this.ledger.misdirectedFunding(tx)) {
+      problems.push(`funding transaction ${f.transaction_id} moves ${f.amount} on ${f.address}, not from a funding source into platform:rewards`);
+    }
+    const emission = await this.ledger.emission(tx);
+    // The test clock may have accrued ahead of now.
+    const until = Math.max(Date.now(), emission.accruedAt.getTime());
+    const allowed = emission.openingUnits + emissionAllowance(this.config.rewards.emissionUnitsPerDay, until - emission.startedAt.getTime());
+    if (-balance('platform:emission') > allowed) {
+      problems.push(`the emission issued ${-balance('platform:emission')}, more than ${allowed} allowed since ${emission.startedAt.toISOString()}`);
+    }
+    for (const e of await this.ledger.unearnedEarnings(tx)) problems.push(`earning ${e.transaction_id}: ${e.reason}`);
     return problems;
   }
 

@@ -59,7 +59,7 @@ export class WalletService {
 
   async wallet(callerId: string, userId: string): Promise<Schemas['Wallet']> {
     this.ledger.assertOwner(callerId, userId);
-    const [b, stats] = await Promise.all([this.ledger.walletOf(userId), this.ledger.stats(userId)]);
+    const [b, stats, pending] = await Promise.all([this.ledger.walletOf(userId), this.ledger.stats(userId), this.ledger.pendingRewards(userId)]);
     return {
       user_id: userId,
       address: b.address,
@@ -69,6 +69,7 @@ export class WalletService {
       transferable_balance: toGlob(transferableUnits(b)),
       total_earned: stats.total_earned,
       total_spent: stats.total_spent,
+      pending_earnings: toGlob(pending),
       staking_rewards: 0,
       stats,
       updated_at: b.updatedAt.toISOString(),
