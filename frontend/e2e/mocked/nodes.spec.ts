@@ -1,0 +1,140 @@
+import { createRequire } from 'node:module';
+import type { Page } from '@playwright/test';
+import type { components } from '@glob/contract';
+import { expect, expectAccessible, heading, test } from '../support/fixtures';
+
+/**
+ * "Your nodes" on the mocked build: MSW (in the page) keeps the node list in memory, so pairing, pausing and revoking
+ * change what the page reads next, as the API would.
+ */
+type Operation = { responses: Record<string, { content: Record<string, { example: unknown }> }> };
+const spec = createRequire(import.meta.url)('@glob/contract/openapi.json') as { paths: Record<string, Record<string, Operation>> };
+/** The example answer the spec documents (what the mocks answer). */
+const example = <T>(path: string, method: string, status: number) =>
+  spec.paths[path]![method]!.responses[String(status)]!.content['application/json']!.example as T;
+
+const NODE = example<components['schemas']['NodeList']>('/api/nodes', 'get', 200).nodes[0]!;
+const TOKEN = example<components['schemas']['JoinToken']>('/api/nodes/join-tokens', 'post', 201);
+const ME = example<{ user: components['schemas']['User'] }>('/api/users/me', 'get', 200).user;
+
+/** A signed-in browser: tokens and the user as the app stores them after sign-in. */
+async function signIn(page: Page) {
+  await page.addInitScript((user) => {
+    for (const [access, refresh, key] of [
+      ['access_token', 'refresh_token', 'user'],
+      ['glob_access_token', 'glob_refresh_token', 'glob_user'],
+    ]) {
+      localStorage.setItem(access!, 'access-1');
+      localStorage.setItem(refresh!, 'refresh-1');
+      localStorage.setItem(key!, JSON.stringify(user));
+    }
+  }, ME);
+}
+
+const card = (page: Page, name: string) => page.getByRole('listitem').filter({ has: page.getByRole('heading', { level: 3, name, exact: true }) });
+
+test.beforeEach(async ({ page }) => signIn(page));
+
+test('the sidebar leads to "Your nodes", which lists each node with its figures', async ({ page }) => {
+  await page.goto('/app/dashboard');
+  await heading(page);
+  await page.getByRole('navigation', { name: 'App' }).getByRole('link', { name: 'Your nodes' }).click();
+  await expect(page).toHaveURL(/\/app\/nodes$/);
+  await expect(await heading(page)).toHaveText('Your nodes');
+  await expect(page).toHaveTitle('Your nodes — Glob Network');
+  const node = card(page, NODE.name);
+  await expect(node.locator('.nodes-status')).toHaveText('Status: Online');
+  await expect(node).toContainText('93%');
+  await expect(node).toContainText('8 cores · 32 GB · CPU only · linux/x64');
+  await expect(node).toContainText('llama-3.2-1b-instruct');
+  await expect(node).toContainText('3,712.5 GLOB');
+  await expect(node).toContainText('87.5 GLOB');
+  await expect(node.getByRole('slider', { name: 'CPU (10–80%)' })).toHaveValue('50');
+  await expectAccessible(page);
+});
+
+test('pair a node: the exact command, copied; the paired machine appears without a reload; pause, then revoke', async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.goto('/app/nodes');
+  await expect(await heading(page)).toHaveText('Your nodes');
+  await expect(card(page, NODE.name)).toBeVisible();
+
+  await page.getByRole('button', { name: 'Pair a new node' }).click();
+  const panel = page.getByRole('region', { name: 'Pair a new node' });
+  await expect(panel.locator('pre code')).toHaveText(TOKEN.command);
+  await expect(panel).toContainText('valid for 15 minutes and works once');
+  await panel.getByRole('button', { name: 'Copy command' }).click();
+  await expect(panel.getByRole('status')).toHaveText('Copied!');
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(TOKEN.command);
+  await expectAccessible(page);
+
+  // The agent on the new machine trades the token (its request goes through the page's mock, as on a real API).
+  await page.evaluate(
+    async ({ token }) => {
+      const response = await fetch('/api/nodes/register', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          join_token: token,
+          name: 'study-mac',
+          host: { hostname: 'study-mac', os: 'darwin', arch: 'arm64', cpu_cores: 10, memory_bytes: 17179869184, gpu: 'Apple M2', vram_bytes: null },
+          models: ['llama-3.2-1b-instruct'],
+          benchmark: { model_id: 'llama-3.2-1b-instruct', tokens_per_second: 60 },
+        }),
+      });
+      if (response.status !== 201) throw new Error(`register answered ${response.status}`);
+    },
+    { token: TOKEN.join_token },
+  );
+  // The list is read again every 10 s.
+  const fresh = card(page, 'study-mac');
+  await expect(fresh).toBeVisible({ timeout: 15_000 });
+  await expect(fresh.locator('.nodes-status')).toHaveText('Status: Online');
+  await expect(fresh).toContainText('10 cores · 16 GB · Apple M2 · darwin/arm64');
+
+  await fresh.getByRole('button', { name: 'Pause study-mac' }).click();
+  await expect(fresh.locator('.nodes-status')).toHaveText('Status: Paused');
+  await fresh.getByRole('button', { name: 'Resume study-mac' }).click();
+  await expect(fresh.locator('.nodes-status')).toHaveText('Status: Online');
+
+  const revoke = fresh.getByRole('button', { name: 'Revoke study-mac' });
+  await revoke.click();
+  const dialog = page.getByRole('alertdialog', { name: 'Revoke this node?' });
+  await expect(dialog).toContainText('It stops serving at once and must be paired again.');
+  await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await expectAccessible(page);
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(revoke).toBeFocused();
+
+  await revoke.click();
+  await dialog.getByRole('button', { name: 'Revoke node' }).click();
+  await expect(fresh).toHaveCount(0);
+  await expect(card(page, NODE.name)).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1 })).toBeFocused();
+});
+
+test('rename and allocation on a phone-sized screen', async ({ page }) => {
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.goto('/app/nodes');
+  await expect(await heading(page)).toHaveText('Your nodes');
+  const node = card(page, NODE.name);
+  await node.getByRole('button', { name: `Rename ${NODE.name}` }).click();
+  const name = page.getByRole('textbox', { name: 'Node name' });
+  await expect(name).toBeFocused();
+  await name.fill('attic-server');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  const renamed = card(page, 'attic-server');
+  await expect(renamed).toBeVisible();
+
+  const cpu = renamed.getByRole('slider', { name: 'CPU (10–80%)' });
+  await cpu.focus();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await expect(cpu).toHaveValue('52');
+  await renamed.getByRole('button', { name: 'Save allocation' }).click();
+  await expect(renamed.getByRole('status').filter({ hasText: 'Saved' })).toBeVisible();
+  // No sideways scrolling on a phone.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+  await expectAccessible(page);
+});
