@@ -10,6 +10,7 @@ import { MailModule } from './mail/mail.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { ChatModule } from './modules/chat/chat.module';
 import { InferenceModule } from './modules/inference/inference.module';
+import { NodesModule } from './modules/nodes/nodes.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { SiteModule } from './modules/site/site.module';
 import { SystemModule } from './modules/system/system.module';
@@ -44,6 +45,7 @@ export class ApiModule {
         NotificationsModule,
         WalletModule,
         InferenceModule,
+        NodesModule,
         ChatModule,
       ],
       providers: [RateLimiter, { provide: APP_GUARD, useClass: RateLimitGuard }],

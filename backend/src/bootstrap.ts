@@ -1,4 +1,4 @@
-import { INestApplication, INestApplicationContext, Logger, LogLevel } from '@nestjs/common';
+import { INestApplication, INestApplicationContext, Logger, LogLevel, PayloadTooLargeException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -10,6 +10,7 @@ import helmet from 'helmet';
 import { ApiModule, WorkerModule } from './app.module';
 import type { AppConfig } from './config/config';
 import { ErrorFilter, toErrorBody } from './contract/error.filter';
+import { NODE_EVENTS_MAX_BYTES, NODE_EVENTS_TOO_LARGE } from './modules/nodes/node-jobs.service';
 import { loadSpec } from './contract/spec';
 import { isUndescribedPath, specValidator } from './contract/validator';
 import { NOT_FOUND_FILE, pageResolver, ROUTES_FILE, SHELL_FILE, type SiteRoutes } from './common/web-pages';
@@ -65,6 +66,14 @@ export function configureApi(app: NestExpressApplication, config: AppConfig): vo
     }),
   );
 
+  // A node's job events: at most 256 KiB per call, beyond it 413 in the Error shape (parsed here, so the general parser skips it).
+  const nodeEvents = express.json({ limit: NODE_EVENTS_MAX_BYTES });
+  app.use('/api/nodes/jobs', (req: Request, res: express.Response, next: express.NextFunction) => {
+    if (!/^\/[^/]+\/events$/.test(req.path)) return next();
+    nodeEvents(req, res, (err?: unknown) => {
+      next((err as { type?: string } | undefined)?.type === 'entity.too.large' ? new PayloadTooLargeException(NODE_EVENTS_TOO_LARGE) : err);
+    });
+  });
   // JSON bodies for /api only; the raw bytes are kept for signature checks (payment webhooks).
   app.use(
     '/api',

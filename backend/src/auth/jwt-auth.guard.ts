@@ -2,13 +2,14 @@ import { ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
+import { IS_NODE_OPERATION } from './node-credential.guard';
 import { IS_PUBLIC } from './public.decorator';
 
 /** The AI operations (inference, chat, tokens) say why they need a sign-in, in the web app's own words. */
 export const AI_AUTH_MESSAGE = 'Authentication required. Please login to use AI services.';
 const AI_PATHS = /^\/api\/(inference|chat|tokens)\//;
 
-/** Global guard: every operation needs a valid bearer token unless marked @Public(). */
+/** Global guard: every operation needs a user's valid bearer token unless marked @Public() or a node operation (own guard). */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
   constructor(private readonly reflector: Reflector) {
@@ -16,8 +17,10 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
   }
 
   override canActivate(context: ExecutionContext) {
-    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
-    return isPublic ? true : super.canActivate(context);
+    const targets = [context.getHandler(), context.getClass()];
+    const skip =
+      this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) || this.reflector.getAllAndOverride<boolean>(IS_NODE_OPERATION, targets);
+    return skip ? true : super.canActivate(context);
   }
 
   override handleRequest<T>(err: unknown, user: T, _info: unknown, context: ExecutionContext): T {

@@ -65,6 +65,13 @@ const envSchema = z.object({
   PASSWORD_HASH_CONCURRENCY: positiveInt.optional(),
   PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).default(32),
   OTP_RESEND_SECONDS: positiveInt.default(60),
+  /** Node pairing: join tokens created per account; registrations per IP; node calls per node (generous: heartbeats, long polls, event batches). */
+  JOIN_TOKEN_RATE_LIMIT: positiveInt.default(10),
+  JOIN_TOKEN_RATE_WINDOW_SECONDS: positiveInt.default(3600),
+  NODE_REGISTER_RATE_LIMIT: positiveInt.default(20),
+  NODE_REGISTER_RATE_WINDOW_SECONDS: positiveInt.default(3600),
+  NODE_RATE_LIMIT: positiveInt.default(1200),
+  NODE_RATE_WINDOW_SECONDS: positiveInt.default(60),
   /** Public URL of the web app (OAuth redirect URIs point at its /app/oauth/callback/{provider}); default: the first WEB_ORIGIN. */
   PUBLIC_WEB_URL: z.url().optional(),
   WELCOME_BONUS_GLOB: z.coerce.number().min(0).max(1_000_000).default(1000),
@@ -107,7 +114,11 @@ const envSchema = z.object({
   /** The percentage of what each task charged that goes to the rewards account. */
   REWARD_SHARE_PERCENT: z.coerce.number().min(0).max(100).default(80),
   /** How long a reward stays pending before it can be paid. */
-  REWARD_SETTLEMENT_HOURS: z.coerce.number().min(0).max(24 * 365).default(24),
+  REWARD_SETTLEMENT_HOURS: z.coerce
+    .number()
+    .min(0)
+    .max(24 * 365)
+    .default(24),
   /** How often the API pays the rewards that are due (one process at a time). */
   REWARD_SETTLE_INTERVAL_MS: positiveInt.default(60_000),
   /** Where development secrets are kept when none are given (created on first run). */
@@ -203,6 +214,9 @@ export interface AppConfig {
     loginIp: { limit: number; windowSeconds: number };
     signup: { limit: number; windowSeconds: number };
     otpSendIp: { limit: number; windowSeconds: number };
+    joinToken: { limit: number; windowSeconds: number };
+    nodeRegister: { limit: number; windowSeconds: number };
+    node: { limit: number; windowSeconds: number };
   };
   passwordHashing: { concurrency: number; queue: number };
   paymentsTestMode: boolean;
@@ -327,6 +341,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       loginIp: { limit: env.LOGIN_IP_RATE_LIMIT, windowSeconds: env.LOGIN_IP_RATE_WINDOW_SECONDS },
       signup: { limit: env.SIGNUP_RATE_LIMIT, windowSeconds: env.SIGNUP_RATE_WINDOW_SECONDS },
       otpSendIp: { limit: env.OTP_SEND_IP_RATE_LIMIT, windowSeconds: env.OTP_SEND_IP_RATE_WINDOW_SECONDS },
+      joinToken: { limit: env.JOIN_TOKEN_RATE_LIMIT, windowSeconds: env.JOIN_TOKEN_RATE_WINDOW_SECONDS },
+      nodeRegister: { limit: env.NODE_REGISTER_RATE_LIMIT, windowSeconds: env.NODE_REGISTER_RATE_WINDOW_SECONDS },
+      node: { limit: env.NODE_RATE_LIMIT, windowSeconds: env.NODE_RATE_WINDOW_SECONDS },
     },
     // One core stays free for everything else: argon2 would otherwise take them all during a sign-in flood.
     passwordHashing: { concurrency: env.PASSWORD_HASH_CONCURRENCY ?? Math.max(1, availableParallelism() - 1), queue: env.PASSWORD_HASH_QUEUE },

@@ -66,10 +66,10 @@ export class JobLeases implements OnApplicationShutdown {
     return (await this.jobs.queue(lease.queue).getJob(lease.jobId)) as Job<InferenceJob> | undefined;
   }
 
-  /** Renews the lock; false when it is no longer held with this token (it expired and the job moved on, or it ended). */
-  async renew(lease: Lease): Promise<boolean> {
+  /** Renews the lock and answers the job's data; null when it is no longer held with this token (it expired and moved on, or ended). */
+  async renew(lease: Lease): Promise<InferenceJob | null> {
     const job = await this.job(lease);
-    return !!job && (await job.extendLock(lease.token, this.config.inference.jobLockMs)) === 1;
+    return job && (await job.extendLock(lease.token, this.config.inference.jobLockMs)) === 1 ? job.data : null;
   }
 
   /** The reply ended (done or error): the job is finished and never runs again. */

@@ -5,10 +5,11 @@ import { APP_CONFIG } from '../../config/config.module';
 import { Repository, type Tx } from '../../database/repository';
 
 /**
- * SQL for "node n is live": not stopped, and its heartbeat younger than the live window (bound as `$param`,
- * from `config.inference.nodeLiveSeconds`). Every query that counts live nodes uses it.
+ * SQL for "node n is live": not stopped, not revoked, and its last call younger than the live window (bound as
+ * `$param`, from `config.inference.nodeLiveSeconds`). Every query that counts live nodes uses it.
  */
-export const liveNode = (n: string, param: string) => `(${n}.stopped_at IS NULL AND ${n}.last_seen_at > now() - make_interval(secs => ${param}))`;
+export const liveNode = (n: string, param: string) =>
+  `(${n}.stopped_at IS NULL AND ${n}.revoked_at IS NULL AND ${n}.last_seen_at > now() - make_interval(secs => ${param}))`;
 
 export interface NodeInfo {
   /** The account the node's rewards go to, by its e-mail; none yet when no live account has it. */
@@ -60,10 +61,11 @@ export class NodesRepository extends Repository {
     await this.rows(`UPDATE nodes SET stopped_at = now(), models = '{}' WHERE id = $1`, [nodeId], tx);
   }
 
-  /** model id → number of live workers that have it loaded. */
+  /** model id → number of live nodes that have it loaded and take jobs (not paused by their owner or battery). */
   async liveModels(tx?: Tx): Promise<Map<string, number>> {
     const rows = await this.rows<{ model: string; nodes: number }>(
-      `SELECT m AS model, count(*)::int AS nodes FROM nodes n, unnest(n.models) AS m WHERE ${liveNode('n', '$1')} GROUP BY m`,
+      `SELECT m AS model, count(*)::int AS nodes FROM nodes n, unnest(n.models) AS m
+       WHERE ${liveNode('n', '$1')} AND NOT n.paused AND NOT n.battery_paused GROUP BY m`,
       [this.config.inference.nodeLiveSeconds],
       tx,
     );

@@ -1,0 +1,102 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { createHash } from 'node:crypto';
+import { CurrentUser, type AuthUser } from '../../auth/auth-user';
+import { CurrentNode, NodeOperation } from '../../auth/node-credential.guard';
+import { Public } from '../../auth/public.decorator';
+import { RateLimit, RateLimitRule } from '../../common/rate-limit';
+import type { RequestBody, ResponseBody } from '../../contract/types';
+import { NodeJobsService } from './node-jobs.service';
+import { NodesService } from './nodes.service';
+import type { NodeIdentity } from './provider-nodes.repository';
+
+/** Registrations per IP; node calls per credential (counted before it is checked, so by its hash). */
+const REGISTER: RateLimitRule = { name: 'node-register', limit: (c) => c.rateLimits.nodeRegister };
+const NODE: RateLimitRule = {
+  name: 'node',
+  limit: (c) => c.rateLimits.node,
+  key: (req: Request) => createHash('sha256').update(String(req.headers.authorization)).digest('hex').slice(0, 32),
+};
+
+@Controller('api/nodes')
+export class NodesController {
+  constructor(
+    private readonly nodes: NodesService,
+    private readonly nodeJobs: NodeJobsService,
+  ) {}
+
+  @Get()
+  listNodes(@CurrentUser() user: AuthUser): Promise<ResponseBody<'listNodes', 200>> {
+    return this.nodes.list(user.id);
+  }
+
+  @Post('join-tokens')
+  createJoinToken(@CurrentUser() user: AuthUser): Promise<ResponseBody<'createJoinToken', 201>> {
+    return this.nodes.createJoinToken(user.id);
+  }
+
+  @Public()
+  @Post('register')
+  @RateLimit(REGISTER)
+  registerNode(@Body() body: RequestBody<'registerNode'>): Promise<ResponseBody<'registerNode', 201>> {
+    return this.nodes.register(body);
+  }
+
+  @Patch(':id')
+  updateNode(
+    @CurrentUser() user: AuthUser,
+    @Param('id') id: string,
+    @Body() body: RequestBody<'updateNode'>,
+  ): Promise<ResponseBody<'updateNode', 200>> {
+    return this.nodes.update(user.id, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  revokeNode(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<void> {
+    return this.nodes.revoke(user.id, id);
+  }
+
+  @NodeOperation()
+  @Post('heartbeat')
+  @HttpCode(200)
+  @RateLimit(NODE)
+  nodeHeartbeat(@CurrentNode() node: NodeIdentity, @Body() body: RequestBody<'nodeHeartbeat'>): Promise<ResponseBody<'nodeHeartbeat', 200>> {
+    return this.nodes.heartbeat(node, body);
+  }
+
+  /** 200 with a job, or 204 when none came within the wait. */
+  @NodeOperation()
+  @Post('jobs/claim')
+  @HttpCode(200)
+  @RateLimit(NODE)
+  async claimNodeJob(
+    @CurrentNode() node: NodeIdentity,
+    @Body() body: RequestBody<'claimNodeJob'> | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ResponseBody<'claimNodeJob', 200> | undefined> {
+    const job = await this.nodeJobs.claim(node, body);
+    if (!job) res.status(204);
+    return job ?? undefined;
+  }
+
+  @NodeOperation()
+  @Post('jobs/:jobId/events')
+  @HttpCode(200)
+  @RateLimit(NODE)
+  sendNodeJobEvents(
+    @CurrentNode() node: NodeIdentity,
+    @Param('jobId') jobId: string,
+    @Body() body: RequestBody<'sendNodeJobEvents'>,
+  ): Promise<ResponseBody<'sendNodeJobEvents', 200>> {
+    return this.nodeJobs.events(node, jobId, body);
+  }
+
+  @NodeOperation()
+  @Post('jobs/:jobId/return')
+  @HttpCode(204)
+  @RateLimit(NODE)
+  returnNodeJob(@CurrentNode() node: NodeIdentity, @Param('jobId') jobId: string): Promise<void> {
+    return this.nodeJobs.giveBack(node, jobId);
+  }
+}

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { NodeCredentialGuard } from '../../auth/node-credential.guard';
+import { RateLimiter } from '../../common/rate-limit';
+import { InferenceModule } from '../inference/inference.module';
+import { JoinTokensRepository } from './join-tokens.repository';
+import { NodeJobsService } from './node-jobs.service';
+import { NodesController } from './nodes.controller';
+import { NodesService } from './nodes.service';
+import { ProviderNodesRepository } from './provider-nodes.repository';
+
+/** The nodes tag: pairing, node credentials, the node operations (heartbeat, claim, events, return) and the owner's controls. */
+@Module({
+  imports: [InferenceModule],
+  controllers: [NodesController],
+  providers: [NodesService, NodeJobsService, JoinTokensRepository, ProviderNodesRepository, NodeCredentialGuard, RateLimiter],
+})
+export class NodesModule {}

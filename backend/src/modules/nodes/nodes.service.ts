@@ -1,0 +1,157 @@
+import { Inject, Injectable, NotFoundException, UnauthorizedException } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { hashSecret, NODE_CREDENTIAL_PREFIX } from '../../auth/node-credential.guard';
+import { RateLimiter } from '../../common/rate-limit';
+import type { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import { RateLimitedException } from '../../contract/errors';
+import type { RequestBody, Schemas } from '../../contract/types';
+import { Transactions } from '../../database/repository';
+import { hardwareScore } from '../inference/rewards';
+import { RewardsService } from '../inference/rewards.service';
+import { toGlob } from '../wallet/units';
+import { JoinTokensRepository } from './join-tokens.repository';
+import { NodeJobsService } from './node-jobs.service';
+import { ProviderNodesRepository, type NodeIdentity, type ProviderNodeRow } from './provider-nodes.repository';
+
+const JOIN_TOKEN_PREFIX = 'glb_join_';
+const JOIN_TOKEN_TTL_SECONDS = 15 * 60;
+/** Below this battery charge (on battery) a node takes no jobs. */
+const BATTERY_PAUSE_PERCENT = 20;
+const BAD_JOIN_TOKEN = 'This join token is invalid or has expired. Create a new one in the web app.';
+
+/** 32 base64url characters: 192 random bits. */
+const secret = (prefix: string) => prefix + randomBytes(24).toString('base64url');
+
+/**
+ * Provider nodes: pairing by a single-use join token traded for a node credential (both stored only as hashes),
+ * the node's heartbeat, and its owner's view and controls.
+ */
+@Injectable()
+export class NodesService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly transactions: Transactions,
+    private readonly joinTokens: JoinTokensRepository,
+    private readonly nodes: ProviderNodesRepository,
+    private readonly nodeJobs: NodeJobsService,
+    private readonly rewards: RewardsService,
+    private readonly limiter: RateLimiter,
+  ) {}
+
+  async createJoinToken(userId: string): Promise<Schemas['JoinToken']> {
+    const { limit, windowSeconds } = this.config.rateLimits.joinToken;
+    const retryAfter = await this.limiter.hit('join-token', userId, limit, windowSeconds);
+    if (retryAfter !== null) throw new RateLimitedException(retryAfter);
+    const token = secret(JOIN_TOKEN_PREFIX);
+    const expiresAt = await this.joinTokens.create(userId, hashSecret(token), JOIN_TOKEN_TTL_SECONDS);
+    return {
+      join_token: token,
+      expires_at: expiresAt.toISOString(),
+      command: `npm run node -- --api ${this.config.publicWebUrl} --join-token ${token}`,
+    };
+  }
+
+  /** The token is used up in the same transaction that creates the node: a second or late use gets 401 and nothing is created. */
+  async register(body: RequestBody<'registerNode'>): Promise<Schemas['NodeCredential']> {
+    const credential = secret(NODE_CREDENTIAL_PREFIX);
+    const { host, benchmark } = body;
+    const node = await this.transactions.run(async (tx) => {
+      const token = await this.joinTokens.consume(hashSecret(body.join_token), tx);
+      if (!token) throw new UnauthorizedException(BAD_JOIN_TOKEN);
+      const created = await this.nodes.create(
+        {
+          ownerId: token.userId,
+          credentialHash: hashSecret(credential),
+          name: body.name,
+          hostname: host.hostname,
+          os: host.os,
+          arch: host.arch,
+          cpuCores: host.cpu_cores,
+          memoryBytes: host.memory_bytes,
+          gpu: host.gpu ?? null,
+          vramBytes: host.vram_bytes ?? null,
+          claimedTps: benchmark.tokens_per_second,
+          hardwareScore: hardwareScore(benchmark.tokens_per_second, !!host.gpu),
+        },
+        tx,
+      );
+      await this.joinTokens.setNode(token.id, created.id, tx);
+      return created;
+    });
+    return { node_id: node.id, credential, name: node.name, allocation: allocationOf(node) };
+  }
+
+  /** The node reports in: seen now, its loaded models and battery recorded, the locks of its jobs renewed. */
+  async heartbeat(node: NodeIdentity, body: RequestBody<'nodeHeartbeat'>): Promise<Schemas['NodeState']> {
+    await this.nodes.touch(node.id);
+    const battery = body.battery_percent ?? null;
+    await this.nodes.report(node.id, this.nodeJobs.catalogModels(body.models), battery !== null && battery < BATTERY_PAUSE_PERCENT);
+    await this.nodeJobs.renewAll(node.id);
+    const row = (await this.nodes.byId(node.id))!;
+    const totals = (await this.rewards.totalsByNode([row.id])).get(row.id)!;
+    return {
+      node_id: row.id,
+      name: row.name,
+      paused: row.paused || row.battery_paused,
+      allocation: allocationOf(row),
+      earned: toGlob(totals.earnedUnits),
+      pending: toGlob(totals.pendingUnits),
+    };
+  }
+
+  async list(ownerId: string): Promise<Schemas['NodeList']> {
+    const rows = await this.nodes.listOwned(ownerId);
+    const totals = await this.rewards.totalsByNode(rows.map((r) => r.id));
+    return { nodes: rows.map((r) => toNode(r, totals.get(r.id)!)) };
+  }
+
+  async update(ownerId: string, id: string, body: RequestBody<'updateNode'>): Promise<Schemas['Node']> {
+    if (!(await this.nodes.change(id, ownerId, body))) throw new NotFoundException('Node not found');
+    const row = (await this.nodes.byId(id))!;
+    const totals = (await this.rewards.totalsByNode([id])).get(id)!;
+    return toNode(row, totals);
+  }
+
+  /** The credential ends at once; a job the node holds goes back to the queue (or ends, if part of it was sent). */
+  async revoke(ownerId: string, id: string): Promise<void> {
+    if (!(await this.nodes.revoke(id, ownerId))) throw new NotFoundException('Node not found');
+    await this.nodeJobs.returnAll(id);
+  }
+}
+
+const allocationOf = (r: ProviderNodeRow): Schemas['NodeAllocation'] => ({
+  cpu_percent: r.cpu_percent,
+  memory_percent: r.memory_percent,
+  gpu_percent: r.gpu_percent,
+});
+
+/** Paused by its owner whatever else; paused by its battery while it calls in; else online or offline. */
+const statusOf = (r: ProviderNodeRow): Schemas['NodeStatus'] => (r.paused || (r.live && r.battery_paused) ? 'paused' : r.live ? 'online' : 'offline');
+
+function toNode(r: ProviderNodeRow, totals: { earnedUnits: number; pendingUnits: number }): Schemas['Node'] {
+  return {
+    id: r.id,
+    name: r.name,
+    status: statusOf(r),
+    last_seen_at: r.last_seen_at.toISOString(),
+    created_at: r.created_at.toISOString(),
+    uptime_30d: Math.round(Math.min(1, Math.max(0, r.uptime)) * 1000) / 1000,
+    host: {
+      hostname: r.host,
+      os: r.os ?? '',
+      arch: r.arch ?? '',
+      cpu_cores: r.cpu_cores,
+      memory_bytes: Number(r.ram_bytes),
+      gpu: r.gpu,
+      vram_bytes: r.vram_bytes === null ? null : Number(r.vram_bytes),
+    },
+    models: r.live ? r.models : [],
+    hardware_score: Number(r.hardware_score),
+    measured_tokens_per_second: r.measured_tps === null ? null : Math.round(r.measured_tps * 10) / 10,
+    allocation: allocationOf(r),
+    tasks_served: r.tasks_served,
+    earned: toGlob(totals.earnedUnits),
+    pending: toGlob(totals.pendingUnits),
+  };
+}

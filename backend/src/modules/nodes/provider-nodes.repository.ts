@@ -1,0 +1,168 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import { Repository, type Tx } from '../../database/repository';
+import { liveNode } from '../inference/nodes.repository';
+
+export interface NewProviderNode {
+  ownerId: string;
+  credentialHash: string;
+  name: string;
+  hostname: string;
+  os: string;
+  arch: string;
+  cpuCores: number;
+  memoryBytes: number;
+  gpu: string | null;
+  vramBytes: number | null;
+  claimedTps: number;
+  hardwareScore: number;
+}
+
+export interface Allocation {
+  cpu_percent: number;
+  memory_percent: number;
+  gpu_percent: number;
+}
+
+/** A paired node as its owner and the node itself see it. */
+export interface ProviderNodeRow extends Allocation {
+  id: string;
+  owner_id: string;
+  name: string;
+  host: string;
+  os: string | null;
+  arch: string | null;
+  cpu_cores: number;
+  ram_bytes: string;
+  gpu: string | null;
+  vram_bytes: string | null;
+  hardware_score: string;
+  claimed_tps: number | null;
+  measured_tps: number | null;
+  models: string[];
+  paused: boolean;
+  battery_paused: boolean;
+  created_at: Date;
+  last_seen_at: Date;
+  live: boolean;
+  revoked: boolean;
+  /** Share of the last 30 days (since pairing, if later) it was present. */
+  uptime: number;
+  tasks_served: number;
+}
+
+/** What the credential guard learns about the caller. */
+export interface NodeIdentity {
+  id: string;
+  owner_id: string;
+}
+
+export interface NodeChanges {
+  name?: string;
+  paused?: boolean;
+  allocation?: Allocation;
+}
+
+const ROW = (live: string) => `n.id, n.owner_id, n.name, n.host, n.os, n.arch, n.cpu_cores, n.ram_bytes, n.gpu, n.vram_bytes, n.hardware_score,
+  n.claimed_tps, n.measured_tps, n.models, n.paused, n.battery_paused, n.cpu_percent, n.memory_percent, n.gpu_percent, n.created_at,
+  n.last_seen_at, ${liveNode('n', live)} AS live, n.revoked_at IS NOT NULL AS revoked,
+  least(1, coalesce((SELECT sum(p.seconds) FROM node_presence p WHERE p.node_id = n.id AND p.day > current_date - 30), 0)
+    / greatest(1, extract(epoch FROM now() - greatest(n.created_at, now() - interval '30 days'))))::float8 AS uptime,
+  (SELECT count(*)::int FROM inference_tasks t WHERE t.node_id = n.id AND t.status = 'completed') AS tasks_served`;
+
+/** Paired nodes in the nodes table: their credentials, owner settings, reports, presence and measured speed. */
+@Injectable()
+export class ProviderNodesRepository extends Repository {
+  constructor(
+    @Inject(DataSource) dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super(dataSource);
+  }
+
+  async create(n: NewProviderNode, tx: Tx): Promise<ProviderNodeRow> {
+    const row = await this.one<{ id: string }>(
+      `INSERT INTO nodes (owner_id, credential_hash, name, host, os, arch, cpu_cores, ram_bytes, gpu, vram_bytes, claimed_tps, hardware_score, models)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, '{}') RETURNING id`,
+      [n.ownerId, n.credentialHash, n.name, n.hostname, n.os, n.arch, n.cpuCores, n.memoryBytes, n.gpu, n.vramBytes, n.claimedTps, n.hardwareScore],
+      tx,
+    );
+    return (await this.byId(row!.id, tx))!;
+  }
+
+  /** The node a credential belongs to, unless revoked. */
+  byCredential(credentialHash: string, tx?: Tx): Promise<NodeIdentity | undefined> {
+    return this.one<NodeIdentity>(`SELECT id, owner_id FROM nodes WHERE credential_hash = $1 AND revoked_at IS NULL`, [credentialHash], tx);
+  }
+
+  byId(id: string, tx?: Tx): Promise<ProviderNodeRow | undefined> {
+    return this.one<ProviderNodeRow>(`SELECT ${ROW('$2')} FROM nodes n WHERE n.id = $1`, [id, this.config.inference.nodeLiveSeconds], tx);
+  }
+
+  /** The owner's paired nodes that are not revoked, newest first. */
+  listOwned(ownerId: string, tx?: Tx): Promise<ProviderNodeRow[]> {
+    return this.rows<ProviderNodeRow>(
+      `SELECT ${ROW('$2')} FROM nodes n WHERE n.owner_id = $1 AND n.credential_hash IS NOT NULL AND n.revoked_at IS NULL
+       ORDER BY n.created_at DESC, n.id`,
+      [ownerId, this.config.inference.nodeLiveSeconds],
+      tx,
+    );
+  }
+
+  /**
+   * The node called in: it is seen now, and today's presence grows by the time since its previous call, at most
+   * the live window (a node silent longer was away for the rest). The row lock orders concurrent calls.
+   */
+  async touch(id: string, tx?: Tx): Promise<void> {
+    await this.rows(
+      `WITH before AS (SELECT last_seen_at FROM nodes WHERE id = $1 FOR UPDATE),
+            seen AS (UPDATE nodes SET last_seen_at = now() WHERE id = $1)
+       INSERT INTO node_presence (node_id, day, seconds)
+       SELECT $1, current_date, least(greatest(extract(epoch FROM now() - b.last_seen_at), 0), $2) FROM before b
+       ON CONFLICT (node_id, day) DO UPDATE SET seconds = node_presence.seconds + EXCLUDED.seconds`,
+      [id, this.config.inference.nodeLiveSeconds],
+      tx,
+    );
+  }
+
+  /** What the node reported: the models it has loaded, and whether its battery pauses it. */
+  async report(id: string, models: string[], batteryPaused: boolean, tx?: Tx): Promise<void> {
+    await this.rows(`UPDATE nodes SET models = $2, battery_paused = $3 WHERE id = $1`, [id, models, batteryPaused], tx);
+  }
+
+  /** The owner's change; false when the node is not the owner's (or revoked). */
+  async change(id: string, ownerId: string, c: NodeChanges, tx?: Tx): Promise<boolean> {
+    const changed = await this.count(
+      `UPDATE nodes SET name = coalesce($3, name), paused = coalesce($4, paused), cpu_percent = coalesce($5, cpu_percent),
+              memory_percent = coalesce($6, memory_percent), gpu_percent = coalesce($7, gpu_percent)
+       WHERE id = $1 AND owner_id = $2 AND credential_hash IS NOT NULL AND revoked_at IS NULL RETURNING id`,
+      [
+        id,
+        ownerId,
+        c.name ?? null,
+        c.paused ?? null,
+        c.allocation?.cpu_percent ?? null,
+        c.allocation?.memory_percent ?? null,
+        c.allocation?.gpu_percent ?? null,
+      ],
+      tx,
+    );
+    return changed > 0;
+  }
+
+  /** Ends the credential; false when the node is not the owner's (or already revoked). */
+  async revoke(id: string, ownerId: string, tx?: Tx): Promise<boolean> {
+    const revoked = await this.count(
+      `UPDATE nodes SET revoked_at = now(), models = '{}' WHERE id = $1 AND owner_id = $2 AND credential_hash IS NOT NULL AND revoked_at IS NULL RETURNING id`,
+      [id, ownerId],
+      tx,
+    );
+    return revoked > 0;
+  }
+
+  async setSpeed(id: string, measuredTps: number, hardwareScore: number, tx?: Tx): Promise<void> {
+    await this.rows(`UPDATE nodes SET measured_tps = $2, hardware_score = $3 WHERE id = $1`, [id, measuredTps, hardwareScore], tx);
+  }
+}
