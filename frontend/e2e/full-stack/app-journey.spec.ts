@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { APIRequestContext, Page } from '@playwright/test';
-import { formatGlob } from '../../src/features/session/format';
+import { formatGlob } from '../../src/components/format';
 import { navigate, recordReplyGrowth, registerThroughUi, statValue, topBarBalance, transactions, type Person } from '../support/app';
 import { query } from '../support/db';
 import { expect, test } from '../support/fixtures';

@@ -2,8 +2,7 @@ import { useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { ApiError } from '../../api/client';
 import { nodeMutations, type NodeUpdate, type ProviderNode } from '../../api/queries/nodes';
-import { formatDateTime } from '../../components/format';
-import { formatGlob } from '../session/format';
+import { LOCALE, formatDateTime, formatGlob } from '../../components/format';
 import { AllocationForm } from './AllocationForm';
 import { formatScore, formatShare, hostSummary } from './format';
 import { NodeName } from './NodeName';
@@ -78,7 +77,7 @@ export function NodeCard({ node, onRevoked }: Props) {
         </div>
         <div>
           <dt>{NODES_TEXTS.tasksServed}</dt>
-          <dd>{node.tasks_served.toLocaleString('en-US')}</dd>
+          <dd>{node.tasks_served.toLocaleString(LOCALE)}</dd>
         </div>
         <div>
           <dt>{NODES_TEXTS.earned}</dt>

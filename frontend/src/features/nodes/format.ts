@@ -1,10 +1,11 @@
 import type { ProviderNode } from '../../api/queries/nodes';
+import { LOCALE } from '../../components/format';
 import { NODES_TEXTS } from './texts';
 
 const GIB = 1024 ** 3;
-const gb = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
-const percent = new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 1 });
-const score = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 2 });
+const gb = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 1 });
+const percent = new Intl.NumberFormat(LOCALE, { style: 'percent', maximumFractionDigits: 1 });
+const score = new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 1, maximumFractionDigits: 2 });
 
 /** Bytes as GB (binary, as operating systems report memory): 34359738368 → '32 GB'. */
 export function formatGb(bytes: number): string {

@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
 import { Icon, type IconName } from '../../components/Icon';
 import { meQuery } from '../../api/queries/accounts';
-import { formatGlob } from '../session/format';
+import { formatGlob } from '../../components/format';
 import { displayName, endSession, useSession, userBalance } from '../session/session';
 import { useDocumentTitle } from '../session/title';
 
