@@ -367,8 +367,8 @@ export class LedgerRepository extends Repository {
     return this.rows(
       `SELECT e.transaction_id, a.address, e.amount FROM ledger_entries e
        JOIN ledger_accounts a ON a.id = e.account_id JOIN ledger_transactions t ON t.id = e.transaction_id
-       WHERE t.type = 'reward' AND NOT ((e.amount > 0 AND a.code = 'platform:rewards')
-                                        OR (e.amount < 0 AND a.code IN ('platform:emission', 'platform:spending')))`,
+       WHERE t.type = 'reward' AND NOT ((e.amount > 0 AND coalesce(a.code, '') = 'platform:rewards')
+                                        OR (e.amount < 0 AND coalesce(a.code, '') IN ('platform:emission', 'platform:spending')))`,
       [],
       tx,
     );
@@ -394,8 +394,8 @@ export class LedgerRepository extends Repository {
          r.task_id IS NULL OR it.status <> 'completed' OR it.user_id IS NOT DISTINCT FROM r.owner_id
          OR coalesce(it.charged_units, 0) <= 0 OR it.reward_transaction_id IS DISTINCT FROM t.id
          OR (SELECT count(*) FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
-             WHERE e.transaction_id = t.id AND NOT ((a.code = 'platform:rewards' AND e.amount = -r.units)
-                                                  OR (a.user_id = r.owner_id AND e.amount = r.units))) > 0
+             WHERE e.transaction_id = t.id AND NOT ((coalesce(a.code, '') = 'platform:rewards' AND e.amount = -r.units)
+                                                  OR (a.user_id IS NOT DISTINCT FROM r.owner_id AND e.amount = r.units))) > 0
          OR (SELECT count(*) FROM ledger_entries e WHERE e.transaction_id = t.id) <> 2)`,
       [],
       tx,

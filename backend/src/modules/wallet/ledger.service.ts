@@ -242,9 +242,14 @@ export class LedgerService {
     return this.transactions.run(async (tx) => {
       const state = await this.ledger.lockEmission(tx);
       const elapsed = asOf.getTime() - state.accruedAt.getTime();
-      const units = Math.floor((this.config.rewards.emissionUnitsPerDay * Math.max(0, elapsed)) / DAY_MS);
-      // Below one unit the time is left to accrue with the next run rather than rounded away.
-      if (units <= 0) return 0;
+      const rate = this.config.rewards.emissionUnitsPerDay;
+      const units = Math.floor((rate * Math.max(0, elapsed)) / DAY_MS);
+      if (units <= 0) {
+        // A time without emission is over (raising the rate later pays nothing back); below one unit the time is
+        // left to accrue with the next run rather than rounded away.
+        if (rate === 0 && elapsed > 0) await this.ledger.setEmissionAccrued(asOf, tx);
+        return 0;
+      }
       await this.post(
         {
           type: 'reward',
