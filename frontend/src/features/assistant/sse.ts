@@ -1,3 +1,4 @@
+import { createParser } from 'eventsource-parser';
 import type { StreamEvent } from '../../api/queries/inference';
 
 /** One server-sent event of an inference stream: its `id:` (sequence number from 1) and its JSON `data:`. */
@@ -7,55 +8,35 @@ export interface SseEvent {
 }
 
 /**
- * Splits a text/event-stream into events (the spec's format: `id: <n>`, `data: <json>`, a blank line; lines
- * starting with `:` are keep-alive comments). Handles chunks that cut lines or events anywhere, CRLF or LF.
+ * Reads a text/event-stream into events (the spec's format: `id: <n>`, `data: <json>`, a blank line; lines
+ * starting with `:` are keep-alive comments), with eventsource-parser doing the line and field parsing.
  */
 export async function* readEvents(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<SseEvent> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  let buffer = '';
+  /** The last id received stays current for later events without one (as an EventSource's lastEventId does). */
   let id: number | null = null;
-  let data: string[] = [];
+  const ready: SseEvent[] = [];
+  const parser = createParser({
+    onEvent: (message) => {
+      if (message.id !== undefined && /^\d+$/.test(message.id)) id = Number(message.id);
+      const event = parse(message.data);
+      if (event) ready.push({ id, event });
+    },
+  });
   const onAbort = () => void reader.cancel().catch(() => undefined);
   signal?.addEventListener('abort', onAbort);
-  /** One line of the stream; returns the event a blank line completes. */
-  const line = (text: string): SseEvent | null => {
-    if (text === '') {
-      const parsed = data.length ? parse(data.join('\n')) : null;
-      data = [];
-      return parsed ? { id, event: parsed } : null;
-    }
-    if (text.startsWith(':')) return null; // keep-alive comment
-    const colon = text.indexOf(':');
-    const field = colon < 0 ? text : text.slice(0, colon);
-    let value = colon < 0 ? '' : text.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') data.push(value);
-    else if (field === 'id' && /^\d+$/.test(value)) id = Number(value);
-    return null;
-  };
   try {
     for (;;) {
       if (signal?.aborted) return;
       const { value, done } = await reader.read();
       if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let newline: number;
-      while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
-        // A lone '\r' at the end of a chunk may be the first half of '\r\n': wait for the next chunk.
-        if (buffer[newline] === '\r' && newline === buffer.length - 1) break;
-        const text = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1));
-        const event = line(text);
-        if (event) yield event;
-      }
+      parser.feed(decoder.decode(value, { stream: true }));
+      yield* ready.splice(0);
     }
-    // The server closed right after a last event without its blank line.
-    buffer += decoder.decode();
-    for (const text of [...buffer.split(/\r\n|\r|\n/), '']) {
-      const event = line(text);
-      if (event) yield event;
-    }
+    // The server closed right after a last event without its blank line: end it as that line would.
+    parser.feed(`${decoder.decode()}\n\n`);
+    yield* ready.splice(0);
   } finally {
     signal?.removeEventListener('abort', onAbort);
     try {
