@@ -50,6 +50,7 @@ const request = <T>(req: IDBRequest<T>) =>
     req.onerror = () => reject(req.error);
   });
 
+// Kept over idb-keyval, which keeps one store per database keyed out of line: this is one version-2 database of two stores keyed by `key`, already in visitors' browsers.
 export function indexedDbBackend(factory: IDBFactory): CacheBackend {
   let opening: Promise<IDBDatabase> | null = null;
   const open = () =>
