@@ -46,7 +46,7 @@ export interface AgentDeps {
   /** The catalog models on disk. */
   models: LocalModel[];
   cpuLoad?: () => number | null;
-  fetch?: typeof fetch;
+  fetch?: (request: Request) => Promise<Response>;
   heartbeatMs?: number;
   claimWaitSeconds?: number;
 }
@@ -60,6 +60,8 @@ interface RunningJob {
   done: Promise<void>;
 }
 
+/** An abort (of a call or a wait); DOMException is not always an Error of this realm, so by name. */
+const isAbort = (err: unknown): boolean => (err as { name?: unknown } | null)?.name === 'AbortError';
 const short = (id: string): string => `${id.slice(0, 4)}…`;
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 const glob = (n: number): string => `${Math.round(n * 1000) / 1000} GLOB`;
@@ -82,6 +84,8 @@ export class Agent {
   private batteryChanged = false;
   private earned: string | null = null;
   private job: RunningJob | null = null;
+  /** The job held when the agent was told to stop: it is given back on the way out. */
+  private interrupted: RunningJob | null = null;
   private exitCode = 0;
   private wake: (() => void) | null = null;
   private heartbeatTimer: NodeJS.Timeout | null = null;
@@ -100,7 +104,7 @@ export class Agent {
       await this.start();
       await this.workLoop();
     } catch (err) {
-      if (!this.stopping.signal.aborted || !(err instanceof Error && err.name === 'AbortError')) {
+      if (!this.stopping.signal.aborted || !isAbort(err)) {
         if (err instanceof AgentError) {
           this.log(err.message);
           this.exitCode = err.exitCode;
@@ -121,12 +125,17 @@ export class Agent {
     if (this.stopping.signal.aborted) return;
     this.log('Stopping…');
     this.stopping.abort();
-    if (this.job) {
-      this.job.reason ??= 'shutdown';
-      void this.job.sender.close();
-      this.job.abort.abort();
-    }
+    this.interrupt('shutdown');
     this.wake?.();
+  }
+
+  private interrupt(reason: 'shutdown' | 'revoked'): void {
+    const job = this.job;
+    if (!job) return;
+    job.reason ??= reason;
+    void job.sender.close();
+    job.abort.abort();
+    this.interrupted = job;
   }
 
   // --- start-up ---------------------------------------------------------------------------------------
@@ -471,6 +480,8 @@ export class Agent {
   // --- shutdown ---------------------------------------------------------------------------------------
 
   private fail(err: unknown): void {
+    // A call cut short because the agent is stopping.
+    if (this.stopping.signal.aborted && isAbort(err)) return;
     if (err instanceof AgentError) {
       this.log(err.message);
       this.exitCode = err.exitCode;
@@ -479,11 +490,7 @@ export class Agent {
       this.exitCode = EXIT_FAILED;
     }
     this.stopping.abort();
-    if (this.job) {
-      this.job.reason ??= err instanceof AgentError && err.exitCode === EXIT_REVOKED ? 'revoked' : 'shutdown';
-      void this.job.sender.close();
-      this.job.abort.abort();
-    }
+    this.interrupt(err instanceof AgentError && err.exitCode === EXIT_REVOKED ? 'revoked' : 'shutdown');
     this.wake?.();
   }
 
@@ -491,10 +498,9 @@ export class Agent {
     this.stopping.abort();
     if (this.heartbeatTimer) clearTimeout(this.heartbeatTimer);
     this.heartbeatTimer = null;
-    const job = this.job;
+    if (this.job) this.interrupt('shutdown');
+    const job = this.interrupted;
     if (job) {
-      job.reason ??= 'shutdown';
-      job.abort.abort();
       // Nothing more is sent for it; the call in flight, if any, settles first.
       await job.sender.close();
       await job.done.catch(() => undefined);

@@ -10,7 +10,11 @@ import createClient from 'openapi-fetch';
 export type NodeApi = ReturnType<typeof createNodeApi>;
 
 /** `credential()` is read on each call, so pairing can set it after the client exists. */
-export function createNodeApi(baseUrl: string, credential: () => string | undefined, fetchImpl: typeof fetch = (r) => globalThis.fetch(r)) {
+export function createNodeApi(
+  baseUrl: string,
+  credential: () => string | undefined,
+  fetchImpl: (request: Request) => Promise<Response> = (r) => globalThis.fetch(r),
+) {
   const client = createClient<paths>({ baseUrl, fetch: (request) => fetchImpl(request) });
   client.use({
     onRequest({ request }) {

@@ -1,0 +1,355 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, type Engine } from '../../src/node-agent/agent';
+import type { BatteryState } from '../../src/node-agent/battery';
+import { CredentialStore } from '../../src/node-agent/credential-store';
+import type { NodeJobEvent } from '../../src/node-agent/job-events';
+import { parseOptions } from '../../src/node-agent/options';
+import type { GenerateRequest, GenerateResult } from '../../src/modules/inference/engine/llama-engine';
+
+/**
+ * The agent's loop against a fake API (a fetch that answers the node operations in memory) and a fake engine:
+ * what it sends, in which order, and what it logs. The real API and llama.cpp are in test/integration/node-agent.spec.ts.
+ */
+const NODE_ID = '7c1e9a52-3b8d-4f60-a2e4-9d5b1c7f3e08';
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(what: string, fn: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!fn()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await wait(10);
+  }
+}
+
+interface Job {
+  job_id: string;
+  model_id: string;
+  messages: Array<{ role: 'user'; content: string }>;
+  params: { temperature: number; max_tokens: number; top_p: number };
+  hold_tokens: number | null;
+  lock_ms: number;
+}
+const job = (id: string, over: Partial<Job> = {}): Job => ({
+  job_id: id,
+  model_id: 'glob-tiny-chat',
+  messages: [{ role: 'user', content: 'Hello' }],
+  params: { temperature: 0.7, max_tokens: 20, top_p: 0.9 },
+  hold_tokens: null,
+  lock_ms: 30000,
+  ...over,
+});
+
+function fakeApi() {
+  const state = {
+    calls: [] as Array<{ method: string; path: string; auth: string | null; body: unknown }>,
+    jobs: [] as Job[],
+    events: new Map<string, NodeJobEvent[]>(),
+    returned: [] as string[],
+    paused: false,
+    allocation: { cpu_percent: 50, memory_percent: 40, gpu_percent: 60 },
+    earned: 0,
+    pending: 0,
+    revoked: false,
+    down: 0,
+    stopJob: null as string | null,
+    eventStatus: null as number | null,
+    eventDelayMs: 0,
+  };
+  const json = (status: number, body?: unknown) =>
+    new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+  const fetch = async (req: Request): Promise<Response> => {
+    if (state.down > 0) {
+      state.down--;
+      throw new TypeError('fetch failed');
+    }
+    const path = new URL(req.url).pathname;
+    const text = await req.text();
+    const body: unknown = text ? JSON.parse(text) : undefined;
+    state.calls.push({ method: req.method, path, auth: req.headers.get('authorization'), body });
+    if (path === '/api/nodes/register') {
+      if ((body as { join_token: string }).join_token !== 'glb_join_ok') return json(401, { statusCode: 401, message: 'This join token is invalid' });
+      return json(201, { node_id: NODE_ID, credential: 'glb_node_secret', name: (body as { name: string }).name, allocation: state.allocation });
+    }
+    if (state.revoked || req.headers.get('authorization') !== 'Bearer glb_node_secret') return json(401, { statusCode: 401, message: 'revoked' });
+    if (path === '/api/nodes/heartbeat') {
+      return json(200, {
+        node_id: NODE_ID,
+        name: 'pc',
+        paused: state.paused,
+        allocation: state.allocation,
+        earned: state.earned,
+        pending: state.pending,
+      });
+    }
+    if (path === '/api/nodes/jobs/claim') {
+      const next = state.paused ? undefined : state.jobs.shift();
+      if (next) return json(200, next);
+      await wait(20);
+      return new Response(null, { status: 204 });
+    }
+    const m = /^\/api\/nodes\/jobs\/([^/]+)\/(events|return)$/.exec(path);
+    if (m && m[2] === 'events') {
+      if (state.eventDelayMs) await wait(state.eventDelayMs);
+      if (state.eventStatus) return json(state.eventStatus, { statusCode: state.eventStatus, message: 'Job has already ended' });
+      const list = state.events.get(m[1]!) ?? [];
+      list.push(...(body as { events: NodeJobEvent[] }).events);
+      state.events.set(m[1]!, list);
+      return json(200, { stop: state.stopJob === m[1] });
+    }
+    if (m && m[2] === 'return') {
+      state.returned.push(m[1]!);
+      return new Response(null, { status: 204 });
+    }
+    return json(404, {});
+  };
+  return { state, fetch };
+}
+
+function fakeEngine(created: Array<{ threads: number; gpu?: boolean }>) {
+  return async (opts: { threads: number; gpu?: boolean }): Promise<Engine> => {
+    created.push(opts);
+    const loaded = new Set<string>();
+    const engine = {
+      load: async (id: string) => void loaded.add(id),
+      unload: async (id: string) => void loaded.delete(id),
+      loadedModels: () => [...loaded],
+      isLoaded: (id: string) => loaded.has(id),
+      countTokens: () => 10,
+      benchmark: async () => ({ tokensPerSecond: 321.5 }),
+      dispose: async () => undefined,
+      generate: async (_id: string, req: GenerateRequest): Promise<GenerateResult> => {
+        let n = 0;
+        // A model that never ends its answer on its own: max tokens or an abort ends it.
+        while (n < req.maxTokens && !req.signal?.aborted) {
+          req.onToken?.(`t${n} `);
+          n++;
+          await wait(2);
+        }
+        return {
+          text: '',
+          stopReason: req.signal?.aborted ? 'abort' : 'length',
+          promptTokens: 10,
+          completionTokens: n,
+          firstTokenMs: 1,
+          durationMs: n * 2,
+        };
+      },
+    };
+    return engine as unknown as Engine;
+  };
+}
+
+describe('the node agent loop (fake API, fake engine)', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'glob-agent-'));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  function agent(api: ReturnType<typeof fakeApi>, argv: string[], battery: () => BatteryState | null = () => null) {
+    const lines: string[] = [];
+    const engines: Array<{ threads: number; gpu?: boolean }> = [];
+    const a = new Agent({
+      options: parseOptions(['--data-dir', dir, ...argv], {}, 'pc'),
+      store: new CredentialStore(dir),
+      log: (l) => lines.push(l),
+      battery: async () => battery(),
+      createEngine: fakeEngine(engines),
+      host: { hostname: 'pc', os: 'linux', arch: 'x64', cpu_cores: 4, memory_bytes: 8 * 1024 ** 3, gpu: null, vram_bytes: null },
+      models: [{ id: 'glob-tiny-chat', path: '/m/glob-tiny-chat.gguf', bytes: 9e6, contextLength: 2048 }],
+      cpuLoad: () => 0.25,
+      fetch: (r) => api.fetch(r),
+      heartbeatMs: 30,
+      claimWaitSeconds: 0,
+    });
+    return { agent: a, lines, engines, exit: a.run() };
+  }
+
+  it('pairs, stores the credential (0600), reports in, serves a job in order and ends it with done', async () => {
+    const api = fakeApi();
+    api.state.jobs.push(job('r_1'));
+    const { agent: a, lines, engines, exit } = agent(api, ['--api', 'http://api.test', '--join-token', 'glb_join_ok']);
+    await until('the job', () => api.state.events.get('r_1')?.at(-1)?.type === 'done');
+    a.stop();
+    expect(await exit).toBe(0);
+
+    const register = api.state.calls.find((c) => c.path === '/api/nodes/register')!;
+    expect(register.body).toEqual({
+      join_token: 'glb_join_ok',
+      name: 'pc',
+      host: { hostname: 'pc', os: 'linux', arch: 'x64', cpu_cores: 4, memory_bytes: 8 * 1024 ** 3, gpu: null, vram_bytes: null },
+      models: ['glob-tiny-chat'],
+      benchmark: { model_id: 'glob-tiny-chat', tokens_per_second: 321.5 },
+    });
+    expect(register.auth).toBeNull();
+    const store = new CredentialStore(dir);
+    expect(await store.read()).toEqual({ api: 'http://api.test', node_id: NODE_ID, credential: 'glb_node_secret', name: 'pc' });
+    expect((await stat(store.path)).mode & 0o777).toBe(0o600);
+
+    // Threads: 4 cores × 50 % = 2. The first heartbeat comes before the first claim and declares the model.
+    expect(engines).toEqual([{ threads: 2, gpu: false }]);
+    const nodeCalls = api.state.calls.filter((c) => c.path !== '/api/nodes/register');
+    expect(nodeCalls.every((c) => c.auth === 'Bearer glb_node_secret')).toBe(true);
+    expect(nodeCalls[0]).toMatchObject({
+      path: '/api/nodes/heartbeat',
+      body: { models: ['glob-tiny-chat'], running_jobs: 0, cpu_load: 0.25, battery_percent: null },
+    });
+    expect(nodeCalls[1]!.path).toBe('/api/nodes/jobs/claim');
+
+    const events = api.state.events.get('r_1')!;
+    const text = events.flatMap((e) => (e.type === 'token' ? [e.text] : [])).join('');
+    expect(text).toBe(Array.from({ length: 20 }, (_, i) => `t${i} `).join(''));
+    expect(events.at(-1)).toEqual({ type: 'done', usage: { prompt_tokens: 10, completion_tokens: 20 }, stop_reason: 'length' });
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'Serving glob-tiny-chat with 2 threads',
+        'Benchmark: 321.5 tokens/s on glob-tiny-chat',
+        `Paired as pc (node 7c1e…); credential stored in ${store.path}`,
+        expect.stringMatching(/^Job r_1: 20 tokens in \d+\.\d s \(length\)$/),
+      ]),
+    );
+  });
+
+  it('later runs need no options: the stored API and credential; --join-token is then ignored', async () => {
+    await new CredentialStore(dir).write({ api: 'http://api.test', node_id: NODE_ID, credential: 'glb_node_secret', name: 'pc' });
+    const api = fakeApi();
+    api.state.earned = 12.5;
+    api.state.pending = 37.5;
+    const { agent: a, lines, exit } = agent(api, ['--join-token', 'glb_join_used']);
+    await until('a claim', () => api.state.calls.some((c) => c.path === '/api/nodes/jobs/claim'));
+    a.stop();
+    expect(await exit).toBe(0);
+    expect(api.state.calls.some((c) => c.path === '/api/nodes/register')).toBe(false);
+    // The first heartbeat (no models yet) brings the allocation; the next declares what was loaded.
+    expect(api.state.calls[0]!.body).toMatchObject({ models: [] });
+    expect(api.state.calls[1]!.body).toMatchObject({ models: ['glob-tiny-chat'] });
+    expect(lines).toEqual(
+      expect.arrayContaining(['Already paired as pc (node 7c1e…); ignoring --join-token', 'Earned so far: 12.5 GLOB (37.5 pending)']),
+    );
+  });
+
+  it('a refused join token: exit 2 with the API’s words, nothing stored', async () => {
+    const api = fakeApi();
+    const { lines, exit } = agent(api, ['--api', 'http://api.test', '--join-token', 'glb_join_bad']);
+    expect(await exit).toBe(2);
+    expect(lines).toContain('Pairing failed (401): This join token is invalid');
+    expect(await new CredentialStore(dir).read()).toBeNull();
+  });
+
+  it('the budget: a hold that covers part of max_tokens stops with "budget"; one that does not cover the prompt is an error', async () => {
+    const api = fakeApi();
+    api.state.jobs.push(job('r_b', { hold_tokens: 15 }), job('r_i', { hold_tokens: 10 }));
+    const { agent: a, exit } = agent(api, ['--api', 'http://api.test', '--join-token', 'glb_join_ok']);
+    await until('both jobs', () => api.state.events.has('r_i'));
+    a.stop();
+    expect(await exit).toBe(0);
+    expect(api.state.events.get('r_b')!.at(-1)).toEqual({ type: 'done', usage: { prompt_tokens: 10, completion_tokens: 5 }, stop_reason: 'budget' });
+    expect(api.state.events.get('r_i')).toEqual([{ type: 'error', message: 'Payment required: insufficient tokens for this prompt.' }]);
+  });
+
+  it('{stop: true} from the API aborts the generation: done with stop_reason abort', async () => {
+    const api = fakeApi();
+    api.state.stopJob = 'r_s';
+    api.state.jobs.push(job('r_s', { params: { temperature: 0.7, max_tokens: 100000, top_p: 0.9 } }));
+    const { agent: a, exit } = agent(api, ['--api', 'http://api.test', '--join-token', 'glb_join_ok']);
+    await until('the stopped job', () => api.state.events.get('r_s')?.at(-1)?.type === 'done', 10_000);
+    a.stop();
+    expect(await exit).toBe(0);
+    expect(api.state.events.get('r_s')!.at(-1)).toMatchObject({ type: 'done', stop_reason: 'abort' });
+  });
+
+  it('409 on events: the job is dropped, the node carries on with the next one', async () => {
+    const api = fakeApi();
+    api.state.eventStatus = 409;
+    api.state.jobs.push(job('r_x', { params: { temperature: 0.7, max_tokens: 100000, top_p: 0.9 } }));
+    const { agent: a, lines, exit } = agent(api, ['--api', 'http://api.test', '--join-token', 'glb_join_ok']);
+    await until('the lost job', () => lines.some((l) => l.startsWith('Job r_x is no longer')));
+    api.state.eventStatus = null;
+    api.state.jobs.push(job('r_y'));
+    await until('the next job', () => api.state.events.get('r_y')?.at(-1)?.type === 'done');
+    a.stop();
+    expect(await exit).toBe(0);
+    expect(lines).toContain("Job r_x is no longer this node's (409: Job has already ended); carrying on");
+    expect(api.state.returned).toEqual([]);
+  });
+
+  it('Ctrl-C mid-job: aborts, returns the job, sends nothing more, exits 0', async () => {
+    const api = fakeApi();
+    api.state.eventDelayMs = 5;
+    api.state.jobs.push(job('r_c', { params: { temperature: 0.7, max_tokens: 100000, top_p: 0.9 } }));
+    const { agent: a, lines, exit } = agent(api, ['--api', 'http://api.test', '--join-token', 'glb_join_ok']);
+    await until('tokens', () => (api.state.events.get('r_c')?.length ?? 0) > 3);
+    a.stop();
+    expect(await exit).toBe(0);
+    const sent = api.state.calls.length;
+    await wait(100);
+    expect(api.state.calls.length).toBe(sent);
+    expect(api.state.returned).toEqual(['r_c']);
+    expect(api.state.calls.at(-1)!.path).toBe('/api/nodes/jobs/r_c/return');
+    expect(api.state.events.get('r_c')!.every((e) => e.type === 'token')).toBe(true);
+    expect(lines).toContain('Returned job r_c to the network');
+  });
+
+  it('revoked (401 on a heartbeat): says so, exits 2, sets the credential aside', async () => {
+    const api = fakeApi();
+    const { lines, exit } = agent(api, ['--api', 'http://api.test', '--join-token', 'glb_join_ok']);
+    await until('a claim', () => api.state.calls.some((c) => c.path === '/api/nodes/jobs/claim'));
+    api.state.revoked = true;
+    expect(await exit).toBe(2);
+    expect(lines).toContain('This node was revoked by its owner; pair it again with a new join token.');
+    expect(await new CredentialStore(dir).read()).toBeNull();
+  });
+
+  it('on battery below 20 %: stops claiming and reports it; resumes when charging', async () => {
+    const api = fakeApi();
+    let battery: BatteryState | null = { onBattery: true, percent: 15 };
+    const { agent: a, lines, exit } = agent(api, ['--api', 'http://api.test', '--join-token', 'glb_join_ok'], () => battery);
+    await until('two heartbeats', () => api.state.calls.filter((c) => c.path === '/api/nodes/heartbeat').length >= 2);
+    expect(api.state.calls.some((c) => c.path === '/api/nodes/jobs/claim')).toBe(false);
+    expect(api.state.calls.find((c) => c.path === '/api/nodes/heartbeat')!.body).toMatchObject({ battery_percent: 15 });
+    expect(lines).toContain('Paused: on battery at 15 %');
+    battery = { onBattery: false, percent: 16 };
+    await until('a claim', () => api.state.calls.some((c) => c.path === '/api/nodes/jobs/claim'));
+    expect(lines).toContain('Resumed: charging');
+    a.stop();
+    expect(await exit).toBe(0);
+  });
+
+  it('paused by its owner: no claims until resumed; an allocation change reloads with the new threads', async () => {
+    const api = fakeApi();
+    api.state.paused = true;
+    const { agent: a, lines, engines, exit } = agent(api, ['--api', 'http://api.test', '--join-token', 'glb_join_ok']);
+    await until('two heartbeats', () => api.state.calls.filter((c) => c.path === '/api/nodes/heartbeat').length >= 2);
+    await wait(50);
+    expect(api.state.calls.some((c) => c.path === '/api/nodes/jobs/claim')).toBe(false);
+    api.state.allocation = { cpu_percent: 80, memory_percent: 40, gpu_percent: 60 };
+    api.state.paused = false;
+    await until('a claim', () => api.state.calls.some((c) => c.path === '/api/nodes/jobs/claim'));
+    a.stop();
+    expect(await exit).toBe(0);
+    expect(engines).toEqual([
+      { threads: 2, gpu: false },
+      { threads: 3, gpu: false },
+    ]);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'Paused: this node takes no jobs until it is resumed',
+        'Allocation changed: CPU 80 %, memory 40 %, GPU 60 %',
+        'Serving glob-tiny-chat with 3 threads',
+        'Resumed: taking jobs',
+      ]),
+    );
+  });
+
+  it('API away: retries with backoff and says so, carries on when it returns', async () => {
+    const api = fakeApi();
+    api.state.down = 2;
+    api.state.jobs.push(job('r_1'));
+    const { agent: a, lines, exit } = agent(api, ['--api', 'http://api.test', '--join-token', 'glb_join_ok']);
+    await until('the job', () => api.state.events.get('r_1')?.at(-1)?.type === 'done', 10_000);
+    a.stop();
+    expect(await exit).toBe(0);
+    expect(lines).toEqual(expect.arrayContaining(['API unreachable, retrying in 1 s', 'API unreachable, retrying in 2 s', 'API reachable again']));
+  }, 15_000);
+});
