@@ -14,7 +14,7 @@ import { startStack, TestStack } from '../support/app';
  * exactly as they were. A new operation with such a path fails here until it has a fixture below.
  */
 
-type Account = Awaited<ReturnType<typeof newUser>>;
+type Account = Awaited<ReturnType<typeof newUser>> & { node: { id: string; auth: { Authorization: string } } };
 
 /** Account A's resources, made through the API (the stream excepted, see beforeAll). */
 interface World {
@@ -27,6 +27,8 @@ interface World {
   purchaseTransactionId: string;
   streamId: string;
   taskId: string;
+  /** A job of A's, held by A's node. */
+  nodeJobId: string;
 }
 
 /**
@@ -37,6 +39,8 @@ const FIXTURES: Array<{ prefix: string; value: (w: World) => string }> = [
   { prefix: '/api/chat/conversations/{id}', value: (w) => w.conversationId },
   { prefix: '/api/notifications/{id}', value: (w) => w.notificationId },
   { prefix: '/api/inference/stream/{id}', value: (w) => w.streamId },
+  { prefix: '/api/nodes/{id}', value: (w) => w.a.node.id },
+  { prefix: '/api/nodes/jobs/{jobId}', value: (w) => w.nodeJobId },
   // /api/users/{id}/notifications: here `{id}` is the user's id.
   { prefix: '/api/users/{id}', value: (w) => w.a.id },
 ];
@@ -71,6 +75,11 @@ type SpecOp = {
 };
 
 const owned = specOperations().filter((o) => new RegExp(ID_PARAM.source).test(o.path));
+
+/** Node operations take a node's credential, not a user's token: each account calls them through its own node. */
+const isNodeOperation = (o: SpecOperation) =>
+  ((spec.paths[o.path]![o.method] as { security?: Array<Record<string, unknown>> }).security ?? []).some((s) => 'nodeCredential' in s);
+const authFor = (o: SpecOperation, who: Account): Record<string, string> => (isNodeOperation(o) ? who.node.auth : {});
 
 /** The id of A's resource a path's placeholder names, or an error telling the developer what to add. */
 function fixtureFor(o: SpecOperation, name: string, w: World): string {
@@ -131,6 +140,7 @@ interface Answer {
 describe('contract: every operation on an owned resource refuses another account', () => {
   let stack: TestStack;
   let w: World;
+  let heartbeats: NodeJS.Timeout | undefined;
   const checked: string[] = [];
 
   /** Calls the API over HTTP; an event stream is not read (its status and headers are what matter). */
@@ -171,7 +181,19 @@ describe('contract: every operation on an owned resource refuses another account
       `SELECT id, user_id, status, stop_reason, error, completed_at, conversation_id FROM inference_tasks WHERE stream_id = $1`,
       [w.streamId],
     )) as Array<Record<string, unknown>>;
+    const [nodeTask] = (await stack.db.query(`SELECT status, node_id, charged_units FROM inference_tasks WHERE stream_id = $1`, [
+      w.nodeJobId,
+    ])) as Array<Record<string, unknown>>;
+    const nodes = ((await get('/api/nodes')) as { nodes: Array<Record<string, unknown>> }).nodes.map((n) => ({
+      id: n.id,
+      name: n.name,
+      allocation: n.allocation,
+      paused: n.status === 'paused',
+      tasks_served: n.tasks_served,
+    }));
     return {
+      nodes,
+      nodeTask,
       wallet: await get(`/api/wallet/${w.a.id}`),
       balance: await get(`/api/wallet/${w.a.id}/balance`),
       transactions: await get(`/api/users/${w.a.id}/transactions?limit=100`),
@@ -184,9 +206,42 @@ describe('contract: every operation on an owned resource refuses another account
   }
 
   beforeAll(async () => {
-    stack = await startStack({ env: { PAYMENTS_TEST_MODE: 'true' } });
-    const a = await newUser(stack, 'owner');
-    const b = await newUser(stack, 'intruder');
+    // The stream fixture below is a task without a job, which the reaper would end (and save into A's conversation) once
+    // A's node makes the file take longer than its grace period: it does not sweep during this file.
+    stack = await startStack({ env: { PAYMENTS_TEST_MODE: 'true', REAPER_INTERVAL_MS: '3600000' } });
+    // Each account pairs a node; A's node heartbeats (serving the tiny model) for the whole file, so it stays live and keeps its job's lock.
+    const pairNode = async (user: Awaited<ReturnType<typeof newUser>>, name: string) => {
+      const token = (await stack.http.post('/api/nodes/join-tokens').set(user.auth).expect(201)).body.join_token as string;
+      const reg = await stack.http
+        .post('/api/nodes/register')
+        .send({
+          join_token: token,
+          name,
+          host: { hostname: name, os: 'linux', arch: 'x64', cpu_cores: 2, memory_bytes: 2 ** 30 },
+          models: [],
+          benchmark: { model_id: 'glob-tiny-chat', tokens_per_second: 100 },
+        })
+        .expect(201);
+      return { id: reg.body.node_id as string, auth: { Authorization: `Bearer ${reg.body.credential as string}` } };
+    };
+    const ua = await newUser(stack, 'owner');
+    const ub = await newUser(stack, 'intruder');
+    const a = { ...ua, node: await pairNode(ua, 'owner-node') };
+    const b = { ...ub, node: await pairNode(ub, 'intruder-node') };
+    const beat = () =>
+      stack.http
+        .post('/api/nodes/heartbeat')
+        .set(a.node.auth)
+        .send({ models: ['glob-tiny-chat'], running_jobs: 1 });
+    await beat().expect(200);
+    heartbeats = setInterval(
+      () =>
+        void beat().then(
+          () => undefined,
+          () => undefined,
+        ),
+      2_000,
+    );
 
     // A conversation with a message, titled and worded so that any leak of it is recognisable.
     const conversationTitle = `Owner's secret plans ${randomUUID()}`;
@@ -229,7 +284,33 @@ describe('contract: every operation on an owned resource refuses another account
       [a.id, streamId, `owner-${randomUUID()}`, conversationId],
     )) as Array<{ id: string }>;
 
-    w = { a, b, conversationId, conversationTitle, messageContent, notificationId: welcome.id, purchaseTransactionId, streamId, taskId: task!.id };
+    // A reply of A's, started through the API and claimed by A's node, which holds it.
+    const nodeJobId = `s_node_${randomUUID().replace(/-/g, '')}`;
+    const started = new AbortController();
+    const res = await fetch(`${stack.url}/api/inference/stream/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...a.auth },
+      body: JSON.stringify({ streamId: nodeJobId, modelId: 'glob-tiny-chat', prompt: 'Hello', params: { max_tokens: 16 } }),
+      signal: started.signal,
+    });
+    if (res.status !== 200) throw new Error(`A's reply did not start: ${res.status} ${await res.text()}`);
+    started.abort();
+    const claimed = await stack.http.post('/api/nodes/jobs/claim').set(a.node.auth).send({ wait_seconds: 5 });
+    if (claimed.status !== 200 || claimed.body.job_id !== nodeJobId)
+      throw new Error(`A's node did not get A's job: ${claimed.status} ${claimed.text}`);
+
+    w = {
+      a,
+      b,
+      conversationId,
+      conversationTitle,
+      messageContent,
+      notificationId: welcome.id,
+      purchaseTransactionId,
+      streamId,
+      taskId: task!.id,
+      nodeJobId,
+    };
 
     // The fixtures are what they claim: A sees its conversation with its message and stream, its unread notification, its task queued.
     const state = await stateOfA();
@@ -243,6 +324,7 @@ describe('contract: every operation on an owned resource refuses another account
   }, 60_000);
 
   afterAll(async () => {
+    clearInterval(heartbeats);
     await stack?.close();
     process.stdout.write(`\nOwnership checked on ${checked.length} operations: ${checked.join(', ')}\n`);
   });
@@ -268,7 +350,7 @@ describe('contract: every operation on an owned resource refuses another account
     async (operationId, _m, _p, o) => {
       const { url, headers, body } = buildRequest(o, w);
       const before = await stateOfA();
-      const res = await call(w.b, o.method, url, headers, body);
+      const res = await call(w.b, o.method, url, { ...headers, ...authFor(o, w.b) }, body);
 
       if (res.status !== 403 && res.status !== 404) {
         throw new Error(
@@ -289,6 +371,8 @@ describe('contract: every operation on an owned resource refuses another account
         w.purchaseTransactionId,
         w.streamId,
         w.taskId,
+        w.a.node.id,
+        w.nodeJobId,
       ];
       for (const secret of secrets.filter((s) => !url.includes(encodeURIComponent(s)))) {
         expect(res.text).not.toContain(secret);
@@ -306,7 +390,7 @@ describe('contract: every operation on an owned resource refuses another account
     const answers: string[] = [];
     for (const o of ordered) {
       const { url, headers, body } = buildRequest(o, w);
-      const res = await call(w.a, o.method, url, headers, body);
+      const res = await call(w.a, o.method, url, { ...headers, ...authFor(o, w.a) }, body);
       answers.push(`${o.operationId} ${res.status}`);
       if (res.status < 200 || res.status >= 300) throw new Error(`${o.operationId} as A answered ${res.status}: ${res.text}`);
       if (!res.streaming) expectSpecResponse(asSupertest(res), o.operationId);

@@ -18,31 +18,31 @@ const NODE: RateLimitRule = {
   key: (req: Request) => createHash('sha256').update(String(req.headers.authorization)).digest('hex').slice(0, 32),
 };
 
-@Controller('api/nodes')
+@Controller('api')
 export class NodesController {
   constructor(
     private readonly nodes: NodesService,
     private readonly nodeJobs: NodeJobsService,
   ) {}
 
-  @Get()
+  @Get('nodes')
   listNodes(@CurrentUser() user: AuthUser): Promise<ResponseBody<'listNodes', 200>> {
     return this.nodes.list(user.id);
   }
 
-  @Post('join-tokens')
+  @Post('nodes/join-tokens')
   createJoinToken(@CurrentUser() user: AuthUser): Promise<ResponseBody<'createJoinToken', 201>> {
     return this.nodes.createJoinToken(user.id);
   }
 
   @Public()
-  @Post('register')
+  @Post('nodes/register')
   @RateLimit(REGISTER)
   registerNode(@Body() body: RequestBody<'registerNode'>): Promise<ResponseBody<'registerNode', 201>> {
     return this.nodes.register(body);
   }
 
-  @Patch(':id')
+  @Patch('nodes/:id')
   updateNode(
     @CurrentUser() user: AuthUser,
     @Param('id') id: string,
@@ -51,14 +51,14 @@ export class NodesController {
     return this.nodes.update(user.id, id, body);
   }
 
-  @Delete(':id')
+  @Delete('nodes/:id')
   @HttpCode(204)
   revokeNode(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<void> {
     return this.nodes.revoke(user.id, id);
   }
 
   @NodeOperation()
-  @Post('heartbeat')
+  @Post('nodes/heartbeat')
   @HttpCode(200)
   @RateLimit(NODE)
   nodeHeartbeat(@CurrentNode() node: NodeIdentity, @Body() body: RequestBody<'nodeHeartbeat'>): Promise<ResponseBody<'nodeHeartbeat', 200>> {
@@ -67,7 +67,7 @@ export class NodesController {
 
   /** 200 with a job, or 204 when none came within the wait. */
   @NodeOperation()
-  @Post('jobs/claim')
+  @Post('nodes/jobs/claim')
   @HttpCode(200)
   @RateLimit(NODE)
   async claimNodeJob(
@@ -81,7 +81,7 @@ export class NodesController {
   }
 
   @NodeOperation()
-  @Post('jobs/:jobId/events')
+  @Post('nodes/jobs/:jobId/events')
   @HttpCode(200)
   @RateLimit(NODE)
   sendNodeJobEvents(
@@ -93,7 +93,7 @@ export class NodesController {
   }
 
   @NodeOperation()
-  @Post('jobs/:jobId/return')
+  @Post('nodes/jobs/:jobId/return')
   @HttpCode(204)
   @RateLimit(NODE)
   returnNodeJob(@CurrentNode() node: NodeIdentity, @Param('jobId') jobId: string): Promise<void> {
