@@ -3,7 +3,7 @@ import type { paths } from '@glob/contract';
 import { ApiError } from './errors';
 import { tokenStore } from './tokens';
 
-export { ApiError, errorMessage, serverErrorText } from './errors';
+export { ApiError, errorMessage } from './errors';
 
 const REFRESH_PATH = '/api/users/refresh';
 

@@ -40,8 +40,6 @@ function meta(key: 'name' | 'property', name: string, content: string) {
   );
 }
 
-export const absoluteUrl = (path: string) => new URL(path, SITE.url).toString();
-
 /** The tags of a page (its defaults from the page table, then the route's own values). */
 export const pageHeadFields = ({ page, ...input }: HeadOptions) => headFields(SITE, page, input);
 

@@ -4,7 +4,6 @@ import { api, unwrap } from '../client';
 
 export type Conversation = components['schemas']['Conversation'];
 export type ConversationSummary = components['schemas']['ConversationSummary'];
-export type ChatMessage = components['schemas']['ChatMessage'];
 /** The reply being generated for a conversation right now (given by GET /api/chat/conversations/{id}). */
 export type ActiveStream = components['schemas']['ActiveStream'];
 export type ConversationExport = components['schemas']['ConversationExport'];

@@ -6,7 +6,6 @@ import { ApiError, api, unwrap } from '../client';
 export type ApiModel = components['schemas']['Model'];
 export type StreamStartRequest = components['schemas']['StreamStartRequest'];
 export type StreamEvent = components['schemas']['StreamEvent'];
-export type InferenceUsage = components['schemas']['InferenceUsage'];
 
 /** The generation defaults: the spec's `InferenceParams` defaults. */
 export const GENERATION_PARAMS = constants.inferenceParamDefaults as Required<components['schemas']['InferenceParams']>;

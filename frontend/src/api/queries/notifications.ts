@@ -3,7 +3,6 @@ import type { components } from '@glob/contract';
 import { api, unwrap } from '../client';
 
 export type Notification = components['schemas']['Notification'];
-export type NotificationList = components['schemas']['NotificationList'];
 
 /** Notifications limit 5. */
 export const NOTIFICATIONS_LIMIT = 5;

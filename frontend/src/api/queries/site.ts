@@ -2,7 +2,6 @@ import { queryOptions } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
 import { api, unwrap } from '../client';
 
-export type ApiRelease = components['schemas']['Release'];
 export type DownloadEvent = components['schemas']['DownloadEvent'];
 export type ContactMessage = components['schemas']['ContactMessage'];
 export type Testimonial = components['schemas']['Testimonial'];

@@ -1,8 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { components } from '@glob/contract';
 import { api, unwrap } from '../client';
-
-export type PlatformStats = components['schemas']['PlatformStats'];
 
 /** The figures the home page shows. */
 export interface SiteStats {

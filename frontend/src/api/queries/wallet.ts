@@ -4,16 +4,12 @@ import constants from '@glob/contract/constants.json';
 import { ApiError, api, unwrap } from '../client';
 
 export type Wallet = components['schemas']['Wallet'];
-export type WalletBalance = components['schemas']['WalletBalance'];
-export type WalletStats = components['schemas']['WalletStats'];
 export type Transaction = components['schemas']['Transaction'];
-export type TransactionPage = components['schemas']['TransactionPage'];
 export type TransactionType = components['schemas']['TransactionType'];
 export type TokenPackage = components['schemas']['TokenPackage'];
 export type TokenPurchase = components['schemas']['TokenPurchase'];
 export type TransferRequest = components['schemas']['TransferRequest'];
 export type TransferResult = components['schemas']['TransferResult'];
-export type WalletEarnings = components['schemas']['WalletEarnings'];
 
 /** Wallet data is polled every 30 s. */
 export const WALLET_POLL_MS = 30_000;

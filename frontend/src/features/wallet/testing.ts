@@ -13,8 +13,6 @@ export function signIn(user = ME) {
   tokenStore.set({ access_token: 'access-token', refresh_token: 'refresh-token' });
 }
 
-export const flush = () => new Promise((r) => setTimeout(r, 0));
-
 /**
  * server.use() for wallet tests: keeps GET /api/wallet/packages ahead of an override of GET /api/wallet/{userId},
  * which would otherwise match '/api/wallet/packages' too (userId = 'packages').
