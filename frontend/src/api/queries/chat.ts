@@ -1,4 +1,4 @@
-import { infiniteQueryOptions, mutationOptions, queryOptions } from '@tanstack/react-query';
+import { infiniteQueryOptions, mutationOptions } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
 import { api, unwrap } from '../client';
 
@@ -56,12 +56,6 @@ export const chatQueries = {
         ),
       initialPageParam: '' as string,
       getNextPageParam: (last) => last.next_cursor ?? undefined,
-      retry: false,
-    }),
-  detail: (id: string) =>
-    queryOptions({
-      queryKey: [...chatQueries.all, 'conversation', id] as const,
-      queryFn: () => getConversation(id),
       retry: false,
     }),
 };

@@ -1,4 +1,3 @@
-import { queryOptions } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
 import { api, unwrap } from '../client';
 
@@ -25,12 +24,3 @@ export function submitContact(body: ContactMessage) {
 export function submitTestimonial(body: Testimonial) {
   return api.POST('/api/contact/testimonial', { body });
 }
-
-export const siteQueries = {
-  all: ['site'] as const,
-  latestRelease: () =>
-    queryOptions({
-      queryKey: [...siteQueries.all, 'releases', 'latest'] as const,
-      queryFn: () => unwrap(getLatestRelease()),
-    }),
-};

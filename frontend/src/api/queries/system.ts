@@ -48,11 +48,6 @@ export const systemQueries = {
       staleTime: STATS_REFRESH_MS,
       retry: false,
     }),
-  health: () =>
-    queryOptions({
-      queryKey: [...systemQueries.all, 'health'] as const,
-      queryFn: () => unwrap(api.GET('/api/health')),
-    }),
 };
 
 /** The dashboard's network figures. */

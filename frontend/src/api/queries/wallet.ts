@@ -13,9 +13,8 @@ export type TransferResult = components['schemas']['TransferResult'];
 
 /** Wallet data is polled every 30 s. */
 export const WALLET_POLL_MS = 30_000;
-/** Transactions limit 50 (the Recent Transactions table; the wallet service's history view reads 20). */
+/** Transactions limit 50 (the Recent Transactions table). */
 export const TRANSACTIONS_LIMIT = 50;
-export const HISTORY_LIMIT = 20;
 /** Earnings window 30 days. */
 export const EARNINGS_DAYS = 30;
 /** Display price 0.008 USD per token. */
@@ -72,31 +71,6 @@ export const walletQueries = {
       queryKey: [...walletQueries.user(userId), 'summary'] as const,
       queryFn: () => logged('wallet', () => unwrap(api.GET('/api/wallet/{userId}', path(userId)))),
       refetchInterval,
-      retry: false,
-    }),
-
-  /** GET /api/wallet/{userId}/balance — the balance alone, with what may be spent now. */
-  balance: (userId: string) =>
-    queryOptions({
-      queryKey: [...walletQueries.user(userId), 'balance'] as const,
-      queryFn: () => logged('balance', () => unwrap(api.GET('/api/wallet/{userId}/balance', path(userId)))),
-      retry: false,
-    }),
-
-  /** GET /api/wallet/{userId}/stats. */
-  stats: (userId: string) =>
-    queryOptions({
-      queryKey: [...walletQueries.user(userId), 'stats'] as const,
-      queryFn: () => logged('wallet stats', () => unwrap(api.GET('/api/wallet/{userId}/stats', path(userId)))),
-      retry: false,
-    }),
-
-  /** GET /api/wallet/{userId}/history?limit=20 — the wallet service's history read. */
-  history: (userId: string, limit = HISTORY_LIMIT) =>
-    queryOptions({
-      queryKey: [...walletQueries.user(userId), 'history', { limit }] as const,
-      queryFn: () =>
-        logged('transaction history', () => unwrap(api.GET('/api/wallet/{userId}/history', { params: { path: { userId }, query: { limit } } }))),
       retry: false,
     }),
 
