@@ -9,6 +9,7 @@ import { TokenStream } from '../../src/modules/inference/streams';
 import { TasksRepository } from '../../src/modules/inference/tasks.repository';
 import { stuckTasks } from '../../src/modules/inference/tasks.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
+import { REDIS } from '../../src/redis/redis.module';
 import { expectSpecResponse } from '../support/contract';
 import { newUser } from '../support/users';
 import { readSse, startWorker, WorkerProcess } from '../support/worker';
@@ -167,7 +168,7 @@ describe('every reply ends, every hold ends', () => {
       }
       expect(again!.status).toBe(200);
       // End the fixture's stream for every reader.
-      const stream = new TokenStream(stack.app.get(require('../../src/redis/redis.module').REDIS), TokenStream.key(stack.config.redis.prefix, id));
+      const stream = new TokenStream(stack.app.get<Redis>(REDIS), TokenStream.key(stack.config.redis.prefix, id));
       await stream.init();
       await stream.append({ type: 'done', success: true, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, stop_reason: 'stop' });
       await Promise.all([again!, ...open.slice(1)].map((r) => readSse(r)));
