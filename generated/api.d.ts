@@ -5983,7 +5983,7 @@ export interface operations {
                      *       "transferable_balance": 11775,
                      *       "total_earned": 1275,
                      *       "total_spent": 337.5,
-                     *       "pending_earnings": 84.375,
+                     *       "pending_earnings": 56.25,
                      *       "staking_rewards": 0,
                      *       "stats": {
                      *         "total_earned": 1275,

@@ -17,8 +17,8 @@ export const WALLET_POLL_MS = 30_000;
 export const TRANSACTIONS_LIMIT = 50;
 /** Earnings window 30 days. */
 export const EARNINGS_DAYS = 30;
-/** Display price 0.008 USD per token. */
-export const USD_PER_GLOB = 0.008;
+/** What one GLOB is shown as in USD (the spec's Wallet x-usd-per-glob). */
+export const USD_PER_GLOB = constants.usdPerGlob;
 
 /** Other wallet reads fall back to zeros or empty lists. */
 export const ZERO_WALLET: Omit<Wallet, 'user_id' | 'address' | 'updated_at'> & { address: string | null } = {
@@ -29,6 +29,7 @@ export const ZERO_WALLET: Omit<Wallet, 'user_id' | 'address' | 'updated_at'> & {
   transferable_balance: 0,
   total_earned: 0,
   total_spent: 0,
+  pending_earnings: 0,
   staking_rewards: 0,
   stats: {
     total_earned: 0,

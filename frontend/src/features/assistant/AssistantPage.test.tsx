@@ -63,10 +63,11 @@ describe('assistant page: header and models', () => {
     expect(screen.queryByText(TEXT.loading)).toBeNull();
   });
 
-  it('formats the cost as tokens × 0.001 with 4 decimals', () => {
-    expect(usageLine(23)).toBe('Tokens used: 23 • Cost: $0.0230');
-    expect(usageLine(1234)).toBe('Tokens used: 1234 • Cost: $1.2340');
-    expect(usageLine(5)).toBe('Tokens used: 5 • Cost: $0.0050');
+  it("formats the cost as tokens × the model's GLOB price × 0.008 USD, 4 decimals (0.001 USD per token by default)", () => {
+    expect(usageLine(23, 0.125)).toBe('Tokens used: 23 • Cost: $0.0230');
+    expect(usageLine(1234, 0.125)).toBe('Tokens used: 1234 • Cost: $1.2340');
+    expect(usageLine(5, 0.125)).toBe('Tokens used: 5 • Cost: $0.0050');
+    expect(usageLine(1234, 0.25)).toBe('Tokens used: 1234 • Cost: $2.4680');
   });
 
   it("says 'Login required for AI services' when signed out", async () => {
@@ -198,7 +199,8 @@ describe('assistant page: chatting', () => {
     expect(within(reply).getByText('9 tokens')).toBeInTheDocument();
     expect(within(reply).getByText('Llama 3.3 70B Instruct')).toBeInTheDocument();
     expect(within(reply).getByText('Sent')).toBeInTheDocument();
-    expect(screen.getByText('Tokens used: 23 • Cost: $0.0230')).toBeInTheDocument();
+    // The default model, 70B: 0.25 GLOB per token × 0.008 USD.
+    expect(screen.getByText('Tokens used: 23 • Cost: $0.0460')).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Send message' })).toBeInTheDocument();
     expect(field()).not.toBeDisabled();
     const mine = within(log()).getByText('Explain list comprehensions').closest('.assistant-msg') as HTMLElement;
@@ -240,7 +242,8 @@ describe('assistant page: chatting', () => {
     );
     // The reply grew in steps rather than arriving whole.
     expect(seen).toEqual(expect.arrayContaining(['One', 'One two', 'One two three']));
-    await waitFor(() => expect(screen.getByText('Tokens used: 7 • Cost: $0.0070')).toBeInTheDocument());
+    // The default model, 70B: 0.25 GLOB per token × 0.008 USD.
+    await waitFor(() => expect(screen.getByText('Tokens used: 7 • Cost: $0.0140')).toBeInTheDocument());
   });
 
   it('Stop calls the stop endpoint, keeps the text received so far and marks the reply sent', async () => {
@@ -545,7 +548,8 @@ describe('assistant page: conversations', () => {
     await waitFor(() => expect(within(log()).queryByText('Generating...')).toBeNull());
     expect(within(log()).getAllByText(conv.saved.content)).toHaveLength(1);
     expect(log().querySelectorAll('.assistant-msg.is-assistant')).toHaveLength(1);
-    expect(screen.getByText('Tokens used: 23 • Cost: $0.0230')).toBeInTheDocument();
+    // The default model, 70B: 0.25 GLOB per token × 0.008 USD.
+    expect(screen.getByText('Tokens used: 23 • Cost: $0.0460')).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Send message' })).toBeInTheDocument();
     expect(invalidate).toHaveBeenCalledWith({ queryKey: ['wallet'] });
     expect(invalidate).toHaveBeenCalledWith({ queryKey: ['accounts', 'me'] });

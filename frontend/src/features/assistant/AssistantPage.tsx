@@ -84,7 +84,7 @@ export function AssistantPage() {
           <span className="badge badge-accent">{TEXT.realAi}</span>
         </div>
         <p className="assistant-usage" aria-live="polite">
-          {session.signedIn ? usageLine(chat.tokensUsed) : TEXT.loginRequired}
+          {session.signedIn ? usageLine(chat.tokensUsed, selected?.price_per_token ?? 0) : TEXT.loginRequired}
         </p>
         <div className="assistant-controls">
           <div className="assistant-model">

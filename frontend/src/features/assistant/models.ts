@@ -6,12 +6,12 @@ import type { UiModel } from './types';
 /** The default model. */
 export const DEFAULT_MODEL_ID = 'llama-3.3-70b-instruct';
 
-/** The four default models, used when the model list cannot be loaded. */
+/** The four default models (with the default catalog's prices), used when the model list cannot be loaded. */
 export const DEFAULT_MODELS: UiModel[] = [
-  { id: 'llama-3.3-70b-instruct', name: 'Llama 3.3 70B Instruct', parameters: '70B' },
-  { id: 'llama-3-70b-instruct', name: 'Llama 3 70B Instruct', parameters: '70B' },
-  { id: 'llama-3.2-1b-instruct', name: 'Llama 3.2 1B Instruct', parameters: '1B' },
-  { id: 'llama-3-8b-instruct', name: 'Llama 3 8B Instruct', parameters: '8B' },
+  { id: 'llama-3.3-70b-instruct', name: 'Llama 3.3 70B Instruct', parameters: '70B', price_per_token: 0.25 },
+  { id: 'llama-3-70b-instruct', name: 'Llama 3 70B Instruct', parameters: '70B', price_per_token: 0.25 },
+  { id: 'llama-3.2-1b-instruct', name: 'Llama 3.2 1B Instruct', parameters: '1B', price_per_token: 0.125 },
+  { id: 'llama-3-8b-instruct', name: 'Llama 3 8B Instruct', parameters: '8B', price_per_token: 0.125 },
 ].map((m) => ({ ...m, description: TEXT.defaultDescription, context_length: 8192, status: 'available' }));
 
 /** A model of the API read as the product's client reads it, with its defaults (id or model_id, name or display_name, …). */
@@ -24,6 +24,7 @@ export function toUiModel(m: ApiModel): UiModel {
     parameters: raw.parameters ?? '',
     context_length: raw.context_length || 8192,
     status: raw.status || 'available',
+    price_per_token: raw.price_per_token ?? 0,
   };
 }
 

@@ -1,3 +1,5 @@
+import { USD_PER_GLOB } from '../../api/queries/wallet';
+
 /** The assistant's words, verbatim from the web-app document. */
 export const TEXT = {
   loading: 'Loading AI Assistant...',
@@ -34,11 +36,12 @@ export const TEXT = {
   },
 } as const;
 
-/** The assistant's cost display, 0.001 USD per token, 4 decimals. */
-export const USD_PER_TOKEN = 0.001;
-
-/** 'Tokens used: N • Cost: $X'. */
-export const usageLine = (tokens: number) => `Tokens used: ${tokens} • Cost: $${(tokens * USD_PER_TOKEN).toFixed(4)}`;
+/**
+ * 'Tokens used: N • Cost: $X': what the tokens cost at the model's price in GLOB, valued at the platform's USD per
+ * GLOB, 4 decimals (0.001 USD per token at the default 0.125 GLOB per token).
+ */
+export const usageLine = (tokens: number, pricePerToken: number) =>
+  `Tokens used: ${tokens} • Cost: $${(tokens * pricePerToken * USD_PER_GLOB).toFixed(4)}`;
 
 /** 'Using {model}'. */
 export const usingLine = (model: string) => `Using ${model}`;

@@ -26,6 +26,8 @@ export interface UiModel {
   parameters: string;
   context_length: number;
   status: string;
+  /** GLOB charged per token. */
+  price_per_token: number;
 }
 
 /** The conversation on screen; `id` is null until the first message creates it on the server. */

@@ -47,7 +47,7 @@ describe('DashboardPage', () => {
 
     const balance = card('Token Balance');
     expect(balance).toHaveTextContent('1,000 GLOB');
-    // 0.008 USD per token
+    // 0.008 USD per GLOB
     expect(within(balance).getByText('≈ $8.00 USD')).toBeInTheDocument();
     expect(within(balance).getByText('+12.5%')).toBeInTheDocument();
 

@@ -42,14 +42,15 @@ describe('WalletPage', () => {
     expect(screen.getByText('Manage your GLOB tokens and transactions')).toBeInTheDocument();
     await waitFor(() => expect(card('Current Balance')).toHaveTextContent('12,437.5 GLOB'));
     expect(asked[0]).toBe(ME.id);
-    // 0.008 USD per token: 12437.5 × 0.008 = 99.50
+    // 0.008 USD per GLOB: 12437.5 × 0.008 = 99.50
     expect(within(card('Current Balance')).getByText('≈ $99.50 USD')).toBeInTheDocument();
     // The part of the balance that is welcome bonus (spendable on AI, not transferable).
     expect(within(card('Current Balance')).getByText('of which bonus: 662.5 GLOB')).toBeInTheDocument();
     expect(card('Total Earned')).toHaveTextContent('1,275 GLOB');
     expect(card('Total Spent')).toHaveTextContent('337.5 GLOB');
-    // the backend's real pending (reserved) balance
-    expect(card('Pending')).toHaveTextContent('1.5 GLOB');
+    // rewards of the user's nodes not yet paid
+    expect(card('Pending')).toHaveTextContent('56.25 GLOB');
+    expect(within(card('Pending')).getByText('Node rewards, paid after the settlement window')).toBeInTheDocument();
 
     expect(screen.getByTestId('wallet-address')).toHaveTextContent(WALLET.address);
     await userEvent.click(screen.getByRole('button', { name: 'Copy address' }));

@@ -57,8 +57,8 @@ export function WalletPage() {
           <StatCard title="Total Spent" value={figure(w.total_spent)} unit="GLOB" icon="chat">
             <p className="stat-card-detail">AI usage</p>
           </StatCard>
-          <StatCard title="Pending" value={figure(w.pending_balance)} unit="GLOB" icon="clock">
-            <p className="stat-card-detail">Reserved for replies being generated</p>
+          <StatCard title="Pending" value={figure(w.pending_earnings)} unit="GLOB" icon="clock">
+            <p className="stat-card-detail">Node rewards, paid after the settlement window</p>
           </StatCard>
         </ul>
       </section>
