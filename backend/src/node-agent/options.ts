@@ -89,6 +89,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     given[flag] = value;
   }
   const get = (flag: Flag): string | undefined => given[flag] ?? (env[FLAGS[flag]] || undefined);
+  // npm runs scripts in the package's directory; a relative path means one from where the command was typed.
+  const base = env.INIT_CWD || process.cwd();
 
   const api = get('--api');
   if (api !== undefined) {
@@ -114,9 +116,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     api: api?.replace(/\/+$/, ''),
     joinToken: get('--join-token'),
     name: nodeName(get('--name') ?? host),
-    modelsDir: resolve(get('--models-dir') ?? resolve(REPO_ROOT, '.data', 'models')),
-    dataDir: resolve(get('--data-dir') ?? resolve(REPO_ROOT, '.data', 'node')),
-    catalog: catalog === undefined ? undefined : resolve(catalog),
+    modelsDir: resolve(base, get('--models-dir') ?? resolve(REPO_ROOT, '.data', 'models')),
+    dataDir: resolve(base, get('--data-dir') ?? resolve(REPO_ROOT, '.data', 'node')),
+    catalog: catalog === undefined ? undefined : resolve(base, catalog),
     threads,
     gpu,
     help,

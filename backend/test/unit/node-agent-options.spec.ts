@@ -74,6 +74,11 @@ describe('node agent options', () => {
     expect(() => parseOptions(argv, {}, 'h')).toThrow(message);
   });
 
+  it('relative paths are from where the command was typed (npm sets INIT_CWD), not from the package npm runs it in', () => {
+    const o = parseOptions(['--models-dir', 'models', '--data-dir', '../node', '--catalog', 'c.json'], { INIT_CWD: '/home/me/glob' }, 'h');
+    expect(o).toMatchObject({ modelsDir: '/home/me/glob/models', dataDir: '/home/me/node', catalog: '/home/me/glob/c.json' });
+  });
+
   it('--help', () => {
     expect(parseOptions(['--help'], {}, 'h').help).toBe(true);
   });

@@ -1,0 +1,220 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { LedgerService } from '../../src/modules/wallet/ledger.service';
+import { startStack, type TestStack } from '../support/app';
+import { newUser } from '../support/users';
+import { readSse } from '../support/worker';
+
+/**
+ * The node agent as a provider runs it: a separate process (`npm run node`'s command) whose environment has no
+ * DATABASE_URL or REDIS_URL, talking HTTP to a real API on real PostgreSQL and Redis, running llama.cpp on the
+ * tiny model. The API runs no in-cluster inference worker (the test stack's WORKER_MODELS is `none`), so every
+ * reply here is the agent's. Loopback only: the agent knows nothing but the API's URL.
+ */
+const REPO = resolve(__dirname, '..', '..', '..');
+const MODEL = 'glob-tiny-chat';
+let seq = 0;
+const streamId = () => `s_na_${Date.now().toString(36)}_${++seq}`;
+
+interface AgentProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves when the output matches (or fails with the output so far). */
+  waitFor(pattern: RegExp, ms?: number): Promise<RegExpMatchArray>;
+  exited: Promise<number | null>;
+}
+
+function startAgent(args: string[]): AgentProcess {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (!/^(DATABASE_URL|REDIS_URL|REDIS_PREFIX|MODELS_DIR|GLOB_)/.test(k)) env[k] = v;
+  }
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'backend/src/node-agent/main.ts', ...args], {
+    cwd: REPO,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return {
+    child,
+    output: () => out,
+    exited,
+    async waitFor(pattern, ms = 60_000) {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const m = pattern.exec(out);
+        if (m) return m;
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`agent output never matched ${pattern}:\n${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+  };
+}
+
+describe('node agent: a separate process serving the network over HTTP only', () => {
+  let stack: TestStack;
+  let provider: Awaited<ReturnType<typeof newUser>>;
+  let dataDir: string;
+  let agent: AgentProcess | undefined;
+  let nodeId: string;
+
+  beforeAll(async () => {
+    stack = await startStack();
+    provider = await newUser(stack, 'node-owner');
+    dataDir = await mkdtemp(join(tmpdir(), 'glob-node-agent-'));
+  }, 60_000);
+  afterAll(async () => {
+    if (agent && agent.child.exitCode === null) {
+      agent.child.kill('SIGKILL');
+      await agent.exited;
+    }
+    expect(await stack.app.get(LedgerService).reconcile()).toEqual([]);
+    await stack.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }, 60_000);
+
+  const start = (auth: Record<string, string>, body: object) =>
+    fetch(`${stack.url}/api/inference/stream/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth },
+      body: JSON.stringify(body),
+    });
+  const task = async (id: string) =>
+    ((await stack.db.query(`SELECT * FROM inference_tasks WHERE stream_id = $1`, [id])) as Array<Record<string, unknown>>)[0]!;
+
+  it('pairs with a join token from the API and stores its credential (mode 0600)', async () => {
+    const token = await stack.http.post('/api/nodes/join-tokens').set(provider.auth).expect(201);
+    agent = startAgent([
+      '--api',
+      stack.url,
+      '--join-token',
+      token.body.join_token as string,
+      '--name',
+      'test-living-room-pc',
+      '--models-dir',
+      process.env.MODELS_DIR!,
+      '--data-dir',
+      dataDir,
+      '--threads',
+      '1',
+      '--gpu',
+      'off',
+    ]);
+    await agent.waitFor(/Paired as test-living-room-pc \(node [0-9a-f]{4}…\)/);
+    await agent.waitFor(/Serving glob-tiny-chat with 1 thread/);
+    const path = join(dataDir, 'credential.json');
+    const stored = JSON.parse(await readFile(path, 'utf8')) as { api: string; node_id: string; credential: string; name: string };
+    expect(stored).toMatchObject({ api: stack.url, name: 'test-living-room-pc' });
+    expect(stored.credential).toMatch(/^glb_node_/);
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    nodeId = stored.node_id;
+    // Its environment held neither the database nor Redis: everything above went over HTTP.
+    expect(agent.output()).not.toMatch(/DATABASE_URL|REDIS_URL/);
+  }, 90_000);
+
+  it('its heartbeat makes it online in its owner’s list, with its host facts and loaded model', async () => {
+    const deadline = Date.now() + 15_000;
+    let node: Record<string, unknown> | undefined;
+    for (;;) {
+      const res = await stack.http.get('/api/nodes').set(provider.auth).expect(200);
+      node = (res.body.nodes as Array<Record<string, unknown>>).find((n) => n.id === nodeId);
+      if (node?.status === 'online' && (node.models as string[]).includes(MODEL)) break;
+      if (Date.now() > deadline) throw new Error(`node never online: ${JSON.stringify(node)}\n${agent!.output()}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(node).toMatchObject({
+      name: 'test-living-room-pc',
+      status: 'online',
+      models: [MODEL],
+      allocation: { cpu_percent: 50, memory_percent: 40, gpu_percent: 60 },
+      host: { os: process.platform, arch: process.arch, gpu: null },
+    });
+    const models = await stack.http.get('/api/inference/models').set(provider.auth).expect(200);
+    expect(models.body.models.find((m: { id: string }) => m.id === MODEL)).toMatchObject({ status: 'available' });
+  }, 30_000);
+
+  it('serves a streamed reply: tokens in order, then done; the task names the node', async () => {
+    const u = await newUser(stack, 'node-chatter');
+    const id = streamId();
+    const res = await start(u.auth, { streamId: id, modelId: MODEL, prompt: 'Hello there, how are you today?', params: { max_tokens: 40 } });
+    expect(res.status).toBe(200);
+    const events = await readSse(res);
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    expect(events.filter((e) => e.data.type === 'token').length).toBeGreaterThan(0);
+    const done = events.at(-1)!;
+    expect(done.data).toMatchObject({ type: 'done', success: true });
+    expect(['stop', 'length']).toContain(done.data.stop_reason);
+    expect(done.data.usage!.completion_tokens).toBeGreaterThan(0);
+    expect(done.data.usage!.completion_tokens).toBeLessThanOrEqual(40);
+    expect(await task(id)).toMatchObject({ status: 'completed', node_id: nodeId, completion_tokens: done.data.usage!.completion_tokens });
+    const line = await agent!.waitFor(/Job (\S+): (\d+) tokens? in [\d.]+ s/);
+    expect(Number(line[2])).toBe(done.data.usage!.completion_tokens);
+  }, 60_000);
+
+  it('a stop from the requester reaches the node: done with stop_reason abort', async () => {
+    const u = await newUser(stack, 'node-stopper');
+    const id = streamId();
+    // Greedy decoding: this prompt runs to max_tokens without the tiny model ending on its own.
+    const res = await start(u.auth, { streamId: id, modelId: MODEL, prompt: 'A long answer please', params: { max_tokens: 1500, temperature: 0 } });
+    let stopped = false;
+    const events = await readSse(res, (e) => {
+      if (e.data.type === 'token' && !stopped) {
+        stopped = true;
+        // supertest sends only once awaited (then).
+        void stack.http
+          .post(`/api/inference/stream/${id}/stop`)
+          .set(u.auth)
+          .then((r) => expect(r.status).toBe(200));
+      }
+    });
+    expect(events.at(-1)!.data).toMatchObject({ type: 'done', stop_reason: 'abort' });
+    expect(events.at(-1)!.data.usage!.completion_tokens).toBeLessThan(1500);
+  }, 60_000);
+
+  it('Ctrl-C mid-reply: the agent returns its job, says so and exits 0; the reply ends with an error', async () => {
+    const u = await newUser(stack, 'node-interrupted');
+    const id = streamId();
+    const res = await start(u.auth, { streamId: id, modelId: MODEL, prompt: 'A long answer please', params: { max_tokens: 1500, temperature: 0 } });
+    let signalled = false;
+    const events = await readSse(res, (e) => {
+      if (e.data.type === 'token' && !signalled) {
+        signalled = true;
+        agent!.child.kill('SIGINT');
+      }
+    });
+    expect(await agent!.exited).toBe(0);
+    if (process.env.NODE_AGENT_LOG) console.log(agent!.output());
+    const jobLine = await agent!.waitFor(/Returned job (\S+) to the network/, 1000);
+    expect(jobLine[1]).toBeTruthy();
+    // Part of the reply was out already, so it cannot move to another node: it ends with an error, at no charge.
+    expect(events.at(-1)!.data).toMatchObject({ type: 'error' });
+    expect(await task(id)).toMatchObject({ status: 'failed', charged_units: expect.anything() });
+    expect(Number((await task(id)).charged_units)).toBe(0);
+    const b = await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200);
+    expect(b.body.pending_balance).toBe(0);
+  }, 60_000);
+
+  it('a later run needs no join token: the stored credential and API', async () => {
+    agent = startAgent(['--models-dir', process.env.MODELS_DIR!, '--data-dir', dataDir, '--threads', '1', '--gpu', 'off']);
+    await agent.waitFor(new RegExp(`Starting node test-living-room-pc \\(node ${nodeId.slice(0, 4)}…\\) on ${stack.url.replace(/[.]/g, '\\.')}`));
+    await agent.waitFor(/Serving glob-tiny-chat with 1 thread/);
+    agent.child.kill('SIGTERM');
+    expect(await agent.exited).toBe(0);
+  }, 60_000);
+
+  it('revoked by its owner: says so in plain words, exits 2 and sets its credential aside', async () => {
+    agent = startAgent(['--models-dir', process.env.MODELS_DIR!, '--data-dir', dataDir, '--threads', '1', '--gpu', 'off']);
+    await agent.waitFor(/Serving glob-tiny-chat with 1 thread/);
+    await stack.http.delete(`/api/nodes/${nodeId}`).set(provider.auth).expect(204);
+    expect(await agent.exited).toBe(2);
+    expect(agent.output()).toContain('This node was revoked by its owner; pair it again with a new join token.');
+    await expect(stat(join(dataDir, 'credential.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await stat(join(dataDir, 'credential.json.revoked'))).isFile()).toBe(true);
+    if (process.env.NODE_AGENT_LOG) console.log(agent.output());
+  }, 60_000);
+});
