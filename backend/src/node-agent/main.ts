@@ -47,10 +47,12 @@ async function main(): Promise<number> {
     models,
     cpuLoad: () => cpuLoad(host.cpu_cores),
   });
-  let signals = 0;
+  let firstSignal = 0;
   const onSignal = (): void => {
-    // A second Ctrl-C leaves at once; the network takes a held job back when its lock expires.
-    if (++signals > 1) process.exit(130);
+    // Ctrl-C reaches npm and this process alike, and npm forwards it: copies within a second are one Ctrl-C.
+    // A later second one leaves at once; the network takes a held job back when its lock expires.
+    if (firstSignal && Date.now() - firstSignal > 1000) process.exit(130);
+    firstSignal ||= Date.now();
     agent.stop();
   };
   process.on('SIGINT', onSignal);
