@@ -67,8 +67,9 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    // Every model queue's stalled-job check runs here, so a silent node loses its job even with no in-cluster worker.
-    this.leases.watch([...this.catalog].map(inferenceQueue));
+    // The stalled-job check of every queue a remote node may hold a job of runs here (and starts with a queue's first
+    // claim), so a silent node loses its job even when no in-cluster worker serves that model.
+    this.leases.watch(this.catalogModels(await this.nodes.remoteModels()).map(inferenceQueue));
     this.subscriber = createRedis(this.config, true);
     this.subscriber.on('error', () => undefined);
     await this.subscriber.subscribe(jobsAddedChannel(this.config.redis.prefix));

@@ -162,6 +162,16 @@ export class ProviderNodesRepository extends Repository {
     return revoked > 0;
   }
 
+  /** Every model a paired, unrevoked node has loaded (whether or not it is online now). */
+  async remoteModels(tx?: Tx): Promise<string[]> {
+    const rows = await this.rows<{ model: string }>(
+      `SELECT DISTINCT unnest(models) AS model FROM nodes WHERE credential_hash IS NOT NULL AND revoked_at IS NULL`,
+      [],
+      tx,
+    );
+    return rows.map((r) => r.model);
+  }
+
   async setSpeed(id: string, measuredTps: number, hardwareScore: number, tx?: Tx): Promise<void> {
     await this.rows(`UPDATE nodes SET measured_tps = $2, hardware_score = $3 WHERE id = $1`, [id, measuredTps, hardwareScore], tx);
   }
