@@ -8,7 +8,8 @@ export class FundedRewards1764400000000 implements MigrationInterface {
     // The mint of the rewards emission, as platform:sales is for purchases and platform:bonus for bonuses.
     await q.query(
       `INSERT INTO ledger_accounts (kind, code, address)
-       VALUES ('platform', 'platform:emission', 'glb1' || substr(encode(sha256(gen_random_uuid()::text::bytea), 'hex'), 1, 38))`,
+       VALUES ('platform', 'platform:emission', 'glb1' || substr(encode(sha256(gen_random_uuid()::text::bytea), 'hex'), 1, 38))
+       ON CONFLICT (code) DO NOTHING`,
     );
     // One row. The emission accrues from started_at; accrued_at is where the last accrual ended. opening_units is
     // what rewards paid before they were funded had already minted (covered once, below).
@@ -79,5 +80,8 @@ export class FundedRewards1764400000000 implements MigrationInterface {
     await q.query(`DROP TABLE IF EXISTS node_rewards`);
     await q.query(`DROP TABLE IF EXISTS reward_emission`);
     await q.query(`ALTER TABLE ledger_accounts DROP CONSTRAINT IF EXISTS ledger_accounts_funded_nonnegative`);
+    await q.query(
+      `DELETE FROM ledger_accounts a WHERE a.code = 'platform:emission' AND NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.account_id = a.id)`,
+    );
   }
 }
