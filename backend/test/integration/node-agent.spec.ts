@@ -1,8 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
+import { startAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { newUser } from '../support/users';
 import { readSse } from '../support/worker';
@@ -13,48 +13,9 @@ import { readSse } from '../support/worker';
  * tiny model. The API runs no in-cluster inference worker (the test stack's WORKER_MODELS is `none`), so every
  * reply here is the agent's. Loopback only: the agent knows nothing but the API's URL.
  */
-const REPO = resolve(__dirname, '..', '..', '..');
 const MODEL = 'glob-tiny-chat';
 let seq = 0;
 const streamId = () => `s_na_${Date.now().toString(36)}_${++seq}`;
-
-interface AgentProcess {
-  child: ChildProcess;
-  output(): string;
-  /** Resolves when the output matches (or fails with the output so far). */
-  waitFor(pattern: RegExp, ms?: number): Promise<RegExpMatchArray>;
-  exited: Promise<number | null>;
-}
-
-function startAgent(args: string[]): AgentProcess {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (!/^(DATABASE_URL|REDIS_URL|REDIS_PREFIX|MODELS_DIR|GLOB_)/.test(k)) env[k] = v;
-  }
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'backend/src/node-agent/main.ts', ...args], {
-    cwd: REPO,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  return {
-    child,
-    output: () => out,
-    exited,
-    async waitFor(pattern, ms = 60_000) {
-      const deadline = Date.now() + ms;
-      for (;;) {
-        const m = pattern.exec(out);
-        if (m) return m;
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`agent output never matched ${pattern}:\n${out}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    },
-  };
-}
 
 describe('node agent: a separate process serving the network over HTTP only', () => {
   let stack: TestStack;

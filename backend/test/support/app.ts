@@ -38,7 +38,8 @@ async function copyTemplate(name: string): Promise<void> {
  * A real API (and optionally the worker) on a database of its own, copied from the run's migrated
  * template, and a Redis key prefix of its own. Everything is removed by close().
  */
-export async function startStack(opts: { env?: Record<string, string>; worker?: boolean } = {}): Promise<TestStack> {
+/** `host`: where the API listens (loopback by default; '0.0.0.0' for clients on test hosts in network namespaces). */
+export async function startStack(opts: { env?: Record<string, string>; worker?: boolean; host?: string } = {}): Promise<TestStack> {
   const name = `${process.env.GLOB_TEST_TEMPLATE_DB}_${randomName('f')}`.slice(0, 63);
   await copyTemplate(name);
   const prefix = `globtest:${name}`;
@@ -59,14 +60,15 @@ export async function startStack(opts: { env?: Record<string, string>; worker?: 
     ...opts.env,
   });
   const app = await createApi(config);
-  await app.listen(0, '127.0.0.1');
-  const url = await app.getUrl();
+  await app.listen(0, opts.host ?? '127.0.0.1');
+  const { port } = (app.getHttpServer() as import('node:http').Server).address() as import('node:net').AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
   const worker = opts.worker ? await createWorker(config) : undefined;
   return {
     config,
     app,
     http: request(app.getHttpServer()),
-    url: url.replace('[::1]', '127.0.0.1'),
+    url,
     db: app.get(DataSource),
     worker,
     async close() {

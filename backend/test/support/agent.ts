@@ -1,0 +1,46 @@
+import { type ChildProcess, spawn, type SpawnOptions } from 'node:child_process';
+import { resolve } from 'node:path';
+import type { NetnsHost } from './netns';
+
+const REPO = resolve(__dirname, '..', '..', '..');
+
+/** A node agent process (`npm run node`'s entry point) as a provider runs it. */
+export interface AgentProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves when the output matches (or fails with the output so far). */
+  waitFor(pattern: RegExp, ms?: number): Promise<RegExpMatchArray>;
+  exited: Promise<number | null>;
+}
+
+/**
+ * Starts the agent with `args`, in an environment without DATABASE_URL, REDIS_URL or any GLOB_ setting, so all
+ * it knows of the platform is the API URL it is given. With `host`, it runs inside that network namespace.
+ */
+export function startAgent(args: string[], host?: NetnsHost): AgentProcess {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (!/^(DATABASE_URL|REDIS_URL|REDIS_PREFIX|MODELS_DIR|GLOB_)/.test(k)) env[k] = v;
+  }
+  const command = [process.execPath, '-r', '@swc-node/register', 'backend/src/node-agent/main.ts', ...args];
+  const options: SpawnOptions = { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] };
+  const child = host ? host.spawn(command[0]!, command.slice(1), options) : spawn(command[0]!, command.slice(1), options);
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return {
+    child,
+    output: () => out,
+    exited,
+    async waitFor(pattern, ms = 60_000) {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const m = pattern.exec(out);
+        if (m) return m;
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`agent output never matched ${pattern}:\n${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+  };
+}
