@@ -1,4 +1,4 @@
-import { INestApplication, INestApplicationContext, Logger, LogLevel, PayloadTooLargeException } from '@nestjs/common';
+import { INestApplicationContext, Logger, LogLevel, PayloadTooLargeException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -146,4 +146,3 @@ export async function createWorker(config: AppConfig): Promise<INestApplicationC
   return ctx;
 }
 
-export type { INestApplication };

@@ -1,3 +1,5 @@
+import type Redis from 'ioredis';
+import { REDIS } from '../../src/redis/redis.module';
 import jwt from 'jsonwebtoken';
 import { CodesService } from '../../src/modules/accounts/codes.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
@@ -20,7 +22,7 @@ function codeIn(raw: string): string {
 
 /** As if the 60 s resend wait had passed for this address. */
 async function forgetResendWait(stack: TestStack, email: string, purpose = 'signup') {
-  const redis = stack.app.get<import('ioredis').default>(require('../../src/redis/redis.module').REDIS);
+  const redis = stack.app.get<Redis>(REDIS);
   await redis.del(`${stack.config.redis.prefix}:otp-wait:${purpose}:${email.toLowerCase()}`);
 }
 

@@ -7,7 +7,12 @@ import { UNITS_PER_GLOB } from '../wallet/units';
 
 const params = constants.inferenceParamDefaults;
 /** The sampling defaults are the spec's (InferenceParams); a catalog model's context length defaults to 8192. */
-export const GENERATION_DEFAULTS = { temperature: params.temperature, maxTokens: params.max_tokens, topP: params.top_p, contextLength: 8192 } as const;
+export const GENERATION_DEFAULTS = {
+  temperature: params.temperature,
+  maxTokens: params.max_tokens,
+  topP: params.top_p,
+  contextLength: 8192,
+} as const;
 export const TINY_MODEL_FILE = 'glob-tiny-chat.gguf';
 
 const entry = z.object({
