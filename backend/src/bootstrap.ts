@@ -145,4 +145,3 @@ export async function createWorker(config: AppConfig): Promise<INestApplicationC
   ctx.enableShutdownHooks();
   return ctx;
 }
-
