@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { JoinToken } from '../../api/queries/nodes';
+import { copyText } from '../../components/clipboard';
 import { formatDateTime } from '../../components/format';
-import { copyText } from '../wallet/WalletAddress';
 import { NODES_TEXTS } from './texts';
 
 interface Props {

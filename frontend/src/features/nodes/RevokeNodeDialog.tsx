@@ -1,7 +1,6 @@
-import { useEffect, useId, useRef, type KeyboardEvent } from 'react';
+import { useId, useRef } from 'react';
+import { useDialogFocus } from '../../components/useDialogFocus';
 import { NODES_TEXTS } from './texts';
-
-const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 interface Props {
   name: string;
@@ -18,40 +17,12 @@ interface Props {
  */
 export function RevokeNodeDialog({ name, busy, error, onConfirm, onClose }: Props) {
   const ids = { title: useId(), text: useId() };
-  const dialog = useRef<HTMLDivElement>(null);
   const cancel = useRef<HTMLButtonElement>(null);
-
-  useEffect(() => {
-    const opener = document.activeElement;
-    cancel.current?.focus();
-    return () => {
-      if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
-    };
-  }, []);
 
   const close = () => {
     if (!busy) onClose();
   };
-
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key === 'Escape') {
-      event.stopPropagation();
-      close();
-      return;
-    }
-    if (event.key !== 'Tab' || !dialog.current) return;
-    const items = Array.from(dialog.current.querySelectorAll<HTMLElement>(FOCUSABLE));
-    if (items.length === 0) return;
-    const first = items[0]!;
-    const last = items[items.length - 1]!;
-    if (event.shiftKey && (document.activeElement === first || !dialog.current.contains(document.activeElement))) {
-      event.preventDefault();
-      last.focus();
-    } else if (!event.shiftKey && document.activeElement === last) {
-      event.preventDefault();
-      first.focus();
-    }
-  };
+  const { dialog, onKeyDown } = useDialogFocus(close, cancel);
 
   return (
     <div className="nodes-dialog-backdrop" onMouseDown={(e) => e.target === e.currentTarget && close()}>

@@ -1,8 +1,9 @@
-import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { ApiError } from '../../api/client';
 import { newIdempotencyKey, walletMutations, type TransferRequest, type TransferResult } from '../../api/queries/wallet';
 import { formatGlob } from '../../components/format';
+import { useDialogFocus } from '../../components/useDialogFocus';
 
 /** spec WalletAddress: 'glb1' and 38 lowercase hex characters. */
 export const ADDRESS_PATTERN = /^glb1[0-9a-f]{38}$/;
@@ -59,8 +60,6 @@ export function validateTransfer(form: { to_address: string; amount: string }, o
   return errors;
 }
 
-const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
-
 /**
  * 'Send tokens' (beyond the document): address and amount, a confirmation step showing both, then POST transfer with
  * an Idempotency-Key that is reused when the same confirmation is retried. A modal dialog: focus moves in, stays in
@@ -68,11 +67,9 @@ const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), texta
  */
 export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose }: Props) {
   const ids = { title: useId(), address: useId(), amount: useId(), note: useId(), addressError: useId(), amountError: useId(), hint: useId() };
-  const dialog = useRef<HTMLDivElement>(null);
   const addressInput = useRef<HTMLInputElement>(null);
   const confirmHeading = useRef<HTMLParagraphElement>(null);
   const doneMessage = useRef<HTMLParagraphElement>(null);
-  const opener = useRef<Element | null>(null);
 
   const [step, setStep] = useState<'form' | 'confirm' | 'done'>('form');
   const [form, setForm] = useState({ to_address: '', amount: '', note: '' });
@@ -84,12 +81,10 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
 
   const transfer = useMutation(walletMutations.transfer(userId));
 
-  useEffect(() => {
-    opener.current = document.activeElement;
-    return () => {
-      if (opener.current instanceof HTMLElement) opener.current.focus();
-    };
-  }, []);
+  const close = () => {
+    if (!transfer.isPending) onClose();
+  };
+  const { dialog, onKeyDown } = useDialogFocus(close);
 
   useEffect(() => {
     if (step === 'form') addressInput.current?.focus();
@@ -134,30 +129,6 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
         onError: (error) => setServerError(error instanceof ApiError ? error.message : SEND_TEXTS.network),
       },
     );
-  };
-
-  const close = () => {
-    if (!transfer.isPending) onClose();
-  };
-
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key === 'Escape') {
-      event.stopPropagation();
-      close();
-      return;
-    }
-    if (event.key !== 'Tab' || !dialog.current) return;
-    const items = Array.from(dialog.current.querySelectorAll<HTMLElement>(FOCUSABLE));
-    if (items.length === 0) return;
-    const first = items[0]!;
-    const last = items[items.length - 1]!;
-    if (event.shiftKey && (document.activeElement === first || !dialog.current.contains(document.activeElement))) {
-      event.preventDefault();
-      last.focus();
-    } else if (!event.shiftKey && document.activeElement === last) {
-      event.preventDefault();
-      first.focus();
-    }
   };
 
   const edit = (field: keyof typeof form) => (value: string) => {
