@@ -6,7 +6,6 @@ import { Icon } from '../../components/Icon';
 import { JoinCommand } from './JoinCommand';
 import { NodeCard } from './NodeCard';
 import { NODES_TEXTS } from './texts';
-import '../wallet/stat-card.css';
 import './nodes.css';
 
 /**
@@ -34,7 +33,7 @@ export function NodesPage() {
 
   return (
     <div className="app-page nodes">
-      <header className="app-page-head nodes-head">
+      <header className="app-page-head app-page-head-row nodes-head">
         <div>
           <h1 ref={heading} tabIndex={-1}>
             {NODES_TEXTS.title}

@@ -25,10 +25,10 @@ export function RevokeNodeDialog({ name, busy, error, onConfirm, onClose }: Prop
   const { dialog, onKeyDown } = useDialogFocus(close, cancel);
 
   return (
-    <div className="nodes-dialog-backdrop" onMouseDown={(e) => e.target === e.currentTarget && close()}>
+    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && close()}>
       <div
         ref={dialog}
-        className="card nodes-dialog"
+        className="card modal-card nodes-dialog"
         role="alertdialog"
         aria-modal="true"
         aria-labelledby={ids.title}

@@ -140,7 +140,7 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
 
   return (
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && close()}>
-      <div ref={dialog} className="card modal" role="dialog" aria-modal="true" aria-labelledby={ids.title} onKeyDown={onKeyDown}>
+      <div ref={dialog} className="card modal-card modal" role="dialog" aria-modal="true" aria-labelledby={ids.title} onKeyDown={onKeyDown}>
         <h2 id={ids.title}>{SEND_TEXTS.title}</h2>
 
         {step === 'form' ? (

@@ -29,7 +29,7 @@ export function WalletPage() {
 
   return (
     <div className="app-page wallet">
-      <header className="app-page-head wallet-head">
+      <header className="app-page-head app-page-head-row">
         <div>
           <h1>Token Wallet</h1>
           <p>Manage your GLOB tokens and transactions</p>
