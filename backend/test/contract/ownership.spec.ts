@@ -6,6 +6,7 @@ import { REDIS } from '../../src/redis/redis.module';
 import { expectSpecResponse } from '../support/contract';
 import { newUser } from '../support/users';
 import { startStack, TestStack } from '../support/app';
+import { startReply } from '../support/worker';
 
 /**
  * Ownership on every path, generated from the spec: every operation whose path names a resource by id
@@ -287,12 +288,12 @@ describe('contract: every operation on an owned resource refuses another account
     // A reply of A's, started through the API and claimed by A's node, which holds it.
     const nodeJobId = `s_node_${randomUUID().replace(/-/g, '')}`;
     const started = new AbortController();
-    const res = await fetch(`${stack.url}/api/inference/stream/start`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...a.auth },
-      body: JSON.stringify({ streamId: nodeJobId, modelId: 'glob-tiny-chat', prompt: 'Hello', params: { max_tokens: 16 } }),
-      signal: started.signal,
-    });
+    const res = await startReply(
+      stack,
+      a.auth,
+      { streamId: nodeJobId, modelId: 'glob-tiny-chat', prompt: 'Hello', params: { max_tokens: 16 } },
+      started.signal,
+    );
     if (res.status !== 200) throw new Error(`A's reply did not start: ${res.status} ${await res.text()}`);
     started.abort();
     const claimed = await stack.http.post('/api/nodes/jobs/claim').set(a.node.auth).send({ wait_seconds: 5 });

@@ -2,7 +2,7 @@ import { RewardsService } from '../../src/modules/inference/rewards.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { expectSpecResponse } from '../support/contract';
 import { newUser, register } from '../support/users';
-import { readSse, SseEvent, startWorker, WorkerProcess } from '../support/worker';
+import { readSse, SseEvent, startReply, startWorker, taskOf, WorkerProcess } from '../support/worker';
 import { startStack, TestStack } from '../support/app';
 
 const MODEL = 'glob-tiny-chat';
@@ -27,16 +27,8 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     await stack.close();
   }, 60_000);
 
-  const start = (auth: Record<string, string>, body: object) =>
-    fetch(`${stack.url}/api/inference/stream/start`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...auth },
-      body: JSON.stringify(body),
-    });
   const balance = async (u: { id: string; auth: Record<string, string> }) =>
     (await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200)).body as { balance: number; pending_balance: number };
-  const task = async (id: string) =>
-    ((await stack.db.query(`SELECT * FROM inference_tasks WHERE stream_id = $1`, [id])) as Array<Record<string, unknown>>)[0]!;
 
   it('lists the catalog: the tiny model available on a live worker, the others unavailable with the reason', async () => {
     const u = await newUser(stack, 'lister');
@@ -54,7 +46,12 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
   it('streams a reply token by token, in order, then done with usage; charges exactly what was used', async () => {
     const u = await newUser(stack, 'chatter');
     const id = streamId();
-    const res = await start(u.auth, { streamId: id, modelId: MODEL, prompt: 'Hello there, how are you today?', params: { max_tokens: 40 } });
+    const res = await startReply(stack, u.auth, {
+      streamId: id,
+      modelId: MODEL,
+      prompt: 'Hello there, how are you today?',
+      params: { max_tokens: 40 },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const events = await readSse(res);
@@ -72,7 +69,7 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     // 0.125 GLOB per token (catalog), settled from the hold; nothing stays reserved.
     const b = await balance(u);
     expect(b).toMatchObject({ pending_balance: 0, balance: (1000_000 - usage.total_tokens * PRICE) / 1000 });
-    const t = await task(id);
+    const t = await taskOf(stack, id);
     expect(t).toMatchObject({
       status: 'completed',
       completion_tokens: usage.completion_tokens,
@@ -91,7 +88,7 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
   it('gives a late reader and a reconnecting reader every event', async () => {
     const u = await newUser(stack, 'late');
     const id = streamId();
-    const first = await start(u.auth, { streamId: id, modelId: MODEL, prompt: 'Tell me a story', params: { max_tokens: 30 } });
+    const first = await startReply(stack, u.auth, { streamId: id, modelId: MODEL, prompt: 'Tell me a story', params: { max_tokens: 30 } });
     const all = await readSse(first);
     // Late: the whole stream again, identical.
     const late = await fetch(`${stack.url}/api/inference/stream/${id}`, { headers: u.auth });
@@ -109,7 +106,7 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     const u = await newUser(stack, 'twice');
     const id = streamId();
     const body = { streamId: id, modelId: MODEL, prompt: 'Same request', params: { max_tokens: 10 } };
-    const [a, b] = await Promise.all([start(u.auth, body), start(u.auth, body)]);
+    const [a, b] = await Promise.all([startReply(stack, u.auth, body), startReply(stack, u.auth, body)]);
     const [ea, eb] = await Promise.all([readSse(a), readSse(b)]);
     expect(eb).toEqual(ea);
     const rows = (await stack.db.query(`SELECT count(*)::int AS n FROM inference_tasks WHERE stream_id = $1`, [id])) as Array<{ n: number }>;
@@ -126,7 +123,12 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     const u = await newUser(stack, 'stopper');
     const id = streamId();
     // Greedy decoding: this prompt runs to max_tokens without the tiny model ending on its own.
-    const res = await start(u.auth, { streamId: id, modelId: MODEL, prompt: 'A long answer please', params: { max_tokens: 1500, temperature: 0 } });
+    const res = await startReply(stack, u.auth, {
+      streamId: id,
+      modelId: MODEL,
+      prompt: 'A long answer please',
+      params: { max_tokens: 1500, temperature: 0 },
+    });
     let stoppedAt = 0;
     const events = await readSse(res, (e) => {
       if (e.data.type === 'token' && !stoppedAt) {
@@ -190,7 +192,9 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
       .expect(201);
     const id = streamId();
     // Greedy decoding makes the tiny model's reply deterministic (it does not happen to end on its own here).
-    const events = await readSse(await start(poor.auth, { streamId: id, modelId: MODEL, prompt: 'Hi', params: { max_tokens: 500, temperature: 0 } }));
+    const events = await readSse(
+      await startReply(stack, poor.auth, { streamId: id, modelId: MODEL, prompt: 'Hi', params: { max_tokens: 500, temperature: 0 } }),
+    );
     const done = events.at(-1)!;
     expect(done.data).toMatchObject({ type: 'done', stop_reason: 'budget' });
     expect(await balance(poor)).toMatchObject({ balance: 0, pending_balance: 0 });
@@ -229,8 +233,8 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
   it("records the node owner's reward as pending, pays it once after the window, and the stats count tasks, data and the live node", async () => {
     const u = await newUser(stack, 'customer');
     const id = streamId();
-    await readSse(await start(u.auth, { streamId: id, modelId: MODEL, prompt: 'Reward my provider', params: { max_tokens: 16 } }));
-    const t = await task(id);
+    await readSse(await startReply(stack, u.auth, { streamId: id, modelId: MODEL, prompt: 'Reward my provider', params: { max_tokens: 16 } }));
+    const t = await taskOf(stack, id);
     const [node] = (await stack.db.query(`SELECT hardware_score FROM nodes WHERE id = $1`, [worker.nodeId])) as Array<{ hardware_score: string }>;
     const amount = Math.round(25 * Number(t.difficulty) * Number(node!.hardware_score) * 1000) / 1000;
 
@@ -246,7 +250,7 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
 
     // Paid by settlement after the window (the test clock), once.
     await stack.app.get(RewardsService).settle(new Date(Date.now() + 25 * 3600_000));
-    const paid = (await task(id)).reward_transaction_id as string;
+    const paid = (await taskOf(stack, id)).reward_transaction_id as string;
     expect(paid).toBeTruthy();
     const tx = await stack.http.get(`/api/users/${provider.id}/transactions?limit=100`).set(provider.auth).expect(200);
     const earnings = tx.body.transactions.filter((x: { reference: string }) => x.reference === t.id);
@@ -286,21 +290,21 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     const cid = conv.body.conversation.id as string;
     const id = streamId();
     const ctrl = new AbortController();
-    const res = await fetch(`${stack.url}/api/inference/stream/start`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...u.auth },
-      body: JSON.stringify({ streamId: id, modelId: MODEL, prompt: 'Remember this', conversation_id: cid, params: { max_tokens: 30 } }),
-      signal: ctrl.signal,
-    });
+    const res = await startReply(
+      stack,
+      u.auth,
+      { streamId: id, modelId: MODEL, prompt: 'Remember this', conversation_id: cid, params: { max_tokens: 30 } },
+      ctrl.signal,
+    );
     expect(res.status).toBe(200);
     ctrl.abort(); // the tab is closed
-    for (let i = 0; i < 100 && (await task(id)).status !== 'completed'; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && (await taskOf(stack, id)).status !== 'completed'; i++) await new Promise((r) => setTimeout(r, 100));
     const got = await stack.http.get(`/api/chat/conversations/${cid}`).set(u.auth).expect(200);
     const [user, reply] = got.body.conversation.messages;
     expect(user).toMatchObject({ role: 'user', content: 'Remember this', status: 'sent' });
     expect(reply).toMatchObject({ role: 'assistant', status: 'sent', model: MODEL });
     expect(reply.content.length).toBeGreaterThan(0);
-    const done = await task(id);
+    const done = await taskOf(stack, id);
     expect(reply.tokens).toBe(done.completion_tokens);
     // The user message carries the turn's prompt tokens: the conversation's total is what the turn was charged for.
     expect(user.tokens).toBe(done.prompt_tokens);
@@ -310,7 +314,7 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
 
     // A second turn: the model sees the conversation so far (prompt tokens grow with the history).
     const second = await readSse(
-      await start(u.auth, { streamId: streamId(), modelId: MODEL, prompt: 'And now?', conversation_id: cid, params: { max_tokens: 5 } }),
+      await startReply(stack, u.auth, { streamId: streamId(), modelId: MODEL, prompt: 'And now?', conversation_id: cid, params: { max_tokens: 5 } }),
     );
     expect(second.at(-1)!.data.usage!.prompt_tokens).toBeGreaterThan(reply.tokens);
     const other = await newUser(stack, 'intruder');
@@ -331,24 +335,18 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
 
     const id = streamId();
     const ctrl = new AbortController();
-    const res = await fetch(`${stack.url}/api/inference/stream/start`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...u.auth },
-      body: JSON.stringify({
-        streamId: id,
-        modelId: MODEL,
-        prompt: 'A long answer please',
-        conversation_id: cid,
-        params: { max_tokens: 600, temperature: 0 },
-      }),
-      signal: ctrl.signal,
-    });
+    const res = await startReply(
+      stack,
+      u.auth,
+      { streamId: id, modelId: MODEL, prompt: 'A long answer please', conversation_id: cid, params: { max_tokens: 600, temperature: 0 } },
+      ctrl.signal,
+    );
     expect(res.status).toBe(200);
     ctrl.abort(); // the page is reloaded: the client forgets the stream id
 
     const live = await stack.http.get(`/api/chat/conversations/${cid}`).set(u.auth).expect(200);
     expectSpecResponse(live, 'getConversation');
-    expect(['queued', 'running']).toContain((await task(id)).status);
+    expect(['queued', 'running']).toContain((await taskOf(stack, id)).status);
     expect(live.body.conversation.active_stream).toMatchObject({ stream_id: id, model_id: MODEL });
     expect(Date.parse(live.body.conversation.active_stream.started_at)).not.toBeNaN();
     // Only the user's message is saved so far; the reply is saved when the stream ends.
@@ -382,7 +380,7 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     const id = streamId();
     let stopped = false;
     const events = await readSse(
-      await start(u.auth, {
+      await startReply(stack, u.auth, {
         streamId: id,
         modelId: MODEL,
         prompt: 'A long answer please',
@@ -419,7 +417,9 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
       const u = await newUser(stack, 'batch');
       const ids = Array.from({ length: 8 }, () => streamId());
       await Promise.all(
-        ids.map(async (id) => readSse(await start(u.auth, { streamId: id, modelId: MODEL, prompt: `Job ${id}`, params: { max_tokens: 60 } }))),
+        ids.map(async (id) =>
+          readSse(await startReply(stack, u.auth, { streamId: id, modelId: MODEL, prompt: `Job ${id}`, params: { max_tokens: 60 } })),
+        ),
       );
       const rows = (await stack.db.query(`SELECT DISTINCT node_id FROM inference_tasks WHERE stream_id = ANY($1)`, [ids])) as Array<{
         node_id: string;
@@ -443,7 +443,12 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
       await second!.stop();
       const u = await newUser(stack, 'unlucky');
       const id = streamId();
-      const res = await start(u.auth, { streamId: id, modelId: MODEL, prompt: 'A long answer please', params: { max_tokens: 1500, temperature: 0 } });
+      const res = await startReply(stack, u.auth, {
+        streamId: id,
+        modelId: MODEL,
+        prompt: 'A long answer please',
+        params: { max_tokens: 1500, temperature: 0 },
+      });
       let rescue: Promise<WorkerProcess> | undefined;
       const events = await readSse(res, (e) => {
         if (e.data.type === 'token' && !rescue) {

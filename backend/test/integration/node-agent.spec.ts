@@ -5,7 +5,7 @@ import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { startAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { newUser } from '../support/users';
-import { readSse } from '../support/worker';
+import { readSse, startReply, taskOf } from '../support/worker';
 
 /**
  * The node agent as a provider runs it: a separate process (`npm run node`'s command) whose environment has no
@@ -38,15 +38,6 @@ describe('node agent: a separate process serving the network over HTTP only', ()
     await stack.close();
     await rm(dataDir, { recursive: true, force: true });
   }, 60_000);
-
-  const start = (auth: Record<string, string>, body: object) =>
-    fetch(`${stack.url}/api/inference/stream/start`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...auth },
-      body: JSON.stringify(body),
-    });
-  const task = async (id: string) =>
-    ((await stack.db.query(`SELECT * FROM inference_tasks WHERE stream_id = $1`, [id])) as Array<Record<string, unknown>>)[0]!;
 
   it('pairs with a join token from the API and stores its credential (mode 0600)', async () => {
     const token = await stack.http.post('/api/nodes/join-tokens').set(provider.auth).expect(201);
@@ -102,7 +93,12 @@ describe('node agent: a separate process serving the network over HTTP only', ()
   it('serves a streamed reply: tokens in order, then done; the task names the node', async () => {
     const u = await newUser(stack, 'node-chatter');
     const id = streamId();
-    const res = await start(u.auth, { streamId: id, modelId: MODEL, prompt: 'Hello there, how are you today?', params: { max_tokens: 40 } });
+    const res = await startReply(stack, u.auth, {
+      streamId: id,
+      modelId: MODEL,
+      prompt: 'Hello there, how are you today?',
+      params: { max_tokens: 40 },
+    });
     expect(res.status).toBe(200);
     const events = await readSse(res);
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
@@ -112,7 +108,7 @@ describe('node agent: a separate process serving the network over HTTP only', ()
     expect(['stop', 'length']).toContain(done.data.stop_reason);
     expect(done.data.usage!.completion_tokens).toBeGreaterThan(0);
     expect(done.data.usage!.completion_tokens).toBeLessThanOrEqual(40);
-    expect(await task(id)).toMatchObject({ status: 'completed', node_id: nodeId, completion_tokens: done.data.usage!.completion_tokens });
+    expect(await taskOf(stack, id)).toMatchObject({ status: 'completed', node_id: nodeId, completion_tokens: done.data.usage!.completion_tokens });
     const line = await agent!.waitFor(/Job (\S+): (\d+) tokens? in [\d.]+ s/);
     expect(Number(line[2])).toBe(done.data.usage!.completion_tokens);
   }, 60_000);
@@ -121,7 +117,12 @@ describe('node agent: a separate process serving the network over HTTP only', ()
     const u = await newUser(stack, 'node-stopper');
     const id = streamId();
     // Greedy decoding: this prompt runs to max_tokens without the tiny model ending on its own.
-    const res = await start(u.auth, { streamId: id, modelId: MODEL, prompt: 'A long answer please', params: { max_tokens: 1500, temperature: 0 } });
+    const res = await startReply(stack, u.auth, {
+      streamId: id,
+      modelId: MODEL,
+      prompt: 'A long answer please',
+      params: { max_tokens: 1500, temperature: 0 },
+    });
     let stopped = false;
     const events = await readSse(res, (e) => {
       if (e.data.type === 'token' && !stopped) {
@@ -140,7 +141,12 @@ describe('node agent: a separate process serving the network over HTTP only', ()
   it('Ctrl-C mid-reply: the agent returns its job, says so and exits 0; the reply ends with an error', async () => {
     const u = await newUser(stack, 'node-interrupted');
     const id = streamId();
-    const res = await start(u.auth, { streamId: id, modelId: MODEL, prompt: 'A long answer please', params: { max_tokens: 1500, temperature: 0 } });
+    const res = await startReply(stack, u.auth, {
+      streamId: id,
+      modelId: MODEL,
+      prompt: 'A long answer please',
+      params: { max_tokens: 1500, temperature: 0 },
+    });
     let signalled = false;
     const events = await readSse(res, (e) => {
       if (e.data.type === 'token' && !signalled) {
@@ -154,8 +160,8 @@ describe('node agent: a separate process serving the network over HTTP only', ()
     expect(jobLine[1]).toBeTruthy();
     // Part of the reply was out already, so it cannot move to another node: it ends with an error, at no charge.
     expect(events.at(-1)!.data).toMatchObject({ type: 'error' });
-    expect(await task(id)).toMatchObject({ status: 'failed', charged_units: expect.anything() });
-    expect(Number((await task(id)).charged_units)).toBe(0);
+    expect(await taskOf(stack, id)).toMatchObject({ status: 'failed', charged_units: expect.anything() });
+    expect(Number((await taskOf(stack, id)).charged_units)).toBe(0);
     const b = await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200);
     expect(b.body.pending_balance).toBe(0);
   }, 60_000);

@@ -1,7 +1,7 @@
 import type { Response } from 'supertest';
 import { expectSpecResponse } from '../support/contract';
 import { newUser } from '../support/users';
-import { readSse, SseEvent } from '../support/worker';
+import { readSse, SseEvent, startReply, taskOf } from '../support/worker';
 import { startStack, TestStack } from '../support/app';
 
 const TINY = 'glob-tiny-chat';
@@ -60,14 +60,7 @@ describe('provider nodes over the public API', () => {
     spec(await stack.http.post(`/api/nodes/jobs/${jobId}/events`).set(node.auth).send({ events }), 'sendNodeJobEvents');
 
   const start = (user: User, id: string, model = TINY, maxTokens = 32) =>
-    fetch(`${stack.url}/api/inference/stream/start`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...user.auth },
-      body: JSON.stringify({ streamId: id, modelId: model, prompt: 'Hello there', params: { max_tokens: maxTokens } }),
-    });
-
-  const task = async (id: string) =>
-    ((await stack.db.query(`SELECT * FROM inference_tasks WHERE stream_id = $1`, [id])) as Array<Record<string, unknown>>)[0]!;
+    startReply(stack, user.auth, { streamId: id, modelId: model, prompt: 'Hello there', params: { max_tokens: maxTokens } });
 
   const balance = async (u: User) =>
     (await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200)).body as { balance: number; pending_balance: number };
@@ -208,7 +201,7 @@ describe('provider nodes over the public API', () => {
         stop_reason: 'stop',
       });
 
-      const t = await task(id);
+      const t = await taskOf(stack, id);
       expect(t).toMatchObject({ status: 'completed', node_id: node.id, prompt_tokens: 12, completion_tokens: 3 });
       expect(Number(t.charged_units)).toBe(15 * Number(t.price_units));
       expect((await balance(u)).pending_balance).toBe(0);
@@ -258,14 +251,14 @@ describe('provider nodes over the public API', () => {
         { type: 'token', text: 'y' },
       ]);
       expect(notLast.status).toBe(400);
-      expect(await task(id)).toMatchObject({ status: 'running', charged_units: null });
+      expect(await taskOf(stack, id)).toMatchObject({ status: 'running', charged_units: null });
 
       await stack.http.post(`/api/inference/stream/${id}/stop`).set(u.auth).expect(200);
       expect((await send(node, id, [{ type: 'token', text: 'Stopping' }])).body).toEqual({ stop: true });
       await send(node, id, [{ type: 'done', usage: { prompt_tokens: 5, completion_tokens: 1 }, stop_reason: 'abort' }]);
       const events = await reading;
       expect(events.at(-1)!.data).toMatchObject({ type: 'done', stop_reason: 'abort' });
-      expect(Number((await task(id)).charged_units)).toBe(6 * Number((await task(id)).price_units));
+      expect(Number((await taskOf(stack, id)).charged_units)).toBe(6 * Number((await taskOf(stack, id)).price_units));
     });
 
     it('never gives a job for a model the node did not declare, nor any job to a paused node', async () => {
@@ -291,7 +284,7 @@ describe('provider nodes over the public API', () => {
       await send(lone, id, [{ type: 'error', message: 'out of memory' }]);
       const events = await reading;
       expect(events.at(-1)!.data).toMatchObject({ type: 'error', code: 'INTERNAL_ERROR' });
-      expect(await task(id)).toMatchObject({ status: 'failed', charged_units: '0' });
+      expect(await taskOf(stack, id)).toMatchObject({ status: 'failed', charged_units: '0' });
       expect((await balance(u)).pending_balance).toBe(0);
     });
 
@@ -340,7 +333,7 @@ describe('provider nodes over the public API', () => {
       ]);
       const events = await reading;
       expect(events.at(-1)!.data).toMatchObject({ type: 'done' });
-      expect(await task(id)).toMatchObject({ status: 'completed', node_id: rescuer.id });
+      expect(await taskOf(stack, id)).toMatchObject({ status: 'completed', node_id: rescuer.id });
     });
 
     it('a node returning a job it started ends the reply cleanly, at no charge', async () => {
@@ -353,7 +346,7 @@ describe('provider nodes over the public API', () => {
       expect(spec(await stack.http.post(`/api/nodes/jobs/${id}/return`).set(node.auth), 'returnNodeJob').status).toBe(204);
       const events = await reading;
       expect(events.at(-1)!.data).toMatchObject({ type: 'error', code: 'WORKER_FAILED' });
-      expect(await task(id)).toMatchObject({ status: 'failed', charged_units: '0' });
+      expect(await taskOf(stack, id)).toMatchObject({ status: 'failed', charged_units: '0' });
       expect(spec(await stack.http.post(`/api/nodes/jobs/${id}/return`).set(node.auth), 'returnNodeJob').status).toBe(409);
     });
 
@@ -368,7 +361,7 @@ describe('provider nodes over the public API', () => {
       const events = await reading;
       expect(events.at(-1)!.data).toMatchObject({ type: 'error', code: 'WORKER_FAILED' });
       expect(Date.now() - t0).toBeLessThan(10_000);
-      expect(await task(id)).toMatchObject({ status: 'failed', charged_units: '0' });
+      expect(await taskOf(stack, id)).toMatchObject({ status: 'failed', charged_units: '0' });
       expect(await balance(u)).toEqual(expect.objectContaining({ pending_balance: 0 }));
       // The node comes back: the job is no longer its own.
       expect((await send(node, id, [{ type: 'token', text: ' a time' }])).status).toBe(409);

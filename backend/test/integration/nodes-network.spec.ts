@@ -7,7 +7,7 @@ import { startAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { createNetnsHost, netnsUnavailable, type NetnsHost } from '../support/netns';
 import { newUser } from '../support/users';
-import { readSse } from '../support/worker';
+import { readSse, startReply, taskOf } from '../support/worker';
 
 /**
  * The network as providers make it: two node agents, separate processes that know only the API's URL, one on
@@ -74,15 +74,6 @@ describe('the network: provider nodes on separate hosts share one queue', () => 
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
   }, 60_000);
 
-  const start = (auth: Record<string, string>, body: object) =>
-    fetch(`${stack.url}/api/inference/stream/start`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...auth },
-      body: JSON.stringify(body),
-    });
-  const task = async (id: string) =>
-    ((await stack.db.query(`SELECT * FROM inference_tasks WHERE stream_id = $1`, [id])) as Array<Record<string, unknown>>)[0]!;
-
   it('both nodes pair and come online; node B reached the API over its veth link only', async () => {
     if (host) {
       expect(agents.b.api).toBe(`http://${host.gateway}:${new URL(stack.url).port}`);
@@ -110,11 +101,13 @@ describe('the network: provider nodes on separate hosts share one queue', () => 
     const ids = Array.from({ length: 8 }, streamId);
     const replies = await Promise.all(
       ids.map(async (id) =>
-        readSse(await start(requester.auth, { streamId: id, modelId: MODEL, prompt: 'Tell me about the network', params: { max_tokens: 120 } })),
+        readSse(
+          await startReply(stack, requester.auth, { streamId: id, modelId: MODEL, prompt: 'Tell me about the network', params: { max_tokens: 120 } }),
+        ),
       ),
     );
     for (const events of replies) expect(events.at(-1)!.data).toMatchObject({ type: 'done', success: true });
-    const servedBy = await Promise.all(ids.map(async (id) => (await task(id)).node_id as string));
+    const servedBy = await Promise.all(ids.map(async (id) => (await taskOf(stack, id)).node_id as string));
     expect(new Set(servedBy)).toEqual(new Set([agents.a.nodeId, agents.b.nodeId]));
     const rewards = (await stack.db.query(
       `SELECT task_id, node_id, owner_id FROM node_rewards WHERE task_id IN (SELECT id FROM inference_tasks WHERE stream_id = ANY($1))`,
@@ -126,9 +119,11 @@ describe('the network: provider nodes on separate hosts share one queue', () => 
 
   it('an owner chatting with their own nodes pays for the reply but earns no reward for it', async () => {
     const id = streamId();
-    const events = await readSse(await start(provider.auth, { streamId: id, modelId: MODEL, prompt: 'Hello', params: { max_tokens: 30 } }));
+    const events = await readSse(
+      await startReply(stack, provider.auth, { streamId: id, modelId: MODEL, prompt: 'Hello', params: { max_tokens: 30 } }),
+    );
     expect(events.at(-1)!.data).toMatchObject({ type: 'done' });
-    const t = await task(id);
+    const t = await taskOf(stack, id);
     expect([agents.a.nodeId, agents.b.nodeId]).toContain(t.node_id);
     expect(Number(t.charged_units)).toBeGreaterThan(0);
     expect(await stack.db.query(`SELECT 1 FROM node_rewards WHERE task_id = $1`, [t.id])).toEqual([]);
@@ -136,7 +131,7 @@ describe('the network: provider nodes on separate hosts share one queue', () => 
 
   it('kill -9 of the node mid-reply: the reply ends with a clean error within the lock time, nothing is charged, the ledger reconciles', async () => {
     const id = streamId();
-    const res = await start(requester.auth, {
+    const res = await startReply(stack, requester.auth, {
       streamId: id,
       modelId: MODEL,
       prompt: 'A long answer please',
@@ -147,7 +142,7 @@ describe('the network: provider nodes on separate hosts share one queue', () => 
     const events = await readSse(res, (e) => {
       if (e.data.type !== 'token' || killed) return;
       killed = 'pending';
-      void task(id).then((t) => {
+      void taskOf(stack, id).then((t) => {
         const victim = Object.values(agents).find((x) => x.nodeId === t.node_id)!;
         killed = victim.nodeId;
         killedAt = Date.now();
@@ -159,7 +154,7 @@ describe('the network: provider nodes on separate hosts share one queue', () => 
     expect(events.at(-1)!.data).toMatchObject({ type: 'error', code: 'WORKER_FAILED' });
     // The lock lapses after JOB_LOCK_MS; the stalled check and the reaper each run every second.
     expect(endedAfter).toBeLessThan(JOB_LOCK_MS + 5000);
-    const t = await task(id);
+    const t = await taskOf(stack, id);
     // Failed on the node that died, or on the one that found its half-sent reply and ended it.
     expect(t.status).toBe('failed');
     expect([agents.a.nodeId, agents.b.nodeId]).toContain(t.node_id);

@@ -12,7 +12,7 @@ import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { REDIS } from '../../src/redis/redis.module';
 import { expectSpecResponse } from '../support/contract';
 import { newUser } from '../support/users';
-import { readSse, startWorker, WorkerProcess } from '../support/worker';
+import { readSse, startReply, startWorker, taskOf, WorkerProcess } from '../support/worker';
 import { startStack, TestStack } from '../support/app';
 
 const MODEL = 'glob-tiny-chat';
@@ -29,18 +29,12 @@ async function ledgerProblems(stack: TestStack): Promise<string[]> {
 
 function helpers(stack: () => TestStack) {
   return {
-    start: (auth: Record<string, string>, body: object) =>
-      fetch(`${stack().url}/api/inference/stream/start`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...auth },
-        body: JSON.stringify(body),
-      }),
+    start: (auth: Record<string, string>, body: object) => startReply(stack(), auth, body),
     read: (auth: Record<string, string>, id: string, signal?: AbortSignal) =>
       fetch(`${stack().url}/api/inference/stream/${id}`, { headers: auth, signal }),
     balance: async (u: { id: string; auth: Record<string, string> }) =>
       (await stack().http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200)).body as { balance: number; pending_balance: number },
-    task: async (id: string) =>
-      ((await stack().db.query(`SELECT * FROM inference_tasks WHERE stream_id = $1`, [id])) as Array<Record<string, unknown>>)[0]!,
+    task: (id: string) => taskOf(stack(), id),
     /** A task as the API writes it, with a real hold, for the reaper and ledger:check to find. */
     openTask: async (userId: string, opts: { status: 'queued' | 'running'; ageSeconds?: number; hold?: number }) => {
       const id = streamId();

@@ -1,7 +1,7 @@
 import { RewardsService } from '../../src/modules/inference/rewards.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { newUser } from '../support/users';
-import { readSse, startWorker, WorkerProcess } from '../support/worker';
+import { readSse, startReply, startWorker, taskOf, WorkerProcess } from '../support/worker';
 import { startStack, TestStack } from '../support/app';
 
 const MODEL = 'glob-tiny-chat';
@@ -31,13 +31,9 @@ function harness(env: Record<string, string> = {}) {
     /** A completed reply of `u` served by the worker; its task. */
     async chat(u: User, maxTokens = 12): Promise<{ id: string; charged_units: string; reward_transaction_id: string | null }> {
       const id = streamId();
-      const res = await fetch(`${h.stack.url}/api/inference/stream/start`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...u.auth },
-        body: JSON.stringify({ streamId: id, modelId: MODEL, prompt: 'Hello node', params: { max_tokens: maxTokens } }),
-      });
+      const res = await startReply(h.stack, u.auth, { streamId: id, modelId: MODEL, prompt: 'Hello node', params: { max_tokens: maxTokens } });
       expect((await readSse(res)).at(-1)!.data.type).toBe('done');
-      return ((await h.stack.db.query(`SELECT * FROM inference_tasks WHERE stream_id = $1`, [id])) as Array<never>)[0]!;
+      return taskOf(h.stack, id);
     },
     async wallet(u: User) {
       return (await h.stack.http.get(`/api/wallet/${u.id}`).set(u.auth).expect(200)).body as { balance: number; pending_earnings: number };

@@ -106,3 +106,21 @@ export async function readSse(res: Response, onEvent?: (e: SseEvent) => void | '
   }
   return events;
 }
+
+/**
+ * POST /api/inference/stream/start with fetch (not supertest), so the reply's event stream can be read as it comes;
+ * `signal` aborts it (a tab closed).
+ */
+export function startReply(stack: TestStack, auth: Record<string, string>, body: object, signal?: AbortSignal): Promise<Response> {
+  return fetch(`${stack.url}/api/inference/stream/start`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...auth },
+    body: JSON.stringify(body),
+    signal,
+  });
+}
+
+/** The inference_tasks row of a stream. */
+export async function taskOf<T = Record<string, unknown>>(stack: TestStack, streamId: string): Promise<T> {
+  return ((await stack.db.query(`SELECT * FROM inference_tasks WHERE stream_id = $1`, [streamId])) as T[])[0]!;
+}
