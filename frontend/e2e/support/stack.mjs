@@ -16,7 +16,7 @@
 //   E2E_STACK_LOG=1                the API's and worker's logs at level `log` (default: warnings only)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -30,6 +30,18 @@ const pg = fromBackend('pg');
 
 export const PG_ADMIN_URL = process.env.E2E_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const TINY_MODEL_ID = 'glob-tiny-chat';
+const PROVIDER_MODEL = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'provider-model.json'), 'utf8'));
+
+/** The stack's catalog: the built-in one plus the provider-only model (last, so the defaults stay the tiny model). */
+function writeCatalog() {
+  const builtIn = JSON.parse(readFileSync(join(backend, 'models', 'catalog.example.json'), 'utf8'));
+  const tiny = builtIn.models.find((m) => m.id === TINY_MODEL_ID);
+  const provider = { ...tiny, id: PROVIDER_MODEL.id, name: PROVIDER_MODEL.name, path: PROVIDER_MODEL.file };
+  const catalog = join(root, PROVIDER_MODEL.catalog);
+  mkdirSync(dirname(catalog), { recursive: true });
+  writeFileSync(catalog, JSON.stringify({ models: [...builtIn.models, provider] }, null, 2));
+  return catalog;
+}
 
 export function databaseUrl(name) {
   const url = new URL(PG_ADMIN_URL);
@@ -285,6 +297,7 @@ export async function startStack({ dbName, port, controlPort, log = process.env.
 
     const env = {
       ...process.env,
+      MODEL_CATALOG: writeCatalog(),
       DATABASE_URL: databaseUrl(name),
       DATABASE_POOL_SIZE: '4',
       REDIS_URL: redisUrl,
