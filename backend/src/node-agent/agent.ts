@@ -73,7 +73,7 @@ export class Agent {
   private api!: NodeApi;
   private credential: StoredCredential | null = null;
   private engine: Engine | null = null;
-  private engineConfig: { threads: number; gpu: boolean } | null = null;
+  private engineConfig: { threads: number; gpu: boolean; gpuShare: number } | null = null;
   private loaded: string[] = [];
   private allocation: Allocation = DEFAULT_ALLOCATION;
   private pendingAllocation: Allocation | null = null;
@@ -215,13 +215,15 @@ export class Agent {
     this.pendingAllocation = null;
     const p: Plan = plan(allocation, this.machine, this.deps.models, this.deps.options.threads);
     const wantGpu = p.gpu && this.deps.options.gpu !== 'off';
-    if (!this.engine || this.engineConfig?.threads !== p.threads || this.engineConfig.gpu !== wantGpu) {
+    // Offloaded layers are fixed when a model loads, so a new GPU share reloads like new threads do.
+    const gpuShare = wantGpu ? p.gpuShare : 0;
+    if (!this.engine || this.engineConfig?.threads !== p.threads || this.engineConfig.gpu !== wantGpu || this.engineConfig.gpuShare !== gpuShare) {
       const old = this.engine;
       this.engine = null;
       this.loaded = [];
       await old?.dispose();
       this.engine = await this.deps.createEngine({ threads: p.threads, gpu: wantGpu });
-      this.engineConfig = { threads: p.threads, gpu: wantGpu };
+      this.engineConfig = { threads: p.threads, gpu: wantGpu, gpuShare };
     }
     const engine = this.engine;
     for (const s of p.skipped) this.log(`Skipping ${s.model.id}: ${s.reason}`);
@@ -235,14 +237,17 @@ export class Agent {
       if (this.loaded.includes(m.id)) continue;
       const local = this.deps.models.find((x) => x.id === m.id)!;
       try {
-        await engine.load(m.id, m.path, { contextSize: local.contextLength, sequences: 1 });
+        await engine.load(m.id, m.path, { contextSize: local.contextLength, sequences: 1, ...(wantGpu ? { gpuShare } : {}) });
         this.loaded.push(m.id);
       } catch (err) {
         this.log(`Cannot load ${m.id} (${m.path}): ${err instanceof Error ? err.message : String(err)}`);
       }
     }
     if (this.loaded.length === 0) this.log('No model is loaded: this node takes no jobs until its allocation lets one load');
-    else this.log(`Serving ${this.loaded.join(', ')} with ${plural(p.threads, 'thread')}${wantGpu ? ` and the GPU (${this.machine.gpu})` : ''}`);
+    else
+      this.log(
+        `Serving ${this.loaded.join(', ')} with ${plural(p.threads, 'thread')}${wantGpu ? ` and ${Math.round(gpuShare * 100)} % of its layers on the GPU (${this.machine.gpu})` : ''}`,
+      );
   }
 
   // --- heartbeat --------------------------------------------------------------------------------------

@@ -49,6 +49,8 @@ export interface Plan extends ModelChoice {
   threads: number;
   /** Layers go to the GPU: one is present and the GPU share is above 0. */
   gpu: boolean;
+  /** The share of each model's layers offloaded to the GPU (the GPU allocation), when `gpu`. */
+  gpuShare: number;
 }
 
 export interface Machine {
@@ -61,6 +63,7 @@ export function plan(allocation: Allocation, machine: Machine, models: ModelFile
   return {
     threads: threadsFor(machine.cores, allocation.cpu_percent, threadsOverride),
     gpu: machine.gpu !== null && allocation.gpu_percent > 0,
+    gpuShare: allocation.gpu_percent / 100,
     ...modelsThatFit(models, machine.memoryBytes, allocation.memory_percent),
   };
 }

@@ -79,6 +79,7 @@ describe('writeTinyLlamaGguf', () => {
       architecture: 'llama',
       name: 'Glob Tiny Chat',
       contextLength: 2048,
+      blockCount: 4,
       parameters: written.parameters,
       vocabSize: written.vocabSize,
       chatTemplate: expect.stringContaining('<|im_start|>') as unknown as string,

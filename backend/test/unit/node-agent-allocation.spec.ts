@@ -28,7 +28,8 @@ describe('node allocation', () => {
   it('a plan: threads from CPU %, GPU only when one is present and its share is above 0', () => {
     const models = [{ id: 'tiny', path: '/m/t.gguf', bytes: 9e6 }];
     expect(plan(DEFAULT_ALLOCATION, { cores: 8, memoryBytes: 8 * GB, gpu: null }, models)).toMatchObject({ threads: 4, gpu: false, load: models });
-    expect(plan(DEFAULT_ALLOCATION, { cores: 8, memoryBytes: 8 * GB, gpu: 'RTX 4090' }, models).gpu).toBe(true);
+    expect(plan(DEFAULT_ALLOCATION, { cores: 8, memoryBytes: 8 * GB, gpu: 'RTX 4090' }, models)).toMatchObject({ gpu: true, gpuShare: 0.6 });
+    expect(plan({ ...DEFAULT_ALLOCATION, gpu_percent: 90 }, { cores: 8, memoryBytes: 8 * GB, gpu: 'RTX 4090' }, models).gpuShare).toBe(0.9);
     expect(plan({ ...DEFAULT_ALLOCATION, gpu_percent: 0 }, { cores: 8, memoryBytes: 8 * GB, gpu: 'RTX 4090' }, models).gpu).toBe(false);
     expect(plan({ ...DEFAULT_ALLOCATION, cpu_percent: 80 }, { cores: 8, memoryBytes: 8 * GB, gpu: null }, models, 2).threads).toBe(2);
   });

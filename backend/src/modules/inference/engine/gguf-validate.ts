@@ -8,6 +8,8 @@ export interface GgufSummary {
   architecture: string;
   name: string | null;
   contextLength: number;
+  /** Transformer blocks (layers): what a GPU share offloads a part of. */
+  blockCount: number;
   parameters: number;
   vocabSize: number;
   chatTemplate: string | null;
@@ -361,5 +363,5 @@ export async function validateGguf(path: string): Promise<GgufSummary> {
   }
 
   const parameters = tensors.reduce((s, t) => s + t.elements, 0);
-  return { architecture, name, contextLength, parameters, vocabSize, chatTemplate };
+  return { architecture, name, contextLength, blockCount: nLayer, parameters, vocabSize, chatTemplate };
 }

@@ -49,6 +49,11 @@ export interface LoadOptions {
   contextSize?: number;
   /** Generations that run at once on this model (each has its own context sequence); more wait in a queue. Default 2. */
   sequences?: number;
+  /**
+   * With the GPU on: the share (0-1) of the model's layers offloaded to it, e.g. a provider's GPU allocation.
+   * Default: as many as fit ('auto').
+   */
+  gpuShare?: number;
 }
 
 /** A generation asked of a model that is not loaded. */
@@ -131,7 +136,7 @@ export class LlamaEngine {
     if (!Number.isInteger(sequences) || sequences < 1) throw new RangeError('sequences must be a positive integer');
     const model = await this.llama.loadModel({
       modelPath: path,
-      gpuLayers: this.opts.gpu ? 'auto' : 0,
+      gpuLayers: !this.opts.gpu ? 0 : opts.gpuShare === undefined ? 'auto' : Math.round(summary.blockCount * Math.min(1, Math.max(0, opts.gpuShare))),
     });
     try {
       const context = await model.createContext({
