@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import type { AppConfig } from '../config/config';
+import { APP_CONFIG } from '../config/config.module';
 
 /**
  * A database transaction. Every repository method, and every service method that works inside a caller's
@@ -43,5 +45,15 @@ export abstract class Repository {
   /** The number of rows an INSERT/UPDATE/DELETE … RETURNING touched. */
   protected async count(sql: string, params: unknown[] = [], tx: Tx = this.dataSource.manager): Promise<number> {
     return (await this.rows(sql, params, tx)).length;
+  }
+}
+
+/** A repository whose SQL binds settings (the live window of a node, time limits): the base, with the app's config. */
+export abstract class ConfiguredRepository extends Repository {
+  constructor(
+    @Inject(DataSource) dataSource: DataSource,
+    @Inject(APP_CONFIG) protected readonly config: AppConfig,
+  ) {
+    super(dataSource);
   }
 }

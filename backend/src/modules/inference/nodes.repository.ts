@@ -1,8 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import type { AppConfig } from '../../config/config';
-import { APP_CONFIG } from '../../config/config.module';
-import { Repository, type Tx } from '../../database/repository';
+import { Injectable } from '@nestjs/common';
+import { ConfiguredRepository, type Tx } from '../../database/repository';
 
 /**
  * SQL for "node n is live": not stopped, not revoked, and its last call younger than the live window (bound as
@@ -30,14 +27,7 @@ const OWNER_BY_EMAIL = (param: string) => `(SELECT id FROM users WHERE lower(ema
 
 /** The nodes table: every worker that serves models, its heartbeat and the models it has loaded. */
 @Injectable()
-export class NodesRepository extends Repository {
-  constructor(
-    @Inject(DataSource) dataSource: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    super(dataSource);
-  }
-
+export class NodesRepository extends ConfiguredRepository {
   async register(info: NodeInfo, tx?: Tx): Promise<{ id: string; ownerId: string | null }> {
     const row = await this.one<{ id: string; owner_id: string | null }>(
       `INSERT INTO nodes (owner_id, name, host, cpu_cores, ram_bytes, gpu, vram_bytes, threads, hardware_score, models)

@@ -1,8 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import type { AppConfig } from '../../config/config';
-import { APP_CONFIG } from '../../config/config.module';
-import { Repository, type Tx } from '../../database/repository';
+import { Injectable } from '@nestjs/common';
+import { ConfiguredRepository, type Tx } from '../../database/repository';
 import { liveNode } from './nodes.repository';
 
 export interface NewTask {
@@ -69,14 +66,7 @@ export interface OpenTask {
 
 /** The inference_tasks table: one row per reply, from queued to its end. */
 @Injectable()
-export class TasksRepository extends Repository {
-  constructor(
-    @Inject(DataSource) dataSource: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    super(dataSource);
-  }
-
+export class TasksRepository extends ConfiguredRepository {
   /** Writes the queued task unless its stream id is taken; false when it is. */
   async claim(t: NewTask, tx?: Tx): Promise<boolean> {
     const claimed = await this.count(

@@ -1,8 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import type { AppConfig } from '../../config/config';
-import { APP_CONFIG } from '../../config/config.module';
-import { Repository, type Tx } from '../../database/repository';
+import { Injectable } from '@nestjs/common';
+import { ConfiguredRepository, type Tx } from '../../database/repository';
 import { liveNode } from '../inference/nodes.repository';
 
 export interface NewProviderNode {
@@ -74,14 +71,7 @@ const ROW = (live: string) => `n.id, n.owner_id, n.name, n.host, n.os, n.arch, n
 
 /** Paired nodes in the nodes table: their credentials, owner settings, reports, presence and measured speed. */
 @Injectable()
-export class ProviderNodesRepository extends Repository {
-  constructor(
-    @Inject(DataSource) dataSource: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    super(dataSource);
-  }
-
+export class ProviderNodesRepository extends ConfiguredRepository {
   async create(n: NewProviderNode, tx: Tx): Promise<ProviderNodeRow> {
     const row = await this.one<{ id: string }>(
       `INSERT INTO nodes (owner_id, credential_hash, name, host, os, arch, cpu_cores, ram_bytes, gpu, vram_bytes, claimed_tps, hardware_score, models)

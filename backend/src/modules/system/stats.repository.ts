@@ -1,8 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import type { AppConfig } from '../../config/config';
-import { APP_CONFIG } from '../../config/config.module';
-import { Repository, type Tx } from '../../database/repository';
+import { Injectable } from '@nestjs/common';
+import { ConfiguredRepository, type Tx } from '../../database/repository';
 import { liveNode } from '../inference/nodes.repository';
 
 export interface StatsRow {
@@ -18,14 +15,7 @@ export interface StatsRow {
 
 /** Read-only counts over users, nodes and inference_tasks, for the platform's public figures and health. */
 @Injectable()
-export class StatsRepository extends Repository {
-  constructor(
-    @Inject(DataSource) dataSource: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    super(dataSource);
-  }
-
+export class StatsRepository extends ConfiguredRepository {
   async counts(tx?: Tx): Promise<StatsRow> {
     const row = await this.one<StatsRow>(
       `SELECT
