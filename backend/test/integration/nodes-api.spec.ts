@@ -288,6 +288,35 @@ describe('provider nodes over the public API', () => {
       expect((await balance(u)).pending_balance).toBe(0);
     });
 
+    it('a node that hangs up while its claim waits is never handed a job: the next node gets it', async () => {
+      const gone = await pair(owner, [TINY]);
+      const next = await pair(owner, [TINY]);
+      const hangUp = new AbortController();
+      const waiting = fetch(`${stack.url}/api/nodes/jobs/claim`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...gone.auth },
+        body: JSON.stringify({ wait_seconds: 10 }),
+        signal: hangUp.signal,
+      }).catch((err: Error) => err.name);
+      await new Promise((r) => setTimeout(r, 300));
+      hangUp.abort();
+      expect(await waiting).toBe('AbortError');
+      await new Promise((r) => setTimeout(r, 100));
+      const u = await newUser(stack, 'after-hang-up');
+      const id = streamId();
+      const reading = start(u, id).then((res) => readSse(res));
+      // At once: had the hung-up claim taken it, the job would wait out its lock (2 s) first.
+      const res = await claim(next, 1);
+      expect(res.status).toBe(200);
+      expect(res.body.job_id).toBe(id);
+      await send(next, id, [
+        { type: 'token', text: 'Hi' },
+        { type: 'done', usage: { prompt_tokens: 5, completion_tokens: 1 }, stop_reason: 'stop' },
+      ]);
+      expect((await reading).at(-1)!.data).toMatchObject({ type: 'done' });
+      expect(await taskOf(stack, id)).toMatchObject({ status: 'completed', node_id: next.id });
+    });
+
     it('a claim waiting for work wakes as soon as a job is queued', async () => {
       const node = await pair(owner, [TINY]);
       const u = await newUser(stack, 'prompt');

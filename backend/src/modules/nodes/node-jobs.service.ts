@@ -123,10 +123,12 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /** The next job for a model this node has loaded, waiting up to `waitSeconds`; null when none came. */
-  async claim(node: NodeIdentity, body: RequestBody<'claimNodeJob'> | undefined): Promise<Schemas['NodeJob'] | null> {
+  /** The next job for the node, or null after the wait; nothing is taken once `hungUp` aborts (the node left). */
+  async claim(node: NodeIdentity, body: RequestBody<'claimNodeJob'> | undefined, hungUp?: AbortSignal): Promise<Schemas['NodeJob'] | null> {
     const deadline = Date.now() + (body?.wait_seconds ?? 25) * 1000;
     await this.nodes.touch(node.id);
     for (;;) {
+      if (hungUp?.aborted) return null;
       const state = await this.nodes.byId(node.id);
       if (!state || state.revoked) return null;
       const queues = state.paused || state.battery_paused ? [] : this.catalogModels(state.models).map(inferenceQueue);
@@ -134,8 +136,15 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
       const waiter = this.waitFor(queues);
       try {
         for (const queue of queues.sort(() => Math.random() - 0.5)) {
+          if (hungUp?.aborted) return null;
           const job = await this.take(node, queue);
-          if (job) return job;
+          if (!job) continue;
+          // Taken while the node hung up: straight back to the queue for another node.
+          if (hungUp?.aborted) {
+            await this.giveBack(node, job.job_id);
+            return null;
+          }
+          return job;
         }
         const left = deadline - Date.now();
         if (left <= 0) return null;

@@ -75,7 +75,10 @@ export class NodesController {
     @Body() body: RequestBody<'claimNodeJob'> | undefined,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ResponseBody<'claimNodeJob', 200> | undefined> {
-    const job = await this.nodeJobs.claim(node, body);
+    // A node that hangs up (stopped, killed, cut off) must not be handed a job it will never see.
+    const hungUp = new AbortController();
+    res.on('close', () => res.writableFinished || hungUp.abort());
+    const job = await this.nodeJobs.claim(node, body, hungUp.signal);
     if (!job) res.status(204);
     return job ?? undefined;
   }
