@@ -305,7 +305,9 @@ describe('provider nodes over the public API', () => {
       const u = await newUser(stack, 'after-hang-up');
       const id = streamId();
       const reading = start(u, id).then((res) => readSse(res));
-      // At once: had the hung-up claim taken it, the job would wait out its lock (2 s) first.
+      // A claim still waiting for the node that left would take the job within these 300 ms; the next node must get
+      // it at once (had it gone to the node that left, it would wait out its 2 s lock first).
+      await new Promise((r) => setTimeout(r, 300));
       const res = await claim(next, 1);
       expect(res.status).toBe(200);
       expect(res.body.job_id).toBe(id);
