@@ -97,6 +97,10 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     // Reconnect after event 3: exactly the rest.
     const again = await fetch(`${stack.url}/api/inference/stream/${id}`, { headers: { ...u.auth, 'Last-Event-ID': '3' } });
     expect(await readSse(again)).toEqual(all.slice(3));
+    // Reconnect after the final event: the stream ends at once, with nothing more (it used to wait for events).
+    const after = await fetch(`${stack.url}/api/inference/stream/${id}`, { headers: { ...u.auth, 'Last-Event-ID': String(all.length) } });
+    expect(after.status).toBe(200);
+    expect(await readSse(after)).toEqual([]);
     // Another user's stream does not exist for them.
     const other = await newUser(stack, 'snoop');
     expect((await fetch(`${stack.url}/api/inference/stream/${id}`, { headers: other.auth })).status).toBe(404);

@@ -213,12 +213,15 @@ export class InferenceService {
    */
   private stream(streamId: string, slot: StreamSlot): StartedStream {
     const key = TokenStream.key(this.config.redis.prefix, streamId);
-    const { hub, reaper } = this;
+    const { hub, reaper, redis } = this;
     const idleMs = this.config.inference.jobLockMs;
     return {
       streamId,
       async *events(after: number, signal?: AbortSignal) {
         try {
+          // A reader that already has the final event (a reconnect after the end) has nothing more to wait for.
+          const ended = await new TokenStream(redis, key).endedAt();
+          if (ended !== null && after >= ended) return;
           yield* hub.read(key, { after, idleMs, signal, onIdle: async () => void (await reaper.checkStream(streamId)) });
         } finally {
           await slot.release();

@@ -45,6 +45,14 @@ export class TokenStream {
       .join('');
   }
 
+  /** The id of the stream's final event (done or error), or null while it has none. */
+  async endedAt(): Promise<number | null> {
+    const last = (await this.redis.xrevrange(this.key, '+', '-', 'COUNT', 1))[0] as [string, string[]] | undefined;
+    if (!last) return null;
+    const event = JSON.parse(last[1][1]!) as StreamEvent;
+    return event.type === 'done' || event.type === 'error' ? Number(last[0].split('-')[1]) : null;
+  }
+
   async finish(ttlSeconds: number): Promise<void> {
     await this.redis.expire(this.key, ttlSeconds);
   }
