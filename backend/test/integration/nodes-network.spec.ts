@@ -175,4 +175,34 @@ describe('the network: provider nodes on separate hosts share one queue', () => 
     expect(await new Promise((r) => check.once('exit', r))).toBe(0);
     expect(out).toMatch(/Ledger reconciles/);
   }, 90_000);
+
+  it('revoking a node mid-reply: the reply ends cleanly at no charge, and the agent, answered 401, stops with exit code 2', async () => {
+    const survivor = Object.values(agents).find((x) => x.agent.child.exitCode === null && x.agent.child.signalCode === null)!;
+    const id = streamId();
+    const res = await startReply(stack, requester.auth, {
+      streamId: id,
+      modelId: MODEL,
+      prompt: 'A long answer please',
+      params: { max_tokens: 4000, temperature: 0 },
+    });
+    let revoked = false;
+    const events = await readSse(res, (e) => {
+      if (e.data.type !== 'token' || revoked) return;
+      revoked = true;
+      void stack.http
+        .delete(`/api/nodes/${survivor.nodeId}`)
+        .set(provider.auth)
+        .then((r) => expect(r.status).toBe(204));
+    });
+    // Part of the reply was out: it cannot move to another node, so it ends with the killed-worker error.
+    expect(events.at(-1)!.data).toMatchObject({ type: 'error', code: 'WORKER_FAILED' });
+    expect(await survivor.agent.exited).toBe(2);
+    expect(survivor.agent.output()).toContain('This node was revoked by its owner; pair it again with a new join token.');
+    const t = await taskOf(stack, id);
+    expect(t.status).toBe('failed');
+    expect(Number(t.charged_units)).toBe(0);
+    const nodes = (await stack.http.get('/api/nodes').set(provider.auth).expect(200)).body.nodes as Array<{ id: string }>;
+    expect(nodes.map((n) => n.id)).not.toContain(survivor.nodeId);
+    expect(await stack.app.get(LedgerService).reconcile()).toEqual([]);
+  }, 90_000);
 });
