@@ -15,6 +15,9 @@ import { EventSender, type NodeJobEvent, type SendResult } from './job-events';
 import type { HostFacts, LocalModel } from './machine';
 import type { AgentOptions } from './options';
 
+/** The longest a generated piece waits before it is sent to the API with the pieces after it. */
+const EVENT_BATCH_MS = 50;
+
 /** The engine calls the agent makes (LlamaEngine; a fake in tests). */
 export type Engine = Pick<LlamaEngine, 'load' | 'unload' | 'loadedModels' | 'isLoaded' | 'countTokens' | 'generate' | 'benchmark' | 'dispose'>;
 
@@ -450,7 +453,9 @@ export class Agent {
         await fail('Payment required: insufficient tokens for this prompt.');
         return;
       }
-      const batcher = new TokenBatcher((text) => sender.pushText(text));
+      // Every events call costs the API a request (auth, validation, lock renewal): batches of up to 50 ms keep that
+      // cost small against generation, while the first piece still goes out at once.
+      const batcher = new TokenBatcher((text) => sender.pushText(text), EVENT_BATCH_MS);
       const result = await engine.generate(job.model_id, {
         messages: job.messages,
         maxTokens: Math.max(1, budget.maxTokens),
