@@ -41,7 +41,16 @@ export function ensureLlamaRpc({ jobs = availableParallelism(), log = console.lo
     const r = spawnSync('cmake', args, { cwd: src, stdio: 'inherit' });
     if (r.status !== 0) throw new Error(`cmake ${args.join(' ')} failed (${r.status ?? r.signal})`);
   };
-  run(['-B', 'build', '-DGGML_RPC=ON', '-DLLAMA_CURL=OFF', '-DLLAMA_BUILD_TESTS=OFF', '-DLLAMA_BUILD_EXAMPLES=OFF', '-DCMAKE_BUILD_TYPE=Release', '-DBUILD_SHARED_LIBS=OFF']);
+  run([
+    '-B',
+    'build',
+    '-DGGML_RPC=ON',
+    '-DLLAMA_CURL=OFF',
+    '-DLLAMA_BUILD_TESTS=OFF',
+    '-DLLAMA_BUILD_EXAMPLES=OFF',
+    '-DCMAKE_BUILD_TYPE=Release',
+    '-DBUILD_SHARED_LIBS=OFF',
+  ]);
   run(['--build', 'build', '--config', 'Release', '-j', String(jobs), '--target', ...TARGETS]);
   mkdirSync(join(work, 'bin'), { recursive: true });
   for (const t of TARGETS) renameSync(join(src, 'build', 'bin', t), join(work, 'bin', t));
