@@ -22,7 +22,8 @@ const FILES = ['openapi.json', 'api.d.ts', 'constants.json'];
 
 /**
  * The values backend and web app both read: the token packages (the documented answer of GET /api/wallet/packages),
- * the sampling parameters' defaults (InferenceParams) and the display value of one GLOB in USD (Wallet's x-usd-per-glob).
+ * the sampling parameters' defaults (InferenceParams), the display value of one GLOB in USD (Wallet's x-usd-per-glob)
+ * and a node's allocation ranges and defaults (NodeAllocation).
  */
 function constantsOf(spec) {
   const schema = (name) => {
@@ -35,7 +36,10 @@ function constantsOf(spec) {
   const packages = spec.paths['/api/wallet/packages'].get.responses['200'].content['application/json'].example.packages;
   const usdPerGlob = schema('Wallet')['x-usd-per-glob'];
   if (typeof usdPerGlob !== 'number') throw new Error('The Wallet schema has no x-usd-per-glob');
-  return { tokenPackages: packages, inferenceParamDefaults: params, usdPerGlob };
+  const allocation = Object.fromEntries(
+    Object.entries(schema('NodeAllocation').properties).map(([name, p]) => [name, { minimum: p.minimum, maximum: p.maximum, default: p.default }]),
+  );
+  return { tokenPackages: packages, inferenceParamDefaults: params, usdPerGlob, nodeAllocation: allocation };
 }
 
 try {

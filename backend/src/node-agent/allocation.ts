@@ -2,12 +2,17 @@
  * How much of the machine the node uses, from the allocation its owner set (answered to register and to every
  * heartbeat): CPU % → llama.cpp threads, memory % → which models load, GPU % → whether layers go to a GPU.
  */
+import constants from '@glob/contract/constants.json';
 import type { Schemas } from '../contract/types';
 
 export type Allocation = Schemas['NodeAllocation'];
 
-/** The spec's defaults, used until the API has answered. */
-export const DEFAULT_ALLOCATION: Allocation = { cpu_percent: 50, memory_percent: 40, gpu_percent: 60 };
+/** The spec's NodeAllocation defaults (CPU 50 %, memory 40 %, GPU 60 %): what a node runs with until the API says otherwise. */
+export const DEFAULT_ALLOCATION: Allocation = {
+  cpu_percent: constants.nodeAllocation.cpu_percent.default,
+  memory_percent: constants.nodeAllocation.memory_percent.default,
+  gpu_percent: constants.nodeAllocation.gpu_percent.default,
+};
 
 /** threads = max(1, round(cores × cpu % / 100)); `override` (--threads) wins. */
 export function threadsFor(cores: number, cpuPercent: number, override?: number): number {

@@ -1,5 +1,6 @@
 import { mutationOptions, queryOptions, type QueryClient } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
+import constants from '@glob/contract/constants.json';
 import { api, unwrap } from '../client';
 
 export type ProviderNode = components['schemas']['Node'];
@@ -11,15 +12,8 @@ export type JoinToken = components['schemas']['JoinToken'];
 /** The node list is polled every 10 s, so a newly paired node appears and goes online without a reload. */
 export const NODES_POLL_MS = 10_000;
 
-/**
- * The allocation's ranges and defaults as spec NodeAllocation states them (CPU 10-80 %, default 50; memory 20-70 %,
- * default 40; GPU 0-90 %, default 60). A unit test compares them with the bundled spec.
- */
-export const ALLOCATION_RANGES: Record<keyof NodeAllocation, { minimum: number; maximum: number; default: number }> = {
-  cpu_percent: { minimum: 10, maximum: 80, default: 50 },
-  memory_percent: { minimum: 20, maximum: 70, default: 40 },
-  gpu_percent: { minimum: 0, maximum: 90, default: 60 },
-};
+/** The allocation's ranges and defaults: the spec's NodeAllocation (CPU 10-80 %, memory 20-70 %, GPU 0-90 %). */
+export const ALLOCATION_RANGES = constants.nodeAllocation as Record<keyof NodeAllocation, { minimum: number; maximum: number; default: number }>;
 
 export const nodeQueries = {
   all: ['nodes'] as const,
