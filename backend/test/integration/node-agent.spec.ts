@@ -5,7 +5,7 @@ import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { startAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { newUser } from '../support/users';
-import { readSse, startReply, taskOf } from '../support/worker';
+import { atFirstToken, readSse, startReply, taskOf } from '../support/worker';
 
 /**
  * The node agent as a provider runs it: a separate process (`npm run node`'s command) whose environment has no
@@ -123,17 +123,16 @@ describe('node agent: a separate process serving the network over HTTP only', ()
       prompt: 'A long answer please',
       params: { max_tokens: 1500, temperature: 0 },
     });
-    let stopped = false;
-    const events = await readSse(res, (e) => {
-      if (e.data.type === 'token' && !stopped) {
-        stopped = true;
+    const events = await readSse(
+      res,
+      atFirstToken(() => {
         // supertest sends only once awaited (then).
         void stack.http
           .post(`/api/inference/stream/${id}/stop`)
           .set(u.auth)
           .then((r) => expect(r.status).toBe(200));
-      }
-    });
+      }),
+    );
     expect(events.at(-1)!.data).toMatchObject({ type: 'done', stop_reason: 'abort' });
     expect(events.at(-1)!.data.usage!.completion_tokens).toBeLessThan(1500);
   }, 60_000);
@@ -147,13 +146,10 @@ describe('node agent: a separate process serving the network over HTTP only', ()
       prompt: 'A long answer please',
       params: { max_tokens: 1500, temperature: 0 },
     });
-    let signalled = false;
-    const events = await readSse(res, (e) => {
-      if (e.data.type === 'token' && !signalled) {
-        signalled = true;
-        agent!.child.kill('SIGINT');
-      }
-    });
+    const events = await readSse(
+      res,
+      atFirstToken(() => agent!.child.kill('SIGINT')),
+    );
     expect(await agent!.exited).toBe(0);
     if (process.env.NODE_AGENT_LOG) console.log(agent!.output());
     const jobLine = await agent!.waitFor(/Returned job (\S+) to the network/, 1000);

@@ -7,7 +7,7 @@ import { startAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { createNetnsHost, netnsUnavailable, type NetnsHost } from '../support/netns';
 import { newUser } from '../support/users';
-import { readSse, startReply, taskOf } from '../support/worker';
+import { atFirstToken, readSse, startReply, taskOf } from '../support/worker';
 
 /**
  * The network as providers make it: two node agents, separate processes that know only the API's URL, one on
@@ -139,16 +139,17 @@ describe('the network: provider nodes on separate hosts share one queue', () => 
     });
     let killedAt = 0;
     let killed: string | undefined;
-    const events = await readSse(res, (e) => {
-      if (e.data.type !== 'token' || killed) return;
-      killed = 'pending';
-      void taskOf(stack, id).then((t) => {
-        const victim = Object.values(agents).find((x) => x.nodeId === t.node_id)!;
-        killed = victim.nodeId;
-        killedAt = Date.now();
-        victim.agent.child.kill('SIGKILL');
-      });
-    });
+    const events = await readSse(
+      res,
+      atFirstToken(() => {
+        void taskOf(stack, id).then((t) => {
+          const victim = Object.values(agents).find((x) => x.nodeId === t.node_id)!;
+          killed = victim.nodeId;
+          killedAt = Date.now();
+          victim.agent.child.kill('SIGKILL');
+        });
+      }),
+    );
     const endedAfter = Date.now() - killedAt;
     expect(killed).toMatch(/^[0-9a-f-]{36}$/);
     expect(events.at(-1)!.data).toMatchObject({ type: 'error', code: 'WORKER_FAILED' });
@@ -185,15 +186,15 @@ describe('the network: provider nodes on separate hosts share one queue', () => 
       prompt: 'A long answer please',
       params: { max_tokens: 4000, temperature: 0 },
     });
-    let revoked = false;
-    const events = await readSse(res, (e) => {
-      if (e.data.type !== 'token' || revoked) return;
-      revoked = true;
-      void stack.http
-        .delete(`/api/nodes/${survivor.nodeId}`)
-        .set(provider.auth)
-        .then((r) => expect(r.status).toBe(204));
-    });
+    const events = await readSse(
+      res,
+      atFirstToken(() => {
+        void stack.http
+          .delete(`/api/nodes/${survivor.nodeId}`)
+          .set(provider.auth)
+          .then((r) => expect(r.status).toBe(204));
+      }),
+    );
     // Part of the reply was out: it cannot move to another node, so it ends with the killed-worker error.
     expect(events.at(-1)!.data).toMatchObject({ type: 'error', code: 'WORKER_FAILED' });
     expect(await survivor.agent.exited).toBe(2);

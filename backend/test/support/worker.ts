@@ -79,6 +79,16 @@ export interface SseEvent {
   };
 }
 
+/** An `onEvent` for readSse that runs `act` once, when the first token arrives (to stop, kill or revoke mid-reply). */
+export function atFirstToken(act: () => void): (e: SseEvent) => void {
+  let acted = false;
+  return (e) => {
+    if (acted || e.data.type !== 'token') return;
+    acted = true;
+    act();
+  };
+}
+
 /** Reads a text/event-stream response incrementally; `onEvent` sees each event as it arrives. */
 export async function readSse(res: Response, onEvent?: (e: SseEvent) => void | 'stop'): Promise<SseEvent[]> {
   const events: SseEvent[] = [];
