@@ -478,6 +478,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/nodes/pools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's pools
+         * @description Every pool of the caller's nodes, newest first: its model, status, the planned split (each member's layers and
+         *     share) and, when it cannot serve as planned, why.
+         */
+        get: operations["listPools"];
+        put?: never;
+        /**
+         * Pool nodes to serve one model together
+         * @description Groups two or more of the caller's nodes to serve a model none of them could hold alone. The platform plans the
+         *     split: the member holding the model's file coordinates; the model's layers are shared in proportion to the memory
+         *     each member offers (GPU memory where a member has a GPU); the others need no copy of the file. Members learn their
+         *     part from their next heartbeat; traffic between them goes through a TLS tunnel keyed per pool. A node belongs to at
+         *     most one pool (409 otherwise); nodes that are not the caller's answer 404.
+         */
+        post: operations["createPool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/nodes/pools/{poolId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                poolId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Dissolve a pool
+         * @description The members stop their parts at their next heartbeat and serve on their own again; a reply the pool is generating
+         *     ends with an error and nobody is charged for it. Rewards already earned stay. Owner only.
+         */
+        delete: operations["deletePool"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/nodes/register": {
         parameters: {
             query?: never;
@@ -1794,8 +1846,14 @@ export interface components {
             battery_percent?: number | null;
             /** @description The machine's load over the last minute as a share of its cores; null when unknown. */
             cpu_load?: number | null;
+            /** @description The catalog models' files on disk (loaded or not), so a pool can pick its coordinator and plan its layers. */
+            files?: components["schemas"]["PoolFile"][];
             /** @description The models the node has loaded now; it is offered jobs only for these. */
             models: components["schemas"]["ModelIdList"];
+            /** @description Where the node's pool tunnel listens (host:port, a private address); null when it has none. */
+            pool_endpoint?: string | null;
+            /** @description The pool whose part the node runs now (a shard's RPC server is up; the coordinator serves the model). */
+            pool_ready?: components["schemas"]["Uuid"] | null;
             running_jobs: number;
         };
         /**
@@ -1858,6 +1916,8 @@ export interface components {
             paused: boolean;
             /** @description GLOB of this node's rewards not paid yet (settlement window, or waiting for funding). */
             pending: components["schemas"]["GlobAmount"];
+            /** @description The node's part in a pool; null (or absent) when it is in none. */
+            pool?: components["schemas"]["PoolAssignment"] | null;
         };
         /**
          * @description `online`: the node's last call was within the live window (three heartbeats) and it is not paused;
@@ -2014,6 +2074,87 @@ export interface components {
             total_tasks: number;
             updated_at: components["schemas"]["Timestamp"];
         };
+        Pool: {
+            created_at: components["schemas"]["Timestamp"];
+            id: components["schemas"]["Uuid"];
+            /** @description Coordinator first, then the shards in the order their layers follow. */
+            members: components["schemas"]["PoolMember"][];
+            /** @description The size of the model's file (all parts); null before the coordinator reported it. */
+            model_bytes: number | null;
+            model_id: string;
+            /** @description The model's repeating layers, as its coordinator read them from the file; null before that. */
+            model_layers: number | null;
+            name: components["schemas"]["NodeName"];
+            /** @description Why the pool cannot serve as planned, in plain words (no member holds the file; too little memory); null when nothing is wrong. */
+            problem: string | null;
+            status: components["schemas"]["PoolStatus"];
+        };
+        /**
+         * @description The part a node plays in its pool, answered to every heartbeat. The key opens the pool's tunnel: members speak
+         *     TLS with this pre-shared key (identity: the pool id) and refuse any peer without it.
+         */
+        PoolAssignment: {
+            /** @description Every other member is online and ready; the coordinator starts serving only then. */
+            healthy: boolean;
+            /** @description 32 bytes, hex; the same for every member of the pool, different for every pool. */
+            key: string;
+            /** @description Coordinator first (its layers run in its own process), then the shards in layer order. */
+            members: {
+                /** @description Where the member's tunnel listens (host:port), as it reported it; null before it did. */
+                endpoint: string | null;
+                layers: number;
+                node_id: components["schemas"]["Uuid"];
+            }[];
+            model_id: string;
+            pool_id: components["schemas"]["Uuid"];
+            role: components["schemas"]["PoolRole"];
+        };
+        PoolCreate: {
+            /** @description A catalog model; one member must hold its GGUF file (whole or split into parts). */
+            model_id: string;
+            name: components["schemas"]["NodeName"];
+            /** @description The caller's nodes, none of them in another pool. The order is the order of the layers after the coordinator's. */
+            node_ids: components["schemas"]["Uuid"][];
+        };
+        /** @description A catalog model's GGUF file this node holds (all parts of a split file together). */
+        PoolFile: {
+            bytes: number;
+            /** @description The model's repeating layers (its block count). */
+            layers: number;
+            model_id: string;
+        };
+        PoolList: {
+            /** @description The caller's pools, newest first. */
+            pools: components["schemas"]["Pool"][];
+        };
+        PoolMember: {
+            /** @description Its layers as a share of the model's; pooled tasks' rewards are shared in this proportion. */
+            layer_share: number;
+            /** @description The model's layers planned on this member (0 until the model's layer count is known). */
+            layers: number;
+            /** @description The memory the member offers the pool, from its allocation (GPU memory when it has a GPU). */
+            memory_bytes: number;
+            name: components["schemas"]["NodeName"];
+            node_id: components["schemas"]["Uuid"];
+            /** @description The member runs its part now (a shard its RPC server behind the tunnel, the coordinator the model). */
+            ready: boolean;
+            /** @description Null until a member has reported holding the model's file (the coordinator is chosen then). */
+            role: components["schemas"]["PoolRole"] | null;
+            status: components["schemas"]["NodeStatus"];
+        };
+        /**
+         * @description `coordinator`: holds the model's GGUF file, computes the first layers itself and runs the generation, reaching the
+         *     other members' layers over the pool's tunnel; `shard`: holds no copy of the file and computes the layers it is sent.
+         * @enum {string}
+         */
+        PoolRole: "coordinator" | "shard";
+        /**
+         * @description `forming`: the pool has not served yet (members starting, or the coordinator has not reported the model file);
+         *     `healthy`: every member is online and ready and the coordinator serves the model;
+         *     `degraded`: it has served before, but a member is offline or not ready: the model is not offered until it returns.
+         * @enum {string}
+         */
+        PoolStatus: "forming" | "healthy" | "degraded";
         RefreshRequest: {
             refresh_token: string;
         };
@@ -2554,6 +2695,22 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The request conflicts with the current state. */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "statusCode": 409,
+                 *       "message": "The request conflicts with the current state of the resource",
+                 *       "error": "Conflict"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The resource belongs to another user. */
         Forbidden: {
             headers: {
@@ -2730,6 +2887,14 @@ export type SchemaOtpSent = components['schemas']['OtpSent'];
 export type SchemaOtpVerified = components['schemas']['OtpVerified'];
 export type SchemaPassword = components['schemas']['Password'];
 export type SchemaPlatformStats = components['schemas']['PlatformStats'];
+export type SchemaPool = components['schemas']['Pool'];
+export type SchemaPoolAssignment = components['schemas']['PoolAssignment'];
+export type SchemaPoolCreate = components['schemas']['PoolCreate'];
+export type SchemaPoolFile = components['schemas']['PoolFile'];
+export type SchemaPoolList = components['schemas']['PoolList'];
+export type SchemaPoolMember = components['schemas']['PoolMember'];
+export type SchemaPoolRole = components['schemas']['PoolRole'];
+export type SchemaPoolStatus = components['schemas']['PoolStatus'];
 export type SchemaRefreshRequest = components['schemas']['RefreshRequest'];
 export type SchemaRegisterRequest = components['schemas']['RegisterRequest'];
 export type SchemaRegisterWithOtpRequest = components['schemas']['RegisterWithOtpRequest'];
@@ -2779,6 +2944,7 @@ export type SchemaWalletEarnings = components['schemas']['WalletEarnings'];
 export type SchemaWalletStats = components['schemas']['WalletStats'];
 export type ResponseBadRequest = components['responses']['BadRequest'];
 export type ResponseBusy = components['responses']['Busy'];
+export type ResponseConflict = components['responses']['Conflict'];
 export type ResponseForbidden = components['responses']['Forbidden'];
 export type ResponseNodeUnauthorized = components['responses']['NodeUnauthorized'];
 export type ResponseNotFound = components['responses']['NotFound'];
@@ -4434,6 +4600,170 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listPools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's pools. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pools": [
+                     *         {
+                     *           "id": "4f2b8c1d-6e3a-4b7f-9c0d-2a5e8f1b3c7d",
+                     *           "name": "study-cluster",
+                     *           "model_id": "llama-3.1-70b-instruct",
+                     *           "status": "healthy",
+                     *           "model_layers": 80,
+                     *           "model_bytes": 141733920768,
+                     *           "problem": null,
+                     *           "members": [
+                     *             {
+                     *               "node_id": "7c1e9a52-3b8d-4f60-a2e4-9d5b1c7f3e08",
+                     *               "name": "living-room-pc",
+                     *               "role": "coordinator",
+                     *               "status": "online",
+                     *               "ready": true,
+                     *               "memory_bytes": 68719476736,
+                     *               "layers": 40,
+                     *               "layer_share": 0.5
+                     *             },
+                     *             {
+                     *               "node_id": "2d9f4a61-8b3c-4e5d-a7f0-1c6b9e2d4a83",
+                     *               "name": "office-tower",
+                     *               "role": "shard",
+                     *               "status": "online",
+                     *               "ready": true,
+                     *               "memory_bytes": 34359738368,
+                     *               "layers": 20,
+                     *               "layer_share": 0.25
+                     *             },
+                     *             {
+                     *               "node_id": "9e3c7b15-2a4d-4f86-b1e9-5d0a8c6f2b47",
+                     *               "name": "garage-server",
+                     *               "role": "shard",
+                     *               "status": "online",
+                     *               "ready": true,
+                     *               "memory_bytes": 34359738368,
+                     *               "layers": 20,
+                     *               "layer_share": 0.25
+                     *             }
+                     *           ],
+                     *           "created_at": "2026-11-24T16:40:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PoolList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createPool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "study-cluster",
+                 *       "model_id": "llama-3.1-70b-instruct",
+                 *       "node_ids": [
+                 *         "7c1e9a52-3b8d-4f60-a2e4-9d5b1c7f3e08",
+                 *         "2d9f4a61-8b3c-4e5d-a7f0-1c6b9e2d4a83",
+                 *         "9e3c7b15-2a4d-4f86-b1e9-5d0a8c6f2b47"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PoolCreate"];
+            };
+        };
+        responses: {
+            /** @description The pool, forming until its members report ready. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "4f2b8c1d-6e3a-4b7f-9c0d-2a5e8f1b3c7d",
+                     *       "name": "study-cluster",
+                     *       "model_id": "llama-3.1-70b-instruct",
+                     *       "status": "forming",
+                     *       "model_layers": null,
+                     *       "model_bytes": null,
+                     *       "problem": "No member has reported holding this model's file yet.",
+                     *       "members": [
+                     *         {
+                     *           "node_id": "7c1e9a52-3b8d-4f60-a2e4-9d5b1c7f3e08",
+                     *           "name": "living-room-pc",
+                     *           "role": null,
+                     *           "status": "online",
+                     *           "ready": false,
+                     *           "memory_bytes": 68719476736,
+                     *           "layers": 0,
+                     *           "layer_share": 0
+                     *         },
+                     *         {
+                     *           "node_id": "2d9f4a61-8b3c-4e5d-a7f0-1c6b9e2d4a83",
+                     *           "name": "office-tower",
+                     *           "role": null,
+                     *           "status": "online",
+                     *           "ready": false,
+                     *           "memory_bytes": 34359738368,
+                     *           "layers": 0,
+                     *           "layer_share": 0
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-11-24T16:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Pool"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+        };
+    };
+    deletePool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                poolId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Dissolved. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
         };
     };
     registerNode: {

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { root } from './lib.mjs';
 
 /** The targets the platform needs: the RPC server a pool member runs, and the server a coordinator drives. */
-export const TARGETS = ['ggml-rpc-server', 'llama-server'];
+export const TARGETS = ['ggml-rpc-server', 'llama-server', 'llama-gguf-split'];
 
 const bundle = join(root, 'node_modules', 'node-llama-cpp', 'llama', 'gitRelease.bundle');
 
