@@ -5,6 +5,56 @@
  */
 
 export interface paths {
+    "/api/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's API keys and what each has spent
+         * @description Every key the caller created and has not revoked, newest first, with its usage (see `ApiKey`).
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key (shown once)
+         * @description A key for the OpenAI-compatible `/v1` operations, billed to the caller's balance. The answer holds the key
+         *     itself, shown this once: only its hash is stored. A key authenticates the `/v1` operations and nothing else (it
+         *     cannot sign in, transfer, or change or delete anything). At most 20 keys per account (409 beyond); at most 10
+         *     created per hour (429 beyond).
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description The key stops working at once: its next call answers 401, and its replies still running stop now, charged only
+         *     for the tokens generated so far. Owner only (another user's key, or one already revoked, answers 404).
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/chat/conversations": {
         parameters: {
             query?: never;
@@ -1333,6 +1383,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A chat completion (OpenAI's Chat Completions), billed to the key's owner
+         * @description OpenAI's `POST /v1/chat/completions`, answered by the same queue, nodes, holds and settlement as the web app's
+         *     chat: before the job is queued the cost of the prompt and the completion limit is held on the owner's balance
+         *     (capped by the key's daily limit); when the reply ends the tokens used are charged at the model's price as one
+         *     `spending` transaction, "API: <model>, <n> tokens", counted on the key; the rest is released.
+         *
+         *     With `stream: true` the answer is `text/event-stream`: `data: <ChatCompletionChunk>` events, then `data: [DONE]`.
+         *     A failure after the stream started arrives as `data: {"error":{...}}` and the stream ends (nothing is charged).
+         *     A client that disconnects stops the generation: it is charged only for the tokens generated until then.
+         *
+         *     Every answer to a valid key carries the `x-ratelimit-*` headers of its request and token windows.
+         */
+        post: operations["createChatCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The models that can answer now (OpenAI's list)
+         * @description OpenAI's `GET /v1/models`: the catalog's models that at least one live node serves now (the others are left
+         *     out; `GET /api/inference/models` shows the whole catalog with prices). Authenticated with an API key.
+         */
+        get: operations["listOpenAiModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1363,6 +1463,58 @@ export interface components {
              */
             stream_id: string;
         };
+        /**
+         * @description One of the caller's API keys as the list shows it: never the key itself (only its first characters, `prefix`),
+         *     with what it has spent. `tokens`, `requests` and `spent` count the replies it paid for (prompt and completion
+         *     tokens, charged at the model's price); `spent_today` is today's (UTC) spending, replies still running included,
+         *     which `daily_limit` caps.
+         */
+        ApiKey: {
+            created_at: components["schemas"]["Timestamp"];
+            /** @description The most GLOB the key may spend per UTC day; null for no limit beyond the balance. */
+            daily_limit: components["schemas"]["GlobAmount"] | null;
+            id: components["schemas"]["Uuid"];
+            /** @description The last authenticated `/v1` call (to the minute); null when never used. */
+            last_used_at: components["schemas"]["Timestamp"] | null;
+            name: components["schemas"]["ApiKeyName"];
+            /**
+             * @description The key's first characters, to tell keys apart.
+             * @example glb_sk_Xq3f9K
+             */
+            prefix: string;
+            /** @description Replies charged to this key. */
+            requests: number;
+            /** @description GLOB charged for those replies. */
+            spent: components["schemas"]["GlobAmount"];
+            spent_today: components["schemas"]["GlobAmount"];
+            /** @description Prompt and completion tokens of those replies. */
+            tokens: number;
+        };
+        ApiKeyCreate: {
+            /**
+             * @description Optional cap on what the key may spend per UTC day, in GLOB (at most three decimals).
+             * @example 50
+             */
+            daily_limit?: number | null;
+            name: components["schemas"]["ApiKeyName"];
+        };
+        ApiKeyCreated: {
+            api_key: components["schemas"]["ApiKey"];
+            /**
+             * @description The secret key. It is shown this once; only its hash is stored.
+             * @example glb_sk_Xq3f9KpL2mN8vB4cR7tY1wZ6aD0eH5jS
+             */
+            key: string;
+        };
+        ApiKeyList: {
+            /** @description The caller's keys that are not revoked, newest first. */
+            api_keys: components["schemas"]["ApiKey"][];
+        };
+        /**
+         * @description A name its owner recognises (not blank, no control characters).
+         * @example laptop scripts
+         */
+        ApiKeyName: string;
         /** @enum {string} */
         AssetPlatform: "windows" | "macos" | "linux" | "linux-deb";
         /** @description A new session — returned by login, register and register-with-otp. */
@@ -1380,6 +1532,99 @@ export interface components {
             token_type: "Bearer";
             user: components["schemas"]["User"];
         };
+        ChatCompletion: {
+            choices: {
+                finish_reason: components["schemas"]["FinishReason"];
+                /** @constant */
+                index: 0;
+                logprobs: null;
+                message: {
+                    content: string;
+                    refusal: null;
+                    /** @constant */
+                    role: "assistant";
+                };
+            }[];
+            /** @description Unix time (seconds) the request was received. */
+            created: number;
+            /** @example chatcmpl-v1_0b9f4a2e6c1d4f7e9a513d2c8e7b1f60 */
+            id: string;
+            model: string;
+            /** @constant */
+            object: "chat.completion";
+            system_fingerprint: null;
+            usage: components["schemas"]["ChatCompletionUsage"];
+        };
+        /**
+         * @description The JSON of one `data:` line of a streamed answer. The first chunk has `delta.role`, the following ones
+         *     `delta.content`, the last of the choice an empty `delta` and `finish_reason`. With `stream_options.include_usage`,
+         *     every chunk has `usage: null` except one more at the end, with empty `choices` and the reply's `usage`.
+         */
+        ChatCompletionChunk: {
+            choices: {
+                delta: {
+                    content?: string;
+                    /** @constant */
+                    role?: "assistant";
+                };
+                finish_reason: components["schemas"]["FinishReason"] | null;
+                /** @constant */
+                index: 0;
+                logprobs: null;
+            }[];
+            created: number;
+            id: string;
+            model: string;
+            /** @constant */
+            object: "chat.completion.chunk";
+            system_fingerprint: null;
+            usage?: components["schemas"]["ChatCompletionUsage"] | null;
+        };
+        /**
+         * @description OpenAI's Chat Completions request, the supported part of it. A parameter outside this list (tools, functions,
+         *     response_format, logprobs, penalties…) is refused with 400 naming it, never silently ignored; so is `n` other
+         *     than 1. Left out, `temperature`, `top_p` and the completion limit take the platform's defaults (0.7, 0.9, 2048).
+         */
+        ChatCompletionRequest: {
+            /** @description The same as `max_tokens`, under OpenAI's newer name; when both are sent the smaller applies. */
+            max_completion_tokens?: number | null;
+            /** @description Most completion tokens (also capped by the model's context and the key's budget). */
+            max_tokens?: number | null;
+            /** @description The chat so far; the last entry must have role `user`. */
+            messages: components["schemas"]["ChatMessage-2"][];
+            /** @example llama-3.2-1b-instruct */
+            model: string;
+            /** @description Only one choice per request. */
+            n?: number | null;
+            /** @description Asks for the same sampling for the same request (best effort, as OpenAI's). */
+            seed?: number | null;
+            /** @description Up to 4 sequences; the answer ends before the first one the model writes (`finish_reason` `stop`). */
+            stop?: string | string[] | null;
+            /** @description Answer as server-sent `chat.completion.chunk` events ending with `data [DONE]`. */
+            stream?: boolean | null;
+            stream_options?: {
+                /** @description A last chunk, with empty `choices`, carries the `usage` of the whole reply. */
+                include_usage?: boolean;
+            } | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            /** @description Accepted and ignored. */
+            user?: string;
+        };
+        /** @description A failure after the stream started (the reply ended; it costs nothing), as OpenAI streams one. */
+        ChatCompletionStreamError: {
+            error: components["schemas"]["OpenAiErrorObject"];
+        };
+        ChatCompletionUsage: {
+            completion_tokens: number;
+            prompt_tokens: number;
+            total_tokens: number;
+        };
+        ChatContentPart: {
+            text: string;
+            /** @constant */
+            type: "text";
+        };
         ChatMessage: {
             content: string;
             id: components["schemas"]["Uuid"];
@@ -1393,6 +1638,14 @@ export interface components {
             timestamp: components["schemas"]["Timestamp"];
             /** @description Tokens the message used (prompt tokens for a user message, completion tokens for a reply); 0 when unknown. */
             tokens: number;
+        };
+        /** @description One turn. `developer` is read as `system`. Content is text, or text parts (joined). */
+        "ChatMessage-2": {
+            content: string | components["schemas"]["ChatContentPart"][];
+            /** @description Accepted and ignored. */
+            name?: string;
+            /** @enum {string} */
+            role: "system" | "developer" | "user" | "assistant";
         };
         ChatMessageCreate: {
             message: components["schemas"]["ChatMessageInput"];
@@ -1587,6 +1840,12 @@ export interface components {
             /** @description Where the problem is, e.g. `/body/email`. */
             path: string;
         };
+        /**
+         * @description `stop`: the model ended its answer or wrote a stop sequence; `length`: the completion limit, the context or the
+         *     key's budget (balance, daily limit) was reached.
+         * @enum {string}
+         */
+        FinishReason: "stop" | "length";
         GenerateChoice: {
             finish_reason: components["schemas"]["InferenceStopReason"];
             index: number;
@@ -2012,6 +2271,53 @@ export interface components {
             /** @constant */
             token_type: "Bearer";
             user: components["schemas"]["User"];
+        };
+        /**
+         * @description Every error of the `/v1` operations, in OpenAI's shape, so OpenAI clients raise their usual errors
+         *     (`BadRequestError`, `AuthenticationError`, `NotFoundError`, `RateLimitError`…).
+         */
+        OpenAiError: {
+            error: components["schemas"]["OpenAiErrorObject"];
+        };
+        OpenAiErrorObject: {
+            /**
+             * @description `invalid_api_key`, `model_not_found`, `insufficient_quota`, `daily_limit_reached`, `rate_limit_exceeded`,
+             *     `unsupported_parameter`, `invalid_value`, `model_not_available`, `server_error`.
+             * @example model_not_found
+             */
+            code: string | null;
+            /** @description Safe to show to the user. */
+            message: string;
+            /**
+             * @description The request field at fault, when one is.
+             * @example messages
+             */
+            param: string | null;
+            /**
+             * @description `invalid_request_error` (400, 404), `authentication_error` (401), `insufficient_quota` (402),
+             *     `rate_limit_error` (429), `server_error` (500, 503).
+             * @example invalid_request_error
+             */
+            type: string;
+        };
+        OpenAiModel: {
+            /** @description Unix time (seconds) at which this API process loaded the model catalog. */
+            created: number;
+            /**
+             * @description The model id to send as `model`.
+             * @example llama-3.2-1b-instruct
+             */
+            id: string;
+            /** @constant */
+            object: "model";
+            /** @constant */
+            owned_by: "glob-network";
+        };
+        OpenAiModelList: {
+            /** @description The catalog's models that at least one live node serves now, in catalog order. */
+            data: components["schemas"]["OpenAiModel"][];
+            /** @constant */
+            object: "list";
         };
         /**
          * @description A one-time code of exactly 6 digits, as e-mailed.
@@ -2806,9 +3112,21 @@ export interface components {
 }
 export type SchemaAcknowledgement = components['schemas']['Acknowledgement'];
 export type SchemaActiveStream = components['schemas']['ActiveStream'];
+export type SchemaApiKey = components['schemas']['ApiKey'];
+export type SchemaApiKeyCreate = components['schemas']['ApiKeyCreate'];
+export type SchemaApiKeyCreated = components['schemas']['ApiKeyCreated'];
+export type SchemaApiKeyList = components['schemas']['ApiKeyList'];
+export type SchemaApiKeyName = components['schemas']['ApiKeyName'];
 export type SchemaAssetPlatform = components['schemas']['AssetPlatform'];
 export type SchemaAuthSession = components['schemas']['AuthSession'];
+export type SchemaChatCompletion = components['schemas']['ChatCompletion'];
+export type SchemaChatCompletionChunk = components['schemas']['ChatCompletionChunk'];
+export type SchemaChatCompletionRequest = components['schemas']['ChatCompletionRequest'];
+export type SchemaChatCompletionStreamError = components['schemas']['ChatCompletionStreamError'];
+export type SchemaChatCompletionUsage = components['schemas']['ChatCompletionUsage'];
+export type SchemaChatContentPart = components['schemas']['ChatContentPart'];
 export type SchemaChatMessage = components['schemas']['ChatMessage'];
+export type SchemaChatMessage_2 = components['schemas']['ChatMessage-2'];
 export type SchemaChatMessageCreate = components['schemas']['ChatMessageCreate'];
 export type SchemaChatMessageEnvelope = components['schemas']['ChatMessageEnvelope'];
 export type SchemaChatMessageInput = components['schemas']['ChatMessageInput'];
@@ -2835,6 +3153,7 @@ export type SchemaDownloadRecorded = components['schemas']['DownloadRecorded'];
 export type SchemaEmailAddress = components['schemas']['EmailAddress'];
 export type SchemaError = components['schemas']['Error'];
 export type SchemaErrorDetail = components['schemas']['ErrorDetail'];
+export type SchemaFinishReason = components['schemas']['FinishReason'];
 export type SchemaGenerateChoice = components['schemas']['GenerateChoice'];
 export type SchemaGenerateRequest = components['schemas']['GenerateRequest'];
 export type SchemaGenerateResponse = components['schemas']['GenerateResponse'];
@@ -2881,6 +3200,10 @@ export type SchemaOAuthAuthUrl = components['schemas']['OAuthAuthUrl'];
 export type SchemaOAuthCallbackRequest = components['schemas']['OAuthCallbackRequest'];
 export type SchemaOAuthProvider = components['schemas']['OAuthProvider'];
 export type SchemaOAuthSession = components['schemas']['OAuthSession'];
+export type SchemaOpenAiError = components['schemas']['OpenAiError'];
+export type SchemaOpenAiErrorObject = components['schemas']['OpenAiErrorObject'];
+export type SchemaOpenAiModel = components['schemas']['OpenAiModel'];
+export type SchemaOpenAiModelList = components['schemas']['OpenAiModelList'];
 export type SchemaOtpCode = components['schemas']['OtpCode'];
 export type SchemaOtpPurpose = components['schemas']['OtpPurpose'];
 export type SchemaOtpSent = components['schemas']['OtpSent'];
@@ -2954,6 +3277,133 @@ export type ParameterCursor = components['parameters']['Cursor'];
 export type ParameterJobId = components['parameters']['JobId'];
 export type $defs = Record<string, never>;
 export interface operations {
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "api_keys": [
+                     *         {
+                     *           "id": "0b9f4a2e-6c1d-4f7e-9a51-3d2c8e7b1f60",
+                     *           "name": "laptop scripts",
+                     *           "prefix": "glb_sk_Xq3f9K",
+                     *           "created_at": "2026-11-21T10:15:00.000Z",
+                     *           "last_used_at": "2026-11-25T09:14:00.000Z",
+                     *           "daily_limit": 50,
+                     *           "spent_today": 3.375,
+                     *           "requests": 42,
+                     *           "tokens": 9310,
+                     *           "spent": 1163.75
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "laptop scripts",
+                 *       "daily_limit": 50
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApiKeyCreate"];
+            };
+        };
+        responses: {
+            /** @description The key (shown once) and its row. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "glb_sk_Xq3f9KpL2mN8vB4cR7tY1wZ6aD0eH5jS",
+                     *       "api_key": {
+                     *         "id": "0b9f4a2e-6c1d-4f7e-9a51-3d2c8e7b1f60",
+                     *         "name": "laptop scripts",
+                     *         "prefix": "glb_sk_Xq3f9K",
+                     *         "created_at": "2026-11-21T10:15:00.000Z",
+                     *         "last_used_at": null,
+                     *         "daily_limit": 50,
+                     *         "spent_today": 0,
+                     *         "requests": 0,
+                     *         "tokens": 0,
+                     *         "spent": 0
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKeyCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller already has 20 keys; revoke one first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "You already have 20 API keys. Revoke one before creating another.",
+                     *       "error": "Conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
     listConversations: {
         parameters: {
             query?: {
@@ -6787,6 +7237,438 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+        };
+    };
+    createChatCompletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "llama-3.2-1b-instruct",
+                 *       "messages": [
+                 *         {
+                 *           "role": "system",
+                 *           "content": "You answer in one sentence."
+                 *         },
+                 *         {
+                 *           "role": "user",
+                 *           "content": "What is a list comprehension?"
+                 *         }
+                 *       ],
+                 *       "max_tokens": 64,
+                 *       "temperature": 0.7
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChatCompletionRequest"];
+            };
+        };
+        responses: {
+            /** @description The completion, as JSON, or with `stream` as server-sent chunks. */
+            200: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "chatcmpl-v1_0b9f4a2e6c1d4f7e9a513d2c8e7b1f60",
+                     *       "object": "chat.completion",
+                     *       "created": 1764064800,
+                     *       "model": "llama-3.2-1b-instruct",
+                     *       "system_fingerprint": null,
+                     *       "choices": [
+                     *         {
+                     *           "index": 0,
+                     *           "message": {
+                     *             "role": "assistant",
+                     *             "content": "A list comprehension builds a list from an iterable in one expression.",
+                     *             "refusal": null
+                     *           },
+                     *           "finish_reason": "stop",
+                     *           "logprobs": null
+                     *         }
+                     *       ],
+                     *       "usage": {
+                     *         "prompt_tokens": 31,
+                     *         "completion_tokens": 14,
+                     *         "total_tokens": 45
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChatCompletion"];
+                    /**
+                     * @example data: {"id":"chatcmpl-v1_0b9f","object":"chat.completion.chunk","created":1764064800,"model":"llama-3.2-1b-instruct","system_fingerprint":null,"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null,"logprobs":null}],"usage":null}
+                     *
+                     *     data: {"id":"chatcmpl-v1_0b9f","object":"chat.completion.chunk","created":1764064800,"model":"llama-3.2-1b-instruct","system_fingerprint":null,"choices":[{"index":0,"delta":{"content":"A list comprehension"},"finish_reason":null,"logprobs":null}],"usage":null}
+                     *
+                     *     data: {"id":"chatcmpl-v1_0b9f","object":"chat.completion.chunk","created":1764064800,"model":"llama-3.2-1b-instruct","system_fingerprint":null,"choices":[{"index":0,"delta":{},"finish_reason":"stop","logprobs":null}],"usage":null}
+                     *
+                     *     data: {"id":"chatcmpl-v1_0b9f","object":"chat.completion.chunk","created":1764064800,"model":"llama-3.2-1b-instruct","system_fingerprint":null,"choices":[],"usage":{"prompt_tokens":31,"completion_tokens":4,"total_tokens":35}}
+                     *
+                     *     data: [DONE]
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /**
+             * @description The request does not match the API description, or asks for something not supported (`n` other than 1,
+             *     tools…; `param` names it), or its last message is not the user's.
+             */
+            400: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "tools: is not supported",
+                     *         "type": "invalid_request_error",
+                     *         "param": "tools",
+                     *         "code": "unsupported_parameter"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (a user's access token is not an API key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "Incorrect API key provided. Create one under API keys in the web app.",
+                     *         "type": "authentication_error",
+                     *         "param": null,
+                     *         "code": "invalid_api_key"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The balance, or the key's daily limit, cannot pay for the prompt. */
+            402: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "Payment required: insufficient tokens (0.5 GLOB available, 4.25 GLOB needed).",
+                     *         "type": "insufficient_quota",
+                     *         "param": null,
+                     *         "code": "insufficient_quota"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description No such model in the catalog. */
+            404: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "The model `llama-4-400b-instruct` does not exist.",
+                     *         "type": "invalid_request_error",
+                     *         "param": "model",
+                     *         "code": "model_not_found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /**
+             * @description The key's request or token rate limit is reached, or its owner has as many replies running as allowed;
+             *     try again after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "Rate limit reached for tokens: 100000 per 1m0s. Try again in 17s.",
+                     *         "type": "rate_limit_error",
+                     *         "param": null,
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The reply failed (its node stopped, or it timed out); nothing is charged. */
+            500: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "The model could not generate a reply. Please try again.",
+                     *         "type": "server_error",
+                     *         "param": null,
+                     *         "code": "server_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The model exists but no live node serves it now; nothing is queued and nothing is held. */
+            503: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "Model llama-3-70b-instruct is not available right now: no worker has it loaded",
+                     *         "type": "server_error",
+                     *         "param": "model",
+                     *         "code": "model_not_available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    listOpenAiModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The models, in catalog order. */
+            200: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "id": "llama-3.2-1b-instruct",
+                     *           "object": "model",
+                     *           "created": 1764064800,
+                     *           "owned_by": "glob-network"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiModelList"];
+                };
+            };
+            /** @description The request does not match the API description. */
+            400: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "limit: must NOT have additional properties",
+                     *         "type": "invalid_request_error",
+                     *         "param": null,
+                     *         "code": "invalid_value"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (a user's access token is not an API key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "Incorrect API key provided. Create one under API keys in the web app.",
+                     *         "type": "authentication_error",
+                     *         "param": null,
+                     *         "code": "invalid_api_key"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The key's request or token rate limit is reached; try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "Rate limit reached for requests: 60 per 1m0s. Try again in 17s.",
+                     *         "type": "rate_limit_error",
+                     *         "param": null,
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
         };
     };
 }
