@@ -30,6 +30,8 @@ interface World {
   taskId: string;
   /** A job of A's, held by A's node. */
   nodeJobId: string;
+  /** A pool of A's nodes. */
+  poolId: string;
 }
 
 /**
@@ -42,6 +44,7 @@ const FIXTURES: Array<{ prefix: string; value: (w: World) => string }> = [
   { prefix: '/api/inference/stream/{id}', value: (w) => w.streamId },
   { prefix: '/api/nodes/{id}', value: (w) => w.a.node.id },
   { prefix: '/api/nodes/jobs/{jobId}', value: (w) => w.nodeJobId },
+  { prefix: '/api/nodes/pools/{poolId}', value: (w) => w.poolId },
   // /api/users/{id}/notifications: here `{id}` is the user's id.
   { prefix: '/api/users/{id}', value: (w) => w.a.id },
 ];
@@ -194,6 +197,7 @@ describe('contract: every operation on an owned resource refuses another account
     }));
     return {
       nodes,
+      pools: await get('/api/nodes/pools'),
       nodeTask,
       wallet: await get(`/api/wallet/${w.a.id}`),
       balance: await get(`/api/wallet/${w.a.id}/balance`),
@@ -300,6 +304,13 @@ describe('contract: every operation on an owned resource refuses another account
     if (claimed.status !== 200 || claimed.body.job_id !== nodeJobId)
       throw new Error(`A's node did not get A's job: ${claimed.status} ${claimed.text}`);
 
+    // A pool of A's node and a second node of A's.
+    const pool = await stack.http
+      .post('/api/nodes/pools')
+      .set(a.auth)
+      .send({ name: 'owner-pool', model_id: 'glob-tiny-chat', node_ids: [a.node.id, (await pairNode(ua, 'owner-second-node')).id] })
+      .expect(201);
+
     w = {
       a,
       b,
@@ -311,6 +322,7 @@ describe('contract: every operation on an owned resource refuses another account
       streamId,
       taskId: task!.id,
       nodeJobId,
+      poolId: pool.body.id as string,
     };
 
     // The fixtures are what they claim: A sees its conversation with its message and stream, its unread notification, its task queued.

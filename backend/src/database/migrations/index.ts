@@ -6,6 +6,8 @@ import { Chat1764100000000 } from './1764100000000-Chat';
 import { AccountSafety1764200000000 } from './1764200000000-AccountSafety';
 import { ProviderNodes1764300000000 } from './1764300000000-ProviderNodes';
 import { FundedRewards1764400000000 } from './1764400000000-FundedRewards';
+import { NodePools1764500000000 } from './1764500000000-NodePools';
+import { ApiKeys1764600000000 } from './1764600000000-ApiKeys';
 
 /** Every migration, oldest first. A new migration is added here. */
 export const MIGRATIONS = [
@@ -17,4 +19,6 @@ export const MIGRATIONS = [
   AccountSafety1764200000000,
   ProviderNodes1764300000000,
   FundedRewards1764400000000,
+  NodePools1764500000000,
+  ApiKeys1764600000000,
 ];

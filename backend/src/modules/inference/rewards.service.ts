@@ -9,7 +9,8 @@ import { NotificationsService } from '../notifications/notifications.service';
 import { LedgerService } from '../wallet/ledger.service';
 import { toGlob } from '../wallet/units';
 import { REWARD_BASE_GLOB, rewardShareUnits, rewardUnits } from './rewards';
-import { RewardsRepository, type NodeReward, type NodeRewardTotals } from './rewards.repository';
+import { proportional } from '../nodes/pool-plan';
+import { RewardsRepository, type NodeReward, type NodeRewardTotals, type RewardShare } from './rewards.repository';
 import { TasksRepository, type RewardableTask } from './tasks.repository';
 
 /** Due rewards read per query while settling. */
@@ -96,6 +97,7 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
     if (!task || !this.earns(task)) return null;
     const difficulty = Number(task.difficulty ?? 1);
     const hardwareScore = Number(task.hardware_score ?? 1);
+    const units = rewardUnits(difficulty, hardwareScore);
     await this.rewards.record(
       {
         taskId,
@@ -103,12 +105,27 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
         ownerId: task.owner_id!,
         difficulty,
         hardwareScore,
-        units: rewardUnits(difficulty, hardwareScore),
+        units,
         payableAt: new Date(Date.now() + this.config.rewards.settlementMs),
       },
       tx,
     );
+    await this.rewards.recordShares(taskId, await this.shares(task.node_id!, task.model_id, units, tx), tx);
     return (await this.rewards.byTask(taskId, tx)) ?? null;
+  }
+
+  /**
+   * Who earned a task's reward: its node alone, or, for a pooled model, every member in proportion to the layers it
+   * computed (whole milli-GLOB that add up to the reward; the owner is the same, so only the attribution differs).
+   */
+  private async shares(nodeId: string, modelId: string, units: number, tx: Tx): Promise<RewardShare[]> {
+    const members = (await this.rewards.poolLayers(nodeId, modelId, tx)).filter((m) => m.layers > 0);
+    if (members.length === 0) return [{ nodeId, units, layers: null }];
+    const split = proportional(
+      units,
+      members.map((m) => m.layers),
+    );
+    return members.map((m, i) => ({ nodeId: m.node_id, units: split[i]!, layers: m.layers }));
   }
 
   /** Whether a task earns its node's owner a reward: someone else's completed, paid request. */

@@ -11,6 +11,8 @@ export interface NewTask {
   maxTokens: number;
   priceUnits: number;
   conversationId: string | null;
+  /** The API key that asked for it (a /v1 request), billed per key. */
+  apiKeyId?: string | null;
 }
 
 /** A task as a later request with the same stream id sees it. */
@@ -41,6 +43,7 @@ export interface RewardableTask {
   id: string;
   user_id: string | null;
   node_id: string | null;
+  model_id: string;
   status: string;
   difficulty: string | null;
   charged_units: string | null;
@@ -70,9 +73,9 @@ export class TasksRepository extends ConfiguredRepository {
   /** Writes the queued task unless its stream id is taken; false when it is. */
   async claim(t: NewTask, tx?: Tx): Promise<boolean> {
     const claimed = await this.count(
-      `INSERT INTO inference_tasks (id, user_id, model_id, status, stream_id, request_hash, max_tokens, price_units, conversation_id)
-       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8) ON CONFLICT (stream_id) DO NOTHING RETURNING id`,
-      [t.id, t.userId, t.modelId, t.streamId, t.requestHash, t.maxTokens, t.priceUnits, t.conversationId],
+      `INSERT INTO inference_tasks (id, user_id, model_id, status, stream_id, request_hash, max_tokens, price_units, conversation_id, api_key_id)
+       VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $8, $9) ON CONFLICT (stream_id) DO NOTHING RETURNING id`,
+      [t.id, t.userId, t.modelId, t.streamId, t.requestHash, t.maxTokens, t.priceUnits, t.conversationId, t.apiKeyId ?? null],
       tx,
     );
     return claimed > 0;
@@ -109,6 +112,11 @@ export class TasksRepository extends ConfiguredRepository {
     return (await this.one<{ status: string }>(`SELECT status FROM inference_tasks WHERE id = $1 FOR UPDATE`, [id], tx))?.status;
   }
 
+  /** The API key a task was asked for with (null for the web app's replies) and its model. */
+  async apiKeyOf(id: string, tx: Tx): Promise<{ api_key_id: string | null; model_id: string } | undefined> {
+    return this.one(`SELECT api_key_id, model_id FROM inference_tasks WHERE id = $1`, [id], tx);
+  }
+
   /** Records how an open task ended (a task that has ended stays as it was). */
   async end(id: string, e: TaskEnd, tx: Tx): Promise<void> {
     await this.rows(
@@ -135,7 +143,7 @@ export class TasksRepository extends ConfiguredRepository {
   /** The task with its node's owner and score, locked until the transaction ends. */
   lockForReward(id: string, tx: Tx): Promise<RewardableTask | undefined> {
     return this.one<RewardableTask>(
-      `SELECT t.id, t.user_id, t.node_id, t.status, t.difficulty, t.charged_units, t.reward_transaction_id, n.owner_id, n.hardware_score
+      `SELECT t.id, t.user_id, t.node_id, t.model_id, t.status, t.difficulty, t.charged_units, t.reward_transaction_id, n.owner_id, n.hardware_score
        FROM inference_tasks t LEFT JOIN nodes n ON n.id = t.node_id WHERE t.id = $1 FOR UPDATE OF t`,
       [id],
       tx,

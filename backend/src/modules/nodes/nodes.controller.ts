@@ -8,6 +8,7 @@ import { RateLimit, RateLimitRule } from '../../common/rate-limit';
 import type { RequestBody, ResponseBody } from '../../contract/types';
 import { NodeJobsService } from './node-jobs.service';
 import { NodesService } from './nodes.service';
+import { PoolsService } from './pools.service';
 import type { NodeIdentity } from './provider-nodes.repository';
 
 /** Registrations per IP; node calls per credential (counted before it is checked, so by its hash). */
@@ -23,6 +24,7 @@ export class NodesController {
   constructor(
     private readonly nodes: NodesService,
     private readonly nodeJobs: NodeJobsService,
+    private readonly pools: PoolsService,
   ) {}
 
   @Get('nodes')
@@ -40,6 +42,22 @@ export class NodesController {
   @RateLimit(REGISTER)
   registerNode(@Body() body: RequestBody<'registerNode'>): Promise<ResponseBody<'registerNode', 201>> {
     return this.nodes.register(body);
+  }
+
+  @Get('nodes/pools')
+  listPools(@CurrentUser() user: AuthUser): Promise<ResponseBody<'listPools', 200>> {
+    return this.pools.list(user.id);
+  }
+
+  @Post('nodes/pools')
+  createPool(@CurrentUser() user: AuthUser, @Body() body: RequestBody<'createPool'>): Promise<ResponseBody<'createPool', 201>> {
+    return this.pools.create(user.id, body);
+  }
+
+  @Delete('nodes/pools/:poolId')
+  @HttpCode(204)
+  deletePool(@CurrentUser() user: AuthUser, @Param('poolId') poolId: string): Promise<void> {
+    return this.pools.remove(user.id, poolId);
   }
 
   @Patch('nodes/:id')

@@ -5,13 +5,24 @@ import { InferenceModule } from '../inference/inference.module';
 import { JoinTokensRepository } from './join-tokens.repository';
 import { NodeJobsService } from './node-jobs.service';
 import { NodesController } from './nodes.controller';
+import { NodePoolsRepository } from './node-pools.repository';
 import { NodesService } from './nodes.service';
+import { PoolsService } from './pools.service';
 import { ProviderNodesRepository } from './provider-nodes.repository';
 
 /** The nodes tag: pairing, node credentials, the node operations (heartbeat, claim, events, return) and the owner's controls. */
 @Module({
   imports: [InferenceModule],
   controllers: [NodesController],
-  providers: [NodesService, NodeJobsService, JoinTokensRepository, ProviderNodesRepository, NodeCredentialGuard, RateLimiter],
+  providers: [
+    NodesService,
+    NodeJobsService,
+    PoolsService,
+    JoinTokensRepository,
+    ProviderNodesRepository,
+    NodePoolsRepository,
+    NodeCredentialGuard,
+    RateLimiter,
+  ],
 })
 export class NodesModule {}

@@ -12,6 +12,7 @@ import { RewardsService } from '../inference/rewards.service';
 import { toGlob } from '../wallet/units';
 import { JoinTokensRepository } from './join-tokens.repository';
 import { NodeJobsService } from './node-jobs.service';
+import { nodeStatus, PoolsService } from './pools.service';
 import { ProviderNodesRepository, type NodeIdentity, type ProviderNodeRow } from './provider-nodes.repository';
 
 const JOIN_TOKEN_PREFIX = 'glb_join_';
@@ -36,6 +37,7 @@ export class NodesService {
     private readonly nodes: ProviderNodesRepository,
     private readonly nodeJobs: NodeJobsService,
     private readonly rewards: RewardsService,
+    private readonly pools: PoolsService,
     private readonly limiter: RateLimiter,
   ) {}
 
@@ -86,7 +88,8 @@ export class NodesService {
   async heartbeat(node: NodeIdentity, body: RequestBody<'nodeHeartbeat'>): Promise<Schemas['NodeState']> {
     await this.nodes.touch(node.id);
     const battery = body.battery_percent ?? null;
-    await this.nodes.report(node.id, this.nodeJobs.catalogModels(body.models), battery !== null && battery < BATTERY_PAUSE_PERCENT);
+    const pool = await this.pools.onHeartbeat(node, body, this.nodeJobs.catalogModels(body.models));
+    await this.nodes.report(node.id, pool.models, battery !== null && battery < BATTERY_PAUSE_PERCENT);
     await this.nodeJobs.renewAll(node.id);
     const row = (await this.nodes.byId(node.id))!;
     const totals = (await this.rewards.totalsByNode([row.id])).get(row.id)!;
@@ -97,6 +100,7 @@ export class NodesService {
       allocation: allocationOf(row),
       earned: toGlob(totals.earnedUnits),
       pending: toGlob(totals.pendingUnits),
+      pool: pool.assignment,
     };
   }
 
@@ -126,14 +130,11 @@ const allocationOf = (r: ProviderNodeRow): Schemas['NodeAllocation'] => ({
   gpu_percent: r.gpu_percent,
 });
 
-/** Paused by its owner whatever else; paused by its battery while it calls in; else online or offline. */
-const statusOf = (r: ProviderNodeRow): Schemas['NodeStatus'] => (r.paused || (r.live && r.battery_paused) ? 'paused' : r.live ? 'online' : 'offline');
-
 function toNode(r: ProviderNodeRow, totals: { earnedUnits: number; pendingUnits: number }): Schemas['Node'] {
   return {
     id: r.id,
     name: r.name,
-    status: statusOf(r),
+    status: nodeStatus(r),
     last_seen_at: r.last_seen_at.toISOString(),
     created_at: r.created_at.toISOString(),
     uptime_30d: Math.round(Math.min(1, Math.max(0, r.uptime)) * 1000) / 1000,

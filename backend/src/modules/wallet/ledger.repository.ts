@@ -203,6 +203,10 @@ export class LedgerRepository extends Repository {
     );
   }
 
+  async setDescription(id: string, description: string, tx: Tx): Promise<void> {
+    await this.rows(`UPDATE ledger_transactions SET description = $2 WHERE id = $1`, [id, description], tx);
+  }
+
   async transactionAt(id: string, tx?: Tx): Promise<{ description: string; createdAt: Date } | undefined> {
     const row = await this.one<{ description: string; created_at: Date }>(
       `SELECT description, created_at FROM ledger_transactions WHERE id = $1`,
@@ -369,6 +373,17 @@ export class LedgerRepository extends Repository {
        JOIN ledger_accounts a ON a.id = e.account_id JOIN ledger_transactions t ON t.id = e.transaction_id
        WHERE t.type = 'reward' AND NOT ((e.amount > 0 AND coalesce(a.code, '') = 'platform:rewards')
                                         OR (e.amount < 0 AND coalesce(a.code, '') IN ('platform:emission', 'platform:spending')))`,
+      [],
+      tx,
+    );
+  }
+
+  /** Rewards whose per-node shares (a pooled task's members, or the one node) do not add up to the reward. */
+  unbalancedRewardShares(tx?: Tx): Promise<Array<{ task_id: string; units: string; shared: string }>> {
+    return this.rows(
+      `SELECT r.task_id, r.units, coalesce(sum(s.units), 0) AS shared
+       FROM node_rewards r LEFT JOIN node_reward_shares s ON s.task_id = r.task_id
+       GROUP BY r.task_id, r.units HAVING coalesce(sum(s.units), 0) <> r.units`,
       [],
       tx,
     );

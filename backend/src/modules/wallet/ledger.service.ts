@@ -168,20 +168,27 @@ export class LedgerService {
 
   // ---- holds: reserve before work, then settle what was used or release it all ----
 
-  /** Reserves up to `units` of the user's free balance; returns the hold's transaction id and the reserved amount. */
-  async reserve(userId: string, units: number, description: string, reference: string): Promise<{ holdId: string; reserved: number }> {
-    return this.transactions.run(async (tx) => {
-      const wallet = await this.walletOf(userId, tx);
-      const funds = await this.ledger.lockFunds(wallet.id, tx);
-      const reserved = Math.min(units, funds.balance - funds.held);
-      if (reserved <= 0) throw new InsufficientTokensException(0, units);
-      await this.ledger.addHeld(wallet.id, reserved, tx);
-      const holdId = await this.ledger.insertTransaction(
-        { type: 'spending', status: 'pending', amount: reserved, description, reference, holdAccountId: wallet.id },
-        tx,
-      );
-      return { holdId, reserved };
-    });
+  /**
+   * Reserves up to `units` of the user's free balance; returns the hold's transaction id and the reserved amount.
+   * Inside the caller's transaction when `tx` is given (an API key's daily limit is checked under the same locks).
+   */
+  async reserve(userId: string, units: number, description: string, reference: string, tx?: Tx): Promise<{ holdId: string; reserved: number }> {
+    if (!tx) return this.transactions.run((own) => this.reserve(userId, units, description, reference, own));
+    const wallet = await this.walletOf(userId, tx);
+    const funds = await this.ledger.lockFunds(wallet.id, tx);
+    const reserved = Math.min(units, funds.balance - funds.held);
+    if (reserved <= 0) throw new InsufficientTokensException(0, units);
+    await this.ledger.addHeld(wallet.id, reserved, tx);
+    const holdId = await this.ledger.insertTransaction(
+      { type: 'spending', status: 'pending', amount: reserved, description, reference, holdAccountId: wallet.id },
+      tx,
+    );
+    return { holdId, reserved };
+  }
+
+  /** Renames a transaction once its details are known (an API reply's tokens, when it settles). */
+  describe(transactionId: string, description: string, tx: Tx): Promise<void> {
+    return this.ledger.setDescription(transactionId, description, tx);
   }
 
   /** Locks the accounts in id order (the order every writer uses, so none deadlock) and returns their funds. */
@@ -372,6 +379,9 @@ export class LedgerService {
       problems.push(`the emission issued ${-balance('platform:emission')}, more than ${allowed} allowed since ${emission.startedAt.toISOString()}`);
     }
     for (const e of await this.ledger.unearnedEarnings(tx)) problems.push(`earning ${e.transaction_id}: ${e.reason}`);
+    for (const r of await this.ledger.unbalancedRewardShares(tx)) {
+      problems.push(`reward of task ${r.task_id}: its nodes' shares add up to ${r.shared}, not its ${r.units}`);
+    }
     return problems;
   }
 

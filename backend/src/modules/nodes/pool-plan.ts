@@ -1,0 +1,100 @@
+/**
+ * How a pool splits its model: the member holding the model's file coordinates, and the model's layers are shared
+ * in proportion to the memory each member offers (its GPU memory share when it has a GPU, else its memory share),
+ * coordinator first, then the shards in the order the owner listed them.
+ */
+import { formatBytes } from '../../node-agent/allocation';
+
+export interface PoolFile {
+  model_id: string;
+  bytes: number;
+  layers: number;
+}
+
+export interface PlanNode {
+  id: string;
+  memoryBytes: number;
+  memoryPercent: number;
+  vramBytes: number | null;
+  gpu: string | null;
+  gpuPercent: number;
+  files: PoolFile[];
+}
+
+export interface PoolPlan {
+  coordinatorId: string | null;
+  /** Member ids, coordinator first, then the others in position order. */
+  order: string[];
+  /** Layers per member id (all 0 while the model's layer count is unknown). */
+  layers: Map<string, number>;
+  modelLayers: number | null;
+  modelBytes: number | null;
+  problem: string | null;
+}
+
+/** The memory a member offers a pool: its GPU share of VRAM where it has a GPU, else its memory share of RAM. */
+export function offeredMemory(n: PlanNode): number {
+  if (n.gpu && n.vramBytes && n.gpuPercent > 0) return Math.floor((n.vramBytes * n.gpuPercent) / 100);
+  return Math.floor((n.memoryBytes * n.memoryPercent) / 100);
+}
+
+/**
+ * `total` split in proportion to `weights` in whole numbers that add up to `total` (largest remainder; ties go to the
+ * earlier member). All-zero weights split evenly.
+ */
+export function proportional(total: number, weights: number[]): number[] {
+  if (weights.length === 0) return [];
+  const w = weights.every((x) => x <= 0) ? weights.map(() => 1) : weights.map((x) => Math.max(0, x));
+  const sum = w.reduce((a, b) => a + b, 0);
+  const exact = w.map((x) => (total * x) / sum);
+  const parts = exact.map(Math.floor);
+  let left = total - parts.reduce((a, b) => a + b, 0);
+  const byRemainder = exact.map((x, i) => ({ i, r: x - Math.floor(x) })).sort((a, b) => b.r - a.r || a.i - b.i);
+  for (const { i } of byRemainder) {
+    if (left <= 0) break;
+    parts[i]!++;
+    left--;
+  }
+  return parts;
+}
+
+/**
+ * The plan for `modelId` over `members` (in the owner's order). The coordinator stays who it was while it still
+ * holds the file; otherwise it is the holder offering the most memory.
+ */
+export function planPool(modelId: string, members: PlanNode[], currentCoordinator: string | null): PoolPlan {
+  const holds = (n: PlanNode) => n.files.find((f) => f.model_id === modelId);
+  const holders = members.filter(holds);
+  const coordinator =
+    holders.find((n) => n.id === currentCoordinator) ??
+    holders.reduce<PlanNode | null>((best, n) => (!best || offeredMemory(n) > offeredMemory(best) ? n : best), null);
+  const order = coordinator ? [coordinator.id, ...members.filter((n) => n !== coordinator).map((n) => n.id)] : members.map((n) => n.id);
+  const none = new Map(members.map((n) => [n.id, 0]));
+  if (!coordinator) {
+    return {
+      coordinatorId: null,
+      order,
+      layers: none,
+      modelLayers: null,
+      modelBytes: null,
+      problem: "No member has reported holding this model's file yet.",
+    };
+  }
+  const file = holds(coordinator)!;
+  const byId = new Map(members.map((n) => [n.id, n]));
+  const offered = order.map((id) => offeredMemory(byId.get(id)!));
+  const split = proportional(file.layers, offered);
+  const total = offered.reduce((a, b) => a + b, 0);
+  const problem =
+    total < file.bytes
+      ? `The members offer ${formatBytes(total)} in all, less than the model's ${formatBytes(file.bytes)}: raise their memory allocation or add a node.`
+      : null;
+  return {
+    coordinatorId: coordinator.id,
+    order,
+    layers: new Map(order.map((id, i) => [id, split[i]!])),
+    modelLayers: file.layers,
+    modelBytes: file.bytes,
+    problem,
+  };
+}

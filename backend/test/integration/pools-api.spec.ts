@@ -1,0 +1,211 @@
+import type { Response } from 'supertest';
+import { LedgerService } from '../../src/modules/wallet/ledger.service';
+import { expectSpecResponse } from '../support/contract';
+import { newUser } from '../support/users';
+import { readSse, startReply, taskOf } from '../support/worker';
+import { startStack, TestStack } from '../support/app';
+
+/** A catalog model no worker of this stack loads: only the pool serves it. */
+const MODEL = 'llama-3-8b-instruct';
+const GiB = 2 ** 30;
+let seq = 0;
+
+type User = Awaited<ReturnType<typeof newUser>>;
+interface Node {
+  id: string;
+  auth: { Authorization: string };
+}
+interface Beat {
+  models?: string[];
+  files?: Array<{ model_id: string; bytes: number; layers: number }>;
+  pool_endpoint?: string | null;
+  pool_ready?: string | null;
+}
+
+describe('node pools over the public API', () => {
+  let stack: TestStack;
+  let owner: User;
+  const spec = (res: Response, op: string) => {
+    expectSpecResponse(res, op);
+    return res;
+  };
+
+  async function pair(user: User, memoryGiB: number): Promise<Node> {
+    const token = spec(await stack.http.post('/api/nodes/join-tokens').set(user.auth), 'createJoinToken').body.join_token as string;
+    const host = { hostname: `box-${++seq}`, os: 'linux', arch: 'x64', cpu_cores: 4, memory_bytes: memoryGiB * GiB, gpu: null, vram_bytes: null };
+    const res = spec(
+      await stack.http
+        .post('/api/nodes/register')
+        .send({ join_token: token, name: `node-${seq}`, host, models: [], benchmark: { model_id: MODEL, tokens_per_second: 50 } }),
+      'registerNode',
+    );
+    expect(res.status).toBe(201);
+    const node = { id: res.body.node_id as string, auth: { Authorization: `Bearer ${res.body.credential as string}` } };
+    await beat(node);
+    return node;
+  }
+
+  const beat = async (node: Node, b: Beat = {}) => {
+    const res = spec(
+      await stack.http
+        .post('/api/nodes/heartbeat')
+        .set(node.auth)
+        .send({ models: [], running_jobs: 0, ...b }),
+      'nodeHeartbeat',
+    );
+    expect(res.status).toBe(200);
+    return res.body as {
+      pool: null | {
+        pool_id: string;
+        role: string;
+        key: string;
+        healthy: boolean;
+        members: Array<{ node_id: string; endpoint: string | null; layers: number }>;
+      };
+    };
+  };
+  const pools = async (u: User) => spec(await stack.http.get('/api/nodes/pools').set(u.auth), 'listPools').body.pools as Array<Record<string, any>>;
+  const available = async () =>
+    (spec(await stack.http.get('/api/inference/models').set(owner.auth), 'listModels').body.models as Array<{ id: string; status: string }>).find(
+      (m) => m.id === MODEL,
+    )!.status;
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { JOIN_TOKEN_RATE_LIMIT: '50', HEARTBEAT_SECONDS: '1', JOB_LOCK_MS: '3000' } });
+    owner = await newUser(stack, 'pooler');
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.close();
+  }, 60_000);
+
+  it('plans, assigns, serves, shares the reward by layers, degrades while a member is away, and dissolves', async () => {
+    const [a, b, c] = [await pair(owner, 8), await pair(owner, 4), await pair(owner, 4)];
+    const other = await newUser(stack, 'stranger');
+    const create = (u: User, body: object) => stack.http.post('/api/nodes/pools').set(u.auth).send(body);
+
+    // Refusals: someone else's nodes, a model outside the catalog, a lone node.
+    expect(spec(await create(other, { name: 'p', model_id: MODEL, node_ids: [a.id, b.id] }), 'createPool').status).toBe(404);
+    const unknown = spec(await create(owner, { name: 'p', model_id: 'no-such-model', node_ids: [a.id, b.id] }), 'createPool');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toBe("There is no model no-such-model in the network's catalog");
+    expect(spec(await create(owner, { name: 'p', model_id: MODEL, node_ids: [a.id] }), 'createPool').status).toBe(400);
+
+    // The owner lists the shards first: the coordinator is whoever holds the file, wherever it was listed.
+    const made = spec(await create(owner, { name: 'study', model_id: MODEL, node_ids: [b.id, a.id, c.id] }), 'createPool');
+    expect(made.status).toBe(201);
+    expect(made.body).toMatchObject({ status: 'forming', problem: "No member has reported holding this model's file yet.", model_layers: null });
+    expect(spec(await create(owner, { name: 'again', model_id: MODEL, node_ids: [c.id, (await pair(owner, 4)).id] }), 'createPool').status).toBe(409);
+    const poolId = made.body.id as string;
+    expect((await beat(b)).pool).toBeNull();
+
+    // A reports the file (32 layers, 2 GiB): offered memory 40 % of 8/4/4 GiB → layers 16/8/8, A first.
+    const file = { model_id: MODEL, bytes: 2 * GiB, layers: 32 };
+    const aState = await beat(a, { files: [file], pool_endpoint: '10.9.0.2:7001' });
+    expect(aState.pool).toMatchObject({ pool_id: poolId, role: 'coordinator', healthy: false, model_id: MODEL });
+    expect(aState.pool!.key).toMatch(/^[0-9a-f]{64}$/);
+    const bState = await beat(b, { pool_endpoint: '10.9.0.3:7001' });
+    expect(bState.pool).toMatchObject({ role: 'shard', key: aState.pool!.key });
+    expect(bState.pool!.members).toEqual([
+      { node_id: a.id, endpoint: '10.9.0.2:7001', layers: 16 },
+      { node_id: b.id, endpoint: '10.9.0.3:7001', layers: 8 },
+      { node_id: c.id, endpoint: null, layers: 8 },
+    ]);
+    let [pool] = await pools(owner);
+    expect(pool).toMatchObject({ status: 'forming', problem: null, model_layers: 32, model_bytes: 2 * GiB });
+    expect(pool!.members.map((m: Record<string, unknown>) => [m.node_id, m.role, m.layers, m.layer_share, m.ready])).toEqual([
+      [a.id, 'coordinator', 16, 0.5, false],
+      [b.id, 'shard', 8, 0.25, false],
+      [c.id, 'shard', 8, 0.25, false],
+    ]);
+    expect(await pools(other)).toEqual([]);
+
+    // Shards ready → the coordinator is told the pool is healthy; the model is offered once it serves it.
+    await beat(b, { pool_endpoint: '10.9.0.3:7001', pool_ready: poolId });
+    await beat(c, { pool_endpoint: '10.9.0.4:7001', pool_ready: poolId });
+    expect((await beat(a, { files: [file] })).pool!.healthy).toBe(true);
+    expect(await available()).toBe('unavailable');
+    const serving = { models: [MODEL], files: [file], pool_endpoint: '10.9.0.2:7001', pool_ready: poolId };
+    await beat(a, serving);
+    expect(await available()).toBe('available');
+    expect((await pools(owner))[0]!.status).toBe('healthy');
+
+    // A pooled reply: the coordinator claims and answers; the reward is shared 2:1:1 in whole milli-GLOB.
+    const requester = await newUser(stack, 'asker');
+    const id = `pool_${Date.now().toString(36)}`;
+    const reading = startReply(stack, requester.auth, { streamId: id, modelId: MODEL, prompt: 'Hello', params: { max_tokens: 8 } }).then(readSse);
+    const claimed = spec(await stack.http.post('/api/nodes/jobs/claim').set(a.auth).send({ wait_seconds: 5 }), 'claimNodeJob');
+    expect(claimed.body.job_id).toBe(id);
+    await stack.http
+      .post(`/api/nodes/jobs/${id}/events`)
+      .set(a.auth)
+      .send({
+        events: [
+          { type: 'token', text: 'Hi' },
+          { type: 'done', usage: { prompt_tokens: 5, completion_tokens: 1 }, stop_reason: 'stop' },
+        ],
+      })
+      .expect(200);
+    expect((await reading).at(-1)!.data).toMatchObject({ type: 'done' });
+    const task = await taskOf(stack, id);
+    expect(task.node_id).toBe(a.id);
+    const shares = (await stack.db.query(`SELECT node_id, units::int, layers FROM node_reward_shares WHERE task_id = $1`, [task.id])) as Array<{
+      node_id: string;
+      units: number;
+      layers: number;
+    }>;
+    const [reward] = (await stack.db.query(`SELECT units::int FROM node_rewards WHERE task_id = $1`, [task.id])) as Array<{ units: number }>;
+    const byNode = new Map(shares.map((s) => [s.node_id, s]));
+    expect(byNode.get(a.id)!.layers).toBe(16);
+    expect(shares.reduce((s, x) => s + x.units, 0)).toBe(reward!.units);
+    expect(Math.abs(byNode.get(a.id)!.units - reward!.units / 2)).toBeLessThanOrEqual(1);
+    expect(Math.abs(byNode.get(b.id)!.units - reward!.units / 4)).toBeLessThanOrEqual(1);
+    const listed = spec(await stack.http.get('/api/nodes').set(owner.auth), 'listNodes').body.nodes as Array<{ id: string; pending: number }>;
+    expect(listed.find((n) => n.id === b.id)!.pending).toBe(byNode.get(b.id)!.units / 1000);
+
+    // ledger:check sees shares that do not add up to the reward.
+    const ledger = stack.app.get(LedgerService);
+    expect(await ledger.reconcile()).toEqual([]);
+    const rollback = new Error('rollback');
+    await expect(
+      stack.db.transaction(async (tx) => {
+        await tx.query(`UPDATE node_reward_shares SET units = units + 1 WHERE task_id = $1 AND node_id = $2`, [task.id, b.id]);
+        expect((await ledger.reconcile(tx)).join('\n')).toMatch(/shares add up to/);
+        throw rollback;
+      }),
+    ).rejects.toBe(rollback);
+
+    // B goes silent past the live window: the model is withdrawn and the pool is degraded, until B is back.
+    await new Promise((r) => setTimeout(r, 3_500));
+    await beat(c, { pool_endpoint: '10.9.0.4:7001', pool_ready: poolId });
+    expect((await beat(a, serving)).pool!.healthy).toBe(false);
+    expect(await available()).toBe('unavailable');
+    expect((await pools(owner))[0]).toMatchObject({ status: 'degraded' });
+    expect((await pools(owner))[0]!.members.find((m: { node_id: string }) => m.node_id === b.id)).toMatchObject({ status: 'offline', ready: false });
+    await beat(b, { pool_endpoint: '10.9.0.3:7001', pool_ready: poolId });
+    expect((await beat(a, serving)).pool!.healthy).toBe(true);
+    expect(await available()).toBe('available');
+    expect((await pools(owner))[0]!.status).toBe('healthy');
+
+    // Dissolved: only by its owner; the members hear of it at their next heartbeat.
+    expect(spec(await stack.http.delete(`/api/nodes/pools/${poolId}`).set(other.auth), 'deletePool').status).toBe(404);
+    expect(spec(await stack.http.delete(`/api/nodes/pools/${poolId}`).set(owner.auth), 'deletePool').status).toBe(204);
+    expect((await beat(a, serving)).pool).toBeNull();
+    expect(await pools(owner)).toEqual([]);
+  }, 60_000);
+
+  it('says so when the members offer less memory than the model needs', async () => {
+    const [a, b] = [await pair(owner, 1), await pair(owner, 1)];
+    spec(
+      await stack.http
+        .post('/api/nodes/pools')
+        .set(owner.auth)
+        .send({ name: 'small', model_id: MODEL, node_ids: [a.id, b.id] }),
+      'createPool',
+    );
+    const state = await beat(a, { files: [{ model_id: MODEL, bytes: 2 * GiB, layers: 32 }] });
+    expect(state.pool).toBeNull();
+    const pool = (await pools(owner)).find((p) => p.name === 'small')!;
+    expect(pool.problem).toBe("The members offer 819.2 MB in all, less than the model's 2.0 GB: raise their memory allocation or add a node.");
+    expect(pool.status).toBe('forming');
+  });
+});
