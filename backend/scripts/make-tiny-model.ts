@@ -2,26 +2,37 @@
  * Writes the built-in tiny chat model (random weights from a fixed seed; nothing is downloaded).
  *
  *   node -r @swc-node/register scripts/make-tiny-model.ts [out=../.data/models/glob-tiny-chat.gguf] [--force] [--seed=N]
+ *     [--layers=N] [--embd=N] [--ff=N] [--heads=N] [--splits=N]
  *
+ * --layers/--embd/--ff/--heads change the shape (a bigger model for pooling tests); --splits=N writes N
+ * files as llama.cpp's gguf-split does, `out` then naming (or being turned into) the first part's name.
  * Skips writing when the file exists and validates, unless --force. Always validates what it leaves
  * behind and prints path, size and parameter count.
  */
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { GgufError } from '../src/modules/inference/engine/gguf';
+import { GgufError, splitPartPath, splitParts } from '../src/modules/inference/engine/gguf';
 import { validateGguf } from '../src/modules/inference/engine/gguf-validate';
-import { writeTinyLlamaGguf } from './tiny-model/write-tiny-gguf';
+import { writeTinyLlamaGguf, type TinyModelOptions } from './tiny-model/write-tiny-gguf';
 
 const DEFAULT_OUT = resolve(__dirname, '../../.data/models/glob-tiny-chat.gguf');
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const force = args.includes('--force');
-  const seedArg = args.find((a) => a.startsWith('--seed='));
-  const seed = seedArg ? Number(seedArg.slice('--seed='.length)) : 1;
-  if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, got ${seedArg}`);
+  const int = (name: string): number | undefined => {
+    const arg = args.find((a) => a.startsWith(`--${name}=`));
+    if (arg === undefined) return undefined;
+    const v = Number(arg.slice(name.length + 3));
+    if (!Number.isInteger(v)) throw new Error(`--${name} must be an integer, got ${arg}`);
+    return v;
+  };
+  const seed = int('seed') ?? 1;
+  const splits = int('splits') ?? 1;
+  const opts: TinyModelOptions = { seed, nLayer: int('layers'), nEmbd: int('embd'), nFf: int('ff'), nHead: int('heads'), splits };
   const positional = args.filter((a) => !a.startsWith('--'));
-  const out = resolve(positional[0] ?? DEFAULT_OUT);
+  let out = resolve(positional[0] ?? DEFAULT_OUT);
+  if (splits > 1 && splitParts(out).length !== splits) out = splitPartPath(out.replace(/\.gguf$/, ''), 1, splits);
 
   const KEPT = 'kept: it exists and validates; --force rewrites it';
   let action = 'written';
@@ -41,22 +52,27 @@ async function main(): Promise<void> {
   }
   if (action !== KEPT) {
     await mkdir(dirname(out), { recursive: true });
-    const tmp = `${out}.${process.pid}.tmp`;
+    // Written under a temporary name (same part suffixes), then renamed: a crash leaves no half model.
+    const parts = splitParts(out);
+    const tmpPrefix = `${dirname(out)}/.tmp-${process.pid}`;
+    const tmpFirst = splits > 1 ? splitPartPath(tmpPrefix, 1, splits) : `${tmpPrefix}.gguf`;
+    const tmpParts = splitParts(tmpFirst);
     try {
       const t0 = performance.now();
-      await writeTinyLlamaGguf(tmp, { seed });
-      await rename(tmp, out);
+      await writeTinyLlamaGguf(tmpFirst, opts);
+      for (const [i, tmp] of tmpParts.entries()) await rename(tmp, parts[i]!);
       action += ` in ${Math.round(performance.now() - t0)} ms`;
     } catch (err) {
-      await rm(tmp, { force: true });
+      for (const tmp of tmpParts) await rm(tmp, { force: true });
       throw err;
     }
   }
   const summary = await validateGguf(out);
-  const { size } = await stat(out);
+  let size = 0;
+  for (const part of splitParts(out)) size += (await stat(part)).size;
   console.log(
     [
-      `model: ${out} (${action})`,
+      `model: ${out}${splits > 1 ? ` (first of ${splits} parts)` : ''} (${action})`,
       `size: ${size} bytes (${(size / 1048576).toFixed(2)} MiB)`,
       `parameters: ${summary.parameters} (${(summary.parameters / 1e6).toFixed(2)} M)`,
       `architecture: ${summary.architecture}, vocabulary: ${summary.vocabSize}, context: ${summary.contextLength}`,

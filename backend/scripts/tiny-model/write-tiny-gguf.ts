@@ -8,14 +8,14 @@
 import { open } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { CHATML_TEMPLATE } from '../../src/modules/inference/engine/chatml';
-import { GgufError } from '../../src/modules/inference/engine/gguf';
+import { GgufError, splitParts } from '../../src/modules/inference/engine/gguf';
 import { buildVocabulary } from './vocabulary';
 
 const GGUF_MAGIC = 0x46554747; // "GGUF" read as little-endian u32
 const ALIGNMENT = 32;
 const LITTLE_ENDIAN_HOST = endianness() === 'LE';
 /** GGUF value type ids of the values written here. */
-const T = { UINT32: 4, INT32: 5, FLOAT32: 6, BOOL: 7, STRING: 8, ARRAY: 9 } as const;
+const T = { UINT16: 2, UINT32: 4, INT32: 5, FLOAT32: 6, BOOL: 7, STRING: 8, ARRAY: 9 } as const;
 
 function alignUp(n: number, alignment: number): number {
   return Math.ceil(n / alignment) * alignment;
@@ -41,6 +41,11 @@ export interface TinyModelOptions {
   nFf?: number;
   contextLength?: number;
   extraPieces?: number;
+  /**
+   * Writes the model as this many files the way llama.cpp's gguf-split does; `path` then names the first
+   * part (`<name>-00001-of-0000N.gguf`). 1 (the default) writes one plain file.
+   */
+  splits?: number;
 }
 
 /** GGUF serializer for the handful of value types the writer needs. */
@@ -50,6 +55,11 @@ class Out {
   private push(b: Buffer): void {
     this.chunks.push(b);
     this.length += b.length;
+  }
+  u16(v: number): void {
+    const b = Buffer.alloc(2);
+    b.writeUInt16LE(v);
+    this.push(b);
   }
   u32(v: number): void {
     const b = Buffer.alloc(4);
@@ -85,6 +95,8 @@ class Out {
 }
 
 type KV =
+  | [string, 'u16', number]
+  | [string, 'i32', number]
   | [string, 'u32', number]
   | [string, 'f32', number]
   | [string, 'bool', boolean]
@@ -96,6 +108,14 @@ type KV =
 function writeKv(o: Out, [key, kind, value]: KV): void {
   o.str(key);
   switch (kind) {
+    case 'u16':
+      o.u32(T.UINT16);
+      o.u16(value);
+      break;
+    case 'i32':
+      o.u32(T.INT32);
+      o.i32(value);
+      break;
     case 'u32':
       o.u32(T.UINT32);
       o.u32(value);
@@ -149,7 +169,7 @@ function noise(std: number): TensorPlan['fill'] {
 
 /**
  * Writes a small, valid llama GGUF (v3, F32) with seeded random weights and a byte-fallback
- * SentencePiece vocabulary; same options ⇒ identical bytes.
+ * SentencePiece vocabulary; same options ⇒ identical bytes. `bytes` counts all the files written (`splitParts(path)`).
  *
  * The weights are random, but shaped so that the output reads like (nonsense) English: dimension 0 of
  * the residual stream is held at 1 (every embedding has 1 there and no layer writes to it), and column 0
@@ -168,6 +188,10 @@ export async function writeTinyLlamaGguf(
   const nFf = opts.nFf ?? 512;
   const contextLength = opts.contextLength ?? 2048;
   const extraPieces = opts.extraPieces ?? 0;
+  const splits = opts.splits ?? 1;
+  if (!Number.isInteger(splits) || splits < 1 || splits > 0xffff) {
+    throw new GgufError('invalid_value', `splits must be an integer from 1 to 65535, got ${splits}`);
+  }
   if (nEmbd % nHead !== 0 || (nEmbd / nHead) % 2 !== 0) {
     throw new GgufError('invalid_value', `nEmbd (${nEmbd}) must be a multiple of 2·nHead (${nHead})`);
   }
@@ -250,7 +274,35 @@ export async function writeTinyLlamaGguf(
     },
   );
 
-  // Header, metadata, tensor infos
+  // gguf-split's layout: the first part carries every key, each part its own tensors (offsets relative
+  // to its own data section), and every part the split.* keys llama.cpp checks when it loads the others.
+  const parts = splits === 1 ? [path] : splitParts(path);
+  if (parts.length !== splits) {
+    throw new GgufError('invalid_value', `a model in ${splits} parts is written to <name>-00001-of-${String(splits).padStart(5, '0')}.gguf`, path);
+  }
+  if (splits > plans.length) throw new GgufError('invalid_value', `${plans.length} tensors cannot fill ${splits} parts`, path);
+  const rand = prng(seed); // one sequence over all parts: split or not, the weights are the same
+  let bytes = 0;
+  let parameters = 0;
+  for (let i = 0; i < splits; i++) {
+    const own = plans.slice(Math.floor((i * plans.length) / splits), Math.floor(((i + 1) * plans.length) / splits));
+    const splitKvs: KV[] =
+      splits === 1
+        ? []
+        : [
+            ['split.no', 'u16', i],
+            ['split.count', 'u16', splits],
+            ['split.tensors.count', 'i32', plans.length],
+          ];
+    const written = await writeFile(parts[i]!, [...(i === 0 ? kvs : []), ...splitKvs], own, rand);
+    bytes += written.bytes;
+    parameters += written.parameters;
+  }
+  return { bytes, vocabSize: nVocab, parameters };
+}
+
+/** One GGUF file: header, metadata, tensor infos, then each tensor's data filled from `rand` in order. */
+async function writeFile(path: string, kvs: KV[], plans: TensorPlan[], rand: () => number): Promise<{ bytes: number; parameters: number }> {
   const head = new Out();
   head.u32(GGUF_MAGIC);
   head.u32(3);
@@ -276,7 +328,6 @@ export async function writeTinyLlamaGguf(
   try {
     await fh.write(head.toBuffer());
     let written = head.length;
-    const rand = prng(seed);
     for (const t of plans) {
       const elements = t.dims.reduce((p, x) => p * x, 1);
       const data = new Float32Array(elements);
@@ -293,7 +344,7 @@ export async function writeTinyLlamaGguf(
       await fh.write(buf);
       written += buf.length;
     }
-    return { bytes: written, vocabSize: nVocab, parameters };
+    return { bytes: written, parameters };
   } finally {
     await fh.close();
   }

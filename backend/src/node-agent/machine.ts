@@ -5,6 +5,7 @@ import { basename, isAbsolute, join } from 'node:path';
 import type { AppConfig } from '../config/config';
 import type { Schemas } from '../contract/types';
 import { type CatalogModel, loadCatalog } from '../modules/inference/catalog';
+import { splitParts } from '../modules/inference/engine/gguf';
 import { loadNodeLlamaCpp } from '../modules/inference/engine/node-llama-cpp';
 import type { ModelFile } from './allocation';
 import { withoutControlChars } from './options';
@@ -66,18 +67,32 @@ export interface LocalModel extends ModelFile {
   contextLength: number;
 }
 
-/** The catalog models whose file (matched by file name) is in `modelsDir`, in catalog order. */
+/**
+ * The catalog models whose file (matched by file name) is in `modelsDir`, in catalog order. A split model
+ * (path naming its first part) counts only when every part is there, and weighs all of them.
+ */
 export async function localModels(catalog: CatalogModel[], modelsDir: string): Promise<LocalModel[]> {
   const found: LocalModel[] = [];
   for (const m of catalog) {
     const candidates = [join(modelsDir, basename(m.path)), ...(isAbsolute(m.path) ? [m.path] : [])];
     for (const path of candidates) {
-      const s = await stat(path).catch(() => null);
-      if (s?.isFile()) {
-        found.push({ id: m.id, path, bytes: s.size, contextLength: m.contextLength });
+      const bytes = await modelBytes(path);
+      if (bytes !== null) {
+        found.push({ id: m.id, path, bytes, contextLength: m.contextLength });
         break;
       }
     }
   }
   return found;
+}
+
+/** Bytes of the model's files, or null when one of them is not a file. */
+async function modelBytes(path: string): Promise<number | null> {
+  let bytes = 0;
+  for (const part of splitParts(path)) {
+    const s = await stat(part).catch(() => null);
+    if (!s?.isFile()) return null;
+    bytes += s.size;
+  }
+  return bytes;
 }

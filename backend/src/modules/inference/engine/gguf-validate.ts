@@ -2,7 +2,8 @@
  * Runs before every load: llama.cpp aborts the whole process (GGML_ASSERT, division by zero, uncaught
  * std::out_of_range) on some malformed files, so nothing reaches it without passing `validateGguf`.
  */
-import { GgufError, readGgufHeader, type GgufHeader, type GgufScalar, type GgufValue } from './gguf';
+import { stat } from 'node:fs/promises';
+import { GgufError, readGgufHeader, splitParts, type GgufHeader, type GgufScalar, type GgufValue } from './gguf';
 
 export interface GgufSummary {
   architecture: string;
@@ -70,12 +71,9 @@ interface SizedTensor {
   elements: number;
 }
 
-/**
- * Tensor infos llama.cpp can use, each with its data inside the file and overlapping no other; split
- * files are refused.
- */
+/** Tensor infos llama.cpp can use, each with its data inside its own file and overlapping no other. */
 function checkTensors(h: GgufHeader): SizedTensor[] {
-  const { path, alignment, dataOffset, fileSize, metadata } = h;
+  const { path, alignment, dataOffset, fileSize } = h;
   const tensors: SizedTensor[] = [];
   for (const { name, dims, type, offset } of h.tensors) {
     const t = GGML_TYPES.get(type);
@@ -92,11 +90,6 @@ function checkTensors(h: GgufHeader): SizedTensor[] {
     if (!Number.isSafeInteger(elements)) throw new GgufError('bad_tensor', `tensor ${name} is absurdly large`, path);
     const size = (elements / blockSize) * blockBytes;
     tensors.push({ name, dims, offset, size, elements });
-  }
-
-  const split = metadata.get('split.count');
-  if (typeof split === 'number' && split > 1) {
-    throw new GgufError('malformed', `split GGUF (${split} parts) is not supported: merge it into one file`, path);
   }
   const dataSize = fileSize - dataOffset;
   for (const t of tensors) {
@@ -116,6 +109,68 @@ function checkTensors(h: GgufHeader): SizedTensor[] {
     if (prev.offset + prev.size > cur.offset) {
       throw new GgufError('bad_tensor', `tensors ${prev.name} and ${cur.name} overlap`, path);
     }
+  }
+  return tensors;
+}
+
+const GGUF_UINT16 = 2;
+const GGUF_INT32 = 5;
+
+/**
+ * A `split.*` key of the type llama.cpp reads it as: it reads `split.no` of the later parts with
+ * gguf_get_val_u16, which asserts (aborts the process) on any other type.
+ */
+function splitKey(h: GgufHeader, key: string, type: typeof GGUF_UINT16 | typeof GGUF_INT32): number | null {
+  const v = h.metadata.get(key);
+  if (v === undefined) return null;
+  if (h.valueTypes.get(key) !== type || typeof v !== 'number') {
+    throw new GgufError('split_mismatch', `${key} must be ${type === GGUF_UINT16 ? 'a uint16' : 'an int32'}`, h.path);
+  }
+  return v;
+}
+
+/**
+ * The tensors of every part of a model: just the file's own unless it is the first part of a split model
+ * (`split.count` > 1), whose other parts must all be there, be numbered in order, agree on the count, be
+ * sound GGUF files themselves, and together hold `split.tensors.count` tensors, each name once.
+ */
+async function checkParts(first: GgufHeader): Promise<SizedTensor[]> {
+  const { path } = first;
+  const tensors = checkTensors(first);
+  const count = splitKey(first, 'split.count', GGUF_UINT16) ?? 1;
+  if (count <= 1) return tensors;
+  const no = splitKey(first, 'split.no', GGUF_UINT16);
+  if (no !== 0) {
+    throw new GgufError('split_mismatch', `this is part ${no === null ? '?' : no + 1} of a split model: load its first part`, path);
+  }
+  const expected = splitKey(first, 'split.tensors.count', GGUF_INT32);
+  if (expected === null) throw new GgufError('split_mismatch', 'split model without split.tensors.count', path);
+  const paths = splitParts(path);
+  if (paths.length !== count) {
+    throw new GgufError('split_mismatch', `split model of ${count} parts must be named <name>-00001-of-${String(count).padStart(5, '0')}.gguf`, path);
+  }
+  for (let i = 1; i < count; i++) {
+    const partPath = paths[i]!;
+    const s = await stat(partPath).catch(() => null);
+    if (!s?.isFile()) throw new GgufError('missing_part', `part ${i + 1} of ${count} of the split model is missing`, partPath);
+    const part = await readGgufHeader(partPath);
+    const partNo = splitKey(part, 'split.no', GGUF_UINT16);
+    if (partNo !== i) {
+      throw new GgufError('split_mismatch', `split.no is ${partNo ?? 'missing'} in part ${i + 1} (expected ${i})`, partPath);
+    }
+    const partCount = splitKey(part, 'split.count', GGUF_UINT16);
+    if (partCount !== count) {
+      throw new GgufError('split_mismatch', `split.count is ${partCount ?? 'missing'} in part ${i + 1}, ${count} in the first part`, partPath);
+    }
+    tensors.push(...checkTensors(part));
+  }
+  if (tensors.length !== expected) {
+    throw new GgufError('split_mismatch', `the ${count} parts hold ${tensors.length} tensors, split.tensors.count says ${expected}`, path);
+  }
+  const names = new Set<string>();
+  for (const t of tensors) {
+    if (names.has(t.name)) throw new GgufError('bad_tensor', `tensor ${t.name} is in more than one part`, path);
+    names.add(t.name);
   }
   return tensors;
 }
@@ -217,14 +272,16 @@ const KNOWN_TOKENIZERS = ['llama', 'gpt2', 'bert', 't5', 'rwkv', 'plamo2', 'no_v
 
 /**
  * Checks everything llama.cpp needs from a model of a supported architecture before it is handed the
- * file: format and bounds (readGgufHeader, checkTensors), required hyper-parameters and their consistency (the ones
+ * file (for a split model, the path of its first part): format and bounds of every part (readGgufHeader,
+ * checkParts), required hyper-parameters and their consistency (the ones
  * whose absence makes llama.cpp divide by zero or GGML_ASSERT), the vocabulary (including byte fallback
  * for SentencePiece, whose absence makes tokenization throw inside native code), and the presence and
  * shape of every tensor the llama graph uses.
  */
 export async function validateGguf(path: string): Promise<GgufSummary> {
+  // The metadata (and so the summary) is the first part's; later parts hold only split.* keys.
   const h = await readGgufHeader(path);
-  const tensors = checkTensors(h);
+  const tensors = await checkParts(h);
   const k = new Keys(h.metadata, path);
 
   const architecture = k.string('general.architecture', true);

@@ -15,7 +15,9 @@ export type GgufErrorCode =
   | 'missing_key'
   | 'invalid_value'
   | 'unsupported_architecture'
-  | 'bad_tensor';
+  | 'bad_tensor'
+  | 'missing_part'
+  | 'split_mismatch';
 
 /** A file llama.cpp must not see. `code` says why; the message names the file, key or tensor. */
 export class GgufError extends Error {
@@ -51,6 +53,8 @@ export interface GgufHeader {
   dataOffset: number;
   /** By the file's own (dotted) keys; 64-bit integers are numbers when they fit. */
   metadata: Map<string, GgufValue>;
+  /** GGUF value type id of each key (4 = u32, 2 = u16 …): llama.cpp asserts some keys' exact type. */
+  valueTypes: Map<string, number>;
   tensors: GgufTensorInfo[];
 }
 
@@ -70,13 +74,13 @@ const MAX_STRING_BYTES = 1 << 28; // a chat template or a token is never near th
  * reads unknown versions as v3. So the header is walked (bounds only) before it is parsed.
  */
 export async function readGgufHeader(path: string): Promise<GgufHeader> {
-  const { fileSize, version, headerEnd } = await walkHeader(path);
+  const { fileSize, version, headerEnd, valueTypes } = await walkHeader(path);
   const nlc = await loadNodeLlamaCpp();
   let info: Nlc.GgufFileInfo;
   try {
     info = await nlc.readGgufFileInfo(path, {
       sourceType: 'filesystem', // never a URL or a model URI: nothing is downloaded
-      spliceSplitFiles: false, // the validator refuses split files
+      spliceSplitFiles: false, // each part of a split model is read (and checked) on its own
       readTensorInfo: true,
       logWarnings: false,
     });
@@ -103,7 +107,28 @@ export async function readGgufHeader(path: string): Promise<GgufHeader> {
     offset: safeNumber(t.offset, `offset of ${t.name}`, path),
   }));
   const dataOffset = alignUp(headerEnd, alignment);
-  return { path, version, fileSize, alignment, dataOffset, metadata, tensors };
+  return { path, version, fileSize, alignment, dataOffset, metadata, valueTypes, tensors };
+}
+
+/** llama.cpp's split file names (`llama_split_path`): `<prefix>-00001-of-00003.gguf`, numbered from 1. */
+const SPLIT_NAME = /-(\d{5})-of-(\d{5})\.gguf$/;
+
+/**
+ * The files of a model given the path of its first part: every part of `<prefix>-00001-of-0000N.gguf`
+ * in order (llama.cpp finds the others by this name when handed the first), else just `path`.
+ * Only the name is read; whether the parts exist and agree is `validateGguf`'s.
+ */
+export function splitParts(path: string): string[] {
+  const m = SPLIT_NAME.exec(path);
+  if (!m || Number(m[1]) !== 1) return [path];
+  const count = Number(m[2]);
+  const prefix = path.slice(0, m.index);
+  return Array.from({ length: count }, (_, i) => splitPartPath(prefix, i + 1, count));
+}
+
+/** The path of part `no` (1-based) of `count` of a split model whose name without the suffix is `prefix`. */
+export function splitPartPath(prefix: string, no: number, count: number): string {
+  return `${prefix}-${String(no).padStart(5, '0')}-of-${String(count).padStart(5, '0')}.gguf`;
 }
 
 /** Sequential little-endian reads over a file handle, in 1 MiB chunks, on demand. */
@@ -195,7 +220,7 @@ const SCALAR_SIZES = [1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8];
  * Walks the whole header without decoding values: magic, version, every count and length must fit
  * the file, keys and tensor names are unique, and every tensor has 1-4 dimensions.
  */
-async function walkHeader(path: string): Promise<{ fileSize: number; version: number; headerEnd: number }> {
+async function walkHeader(path: string): Promise<{ fileSize: number; version: number; headerEnd: number; valueTypes: Map<string, number> }> {
   let fh: FileHandle;
   try {
     fh = await open(path, 'r');
@@ -226,12 +251,12 @@ async function walkHeader(path: string): Promise<{ fileSize: number; version: nu
     if (kvCount * 13 + tensorCount * 28 > fileSize) {
       throw new GgufError('truncated', `header declares ${kvCount} keys and ${tensorCount} tensors`, path);
     }
-    const keys = new Set<string>();
+    const valueTypes = new Map<string, number>();
     for (let i = 0; i < kvCount; i++) {
       const key = await c.string(`metadata key #${i}`);
       const type = await c.u32(`type of ${key}`);
-      if (keys.has(key)) throw new GgufError('malformed', `duplicate metadata key ${key}`, path);
-      keys.add(key);
+      if (valueTypes.has(key)) throw new GgufError('malformed', `duplicate metadata key ${key}`, path);
+      valueTypes.set(key, type);
       await c.skipValue(type, key);
     }
     const names = new Set<string>();
@@ -247,7 +272,7 @@ async function walkHeader(path: string): Promise<{ fileSize: number; version: nu
       await c.u32(`type of ${name}`);
       await c.count(`offset of ${name}`);
     }
-    return { fileSize, version, headerEnd: c.pos };
+    return { fileSize, version, headerEnd: c.pos, valueTypes };
   } finally {
     await fh.close();
   }
