@@ -15,6 +15,7 @@ const example = <T>(path: string, method: string, status: number) =>
 
 const NODE = example<components['schemas']['NodeList']>('/api/nodes', 'get', 200).nodes[0]!;
 const TOKEN = example<components['schemas']['JoinToken']>('/api/nodes/join-tokens', 'post', 201);
+const POOL = example<components['schemas']['PoolList']>('/api/nodes/pools', 'get', 200).pools[0]!;
 const ME = example<{ user: components['schemas']['User'] }>('/api/users/me', 'get', 200).user;
 
 /** A signed-in browser: tokens and the user as the app stores them after sign-in. */
@@ -137,4 +138,80 @@ test('rename and allocation on a phone-sized screen', async ({ page }) => {
   // No sideways scrolling on a phone.
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
   await expectAccessible(page);
+});
+
+/** A machine pairs through the page's mock (POST /api/nodes/register), as a node agent would. */
+async function pairNode(page: Page, name: string) {
+  await page.evaluate(
+    async ({ name, token }) => {
+      const response = await fetch('/api/nodes/register', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          join_token: token,
+          name,
+          host: { hostname: name, os: 'linux', arch: 'x64', cpu_cores: 16, memory_bytes: 68719476736, gpu: null, vram_bytes: null },
+          models: [],
+          benchmark: { model_id: 'llama-3.2-1b-instruct', tokens_per_second: 30 },
+        }),
+      });
+      if (response.status !== 201) throw new Error(`register answered ${response.status}`);
+    },
+    { name, token: TOKEN.join_token },
+  );
+}
+
+test("pools: each member's share of the layers and the status in words; create one from two nodes, then dissolve it", async ({ page }) => {
+  await page.goto('/app/nodes');
+  await expect(await heading(page)).toHaveText('Your nodes');
+  const pools = page.getByRole('region', { name: 'Pools' });
+  const pool = pools.getByRole('listitem').filter({ has: page.getByRole('heading', { level: 3, name: POOL.name, exact: true }) });
+  await expect(pool.locator('.pools-status')).toHaveText('Status: Healthy');
+  const members = pool.getByRole('list', { name: `Members of ${POOL.name}` }).getByRole('listitem');
+  await expect(members).toHaveCount(3);
+  await expect(members.nth(0)).toContainText('living-room-pc');
+  await expect(members.nth(0)).toContainText('Coordinator');
+  await expect(members.nth(0)).toContainText('40 of 80 layers · 50%');
+  await expect(members.nth(1)).toContainText('Shard');
+  await expect(members.nth(1)).toContainText('20 of 80 layers · 25%');
+  await expectAccessible(page);
+
+  await pairNode(page, 'office-tower');
+  await pairNode(page, 'garage-server');
+  // The list is read again every 10 s (the mock's state lives in the page, so no reload).
+  await expect(card(page, 'garage-server')).toBeVisible({ timeout: 15_000 });
+
+  await pools.getByRole('button', { name: 'Create pool' }).click();
+  const form = page.getByRole('region', { name: 'Create a pool' });
+  await expect(form.getByRole('textbox', { name: 'Pool name' })).toBeFocused();
+  await page.keyboard.type('attic-pool');
+  await form.getByRole('combobox', { name: 'Model' }).selectOption('llama-3.3-70b-instruct');
+  await expect(form.getByRole('checkbox', { name: /living-room-pc/ })).toBeDisabled();
+  await form.getByRole('checkbox', { name: /office-tower/ }).check();
+  // Keyboard only: Space checks the focused box.
+  await form.getByRole('checkbox', { name: /garage-server/ }).focus();
+  await page.keyboard.press('Space');
+  await expect(form.getByRole('checkbox', { name: /garage-server/ })).toBeChecked();
+  await expectAccessible(page);
+  await form.getByRole('button', { name: 'Create pool' }).click();
+
+  const created = pools.getByRole('listitem').filter({ has: page.getByRole('heading', { level: 3, name: 'attic-pool', exact: true }) });
+  await expect(created.locator('.pools-status')).toHaveText('Status: Forming');
+  await expect(created).toContainText('Llama 3.3 70B Instruct');
+  await expect(created.getByRole('list', { name: 'Members of attic-pool' }).getByRole('listitem')).toHaveCount(2);
+  await expect(form).toBeHidden();
+
+  const dissolve = created.getByRole('button', { name: 'Dissolve attic-pool' });
+  await dissolve.click();
+  const dialog = page.getByRole('alertdialog', { name: 'Dissolve this pool?' });
+  await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await expectAccessible(page);
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(dissolve).toBeFocused();
+  await dissolve.click();
+  await dialog.getByRole('button', { name: 'Dissolve pool' }).click();
+  await expect(created).toHaveCount(0);
+  await expect(pool).toBeVisible();
+  await expect(pools.getByRole('heading', { level: 2, name: 'Pools' })).toBeFocused();
 });

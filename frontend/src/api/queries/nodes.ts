@@ -8,6 +8,10 @@ export type NodeStatus = components['schemas']['NodeStatus'];
 export type NodeAllocation = components['schemas']['NodeAllocation'];
 export type NodeUpdate = components['schemas']['NodeUpdate'];
 export type JoinToken = components['schemas']['JoinToken'];
+export type Pool = components['schemas']['Pool'];
+export type PoolStatus = components['schemas']['PoolStatus'];
+export type PoolRole = components['schemas']['PoolRole'];
+export type PoolCreate = components['schemas']['PoolCreate'];
 
 /** The node list is polled every 10 s, so a newly paired node appears and goes online without a reload. */
 export const NODES_POLL_MS = 10_000;
@@ -23,6 +27,14 @@ export const nodeQueries = {
     queryOptions({
       queryKey: [...nodeQueries.all, 'list'] as const,
       queryFn: () => unwrap(api.GET('/api/nodes')).then((r) => r.nodes),
+      refetchInterval: NODES_POLL_MS,
+    }),
+
+  /** GET /api/nodes/pools — the caller's pools, newest first; polled like the nodes, so forming → healthy shows on its own. */
+  pools: () =>
+    queryOptions({
+      queryKey: [...nodeQueries.all, 'pools'] as const,
+      queryFn: () => unwrap(api.GET('/api/nodes/pools')).then((r) => r.pools),
       refetchInterval: NODES_POLL_MS,
     }),
 };
@@ -59,6 +71,30 @@ export const nodeMutations = {
       },
       onSuccess: (_result, id, _ctx, { client }) => {
         client.setQueryData(nodeQueries.list().queryKey, (nodes) => nodes?.filter((n) => n.id !== id));
+        void client.invalidateQueries({ queryKey: nodeQueries.all });
+      },
+    }),
+
+  /** POST /api/nodes/pools — the new pool (forming) leads the list at once; nodes and pools are then read again. */
+  createPool: () =>
+    mutationOptions({
+      mutationKey: [...nodeQueries.all, 'create-pool'] as const,
+      mutationFn: (body: PoolCreate): Promise<Pool> => unwrap(api.POST('/api/nodes/pools', { body })),
+      onSuccess: (pool, _vars, _ctx, { client }) => {
+        client.setQueryData(nodeQueries.pools().queryKey, (pools) => (pools ? [pool, ...pools.filter((p) => p.id !== pool.id)] : pools));
+        void client.invalidateQueries({ queryKey: nodeQueries.all });
+      },
+    }),
+
+  /** DELETE /api/nodes/pools/{poolId} — the members serve on their own again from their next heartbeat. */
+  deletePool: () =>
+    mutationOptions({
+      mutationKey: [...nodeQueries.all, 'delete-pool'] as const,
+      mutationFn: async (poolId: string): Promise<void> => {
+        await unwrap(api.DELETE('/api/nodes/pools/{poolId}', { params: { path: { poolId } } }));
+      },
+      onSuccess: (_result, poolId, _ctx, { client }) => {
+        client.setQueryData(nodeQueries.pools().queryKey, (pools) => pools?.filter((p) => p.id !== poolId));
         void client.invalidateQueries({ queryKey: nodeQueries.all });
       },
     }),

@@ -1,17 +1,14 @@
 import { useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import { ApiError } from '../../api/client';
 import { nodeMutations, type NodeUpdate, type ProviderNode } from '../../api/queries/nodes';
 import { LOCALE, formatDateTime, formatGlob } from '../../components/format';
 import { AllocationForm } from './AllocationForm';
-import { formatScore, formatShare, hostSummary } from './format';
+import { ConfirmDialog } from './ConfirmDialog';
+import { failure, formatScore, formatShare, hostSummary } from './format';
 import { NodeName } from './NodeName';
-import { RevokeNodeDialog } from './RevokeNodeDialog';
 import { NODES_TEXTS, STATUS_LABELS } from './texts';
 
 const STATUS_BADGE = { online: 'badge badge-accent', paused: 'badge badge-warn', offline: 'badge' } as const;
-
-const failure = (error: unknown) => (error instanceof ApiError && error.serverText ? error.serverText : NODES_TEXTS.actionFailed);
 
 interface Props {
   node: ProviderNode;
@@ -122,8 +119,12 @@ export function NodeCard({ node, onRevoked }: Props) {
       </div>
 
       {confirming ? (
-        <RevokeNodeDialog
+        <ConfirmDialog
+          title={NODES_TEXTS.revokeTitle}
           name={node.name}
+          text={NODES_TEXTS.revokeText}
+          confirmLabel={NODES_TEXTS.revokeConfirm}
+          busyLabel={NODES_TEXTS.revoking}
           busy={revoke.isPending}
           error={revoke.isError ? failure(revoke.error) : null}
           onConfirm={confirmRevoke}

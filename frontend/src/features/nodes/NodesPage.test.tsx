@@ -190,7 +190,8 @@ describe('NodesPage', () => {
   it('re-reads the list every 10 s, so a newly paired node appears without a reload', async () => {
     jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
     await render();
-    await waitFor(() => expect(screen.getAllByRole('heading', { level: 3 })).toHaveLength(1));
+    const nodesList = () => within(screen.getByRole('region', { name: 'Your nodes' }));
+    await waitFor(() => expect(nodesList().getAllByRole('heading', { level: 3 })).toHaveLength(1));
     // The agent on the new machine pairs (POST /api/nodes/register).
     await act(async () => {
       await fetch('http://localhost/api/nodes/register', {

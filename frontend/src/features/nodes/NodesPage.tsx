@@ -5,12 +5,14 @@ import { nodeMutations, nodeQueries } from '../../api/queries/nodes';
 import { Icon } from '../../components/Icon';
 import { JoinCommand } from './JoinCommand';
 import { NodeCard } from './NodeCard';
+import { PoolsSection } from './PoolsSection';
 import { NODES_TEXTS } from './texts';
 import './nodes.css';
 
 /**
  * "Your nodes": the provider's machines (status, last seen, uptime, host, models, score, allocation, tasks, GLOB
- * earned and pending), pairing a new one with a fresh join token, and renaming, pausing, allocating and revoking.
+ * earned and pending), pairing a new one with a fresh join token, and renaming, pausing, allocating and revoking;
+ * below them, the pools those machines form to serve a model together.
  * The list refreshes every 10 s (nodeQueries.list), so a machine that has just paired appears on its own.
  */
 export function NodesPage() {
@@ -89,6 +91,9 @@ export function NodesPage() {
           </ul>
         )}
       </section>
+
+      {/* Pools are made of nodes: without any, the section would only repeat the hint above. */}
+      {nodes.length > 0 ? <PoolsSection nodes={nodes} /> : null}
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import type { NodeAllocation, NodeStatus } from '../../api/queries/nodes';
+import type { NodeAllocation, NodeStatus, PoolRole, PoolStatus } from '../../api/queries/nodes';
 
 /** Every text of the "Your nodes" page, in one place. */
 export const NODES_TEXTS = {
@@ -72,4 +72,72 @@ export const ALLOCATION_LABELS: Record<keyof NodeAllocation, string> = {
   cpu_percent: 'CPU',
   memory_percent: 'Memory',
   gpu_percent: 'GPU',
+};
+
+/** The texts of the pools section of "Your nodes". */
+export const POOLS_TEXTS = {
+  title: 'Pools',
+  intro: 'Nodes that serve one model together, each computing its share of the layers.',
+  loading: 'Loading your pools...',
+  loadError: 'Your pools could not be loaded. The list will try again shortly.',
+  emptyTitle: 'No pools yet',
+  emptyText:
+    "A model larger than any one of your machines can be split across several of them: create a pool of two or more nodes, and each computes its share of the model's layers.",
+  listLabel: 'Your pools',
+
+  model: 'Model',
+  modelSize: 'Model size',
+  layers: 'Layers',
+  created: 'Created',
+  notKnownYet: 'Not known yet',
+  membersLabel: 'Members of',
+  role: 'Role',
+  noRole: 'Not assigned yet',
+  status: 'Status',
+  ready: 'Ready',
+  notReady: 'Not ready',
+  layerShare: 'Share of the layers',
+  layersNotPlanned: 'Not planned yet',
+  memory: 'Memory offered',
+
+  create: 'Create pool',
+  createTitle: 'Create a pool',
+  nameLabel: 'Pool name',
+  modelLabel: 'Model',
+  modelChoose: 'Choose a model',
+  modelHint: "One of the chosen nodes must hold the model's file; the others need no copy of it.",
+  modelRequired: 'Choose a model',
+  modelsError: 'The models could not be loaded. Please try again later.',
+  nodesLegend: 'Nodes',
+  nodesHint: 'Choose at least 2. Each computes a share of the layers in proportion to the memory it offers.',
+  nodesTooFew: 'Choose at least 2 nodes',
+  nodesTooMany: 'Choose at most 16 nodes',
+  notEnoughNodes: 'A pool needs at least two of your nodes that are not in a pool yet.',
+  alreadyIn: 'in',
+  creating: 'Creating...',
+
+  dissolve: 'Dissolve',
+  dissolveTitle: 'Dissolve this pool?',
+  dissolveText:
+    'Its nodes stop sharing the model and serve on their own again. A reply the pool is writing now ends, and nobody is charged for it. The GLOB it earned stays yours.',
+  dissolveConfirm: 'Dissolve pool',
+  dissolving: 'Dissolving...',
+} as const;
+
+export const POOL_STATUS_LABELS: Record<PoolStatus, string> = {
+  forming: 'Forming',
+  healthy: 'Healthy',
+  degraded: 'Degraded',
+};
+
+/** What each status means for the pool's model, beside the status itself. */
+export const POOL_STATUS_HINTS: Record<PoolStatus, string> = {
+  forming: 'It serves once every member is ready.',
+  healthy: 'Every member is ready; the model is offered.',
+  degraded: 'A member is offline or not ready: the model is not offered until it returns.',
+};
+
+export const POOL_ROLE_LABELS: Record<PoolRole, string> = {
+  coordinator: 'Coordinator',
+  shard: 'Shard',
 };

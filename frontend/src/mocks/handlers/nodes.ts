@@ -5,17 +5,22 @@ import { http } from '../http';
 type ProviderNode = components['schemas']['Node'];
 type NodeUpdate = components['schemas']['NodeUpdate'];
 type NodeRegistration = components['schemas']['NodeRegistration'];
+type Pool = components['schemas']['Pool'];
 
 /**
- * The caller's nodes, in memory: the spec's example list at first; pairing (register) adds one, updates change
- * it, revocation removes it, so the web app's flows work on mocks. Unknown ids answer the spec's examples.
+ * The caller's nodes and pools, in memory: the spec's example lists at first; pairing (register) adds a node, updates
+ * change it, revocation removes it, creating and dissolving pools change the pools, so the web app's flows work on
+ * mocks. Unknown ids answer the spec's examples.
  */
 let nodes: ProviderNode[] = [];
+let pools: Pool[] = [];
 let pairedCount = 0;
+let poolCount = 0;
 
-/** Back to the spec's example list (tests call it before each case). */
+/** Back to the spec's example lists (tests call it before each case). */
 export function resetNodesMock(): void {
   nodes = example('/api/nodes', 'get', 200).nodes;
+  pools = example('/api/nodes/pools', 'get', 200).pools;
 }
 resetNodesMock();
 
@@ -55,6 +60,55 @@ function applyUpdate(node: ProviderNode, body: Partial<NodeUpdate>): ProviderNod
   return next;
 }
 
+/** The memory a node offers a pool: its share of GPU memory when it has some, else its share of memory. */
+const offered = (node: ProviderNode) =>
+  node.host.vram_bytes
+    ? Math.round((node.host.vram_bytes * node.allocation.gpu_percent) / 100)
+    : Math.round((node.host.memory_bytes * node.allocation.memory_percent) / 100);
+
+const problem = (status: 404 | 409, message: string) => ({
+  statusCode: status,
+  message,
+  error: status === 404 ? 'Not Found' : 'Conflict',
+});
+
+/**
+ * A new pool as the API answers it: forming, no member holding the file yet, so no roles and no layers. Nodes not the
+ * caller's answer 404, a node already in a pool 409; a body without the fields answers the spec's example.
+ */
+function createPool(body: Record<string, unknown>) {
+  const answer = example('/api/nodes/pools', 'post', 201);
+  const ids = body.node_ids;
+  if (typeof body.name !== 'string' || typeof body.model_id !== 'string' || !Array.isArray(ids)) return { status: 201 as const, pool: answer };
+  const members: ProviderNode[] = [];
+  for (const id of ids) {
+    const node = nodes.find((n) => n.id === id);
+    if (!node) return { status: 404 as const, error: problem(404, 'Node not found') };
+    const taken = pools.find((p) => p.members.some((m) => m.node_id === id));
+    if (taken) return { status: 409 as const, error: problem(409, `${node.name} is already in the pool ${taken.name}.`) };
+    members.push(node);
+  }
+  const pool: Pool = {
+    ...answer,
+    id: `00000000-0000-4000-9000-${String(++poolCount).padStart(12, '0')}`,
+    name: body.name,
+    model_id: body.model_id,
+    created_at: new Date().toISOString(),
+    members: members.map((node) => ({
+      node_id: node.id,
+      name: node.name,
+      role: null,
+      status: node.status,
+      ready: false,
+      memory_bytes: offered(node),
+      layers: 0,
+      layer_share: 0,
+    })),
+  };
+  pools = [pool, ...pools];
+  return { status: 201 as const, pool };
+}
+
 const readJson = async (request: Request): Promise<Record<string, unknown>> => {
   try {
     const body: unknown = await request.json();
@@ -84,6 +138,15 @@ export const nodesHandlers = [
   }),
   http.delete('/api/nodes/{id}', ({ params, response }) => {
     nodes = nodes.filter((n) => n.id !== params.id);
+    return response(204).empty();
+  }),
+  http.get('/api/nodes/pools', ({ response }) => response(200).json({ pools })),
+  http.post('/api/nodes/pools', async ({ request, response }) => {
+    const result = createPool(await readJson(request));
+    return result.status === 201 ? response(201).json(result.pool) : response(result.status).json(result.error);
+  }),
+  http.delete('/api/nodes/pools/{poolId}', ({ params, response }) => {
+    pools = pools.filter((p) => p.id !== params.poolId);
     return response(204).empty();
   }),
   http.post('/api/nodes/heartbeat', ({ response }) => response(200).json(example('/api/nodes/heartbeat', 'post', 200))),

@@ -3,7 +3,12 @@ import { useDialogFocus } from '../../components/useDialogFocus';
 import { NODES_TEXTS } from './texts';
 
 interface Props {
+  title: string;
+  /** The node or pool the action is about, shown first in the text. */
   name: string;
+  text: string;
+  confirmLabel: string;
+  busyLabel: string;
   busy: boolean;
   error: string | null;
   onConfirm: () => void;
@@ -11,11 +16,11 @@ interface Props {
 }
 
 /**
- * The confirmation before a node is revoked. A modal dialog like the app's others: focus moves in (to Cancel, the
- * safe choice), stays in (Tab cycles), Escape or a click outside closes it, and focus returns to the button that
- * opened it.
+ * The confirmation before a node is revoked or a pool dissolved. A modal dialog like the app's others: focus moves in
+ * (to Cancel, the safe choice), stays in (Tab cycles), Escape or a click outside closes it, and focus returns to the
+ * button that opened it.
  */
-export function RevokeNodeDialog({ name, busy, error, onConfirm, onClose }: Props) {
+export function ConfirmDialog({ title, name, text, confirmLabel, busyLabel, busy, error, onConfirm, onClose }: Props) {
   const ids = { title: useId(), text: useId() };
   const cancel = useRef<HTMLButtonElement>(null);
 
@@ -35,9 +40,9 @@ export function RevokeNodeDialog({ name, busy, error, onConfirm, onClose }: Prop
         aria-describedby={ids.text}
         onKeyDown={onKeyDown}
       >
-        <h2 id={ids.title}>{NODES_TEXTS.revokeTitle}</h2>
+        <h2 id={ids.title}>{title}</h2>
         <p id={ids.text} className="nodes-dialog-text">
-          <strong>{name}</strong> — {NODES_TEXTS.revokeText}
+          <strong>{name}</strong> — {text}
         </p>
         {error ? (
           <p className="alert alert-error" role="alert">
@@ -49,7 +54,7 @@ export function RevokeNodeDialog({ name, busy, error, onConfirm, onClose }: Prop
             {NODES_TEXTS.cancel}
           </button>
           <button type="button" className="btn nodes-btn-danger" onClick={onConfirm} aria-busy={busy || undefined}>
-            {busy ? NODES_TEXTS.revoking : NODES_TEXTS.revokeConfirm}
+            {busy ? busyLabel : confirmLabel}
           </button>
         </div>
       </div>

@@ -1,0 +1,198 @@
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import { nodeMutations, type Pool, type ProviderNode } from '../../api/queries/nodes';
+import type { ApiModel } from '../../api/queries/inference';
+import { failure, hostSummary } from './format';
+import { validateNodeName } from './NodeName';
+import { NODES_TEXTS, POOLS_TEXTS, STATUS_LABELS } from './texts';
+
+/** The spec's PoolCreate.node_ids: 2-16 nodes. */
+const MIN_NODES = 2;
+const MAX_NODES = 16;
+
+interface Props {
+  id: string;
+  nodes: ProviderNode[];
+  pools: Pool[];
+  /** The catalog; undefined while it loads, null when it could not be read. */
+  models: ApiModel[] | undefined | null;
+  onCreated: (pool: Pool) => void;
+  onCancel: () => void;
+}
+
+interface Errors {
+  name?: string;
+  model?: string;
+  nodes?: string;
+}
+
+/**
+ * Name, model and two or more of the caller's nodes. The model list is the whole catalog, available or not: a model
+ * too large for any single node is usually offered by none until a pool serves it. Nodes already in a pool are shown
+ * but cannot be chosen (a node belongs to at most one pool).
+ */
+export function CreatePoolForm({ id, nodes, pools, models, onCreated, onCancel }: Props) {
+  const ids = { title: useId(), name: useId(), nameError: useId(), model: useId(), modelHint: useId(), modelError: useId() };
+  const nodesHintId = useId();
+  const nodesErrorId = useId();
+  const create = useMutation(nodeMutations.createPool());
+  const nameInput = useRef<HTMLInputElement>(null);
+  const [name, setName] = useState('');
+  const [modelId, setModelId] = useState('');
+  const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
+  const [errors, setErrors] = useState<Errors>({});
+
+  useEffect(() => {
+    nameInput.current?.focus();
+  }, []);
+
+  const poolOf = new Map(pools.flatMap((pool) => pool.members.map((m) => [m.node_id, pool.name] as const)));
+  const free = nodes.filter((n) => !poolOf.has(n.id));
+
+  const toggle = (nodeId: string, on: boolean) => {
+    setChosen((prev) => {
+      const next = new Set(prev);
+      if (on) next.add(nodeId);
+      else next.delete(nodeId);
+      return next;
+    });
+    setErrors((e) => ({ ...e, nodes: undefined }));
+  };
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (create.isPending) return;
+    // The layers follow the coordinator's in the order sent: the order of the list.
+    const nodeIds = nodes.filter((n) => chosen.has(n.id)).map((n) => n.id);
+    const next: Errors = {
+      name: validateNodeName(name) ?? undefined,
+      model: modelId ? undefined : POOLS_TEXTS.modelRequired,
+      nodes: nodeIds.length < MIN_NODES ? POOLS_TEXTS.nodesTooFew : nodeIds.length > MAX_NODES ? POOLS_TEXTS.nodesTooMany : undefined,
+    };
+    setErrors(next);
+    if (next.name || next.model || next.nodes) return;
+    create.mutate({ name: name.trim(), model_id: modelId, node_ids: nodeIds }, { onSuccess: onCreated });
+  };
+
+  return (
+    <section id={id} className="nodes-allocation pools-create" aria-labelledby={ids.title}>
+      <h3 id={ids.title}>{POOLS_TEXTS.createTitle}</h3>
+      <form
+        onSubmit={submit}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            e.preventDefault();
+            onCancel();
+          }
+        }}
+        noValidate
+      >
+        <div className="form-row">
+          <div className="field">
+            <label htmlFor={ids.name}>{POOLS_TEXTS.nameLabel}</label>
+            <input
+              ref={nameInput}
+              id={ids.name}
+              className="input"
+              name="name"
+              maxLength={60}
+              autoComplete="off"
+              value={name}
+              onChange={(e) => {
+                setName(e.target.value);
+                setErrors((prev) => ({ ...prev, name: undefined }));
+              }}
+              aria-invalid={errors.name ? 'true' : undefined}
+              aria-describedby={errors.name ? ids.nameError : undefined}
+            />
+            {errors.name ? (
+              <p id={ids.nameError} className="field-error">
+                {errors.name}
+              </p>
+            ) : null}
+          </div>
+          <div className="field">
+            <label htmlFor={ids.model}>{POOLS_TEXTS.modelLabel}</label>
+            <select
+              id={ids.model}
+              className="select"
+              name="model_id"
+              value={modelId}
+              onChange={(e) => {
+                setModelId(e.target.value);
+                setErrors((prev) => ({ ...prev, model: undefined }));
+              }}
+              aria-invalid={errors.model ? 'true' : undefined}
+              aria-describedby={[ids.modelHint, errors.model ? ids.modelError : ''].filter(Boolean).join(' ')}
+            >
+              <option value="">{POOLS_TEXTS.modelChoose}</option>
+              {(models ?? []).map((model) => (
+                <option key={model.id} value={model.id}>
+                  {model.display_name} ({model.parameters})
+                </option>
+              ))}
+            </select>
+            <p id={ids.modelHint} className="hint">
+              {models === null ? POOLS_TEXTS.modelsError : POOLS_TEXTS.modelHint}
+            </p>
+            {errors.model ? (
+              <p id={ids.modelError} className="field-error">
+                {errors.model}
+              </p>
+            ) : null}
+          </div>
+        </div>
+
+        <fieldset className="pools-nodes" aria-describedby={[nodesHintId, errors.nodes ? nodesErrorId : ''].filter(Boolean).join(' ')}>
+          <legend className="label">{POOLS_TEXTS.nodesLegend}</legend>
+          <p id={nodesHintId} className="nodes-hint">
+            {free.length < MIN_NODES ? POOLS_TEXTS.notEnoughNodes : POOLS_TEXTS.nodesHint}
+          </p>
+          {nodes.map((node) => {
+            const inPool = poolOf.get(node.id);
+            return (
+              <label key={node.id} className="check pools-node">
+                <input
+                  type="checkbox"
+                  name="node_ids"
+                  value={node.id}
+                  checked={chosen.has(node.id)}
+                  disabled={inPool !== undefined}
+                  onChange={(e) => toggle(node.id, e.target.checked)}
+                />
+                <span>
+                  <span className="pools-node-name">{node.name}</span>
+                  <span className="nodes-muted">
+                    {' · '}
+                    {STATUS_LABELS[node.status]} · {hostSummary(node.host)}
+                    {inPool !== undefined ? ` · ${POOLS_TEXTS.alreadyIn} ${inPool}` : ''}
+                  </span>
+                </span>
+              </label>
+            );
+          })}
+          {errors.nodes ? (
+            <p id={nodesErrorId} className="field-error">
+              {errors.nodes}
+            </p>
+          ) : null}
+        </fieldset>
+
+        {create.isError ? (
+          <p className="alert alert-error" role="alert">
+            {failure(create.error)}
+          </p>
+        ) : null}
+
+        <div className="btn-row">
+          <button type="submit" className="btn btn-sm btn-primary" aria-busy={create.isPending || undefined}>
+            {create.isPending ? POOLS_TEXTS.creating : POOLS_TEXTS.create}
+          </button>
+          <button type="button" className="btn btn-sm" onClick={onCancel}>
+            {NODES_TEXTS.cancel}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
