@@ -14,6 +14,8 @@ import type { CredentialStore, StoredCredential } from './credential-store';
 import { EventSender, type NodeJobEvent, type SendResult } from './job-events';
 import type { HostFacts, LocalModel } from './machine';
 import type { AgentOptions } from './options';
+import type { LlamaServer } from './llama-server';
+import type { PoolMember } from './pool-member';
 
 /** The longest a generated piece waits before it is sent to the API with the pieces after it. */
 const EVENT_BATCH_MS = 50;
@@ -48,6 +50,10 @@ export interface AgentDeps {
   host: HostFacts;
   /** The catalog models on disk. */
   models: LocalModel[];
+  /** The same files with their layer counts, reported so a pool can plan its split. */
+  files?: Schemas['PoolFile'][];
+  /** The node's part in a pool (none in tests that do not pool). */
+  pool?: (onChange: () => void, threads: () => number) => PoolMember;
   cpuLoad?: () => number | null;
   fetch?: (request: Request) => Promise<Response>;
   heartbeatMs?: number;
@@ -94,6 +100,9 @@ export class Agent {
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private heartbeatRunning: Promise<void> | null = null;
   private readonly machine: Machine;
+  private pool: PoolMember | null = null;
+  /** Pool assignments are applied one after another, off the heartbeat's path (loading a split model takes a while). */
+  private poolApplying: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: AgentDeps) {
     this.log = deps.log;
@@ -153,6 +162,14 @@ export class Agent {
       );
     }
     this.api = createNodeApi(api, () => this.credential?.credential, this.deps.fetch);
+    if (this.deps.pool) {
+      this.pool = this.deps.pool(
+        () => this.onPoolChange(),
+        () => this.engineConfig?.threads ?? 1,
+      );
+      await this.pool.open();
+      this.log(`Pool tunnel listening on ${this.pool.endpoint}`);
+    }
     if (models.length === 0) {
       throw new AgentError(
         `No model files in ${options.modelsDir}. Run \`npm run model:tiny\` for the tiny model, or put a catalog model's GGUF file there.`,
@@ -293,10 +310,11 @@ export class Agent {
     const call = (signal: AbortSignal) =>
       this.api.POST('/api/nodes/heartbeat', {
         body: {
-          models: this.loaded,
+          models: this.servedModels(),
           running_jobs: this.job ? 1 : 0,
           cpu_load: (this.deps.cpuLoad ?? (() => null))(),
           battery_percent: batteryPercent(this.battery),
+          ...(this.pool ? { files: this.deps.files ?? [], pool_endpoint: this.pool.endpoint, pool_ready: this.pool.readyFor } : {}),
         },
         signal,
       });
@@ -332,6 +350,11 @@ export class Agent {
       this.pendingAllocation = sameAllocation(a, this.allocation) ? null : a;
       this.wake?.();
     }
+    if (this.pool && state.pool !== undefined) {
+      const pool = this.pool;
+      const assignment = state.pool;
+      this.poolApplying = this.poolApplying.then(() => pool.apply(assignment)).catch((err: unknown) => this.fail(err));
+    }
     const earned = `${state.earned}/${state.pending}`;
     if (earned !== this.earned) {
       const first = this.earned === null;
@@ -352,7 +375,7 @@ export class Agent {
         if (state) this.onState(state);
         continue;
       }
-      if (this.paused || this.loaded.length === 0) {
+      if (this.paused || this.servedModels().length === 0) {
         await new Promise<void>((resolve) => (this.wake = resolve));
         this.wake = null;
         continue;
@@ -378,6 +401,43 @@ export class Agent {
       backoff.reset();
       await this.runJob(res.data);
     }
+  }
+
+  /** What generates a model's jobs here: the pool's llama-server for the pooled model, else the local engine. */
+  private generatorFor(modelId: string): Pick<LlamaServer, 'countTokens' | 'generate'> | null {
+    const pooled = this.pool?.serving();
+    if (pooled?.modelId === modelId) return pooled.server;
+    const engine = this.engine;
+    if (!engine || !this.loaded.includes(modelId)) return null;
+    return {
+      countTokens: (messages) => Promise.resolve(engine.countTokens(modelId, messages)),
+      generate: (req) => engine.generate(modelId, req),
+    };
+  }
+
+  /** The models this node serves now: those it loaded, and the pooled model while it coordinates a whole pool. */
+  private servedModels(): string[] {
+    const pooled = this.pool?.serving()?.modelId;
+    return pooled && !this.loaded.includes(pooled) ? [...this.loaded, pooled] : this.loaded;
+  }
+
+  /** The pool part started or stopped: the API hears of it now, and the work loop looks again at what it can claim. */
+  private onPoolChange(): void {
+    this.wake?.();
+    if (this.stopping.signal.aborted || !this.heartbeatTimer) return;
+    clearTimeout(this.heartbeatTimer);
+    this.heartbeatTimer = null;
+    const previous = this.heartbeatRunning ?? Promise.resolve();
+    this.heartbeatRunning = previous
+      .then(() => this.heartbeat({ retry: false }))
+      .then((s) => {
+        if (s) this.onState(s);
+      })
+      .catch((err: unknown) => this.fail(err))
+      .finally(() => {
+        this.heartbeatRunning = null;
+        if (!this.heartbeatTimer) this.scheduleHeartbeat();
+      });
   }
 
   private checkRevoked(res: Response): void {
@@ -433,12 +493,12 @@ export class Agent {
 
   private async generate(job: NodeJob, running: RunningJob): Promise<void> {
     const { sender } = running;
-    const engine = this.engine;
+    const generator = this.generatorFor(job.model_id);
     const fail = async (message: string) => {
       sender.push({ type: 'error', message: message.slice(0, 500) });
       await sender.drain();
     };
-    if (!engine || !this.loaded.includes(job.model_id)) {
+    if (!generator) {
       this.log(`Job ${job.job_id}: ${job.model_id} is not loaded here`);
       await sender.close();
       await this.giveBack(job.job_id);
@@ -446,7 +506,7 @@ export class Agent {
     }
     const started = performance.now();
     try {
-      const promptTokens = engine.countTokens(job.model_id, job.messages);
+      const promptTokens = await generator.countTokens(job.messages);
       const budget = completionBudget(promptTokens, job.params.max_tokens, job.hold_tokens);
       if ('insufficient' in budget) {
         this.log(`Job ${job.job_id}: the requester's hold (${job.hold_tokens} tokens) does not cover the prompt (${promptTokens} tokens)`);
@@ -456,14 +516,15 @@ export class Agent {
       // Every events call costs the API a request (auth, validation, lock renewal): batches of up to 50 ms keep that
       // cost small against generation, while the first piece still goes out at once.
       const batcher = new TokenBatcher((text) => sender.pushText(text), EVENT_BATCH_MS);
-      const result = await engine.generate(job.model_id, {
+      const request = {
         messages: job.messages,
         maxTokens: Math.max(1, budget.maxTokens),
         temperature: job.params.temperature,
         topP: job.params.top_p,
         signal: running.abort.signal,
-        onToken: (text) => batcher.push(text),
-      });
+        onToken: (text: string) => batcher.push(text),
+      };
+      const result = await generator.generate(request);
       batcher.flush();
       if (running.reason && running.reason !== 'stop') return;
       const stopReason: StopReason =
@@ -517,6 +578,8 @@ export class Agent {
       if (job.reason === 'shutdown') await this.giveBack(job.id);
     }
     await this.heartbeatRunning;
+    await this.poolApplying;
+    await this.pool?.close().catch(() => undefined);
     await this.engine?.dispose().catch(() => undefined);
     this.engine = null;
   }

@@ -6,6 +6,7 @@ import type { AppConfig } from '../config/config';
 import type { Schemas } from '../contract/types';
 import { type CatalogModel, loadCatalog } from '../modules/inference/catalog';
 import { splitParts } from '../modules/inference/engine/gguf';
+import { validateGguf } from '../modules/inference/engine/gguf-validate';
 import { loadNodeLlamaCpp } from '../modules/inference/engine/node-llama-cpp';
 import type { ModelFile } from './allocation';
 import { withoutControlChars } from './options';
@@ -95,4 +96,14 @@ async function modelBytes(path: string): Promise<number | null> {
     bytes += s.size;
   }
   return bytes;
+}
+
+/** The local models' files with their layer counts (from each file's header), for pool planning; unreadable ones are left out. */
+export async function modelFiles(models: LocalModel[]): Promise<Array<Schemas['PoolFile']>> {
+  const files: Array<Schemas['PoolFile']> = [];
+  for (const m of models) {
+    const summary = await validateGguf(m.path).catch(() => null);
+    if (summary && summary.blockCount > 0) files.push({ model_id: m.id, bytes: m.bytes, layers: summary.blockCount });
+  }
+  return files;
 }

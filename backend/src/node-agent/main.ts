@@ -5,8 +5,10 @@
 import { Agent, AgentError } from './agent';
 import { defaultBatterySource } from './battery';
 import { CredentialStore } from './credential-store';
-import { cpuLoad, detectGpu, hostFacts, localModels, readCatalog } from './machine';
+import { llamaBin } from './llama-process';
+import { cpuLoad, detectGpu, hostFacts, localModels, modelFiles, readCatalog } from './machine';
 import { OptionsError, parseOptions, USAGE } from './options';
+import { PoolMember } from './pool-member';
 import { LlamaEngine } from '../modules/inference/engine/llama-engine';
 
 const log = (line: string): void => {
@@ -31,7 +33,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const gpu = options.gpu === 'off' ? null : await detectGpu();
-  const host = hostFacts(gpu);
+  const host = { ...hostFacts(gpu), ...(options.memoryBytes ? { memory_bytes: options.memoryBytes } : {}) };
   const models = await localModels(readCatalog(options.catalog, options.modelsDir), options.modelsDir);
   log(
     `${host.hostname}: ${host.cpu_cores} cores, ${(host.memory_bytes / 1024 ** 3).toFixed(1)} GB memory, ${gpu ? `GPU ${gpu.name}` : 'no GPU'}; ` +
@@ -45,6 +47,9 @@ async function main(): Promise<number> {
     createEngine: (o) => LlamaEngine.create(o),
     host,
     models,
+    files: await modelFiles(models),
+    pool: (onChange, threads) =>
+      new PoolMember({ log, listen: options.poolAddress, bin: () => llamaBin(options.llamaBin, log), threads, models, onChange }),
     cpuLoad: () => cpuLoad(host.cpu_cores),
   });
   let firstSignal = 0;

@@ -21,6 +21,12 @@ export interface AgentOptions {
   threads: number | undefined;
   /** `off` never uses a GPU, even when one is present. */
   gpu: 'auto' | 'off';
+  /** Where the pool tunnel listens for the other members of a pool (a private address; port 0: any free one). */
+  poolAddress: { host: string; port: number };
+  /** The memory to count as this machine's, in bytes, instead of all of it. */
+  memoryBytes: number | undefined;
+  /** A directory with llama.cpp's RPC build (ggml-rpc-server, llama-server), instead of the shared cache. */
+  llamaBin: string | undefined;
   help: boolean;
 }
 
@@ -43,6 +49,13 @@ Options (environment variable in brackets):
   --catalog <file>      The API's model catalog, when it is not the built-in one (GLOB_MODEL_CATALOG)
   --threads <n>         llama.cpp threads, instead of what the CPU allocation gives (GLOB_NODE_THREADS)
   --gpu <auto|off>      Use a GPU when one is present (GLOB_NODE_GPU); default: auto
+  --pool-address <host[:port]>
+                        Where this node's pool tunnel listens for the other members of a pool: an address of
+                        the private network they share (GLOB_POOL_ADDRESS); default: 127.0.0.1 (pools on this
+                        machine only), any free port
+  --memory <MB>         The memory to count as this machine's (GLOB_NODE_MEMORY_MB); default: all of it
+  --llama-bin <dir>     llama.cpp's RPC build to pool with (GLOB_LLAMA_BIN); default: built once into
+                        ~/.cache/glob-network by scripts/llama-rpc.mjs
   --help                This text`;
 
 const FLAGS = {
@@ -54,6 +67,9 @@ const FLAGS = {
   '--catalog': 'GLOB_MODEL_CATALOG',
   '--threads': 'GLOB_NODE_THREADS',
   '--gpu': 'GLOB_NODE_GPU',
+  '--pool-address': 'GLOB_POOL_ADDRESS',
+  '--memory': 'GLOB_NODE_MEMORY_MB',
+  '--llama-bin': 'GLOB_LLAMA_BIN',
 } as const;
 type Flag = keyof typeof FLAGS;
 
@@ -112,6 +128,16 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   const gpu = get('--gpu') ?? 'auto';
   if (gpu !== 'auto' && gpu !== 'off') throw new OptionsError(`--gpu must be auto or off, got ${gpu}`);
   const catalog = get('--catalog');
+  const poolRaw = get('--pool-address') ?? '127.0.0.1';
+  const pool = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(poolRaw);
+  if (!pool || Number(pool[2] ?? 0) > 65535) throw new OptionsError(`--pool-address must be host or host:port, got ${poolRaw}`);
+  if (pool[1] === '0.0.0.0' || pool[1] === '[::]')
+    throw new OptionsError('--pool-address must be an address the other members can reach, not 0.0.0.0');
+  const memoryRaw = get('--memory');
+  const memoryMb = memoryRaw === undefined ? undefined : Number(memoryRaw);
+  if (memoryMb !== undefined && (!Number.isInteger(memoryMb) || memoryMb < 1))
+    throw new OptionsError(`--memory must be a whole number of MB, got ${memoryRaw}`);
+  const llamaBin = get('--llama-bin');
   return {
     api: api?.replace(/\/+$/, ''),
     joinToken: get('--join-token'),
@@ -121,6 +147,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     catalog: catalog === undefined ? undefined : resolve(base, catalog),
     threads,
     gpu,
+    poolAddress: { host: pool[1]!.replace(/^\[|\]$/g, ''), port: Number(pool[2] ?? 0) },
+    memoryBytes: memoryMb === undefined ? undefined : memoryMb * 1024 ** 2,
+    llamaBin: llamaBin === undefined ? undefined : resolve(base, llamaBin),
     help,
   };
 }

@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { startAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
+import { ledgerCheckCli } from '../support/ledger-check';
 import { createNetnsHost, netnsUnavailable, type NetnsHost } from '../support/netns';
 import { newUser } from '../support/users';
 import { atFirstToken, readSse, startReply, taskOf } from '../support/worker';
@@ -165,16 +165,9 @@ describe('the network: provider nodes on separate hosts share one queue', () => 
     expect(await stack.db.query(`SELECT 1 FROM node_rewards WHERE task_id = $1`, [t.id])).toEqual([]);
     expect(await stack.app.get(LedgerService).reconcile()).toEqual([]);
     // The operator's check, as an operator runs it.
-    const check = spawn(process.execPath, ['-r', '@swc-node/register', 'src/modules/wallet/ledger-check.cli.ts'], {
-      cwd: resolve(__dirname, '..', '..'),
-      env: { ...process.env, DATABASE_URL: stack.config.database.url, REDIS_URL: stack.config.redis.url },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    check.stdout!.on('data', (d) => (out += d));
-    check.stderr!.on('data', (d) => (out += d));
-    expect(await new Promise((r) => check.once('exit', r))).toBe(0);
-    expect(out).toMatch(/Ledger reconciles/);
+    const check = await ledgerCheckCli(stack);
+    expect(check.code).toBe(0);
+    expect(check.output).toMatch(/Ledger reconciles/);
   }, 90_000);
 
   it('revoking a node mid-reply: the reply ends cleanly at no charge, and the agent, answered 401, stops with exit code 2', async () => {

@@ -64,7 +64,11 @@ describe('node pools over the public API', () => {
       };
     };
   };
-  const pools = async (u: User) => spec(await stack.http.get('/api/nodes/pools').set(u.auth), 'listPools').body.pools as Array<Record<string, any>>;
+  type Pool = { name: string; status: string; problem: string | null; members: Array<Record<string, unknown> & { node_id: string }> } & Record<
+    string,
+    unknown
+  >;
+  const pools = async (u: User) => spec(await stack.http.get('/api/nodes/pools').set(u.auth), 'listPools').body.pools as Pool[];
   const available = async () =>
     (spec(await stack.http.get('/api/inference/models').set(owner.auth), 'listModels').body.models as Array<{ id: string; status: string }>).find(
       (m) => m.id === MODEL,
@@ -110,9 +114,9 @@ describe('node pools over the public API', () => {
       { node_id: b.id, endpoint: '10.9.0.3:7001', layers: 8 },
       { node_id: c.id, endpoint: null, layers: 8 },
     ]);
-    let [pool] = await pools(owner);
+    const [pool] = await pools(owner);
     expect(pool).toMatchObject({ status: 'forming', problem: null, model_layers: 32, model_bytes: 2 * GiB });
-    expect(pool!.members.map((m: Record<string, unknown>) => [m.node_id, m.role, m.layers, m.layer_share, m.ready])).toEqual([
+    expect(pool!.members.map((m) => [m.node_id, m.role, m.layers, m.layer_share, m.ready])).toEqual([
       [a.id, 'coordinator', 16, 0.5, false],
       [b.id, 'shard', 8, 0.25, false],
       [c.id, 'shard', 8, 0.25, false],
@@ -180,7 +184,7 @@ describe('node pools over the public API', () => {
     expect((await beat(a, serving)).pool!.healthy).toBe(false);
     expect(await available()).toBe('unavailable');
     expect((await pools(owner))[0]).toMatchObject({ status: 'degraded' });
-    expect((await pools(owner))[0]!.members.find((m: { node_id: string }) => m.node_id === b.id)).toMatchObject({ status: 'offline', ready: false });
+    expect((await pools(owner))[0]!.members.find((m) => m.node_id === b.id)).toMatchObject({ status: 'offline', ready: false });
     await beat(b, { pool_endpoint: '10.9.0.3:7001', pool_ready: poolId });
     expect((await beat(a, serving)).pool!.healthy).toBe(true);
     expect(await available()).toBe('available');

@@ -73,3 +73,70 @@ export function createNetnsHost(): NetnsHost {
     },
   };
 }
+
+/** Hosts on one private LAN: a bridge on this side (its address is the gateway), one namespace per host on it. */
+export interface NetnsLan {
+  hosts: NetnsHost[];
+  gateway: string;
+  remove(): void;
+}
+
+/** Makes `count` namespace hosts on a bridge over 10.214.<random>.0/24, so they reach each other and this side. */
+export function createNetnsLan(count: number): NetnsLan {
+  const net = randomInt(1, 255);
+  const tag = `${process.pid % 10000}${net}`;
+  const bridge = `gbr${tag}`;
+  const gateway = `10.214.${net}.1`;
+  const made: string[] = [];
+  const cleanup = () => {
+    for (const name of made) {
+      try {
+        ip('netns', 'del', name);
+      } catch {
+        // Already gone.
+      }
+    }
+    try {
+      ip('link', 'del', bridge);
+    } catch {
+      // Already gone.
+    }
+  };
+  try {
+    ip('link', 'add', bridge, 'type', 'bridge');
+    ip('addr', 'add', `${gateway}/24`, 'dev', bridge);
+    ip('link', 'set', bridge, 'up');
+    const hosts = Array.from({ length: count }, (_, i): NetnsHost => {
+      const name = `glob${tag}h${i}`;
+      const outside = `gvb${tag}${i}`;
+      const inside = `gvc${tag}${i}`;
+      const address = `10.214.${net}.${i + 2}`;
+      ip('netns', 'add', name);
+      made.push(name);
+      ip('link', 'add', outside, 'type', 'veth', 'peer', 'name', inside);
+      ip('link', 'set', inside, 'netns', name);
+      ip('link', 'set', outside, 'master', bridge);
+      ip('link', 'set', outside, 'up');
+      ip('netns', 'exec', name, 'ip', 'addr', 'add', `${address}/24`, 'dev', inside);
+      ip('netns', 'exec', name, 'ip', 'link', 'set', inside, 'up');
+      ip('netns', 'exec', name, 'ip', 'link', 'set', 'lo', 'up');
+      return {
+        name,
+        address,
+        gateway,
+        spawn: (command, args, options = {}) => spawn('ip', ['netns', 'exec', name, command, ...args], options),
+        remove: () => {
+          try {
+            ip('netns', 'del', name);
+          } catch {
+            // Already gone.
+          }
+        },
+      };
+    });
+    return { hosts, gateway, remove: cleanup };
+  } catch (err) {
+    cleanup();
+    throw err;
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * A pool coordinator's model: llama.cpp's own server, on loopback, holding the first layers itself and reaching the
+ * other members' layers as RPC devices. It is driven over HTTP rather than through node-llama-cpp because the addon
+ * node-llama-cpp ships is built without GGML_RPC; llama-server from the same llama.cpp source has it, and its
+ * /tokenize and /completion give exact token counts and stop when the request is closed.
+ */
+import { createParser } from 'eventsource-parser';
+import { join } from 'node:path';
+import type { ChatTurn, GenerateRequest, GenerateResult } from '../modules/inference/engine/llama-engine';
+import { freePort, LLAMA_SERVER, spawnTied, type Tied, waitForPort } from './llama-process';
+
+export interface LlamaServerSplit {
+  /** The model's GGUF file (the first part of a split file). */
+  modelPath: string;
+  threads: number;
+  contextSize: number;
+  /** The RPC devices in layer order (loopback ends of the pool's tunnels). */
+  rpc: string[];
+  /** Layers per member, coordinator first, then one per RPC device. */
+  layers: number[];
+}
+
+/**
+ * llama.cpp places the first (layers + 1 − n_gpu_layers) layers on the CPU, here the coordinator's, and splits the
+ * rest and the output layer across the devices in proportion to --tensor-split: whole layer counts, with the output
+ * layer counted on the last device, place exactly the planned layers on each.
+ */
+export function splitArgs(layers: number[]): string[] {
+  const [own = 0, ...shards] = layers;
+  const total = layers.reduce((a, b) => a + b, 0);
+  const split = shards.map((n, i) => (i === shards.length - 1 ? n + 1 : n));
+  return ['-ngl', String(total + 1 - own), '--tensor-split', split.join(',')];
+}
+
+interface CompletionChunk {
+  content?: string;
+  tokens?: number[];
+  stop?: boolean;
+  stop_type?: 'eos' | 'limit' | 'word' | 'none';
+  tokens_predicted?: number;
+  tokens_evaluated?: number;
+}
+
+export class LlamaServer {
+  private constructor(
+    private readonly proc: Tied,
+    private readonly base: string,
+  ) {}
+
+  /** Starts llama-server with the split and waits until the model is loaded; rejects if it exits first. */
+  static async start(bin: string, split: LlamaServerSplit, log: (line: string) => void): Promise<LlamaServer> {
+    const port = await freePort();
+    const args = [
+      ...['-m', split.modelPath, '--host', '127.0.0.1', '--port', String(port), '--no-webui', '-np', '1'],
+      ...['-t', String(split.threads), '-c', String(split.contextSize), '--fit', 'off'],
+      ...(split.rpc.length ? ['--rpc', split.rpc.join(','), ...splitArgs(split.layers)] : []),
+    ];
+    const lines: string[] = [];
+    const proc = spawnTied(join(bin, LLAMA_SERVER), args, (l) => {
+      lines.push(l);
+      if (lines.length > 40) lines.shift();
+    });
+    const server = new LlamaServer(proc, `http://127.0.0.1:${port}`);
+    const ready = new AbortController();
+    const exited = proc.exited.then((why) => {
+      ready.abort(new Error(`llama-server ${why}: ${lines.slice(-5).join(' | ')}`));
+    });
+    try {
+      await waitForPort(port, ready.signal);
+      while (!ready.signal.aborted) {
+        const res = await fetch(`${server.base}/health`, { signal: AbortSignal.timeout(5_000) }).catch(() => null);
+        if (res?.ok) return server;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw ready.signal.reason;
+    } catch (err) {
+      await proc.stop();
+      await exited;
+      log(`llama-server did not start: ${err instanceof Error ? err.message : String(err)}`);
+      throw err;
+    }
+  }
+
+  /** Resolves with the reason once the server has exited (a member's RPC server gone aborts it). */
+  get exited(): Promise<string> {
+    return this.proc.exited;
+  }
+
+  stop(): Promise<void> {
+    return this.proc.stop();
+  }
+
+  /** The prompt as the model's chat template formats it, as tokens (the count is what the requester pays for). */
+  async promptTokens(messages: ChatTurn[]): Promise<number[]> {
+    const { prompt } = (await this.post('/apply-template', { messages })) as { prompt: string };
+    const { tokens } = (await this.post('/tokenize', { content: prompt, add_special: true, parse_special: true })) as { tokens: number[] };
+    return tokens;
+  }
+
+  async countTokens(messages: ChatTurn[]): Promise<number> {
+    return (await this.promptTokens(messages)).length;
+  }
+
+  async generate(req: GenerateRequest): Promise<GenerateResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const prompt = await this.promptTokens(req.messages);
+    let text = '';
+    let completionTokens = 0;
+    let firstTokenMs: number | null = null;
+    let final: CompletionChunk | null = null;
+    const result = (stopReason: GenerateResult['stopReason']): GenerateResult => ({
+      text,
+      stopReason,
+      promptTokens: prompt.length,
+      completionTokens,
+      firstTokenMs,
+      durationMs: elapsed(),
+    });
+    if (req.signal?.aborted) return result('abort');
+    let res: Response;
+    try {
+      res = await fetch(`${this.base}/completion`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          prompt,
+          n_predict: req.maxTokens,
+          temperature: req.temperature,
+          top_p: req.topP,
+          ...(req.seed !== undefined ? { seed: req.seed } : {}),
+          stream: true,
+        }),
+        ...(req.signal ? { signal: req.signal } : {}),
+      });
+    } catch (err) {
+      if (req.signal?.aborted) return result('abort');
+      throw err;
+    }
+    if (!res.ok || !res.body) throw new Error(`llama-server answered ${res.status}: ${await res.text().catch(() => '')}`);
+    const parser = createParser({
+      onEvent: (e) => {
+        const chunk = JSON.parse(e.data) as CompletionChunk;
+        if (chunk.content) {
+          firstTokenMs ??= elapsed();
+          text += chunk.content;
+          req.onToken?.(chunk.content);
+        }
+        completionTokens = chunk.tokens_predicted ?? completionTokens + (chunk.tokens?.length ?? 0);
+        if (chunk.stop) final = chunk;
+      },
+    });
+    const decoder = new TextDecoder();
+    try {
+      for await (const bytes of res.body) parser.feed(decoder.decode(bytes as Uint8Array, { stream: true }));
+    } catch (err) {
+      // Closing the request is how a generation is stopped: llama-server ends it at once.
+      if (req.signal?.aborted) return result('abort');
+      throw err;
+    }
+    if (req.signal?.aborted) return result('abort');
+    const done = final as CompletionChunk | null;
+    if (!done) throw new Error('llama-server ended the reply without its last event');
+    completionTokens = done.tokens_predicted ?? completionTokens;
+    return result(done.stop_type === 'limit' ? 'length' : 'stop');
+  }
+
+  private async post(path: string, body: unknown): Promise<unknown> {
+    const res = await fetch(`${this.base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
+    if (!res.ok) throw new Error(`llama-server ${path} answered ${res.status}: ${await res.text().catch(() => '')}`);
+    return res.json();
+  }
+}

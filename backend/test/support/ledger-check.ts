@@ -1,0 +1,17 @@
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import type { TestStack } from './app';
+
+/** Runs `npm run ledger:check`'s program against the stack's database as an operator does; resolves with its exit code and output. */
+export async function ledgerCheckCli(stack: TestStack): Promise<{ code: number | null; output: string }> {
+  const check = spawn(process.execPath, ['-r', '@swc-node/register', 'src/modules/wallet/ledger-check.cli.ts'], {
+    cwd: resolve(__dirname, '..', '..'),
+    env: { ...process.env, DATABASE_URL: stack.config.database.url, REDIS_URL: stack.config.redis.url },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  check.stdout!.on('data', (d) => (output += d));
+  check.stderr!.on('data', (d) => (output += d));
+  const code = await new Promise<number | null>((r) => check.once('exit', r));
+  return { code, output };
+}
