@@ -3,7 +3,7 @@
  * coordinator's model, driven over HTTP on loopback). They come from scripts/llama-rpc.mjs, which builds them once
  * per llama.cpp version from the source node-llama-cpp ships, with GGML_RPC on.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
@@ -15,23 +15,38 @@ export const LLAMA_SERVER = 'llama-server';
 
 /**
  * The directory holding llama.cpp's RPC build: `dir` when given, else the shared cache, built first when missing
- * (minutes, once per machine; `log` says so while it runs).
+ * (minutes, once per machine; the build's own progress lines say so while it runs). Found once per process.
  */
 export function llamaBin(dir: string | undefined, log: (line: string) => void): Promise<string> {
   if (dir) {
     for (const t of [RPC_SERVER, LLAMA_SERVER]) if (!existsSync(join(dir, t))) return Promise.reject(new Error(`${t} is not in ${dir}`));
     return Promise.resolve(dir);
   }
-  log("Finding llama.cpp's RPC build (the first time on this machine it is built from source: a few minutes)…");
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [join(REPO_ROOT, 'scripts', 'llama-rpc.mjs')], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => {
-      if (err) return reject(new Error(`Could not build llama.cpp with RPC: ${err.message}`));
-      // Its last line is the bin directory and the time it took.
-      const last = stdout.trim().split('\n').at(-1) ?? '';
-      resolve(last.replace(/ \(\d+ s\)$/, ''));
+  found ??= new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'scripts', 'llama-rpc.mjs')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let last = '';
+    let errors = '';
+    child.stdout.on('data', (d: Buffer) => {
+      for (const line of d.toString().split('\n').filter(Boolean)) {
+        // Its last line is the bin directory; the lines before it say that a build started and ended.
+        if (/^Buil(ding|t) /.test(line)) log(line);
+        last = line;
+      }
     });
+    child.stderr.on('data', (d: Buffer) => (errors = (errors + d.toString()).slice(-2000)));
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(last.replace(/ \(\d+ s\)$/, ''))
+        : reject(new Error(`Could not build llama.cpp with RPC (exit ${code}): ${errors.trim()}`)),
+    );
+  }).catch((err: unknown) => {
+    found = null;
+    throw err;
   });
+  return found;
 }
+let found: Promise<string> | null = null;
 
 /** A free TCP port on loopback (the child binds it a moment later). */
 export function freePort(): Promise<number> {

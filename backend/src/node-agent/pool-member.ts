@@ -111,7 +111,7 @@ export class PoolMember {
     this.tunnel!.setPool({ key: Buffer.from(a.key, 'hex'), identity: a.pool_id, target: { host: '127.0.0.1', port } });
     const mine = a.members.find((m) => m.endpoint === this.endpoint);
     this.deps.log(
-      `Pool ${a.pool_id.slice(0, 8)}: serving ${mine ? `${mine.layers} layers of ` : ''}${a.model_id} for its coordinator (${threads} threads)`,
+      `Pool ${a.pool_id.slice(0, 8)}: serving ${mine ? `${mine.layers} layers of ` : ''}${a.model_id} for its coordinator (${threads} ${threads === 1 ? 'thread' : 'threads'})`,
     );
     this.setReady(a.pool_id);
   }
