@@ -13,6 +13,9 @@ describe('node agent options', () => {
       catalog: undefined,
       threads: undefined,
       gpu: 'auto',
+      poolAddress: { host: '127.0.0.1', port: 0 },
+      memoryBytes: undefined,
+      llamaBin: undefined,
       help: false,
     });
     expect(REPO_ROOT).toBe(resolve(__dirname, '..', '..', '..'));
@@ -44,6 +47,9 @@ describe('node agent options', () => {
         GLOB_MODEL_CATALOG: '/c.json',
         GLOB_NODE_THREADS: '4',
         GLOB_NODE_GPU: 'off',
+        GLOB_POOL_ADDRESS: '10.0.0.7:7001',
+        GLOB_NODE_MEMORY_MB: '48',
+        GLOB_LLAMA_BIN: '/opt/llama/bin',
       },
       'h',
     );
@@ -56,6 +62,9 @@ describe('node agent options', () => {
       catalog: '/c.json',
       threads: 4,
       gpu: 'off',
+      poolAddress: { host: '10.0.0.7', port: 7001 },
+      memoryBytes: 48 * 1024 ** 2,
+      llamaBin: '/opt/llama/bin',
       help: false,
     });
   });
@@ -69,6 +78,10 @@ describe('node agent options', () => {
     [['--threads', '0'], /--threads must be a whole number/],
     [['--threads', '1.5'], /--threads must be a whole number/],
     [['--gpu', 'cuda'], /--gpu must be auto or off/],
+    [['--pool-address', 'a b'], /--pool-address must be host or host:port/],
+    [['--pool-address', '10.0.0.1:99999'], /--pool-address must be host or host:port/],
+    [['--pool-address', '0.0.0.0'], /not 0\.0\.0\.0/],
+    [['--memory', '0'], /--memory must be a whole number of MB/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseOptions(argv, {}, 'h')).toThrow(OptionsError);
     expect(() => parseOptions(argv, {}, 'h')).toThrow(message);
@@ -77,6 +90,7 @@ describe('node agent options', () => {
   it('relative paths are from where the command was typed (npm sets INIT_CWD), not from the package npm runs it in', () => {
     const o = parseOptions(['--models-dir', 'models', '--data-dir', '../node', '--catalog', 'c.json'], { INIT_CWD: '/home/me/glob' }, 'h');
     expect(o).toMatchObject({ modelsDir: '/home/me/glob/models', dataDir: '/home/me/node', catalog: '/home/me/glob/c.json' });
+    expect(parseOptions(['--pool-address', '[fd00::2]:7001'], {}, 'h').poolAddress).toEqual({ host: 'fd00::2', port: 7001 });
   });
 
   it('--help', () => {
