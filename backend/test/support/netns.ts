@@ -32,26 +32,33 @@ export function netnsUnavailable(): string | null {
   }
 }
 
-/** Makes a namespace host on 10.213.<random>.0/24 (interface names stay under Linux's 15 characters). */
-export function createNetnsHost(): NetnsHost {
-  const net = randomInt(1, 255);
-  const tag = `${process.pid % 10000}${net}`;
-  const name = `glob${tag}`;
-  const outside = `gvh${tag}`;
-  const inside = `gvn${tag}`;
-  const gateway = `10.213.${net}.1`;
-  const address = `10.213.${net}.2`;
+/** Deletes a link or namespace that may already be gone (deleting a namespace takes its veth pair with it). */
+const quietly = (...args: string[]) => {
+  try {
+    ip(...args);
+  } catch {
+    // Already gone.
+  }
+};
+
+/**
+ * A namespace `name` with the inside end of a new veth pair at `address`/24; `attach` sets up the outside end on this
+ * side (an address of its own, or a bridge port). Interface names stay under Linux's 15 characters.
+ */
+function addNamespace(name: string, veth: string, address: string, gateway: string, attach: (outside: string) => void): NetnsHost {
+  const outside = `${veth}o`;
+  const inside = `${veth}i`;
   ip('netns', 'add', name);
   try {
     ip('link', 'add', outside, 'type', 'veth', 'peer', 'name', inside);
     ip('link', 'set', inside, 'netns', name);
-    ip('addr', 'add', `${gateway}/24`, 'dev', outside);
+    attach(outside);
     ip('link', 'set', outside, 'up');
     ip('netns', 'exec', name, 'ip', 'addr', 'add', `${address}/24`, 'dev', inside);
     ip('netns', 'exec', name, 'ip', 'link', 'set', inside, 'up');
     ip('netns', 'exec', name, 'ip', 'link', 'set', 'lo', 'up');
   } catch (err) {
-    ip('netns', 'del', name);
+    quietly('netns', 'del', name);
     throw err;
   }
   return {
@@ -60,18 +67,18 @@ export function createNetnsHost(): NetnsHost {
     gateway,
     spawn: (command, args, options = {}) => spawn('ip', ['netns', 'exec', name, command, ...args], options),
     remove() {
-      try {
-        ip('netns', 'del', name);
-      } catch {
-        // Already gone.
-      }
-      try {
-        ip('link', 'del', outside);
-      } catch {
-        // Deleting the namespace took its pair with it.
-      }
+      quietly('netns', 'del', name);
+      quietly('link', 'del', outside);
     },
   };
+}
+
+/** Makes a namespace host on 10.213.<random>.0/24, joined to this side by its veth pair. */
+export function createNetnsHost(): NetnsHost {
+  const net = randomInt(1, 255);
+  const tag = `${process.pid % 10000}${net}`;
+  const gateway = `10.213.${net}.1`;
+  return addNamespace(`glob${tag}`, `gv${tag}`, `10.213.${net}.2`, gateway, (outside) => ip('addr', 'add', `${gateway}/24`, 'dev', outside));
 }
 
 /** Hosts on one private LAN: a bridge on this side (its address is the gateway), one namespace per host on it. */
@@ -87,56 +94,23 @@ export function createNetnsLan(count: number): NetnsLan {
   const tag = `${process.pid % 10000}${net}`;
   const bridge = `gbr${tag}`;
   const gateway = `10.214.${net}.1`;
-  const made: string[] = [];
-  const cleanup = () => {
-    for (const name of made) {
-      try {
-        ip('netns', 'del', name);
-      } catch {
-        // Already gone.
-      }
-    }
-    try {
-      ip('link', 'del', bridge);
-    } catch {
-      // Already gone.
-    }
+  const hosts: NetnsHost[] = [];
+  const remove = () => {
+    for (const h of hosts) h.remove();
+    quietly('link', 'del', bridge);
   };
   try {
     ip('link', 'add', bridge, 'type', 'bridge');
     ip('addr', 'add', `${gateway}/24`, 'dev', bridge);
     ip('link', 'set', bridge, 'up');
-    const hosts = Array.from({ length: count }, (_, i): NetnsHost => {
-      const name = `glob${tag}h${i}`;
-      const outside = `gvb${tag}${i}`;
-      const inside = `gvc${tag}${i}`;
-      const address = `10.214.${net}.${i + 2}`;
-      ip('netns', 'add', name);
-      made.push(name);
-      ip('link', 'add', outside, 'type', 'veth', 'peer', 'name', inside);
-      ip('link', 'set', inside, 'netns', name);
-      ip('link', 'set', outside, 'master', bridge);
-      ip('link', 'set', outside, 'up');
-      ip('netns', 'exec', name, 'ip', 'addr', 'add', `${address}/24`, 'dev', inside);
-      ip('netns', 'exec', name, 'ip', 'link', 'set', inside, 'up');
-      ip('netns', 'exec', name, 'ip', 'link', 'set', 'lo', 'up');
-      return {
-        name,
-        address,
-        gateway,
-        spawn: (command, args, options = {}) => spawn('ip', ['netns', 'exec', name, command, ...args], options),
-        remove: () => {
-          try {
-            ip('netns', 'del', name);
-          } catch {
-            // Already gone.
-          }
-        },
-      };
-    });
-    return { hosts, gateway, remove: cleanup };
+    for (let i = 0; i < count; i++) {
+      hosts.push(
+        addNamespace(`glob${tag}h${i}`, `gl${tag}${i}`, `10.214.${net}.${i + 2}`, gateway, (outside) => ip('link', 'set', outside, 'master', bridge)),
+      );
+    }
+    return { hosts, gateway, remove };
   } catch (err) {
-    cleanup();
+    remove();
     throw err;
   }
 }
