@@ -8,10 +8,12 @@ import { DatabaseModule } from './database/database.module';
 import { JobsModule } from './jobs/jobs.module';
 import { MailModule } from './mail/mail.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
+import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { ChatModule } from './modules/chat/chat.module';
 import { InferenceModule } from './modules/inference/inference.module';
 import { NodesModule } from './modules/nodes/nodes.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
+import { OpenAiModule } from './modules/openai/openai.module';
 import { SiteModule } from './modules/site/site.module';
 import { SystemModule } from './modules/system/system.module';
 import { WalletModule } from './modules/wallet/wallet.module';
@@ -47,6 +49,8 @@ export class ApiModule {
         InferenceModule,
         NodesModule,
         ChatModule,
+        ApiKeysModule,
+        OpenAiModule,
       ],
       providers: [RateLimiter, { provide: APP_GUARD, useClass: RateLimitGuard }],
     };

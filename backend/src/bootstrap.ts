@@ -9,9 +9,10 @@ import compression from 'compression';
 import helmet from 'helmet';
 import { ApiModule, WorkerModule } from './app.module';
 import type { AppConfig } from './config/config';
-import { ErrorFilter, toErrorBody } from './contract/error.filter';
+import { ErrorFilter, errorAnswer } from './contract/error.filter';
 import { NODE_EVENTS_MAX_BYTES, NODE_EVENTS_TOO_LARGE } from './modules/nodes/node-jobs.service';
 import { loadSpec } from './contract/spec';
+import { RATE_LIMIT_HEADERS } from './modules/openai/key-limits';
 import { isUndescribedPath, specValidator } from './contract/validator';
 import { NOT_FOUND_FILE, pageResolver, ROUTES_FILE, SHELL_FILE, type SiteRoutes } from './common/web-pages';
 
@@ -58,7 +59,7 @@ export function configureApi(app: NestExpressApplication, config: AppConfig): vo
       crossOriginEmbedderPolicy: false,
     }),
   );
-  app.enableCors({ origin: config.web.origin, credentials: true, exposedHeaders: ['Retry-After'] });
+  app.enableCors({ origin: config.web.origin, credentials: true, exposedHeaders: ['Retry-After', ...RATE_LIMIT_HEADERS] });
   // gzip for JSON and the web app; never for event streams, which must reach the client token by token.
   app.use(
     compression({
@@ -74,9 +75,9 @@ export function configureApi(app: NestExpressApplication, config: AppConfig): vo
       next((err as { type?: string } | undefined)?.type === 'entity.too.large' ? new PayloadTooLargeException(NODE_EVENTS_TOO_LARGE) : err);
     });
   });
-  // JSON bodies for /api only; the raw bytes are kept for signature checks (payment webhooks).
+  // JSON bodies for /api and /v1 only; the raw bytes are kept for signature checks (payment webhooks).
   app.use(
-    '/api',
+    ['/api', '/v1'],
     express.json({
       limit: '1mb',
       verify: (req, _res, buf) => {
@@ -86,9 +87,9 @@ export function configureApi(app: NestExpressApplication, config: AppConfig): vo
   );
   // Every /api request is checked against the spec before a controller runs.
   app.use(specValidator(loadSpec(), { validateResponses: config.validateResponses }));
-  const contractErrors: ErrorRequestHandler = (err, _req, res, _next) => {
-    const { body, headers } = toErrorBody(err, logger);
-    res.set(headers).status(body.statusCode).json(body);
+  const contractErrors: ErrorRequestHandler = (err, req, res, _next) => {
+    const { status, body, headers } = errorAnswer(req.path, err, logger);
+    res.set(headers).status(status).json(body);
   };
   app.use(contractErrors);
 

@@ -2,6 +2,7 @@ import { ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
+import { IS_API_KEY_OPERATION } from './api-key.guard';
 import { IS_NODE_OPERATION } from './node-credential.guard';
 import { IS_PUBLIC } from './public.decorator';
 
@@ -9,7 +10,10 @@ import { IS_PUBLIC } from './public.decorator';
 export const AI_AUTH_MESSAGE = 'Authentication required. Please login to use AI services.';
 const AI_PATHS = /^\/api\/(inference|chat|tokens)\//;
 
-/** Global guard: every operation needs a user's valid bearer token unless marked @Public() or a node operation (own guard). */
+/**
+ * Global guard: every operation needs a user's valid bearer token unless marked @Public(), a node operation or an
+ * API key operation (each has its own guard).
+ */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
   constructor(private readonly reflector: Reflector) {
@@ -18,8 +22,7 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
 
   override canActivate(context: ExecutionContext) {
     const targets = [context.getHandler(), context.getClass()];
-    const skip =
-      this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) || this.reflector.getAllAndOverride<boolean>(IS_NODE_OPERATION, targets);
+    const skip = [IS_PUBLIC, IS_NODE_OPERATION, IS_API_KEY_OPERATION].some((flag) => this.reflector.getAllAndOverride<boolean>(flag, targets));
     return skip ? true : super.canActivate(context);
   }
 

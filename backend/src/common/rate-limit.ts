@@ -21,9 +21,9 @@ const RATE_LIMIT = Symbol('RATE_LIMIT');
 /** Marks a route as rate-limited; the RateLimitGuard enforces it with counters shared in Redis. */
 export const RateLimit = (...rules: RateLimitRule[]) => SetMetadata(RATE_LIMIT, rules);
 
-// Fixed window: INCR, set the expiry on the first hit, report count and remaining time.
+// Fixed window: INCRBY, set the expiry on the first hit, report count and remaining time.
 const HIT_SCRIPT = `
-local count = redis.call('INCR', KEYS[1])
+local count = redis.call('INCRBY', KEYS[1], ARGV[2] or 1)
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
@@ -42,6 +42,13 @@ export class RateLimiter {
     const redisKey = `${this.config.redis.prefix}:rl:${name}:${key}`;
     const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, redisKey, String(windowSeconds * 1000))) as [number, number];
     return count > limit ? Math.max(1, Math.ceil(ttl / 1000)) : null;
+  }
+
+  /** Adds `amount` (0 only reads) to a fixed window's counter; returns the count and the milliseconds until it resets. */
+  async add(name: string, key: string, amount: number, windowSeconds: number): Promise<{ count: number; resetMs: number }> {
+    const redisKey = `${this.config.redis.prefix}:rl:${name}:${key}`;
+    const [count, resetMs] = (await this.redis.eval(HIT_SCRIPT, 1, redisKey, String(windowSeconds * 1000), String(amount))) as [number, number];
+    return { count, resetMs };
   }
 }
 

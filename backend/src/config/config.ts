@@ -72,6 +72,12 @@ const envSchema = z.object({
   NODE_REGISTER_RATE_WINDOW_SECONDS: positiveInt.default(3600),
   NODE_RATE_LIMIT: positiveInt.default(1200),
   NODE_RATE_WINDOW_SECONDS: positiveInt.default(60),
+  /** API keys: keys created per account; and per key, /v1 requests and prompt + completion tokens per window. */
+  API_KEY_CREATE_RATE_LIMIT: positiveInt.default(10),
+  API_KEY_CREATE_RATE_WINDOW_SECONDS: positiveInt.default(3600),
+  API_KEY_REQUESTS_PER_WINDOW: positiveInt.default(120),
+  API_KEY_TOKENS_PER_WINDOW: positiveInt.default(200_000),
+  API_KEY_RATE_WINDOW_SECONDS: positiveInt.default(60),
   /** Public URL of the web app (OAuth redirect URIs point at its /app/oauth/callback/{provider}); default: the first WEB_ORIGIN. */
   PUBLIC_WEB_URL: z.url().optional(),
   WELCOME_BONUS_GLOB: z.coerce.number().min(0).max(1_000_000).default(1000),
@@ -217,6 +223,9 @@ export interface AppConfig {
     joinToken: { limit: number; windowSeconds: number };
     nodeRegister: { limit: number; windowSeconds: number };
     node: { limit: number; windowSeconds: number };
+    apiKeyCreate: { limit: number; windowSeconds: number };
+    apiKeyRequests: { limit: number; windowSeconds: number };
+    apiKeyTokens: { limit: number; windowSeconds: number };
   };
   passwordHashing: { concurrency: number; queue: number };
   paymentsTestMode: boolean;
@@ -344,6 +353,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       joinToken: { limit: env.JOIN_TOKEN_RATE_LIMIT, windowSeconds: env.JOIN_TOKEN_RATE_WINDOW_SECONDS },
       nodeRegister: { limit: env.NODE_REGISTER_RATE_LIMIT, windowSeconds: env.NODE_REGISTER_RATE_WINDOW_SECONDS },
       node: { limit: env.NODE_RATE_LIMIT, windowSeconds: env.NODE_RATE_WINDOW_SECONDS },
+      apiKeyCreate: { limit: env.API_KEY_CREATE_RATE_LIMIT, windowSeconds: env.API_KEY_CREATE_RATE_WINDOW_SECONDS },
+      apiKeyRequests: { limit: env.API_KEY_REQUESTS_PER_WINDOW, windowSeconds: env.API_KEY_RATE_WINDOW_SECONDS },
+      apiKeyTokens: { limit: env.API_KEY_TOKENS_PER_WINDOW, windowSeconds: env.API_KEY_RATE_WINDOW_SECONDS },
     },
     // One core stays free for everything else: argon2 would otherwise take them all during a sign-in flood.
     passwordHashing: { concurrency: env.PASSWORD_HASH_CONCURRENCY ?? Math.max(1, availableParallelism() - 1), queue: env.PASSWORD_HASH_QUEUE },

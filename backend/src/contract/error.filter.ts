@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Schemas } from './types';
 import { RetryLaterException } from './errors';
 import { FIELD_MESSAGES } from './messages';
@@ -116,18 +116,69 @@ export function toErrorBody(exception: unknown, logger?: Logger): { body: ErrorB
   return { body: { statusCode: 500, message: 'Internal server error', error: REASONS[500] }, headers };
 }
 
+/** The OpenAI-compatible operations answer errors in OpenAI's shape, so OpenAI clients raise their usual errors. */
+export const isOpenAiPath = (path: string) => path.startsWith('/v1/');
+
+type OpenAiError = Schemas['OpenAiError'];
+
+const OPENAI_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'insufficient_quota',
+  404: 'invalid_request_error',
+  409: 'invalid_request_error',
+  413: 'invalid_request_error',
+  415: 'invalid_request_error',
+  429: 'rate_limit_error',
+};
+
+/** The spec's Error body of a /v1 failure, said the way OpenAI says it (type, param and code). */
+export function toOpenAiError(body: ErrorBody): OpenAiError {
+  const status = body.statusCode;
+  const type = OPENAI_TYPES[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error');
+  let message = body.message;
+  let param: string | null = null;
+  let code: string | null = null;
+  const field = body.details?.[0]?.path.replace(/^\/body\/?/, '').split('/')[0] || /^(\w+): /.exec(message)?.[1] || null;
+  if (status === 400) {
+    // A parameter the API does not describe (tools, functions, logprobs…) is unsupported, not merely invalid.
+    const unsupported = body.details?.find((d) => /additional properties/.test(d.message));
+    const name = unsupported && /^(\w+): must NOT have additional properties/.exec(body.message)?.[1];
+    param = unsupported ? (unsupported.path.replace(/^\/body\/?/, '') || name || null) : field;
+    code = unsupported ? 'unsupported_parameter' : 'invalid_value';
+    if (unsupported && param) message = `${param}: is not supported`;
+    if (/^n: /.test(message)) [param, code, message] = ['n', 'unsupported_parameter', 'n: only one choice (n = 1) is supported'];
+  } else if (status === 401) code = 'invalid_api_key';
+  else if (status === 402) code = body.error === 'DAILY_LIMIT_REACHED' ? 'daily_limit_reached' : 'insufficient_quota';
+  else if (status === 404) {
+    const model = /^Model (.+) not found$/.exec(message)?.[1];
+    if (model) [param, code, message] = ['model', 'model_not_found', `The model \`${model}\` does not exist.`];
+  } else if (status === 429) code = 'rate_limit_exceeded';
+  else if (status === 503 && /^Model /.test(message)) [param, code] = ['model', 'model_not_available'];
+  else if (status >= 500) code = 'server_error';
+  return { error: { message, type, param, code } };
+}
+
+/** Any failure as its HTTP answer: the Error body, or OpenAI's shape on the /v1 operations. */
+export function errorAnswer(path: string, exception: unknown, logger?: Logger): { status: number; body: object; headers: Record<string, string> } {
+  const { body, headers } = toErrorBody(exception, logger);
+  const status = body.statusCode ?? HttpStatus.INTERNAL_SERVER_ERROR;
+  return { status, body: isOpenAiPath(path) ? toOpenAiError(body) : body, headers };
+}
+
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
-    const { body, headers } = toErrorBody(exception, this.logger);
+    const req = host.switchToHttp().getRequest<Request>();
+    const { status, body, headers } = errorAnswer(req.path, exception, this.logger);
     if (res.headersSent) {
       res.end();
       return;
     }
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-    res.status(body.statusCode ?? HttpStatus.INTERNAL_SERVER_ERROR).json(body);
+    res.status(status).json(body);
   }
 }

@@ -29,7 +29,8 @@ export interface InferenceJob {
   userId: string;
   modelId: string;
   messages: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>;
-  params: { temperature: number; maxTokens: number; topP: number };
+  /** `seed` and `stop` come from the OpenAI-compatible API; a generator that does not know them may ignore them. */
+  params: { temperature: number; maxTokens: number; topP: number; seed?: number; stop?: string[] };
   /** The hold reserved for this reply and the model's price, in milli-GLOB. */
   holdId: string;
   holdUnits: number;

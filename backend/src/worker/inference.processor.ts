@@ -10,6 +10,7 @@ import { LlamaEngine } from '../modules/inference/engine/llama-engine';
 import { NodesRepository } from '../modules/inference/nodes.repository';
 import { RepliesService } from '../modules/inference/replies.service';
 import { hardwareScore } from '../modules/inference/rewards';
+import { StopSequences } from '../modules/inference/stop-sequences';
 import { TokenBatcher } from '../modules/inference/streams';
 import { createRedis, REDIS } from '../redis/redis.module';
 
@@ -127,6 +128,8 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       this.replies.tokens(data, chunk).catch((err: Error) => this.logger.warn(`Stream write failed: ${err.message}`));
     });
     const abort = new AbortController();
+    // A stop sequence ends the generation here, at once, so that only the tokens up to it are generated and charged.
+    const stops = data.params.stop?.length ? new StopSequences(data.params.stop, (text) => batcher.push(text)) : null;
     this.running.set(data.streamId, abort);
     // A stop asked before the job ran (also one that raced the start request) is honoured at once.
     if (await this.replies.stopRequested(data)) abort.abort();
@@ -136,11 +139,16 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
         maxTokens: budget.maxTokens,
         temperature: data.params.temperature,
         topP: data.params.topP,
+        ...(data.params.seed !== undefined ? { seed: data.params.seed } : {}),
         signal: abort.signal,
-        onToken: (chunk: string) => batcher.push(chunk),
+        onToken: (chunk: string) => {
+          if (!stops) batcher.push(chunk);
+          else if (stops.push(chunk)) abort.abort();
+        },
       });
+      stops?.flush();
       batcher.flush();
-      await this.replies.complete(data, nodeId, result, result.stopReason, result.durationMs);
+      await this.replies.complete(data, nodeId, result, stops?.matched ? 'stop' : result.stopReason, result.durationMs);
     } catch (err) {
       batcher.flush();
       this.logger.error(`Job ${job.id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { ChatModule } from '../chat/chat.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { WalletModule } from '../wallet/wallet.module';
@@ -28,7 +29,9 @@ import { TasksService } from './tasks.service';
     RepliesService,
     RewardsRepository,
     RewardsService,
+    // The key a reply was asked for with: its daily limit at the hold, its usage when the reply settles.
+    ApiKeysRepository,
   ],
-  exports: [TasksService, NodesRepository, TasksRepository, RewardsService, RepliesService],
+  exports: [TasksService, NodesRepository, TasksRepository, RewardsService, RepliesService, InferenceService],
 })
 export class InferenceModule {}

@@ -1,12 +1,23 @@
-import { ConflictException, Inject, Injectable, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import {
+  ConflictException,
+  HttpException,
+  HttpStatus,
+  Inject,
+  Injectable,
+  NotFoundException,
+  ServiceUnavailableException,
+  UnauthorizedException,
+} from '@nestjs/common';
 import type Redis from 'ioredis';
 import { createHash, randomUUID } from 'node:crypto';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
+import { Transactions } from '../../database/repository';
 import { JobsService } from '../../jobs/jobs.service';
 import type { InferenceJob } from '../../jobs/jobs';
 import { REDIS } from '../../redis/redis.module';
+import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { ChatService } from '../chat/chat.service';
 import { InsufficientTokensException, LedgerService } from '../wallet/ledger.service';
 import { toGlob } from '../wallet/units';
@@ -32,6 +43,27 @@ export const boundTokens = (messages: Turn[]) => messages.reduce((n, m) => n + B
 /** How long a stop that arrived before its stream is remembered. */
 const EARLY_STOP_SECONDS = 60;
 
+/** 402 for a request its API key's daily limit cannot pay for. */
+export class DailyLimitException extends HttpException {
+  constructor(leftUnits: number) {
+    super(
+      {
+        statusCode: HttpStatus.PAYMENT_REQUIRED,
+        message: `This API key's daily spending limit is reached (${toGlob(leftUnits)} GLOB left today).`,
+        error: 'DAILY_LIMIT_REACHED',
+      },
+      HttpStatus.PAYMENT_REQUIRED,
+    );
+  }
+}
+
+/** What a request through the OpenAI-compatible API adds to a reply: its key (billed per key) and sampling options. */
+export interface ApiRequestOptions {
+  apiKeyId: string;
+  seed?: number;
+  stop?: string[];
+}
+
 export interface StartedStream {
   streamId: string;
   /** Events from `after` on, until done or error. */
@@ -53,6 +85,8 @@ export class InferenceService {
     private readonly hub: StreamHub,
     private readonly slots: StreamSlots,
     private readonly reaper: ReplyReaper,
+    private readonly transactions: Transactions,
+    private readonly apiKeys: ApiKeysRepository,
   ) {
     this.catalog = loadCatalog(config);
   }
@@ -92,12 +126,14 @@ export class InferenceService {
    * pay for the prompt), records the task, and enqueues the job under the stream id, so starting the same
    * stream twice never starts two generations (nor saves the user's message twice).
    */
-  async start(userId: string, input: RequestBody<'startStream'>): Promise<StartedStream> {
+  async start(userId: string, input: RequestBody<'startStream'>, api?: ApiRequestOptions): Promise<StartedStream> {
     let messages: Turn[] = input.messages ?? [{ role: 'user', content: input.prompt! }];
-    const params = {
+    const params: InferenceJob['params'] = {
       temperature: input.params?.temperature ?? GENERATION_DEFAULTS.temperature,
       maxTokens: input.params?.max_tokens ?? GENERATION_DEFAULTS.maxTokens,
       topP: input.params?.top_p ?? GENERATION_DEFAULTS.topP,
+      ...(api?.seed !== undefined ? { seed: api.seed } : {}),
+      ...(api?.stop?.length ? { stop: api.stop } : {}),
     };
     const requestHash = createHash('sha256')
       .update(JSON.stringify([input.modelId, messages, params]))
@@ -118,7 +154,7 @@ export class InferenceService {
     await this.assertAffordable(userId, model, messages);
     const slot = await this.slots.acquire(userId);
     try {
-      await this.queue({ userId, streamId: input.streamId, model, messages, params, requestHash, conversationId });
+      await this.queue({ userId, streamId: input.streamId, model, messages, params, requestHash, conversationId, apiKeyId: api?.apiKeyId });
     } catch (err) {
       await slot.release();
       throw err;
@@ -143,6 +179,7 @@ export class InferenceService {
     params: InferenceJob['params'];
     requestHash: string;
     conversationId?: string;
+    apiKeyId?: string;
   }): Promise<void> {
     const { model, params } = args;
     const taskId = randomUUID();
@@ -155,6 +192,7 @@ export class InferenceService {
       maxTokens: params.maxTokens,
       priceUnits: model.priceUnits,
       conversationId: args.conversationId ?? null,
+      apiKeyId: args.apiKeyId ?? null,
     });
     if (!claimed) {
       const other = await this.tasks.byStream(args.streamId);
@@ -164,7 +202,7 @@ export class InferenceService {
     const fullCost = (boundTokens(args.messages) + params.maxTokens) * model.priceUnits;
     let hold: { holdId: string; reserved: number } | null = null;
     try {
-      if (fullCost > 0) hold = await this.ledger.reserve(args.userId, fullCost, `AI reply (${model.displayName})`, args.streamId);
+      if (fullCost > 0) hold = await this.reserve({ ...args, taskId }, fullCost);
     } catch (err) {
       // The balance changed since the check: the claim goes, and nothing was saved.
       await this.tasks.remove(taskId);
@@ -196,6 +234,25 @@ export class InferenceService {
       },
       { jobId: args.streamId },
     );
+  }
+
+  /**
+   * The reply's hold. Through an API key it is also capped by what the key may still spend today, under the key's
+   * lock, so concurrent requests can never together pass its daily limit (the task names its hold before the lock is
+   * released: the next request counts it); a key revoked meanwhile reserves nothing.
+   */
+  private reserve(args: { taskId: string; userId: string; streamId: string; model: CatalogModel; messages: Turn[]; apiKeyId?: string }, units: number) {
+    const { model, apiKeyId } = args;
+    if (!apiKeyId) return this.ledger.reserve(args.userId, units, `AI reply (${model.displayName})`, args.streamId);
+    return this.transactions.run(async (tx) => {
+      const allowance = await this.apiKeys.lockAllowance(apiKeyId, tx);
+      if (allowance === undefined) throw new UnauthorizedException('This API key has been revoked.');
+      const minimum = (estimateTokens(args.messages) + 1) * model.priceUnits;
+      if (allowance !== null && allowance < minimum) throw new DailyLimitException(allowance);
+      const hold = await this.ledger.reserve(args.userId, allowance === null ? units : Math.min(units, allowance), `API: ${model.id}`, args.streamId, tx);
+      await this.tasks.setHold(args.taskId, hold.holdId, tx);
+      return hold;
+    });
   }
 
   /** 402 unless the free balance pays for the prompt and at least one generated token. */

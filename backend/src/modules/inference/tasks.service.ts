@@ -1,8 +1,9 @@
 import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import type { Schemas } from '../../contract/types';
-import { Transactions } from '../../database/repository';
+import { Transactions, type Tx } from '../../database/repository';
+import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { ChatService } from '../chat/chat.service';
-import { STALE_GRACE_SECONDS } from '../wallet/ledger.service';
+import { LedgerService, STALE_GRACE_SECONDS } from '../wallet/ledger.service';
 import { RewardsService } from './rewards.service';
 import { TasksRepository } from './tasks.repository';
 
@@ -43,6 +44,8 @@ export class TasksService {
     private readonly transactions: Transactions,
     private readonly rewards: RewardsService,
     private readonly chat: ChatService,
+    private readonly apiKeys: ApiKeysRepository,
+    private readonly ledger: LedgerService,
   ) {}
 
   /**
@@ -55,7 +58,8 @@ export class TasksService {
     return this.transactions.run(async (tx) => {
       const status = await this.tasks.lockStatus(outcome.taskId, tx);
       if (status !== 'queued' && status !== 'running') return false;
-      if (outcome.holdId) await this.rewards.settleCharge(outcome.holdId, outcome.chargedUnits, outcome.taskId, tx);
+      const charged = outcome.holdId ? await this.rewards.settleCharge(outcome.holdId, outcome.chargedUnits, outcome.taskId, tx) : 0;
+      await this.recordApiUsage(outcome, charged, tx);
       const reply = outcome.reply;
       if (reply) {
         await this.chat.saveReply(
@@ -75,6 +79,15 @@ export class TasksService {
       if (outcome.status === 'completed') await this.rewards.recordPending(outcome.taskId, tx);
       return true;
     });
+  }
+
+  /** A reply asked for with an API key is counted on the key, and its spending says what it was, as it settles. */
+  private async recordApiUsage(outcome: TaskOutcome, charged: number, tx: Tx): Promise<void> {
+    const task = await this.tasks.apiKeyOf(outcome.taskId, tx);
+    if (!task?.api_key_id || outcome.status !== 'completed') return;
+    const tokens = outcome.promptTokens + outcome.completionTokens;
+    await this.apiKeys.recordUsage(task.api_key_id, tokens, charged, tx);
+    if (charged > 0) await this.ledger.describe(outcome.holdId, `API: ${task.model_id}, ${tokens} tokens`, tx);
   }
 
   /**

@@ -1,11 +1,14 @@
 /* npm run ledger:check — reconciles the ledger of DATABASE_URL: balances (and their bonus parts) against their
  * entries, every transaction against zero, holds against pending transactions; the supply: only purchases, bonuses
  * and the emission (within REWARD_EMISSION_GLOB_PER_DAY) issue GLOB, the rewards account never goes negative, and
- * every earning is a recorded reward for someone else's paid task; and time: no hold or reply task open past the
- * longest possible reply. Exit 1 when anything disagrees. */
+ * every earning is a recorded reward for someone else's paid task; API keys: each key's usage equals its replies and
+ * their settled spending, within its daily limit; and time: no hold or reply task open past the longest possible
+ * reply. Exit 1 when anything disagrees. */
 import 'reflect-metadata';
 import { loadConfig } from '../../config/config';
 import { createDataSource } from '../../database/data-source';
+import { ApiKeysRepository } from '../api-keys/api-keys.repository';
+import { apiKeyProblems } from '../api-keys/api-keys.service';
 import { TasksRepository } from '../inference/tasks.repository';
 import { stuckTasks } from '../inference/tasks.service';
 import { Transactions } from '../../database/repository';
@@ -21,6 +24,7 @@ async function main(): Promise<void> {
     const problems = [
       ...(await new LedgerService(ledger, new Transactions(db), config, undefined as never).reconcile()),
       ...(await stuckTasks(new TasksRepository(db, config), config.inference.replyTimeoutSeconds)),
+      ...(await apiKeyProblems(new ApiKeysRepository(db))),
     ];
     const { accounts, transactions } = await ledger.size();
     if (problems.length) {

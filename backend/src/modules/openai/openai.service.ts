@@ -1,0 +1,184 @@
+import { BadRequestException, HttpException, HttpStatus, Injectable, InternalServerErrorException, ServiceUnavailableException } from '@nestjs/common';
+import type { Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import type { RequestBody, Schemas } from '../../contract/types';
+import type { ApiKeyIdentity } from '../api-keys/api-keys.repository';
+import { ApiKeysRepository } from '../api-keys/api-keys.repository';
+import { InferenceService } from '../inference/inference.service';
+import { StopSequences } from '../inference/stop-sequences';
+import type { StreamEvent } from '../inference/streams';
+import { InsufficientTokensException } from '../wallet/ledger.service';
+import { KeyLimits } from './key-limits';
+
+type ChatRequest = RequestBody<'createChatCompletion'>;
+type Chunk = Schemas['ChatCompletionChunk'];
+type FinishReason = Schemas['FinishReason'];
+type Usage = Schemas['ChatCompletionUsage'];
+type Turn = { role: 'system' | 'user' | 'assistant'; content: string };
+type ErrorEvent = Extract<StreamEvent, { type: 'error' }>;
+
+/** `abort` is a stop sequence or a client that left: either way the answer ended where it did. */
+const FINISH: Record<Extract<StreamEvent, { type: 'done' }>['stop_reason'], FinishReason> = {
+  stop: 'stop',
+  length: 'length',
+  budget: 'length',
+  abort: 'stop',
+};
+
+/** A reply that failed after it was queued, as the HTTP error a client of the non-streamed answer gets. */
+function failure(event: ErrorEvent): HttpException {
+  if (event.code === 'INSUFFICIENT_TOKENS') return new InsufficientTokensException(0, 0, event.message);
+  if (event.code === 'MODEL_UNAVAILABLE') return new ServiceUnavailableException(event.message);
+  return new InternalServerErrorException(event.message);
+}
+
+/** OpenAI's code for an error event on a stream. */
+const STREAM_ERROR_CODES: Record<ErrorEvent['code'], string> = {
+  INSUFFICIENT_TOKENS: 'insufficient_quota',
+  MODEL_UNAVAILABLE: 'model_not_available',
+  WORKER_FAILED: 'server_error',
+  TIMEOUT: 'server_error',
+  INTERNAL_ERROR: 'server_error',
+};
+
+/**
+ * OpenAI's Chat Completions in front of the one inference core: a request becomes the same job, hold and
+ * settlement as a chat reply (billed to the key's owner and counted on the key), and its events become OpenAI's
+ * JSON answer or `chat.completion.chunk` events.
+ */
+@Injectable()
+export class OpenAiService {
+  /** OpenAI's model objects have a creation time; the catalog has none, so it is when this process loaded it. */
+  private readonly created = Math.floor(Date.now() / 1000);
+
+  constructor(
+    private readonly inference: InferenceService,
+    private readonly keys: ApiKeysRepository,
+    private readonly limits: KeyLimits,
+  ) {}
+
+  private async admit(key: ApiKeyIdentity, res: Response): Promise<void> {
+    await this.limits.admit(key.id, res);
+    await this.keys.touch(key.id);
+  }
+
+  async models(key: ApiKeyIdentity, res: Response): Promise<Schemas['OpenAiModelList']> {
+    await this.admit(key, res);
+    const { models } = await this.inference.listModels();
+    return {
+      object: 'list',
+      data: models.filter((m) => m.status === 'available').map((m) => ({ id: m.id, object: 'model', created: this.created, owned_by: 'glob-network' })),
+    };
+  }
+
+  /** Answers a chat completion on `res`: JSON, or server-sent chunks with `stream`. */
+  async complete(key: ApiKeyIdentity, body: ChatRequest, res: Response): Promise<void> {
+    await this.admit(key, res);
+    const messages = body.messages.map(
+      (m): Turn => ({
+        role: m.role === 'developer' ? 'system' : m.role,
+        content: typeof m.content === 'string' ? m.content : m.content.map((p) => p.text).join(''),
+      }),
+    );
+    if (messages.at(-1)!.role !== 'user') throw new BadRequestException('messages: the last message must have role user');
+    const limits = [body.max_tokens, body.max_completion_tokens].filter((n): n is number => typeof n === 'number');
+    const stop = typeof body.stop === 'string' ? [body.stop] : (body.stop ?? undefined);
+    const streamId = `v1_${randomUUID().replace(/-/g, '')}`;
+    const started = await this.inference.start(
+      key.userId,
+      {
+        streamId,
+        modelId: body.model,
+        messages,
+        params: {
+          ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}),
+          ...(typeof body.top_p === 'number' ? { top_p: body.top_p } : {}),
+          ...(limits.length ? { max_tokens: Math.min(...limits) } : {}),
+        },
+      },
+      { apiKeyId: key.id, ...(typeof body.seed === 'number' ? { seed: body.seed } : {}), ...(stop ? { stop } : {}) },
+    );
+
+    // A client that leaves stops the generation: it is charged only for what was generated until then.
+    const reader = new AbortController();
+    let answered = false;
+    res.on('close', () => {
+      reader.abort();
+      if (!answered) void this.inference.stop(key.userId, streamId).catch(() => undefined);
+    });
+    const base = { id: `chatcmpl-${streamId}`, created: Math.floor(Date.now() / 1000), model: body.model, system_fingerprint: null };
+    const out = body.stream ? this.streamWriter(res, base, body.stream_options?.include_usage === true) : null;
+    let text = '';
+    const emit = (t: string) => {
+      text += t;
+      out?.content(t);
+    };
+    // A generator that does not know stop sequences is cut here, and told to stop.
+    const cut = stop ? new StopSequences(stop, emit) : null;
+    let stopped = false;
+    for await (const { event } of started.events(0, reader.signal)) {
+      if (event.type === 'token') {
+        if (!cut) emit(event.text);
+        else if (cut.push(event.text) && !stopped) {
+          stopped = true;
+          await this.inference.stop(key.userId, streamId);
+        }
+      } else if (event.type === 'done') {
+        cut?.flush();
+        const usage: Usage = event.usage;
+        await this.limits.spend(key.id, usage.total_tokens);
+        const finish = cut?.matched ? 'stop' : FINISH[event.stop_reason];
+        answered = true;
+        if (out) return out.end(finish, usage);
+        res.status(200).json({
+          ...base,
+          object: 'chat.completion',
+          choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, finish_reason: finish, logprobs: null }],
+          usage,
+        } satisfies Schemas['ChatCompletion']);
+        return;
+      } else {
+        answered = true;
+        if (out) return out.fail(event);
+        throw failure(event);
+      }
+    }
+    // The reader stopped: the client left (the stop was sent on close).
+    if (out) res.end();
+  }
+
+  /** Writes `chat.completion.chunk` events: a first one with the role, one per piece of text, the end, `[DONE]`. */
+  private streamWriter(res: Response, base: Omit<Chunk, 'object' | 'choices'>, includeUsage: boolean) {
+    res.status(200).set({
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    res.flushHeaders();
+    const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+    const chunk = (choices: Chunk['choices'], usage?: Usage): Chunk => ({
+      ...base,
+      object: 'chat.completion.chunk',
+      choices,
+      ...(includeUsage ? { usage: usage ?? null } : {}),
+    });
+    send(chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null, logprobs: null }]));
+    return {
+      content: (content: string) => send(chunk([{ index: 0, delta: { content }, finish_reason: null, logprobs: null }])),
+      end: (finish: FinishReason, usage: Usage) => {
+        send(chunk([{ index: 0, delta: {}, finish_reason: finish, logprobs: null }]));
+        if (includeUsage) send(chunk([], usage));
+        res.write('data: [DONE]\n\n');
+        res.end();
+      },
+      fail: (event: ErrorEvent) => {
+        const status = event.code === 'INSUFFICIENT_TOKENS' ? HttpStatus.PAYMENT_REQUIRED : HttpStatus.INTERNAL_SERVER_ERROR;
+        send({
+          error: { message: event.message, type: status === 402 ? 'insufficient_quota' : 'server_error', param: null, code: STREAM_ERROR_CODES[event.code] },
+        });
+        res.end();
+      },
+    };
+  }
+}
