@@ -53,3 +53,14 @@ export function expectSpecResponse(res: Response, operationId: string): void {
     throw new Error(`${operationId} ${status} body does not match the spec: ${ajv.errorsText(validate.errors)}\n${res.text}`);
   }
 }
+
+/** Asserts that a value validates against one of the spec's component schemas (e.g. a streamed chunk). */
+export function expectSpecSchema(name: string, value: unknown): void {
+  const pointer = `/components/schemas/${name}`;
+  let validate = validators.get(pointer);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `spec#${pointer}` });
+    validators.set(pointer, validate);
+  }
+  if (!validate(value)) throw new Error(`${JSON.stringify(value)} does not match the spec's ${name}: ${ajv.errorsText(validate.errors)}`);
+}
