@@ -30,6 +30,8 @@ interface World {
   taskId: string;
   /** A job of A's, held by A's node. */
   nodeJobId: string;
+  /** An API key of A's. */
+  apiKeyId: string;
   /** A pool of A's nodes. */
   poolId: string;
 }
@@ -40,6 +42,7 @@ interface World {
  */
 const FIXTURES: Array<{ prefix: string; value: (w: World) => string }> = [
   { prefix: '/api/chat/conversations/{id}', value: (w) => w.conversationId },
+  { prefix: '/api/api-keys/{id}', value: (w) => w.apiKeyId },
   { prefix: '/api/notifications/{id}', value: (w) => w.notificationId },
   { prefix: '/api/inference/stream/{id}', value: (w) => w.streamId },
   { prefix: '/api/nodes/{id}', value: (w) => w.a.node.id },
@@ -205,6 +208,7 @@ describe('contract: every operation on an owned resource refuses another account
       notifications: await get(`/api/users/${w.a.id}/notifications?limit=50`),
       conversations: await get(`/api/chat/conversations?limit=100`),
       conversation: await get(`/api/chat/conversations/${w.conversationId}`),
+      apiKeys: await get('/api/api-keys'),
       streamTask: task,
       streamStopRequested: await redis.exists(`${stack.config.redis.prefix}:stop:${w.streamId}`),
     };
@@ -323,6 +327,7 @@ describe('contract: every operation on an owned resource refuses another account
       taskId: task!.id,
       nodeJobId,
       poolId: pool.body.id as string,
+      apiKeyId: (await stack.http.post('/api/api-keys').set(a.auth).send({ name: 'owner key' }).expect(201)).body.api_key.id as string,
     };
 
     // The fixtures are what they claim: A sees its conversation with its message and stream, its unread notification, its task queued.

@@ -4,6 +4,7 @@ import { apiKeyProblems } from '../../src/modules/api-keys/api-keys.service';
 import { ApiKeysRepository } from '../../src/modules/api-keys/api-keys.repository';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { expectSpecResponse, expectSpecSchema } from '../support/contract';
+import { ledgerCheckCli } from '../support/ledger-check';
 import { newUser } from '../support/users';
 import { startWorker, taskOf, WorkerProcess } from '../support/worker';
 import { startStack, TestStack } from '../support/app';
@@ -427,5 +428,18 @@ describe('the OpenAI-compatible API, through the official openai client, on a re
       const after = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
       expect(after).toBeInstanceOf(OpenAI.AuthenticationError);
     });
+
+    it('npm run ledger:check reconciles every key’s usage with its replies, and notices a count that does not match', async () => {
+      expect(await ledgerCheckCli(stack)).toMatchObject({ code: 0 });
+      const [key] = (await stack.db.query(`UPDATE api_keys SET spent_units = spent_units + 1 WHERE spent_units > 0 RETURNING id`)) as [
+        Array<{ id: string }>,
+        number,
+      ];
+      const tampered = await ledgerCheckCli(stack);
+      expect(tampered.code).toBe(1);
+      expect(tampered.output).toContain(`api key ${key[0]!.id}`);
+      await stack.db.query(`UPDATE api_keys SET spent_units = spent_units - 1 WHERE spent_units > 0`);
+      expect(await ledgerCheckCli(stack)).toMatchObject({ code: 0 });
+    }, 60_000);
   });
 });
