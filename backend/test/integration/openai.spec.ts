@@ -118,6 +118,18 @@ describe('the OpenAI-compatible API, through the official openai client, on a re
     throw new Error(`task ${streamId} did not end`);
   }
 
+  /**
+   * A prompt the tiny model answers at length at temperature 0 (it may also end early on its own, which would leave
+   * nothing to stop): the first of a few whose answer runs to 300 tokens.
+   */
+  async function longPrompt(openai: OpenAI): Promise<string> {
+    for (const content of ['Write a very long story', 'Tell me everything you know', 'Count to one thousand', 'Describe the sea', 'Go on and on']) {
+      const probe = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content }], max_tokens: 300, temperature: 0 });
+      if (probe.choices[0]!.finish_reason === 'length') return content;
+    }
+    throw new Error('the tiny model ended every probe early');
+  }
+
   it('creates a key shown once (glb_sk_, stored as a hash) and lists it without the secret', async () => {
     const u = await fundedUser('keys');
     const { key, id } = await createKey(u, { name: 'laptop', daily_limit: 12.5 });
@@ -323,11 +335,14 @@ describe('the OpenAI-compatible API, through the official openai client, on a re
   it('a client that aborts mid-stream stops the generation and is charged only for the tokens generated', async () => {
     const u = await fundedUser('aborter');
     const { key, id } = await createKey(u);
+    const content = await longPrompt(client(key));
     const before = await balanceUnits(u);
+    const usedBefore = (await keyRow(u, id)) as { requests: number; tokens: number; spent: number };
     const stream = await client(key).chat.completions.create({
       model: MODEL,
-      messages: [{ role: 'user', content: 'Write a very long story' }],
+      messages: [{ role: 'user', content }],
       max_tokens: 1500,
+      temperature: 0,
       stream: true,
     });
     let completionId = '';
@@ -345,7 +360,11 @@ describe('the OpenAI-compatible API, through the official openai client, on a re
     const charged = (task.prompt_tokens + task.completion_tokens) * PRICE;
     expect(Number(task.charged_units)).toBe(charged);
     expect(await balanceUnits(u)).toBe(before - charged);
-    expect(await keyRow(u, id)).toMatchObject({ requests: 1, tokens: task.prompt_tokens + task.completion_tokens, spent: charged / 1000 });
+    expect(await keyRow(u, id)).toMatchObject({
+      requests: usedBefore.requests + 1,
+      tokens: usedBefore.tokens + task.prompt_tokens + task.completion_tokens,
+      spent: (Math.round(usedBefore.spent * 1000) + charged) / 1000,
+    });
   });
 
   describe('abuse', () => {
@@ -403,10 +422,12 @@ describe('the OpenAI-compatible API, through the official openai client, on a re
       const u = await fundedUser('revoker');
       const { key, id } = await createKey(u);
       const openai = client(key);
+      const content = await longPrompt(openai);
       const stream = await openai.chat.completions.create({
         model: MODEL,
-        messages: [{ role: 'user', content: 'Write a very long story' }],
+        messages: [{ role: 'user', content }],
         max_tokens: 1500,
+        temperature: 0,
         stream: true,
       });
       let completionId = '';
