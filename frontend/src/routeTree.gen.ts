@@ -27,6 +27,7 @@ import { Route as AppShellRouteImport } from './routes/app/_shell'
 import { Route as AppAuthRouteImport } from './routes/app/auth'
 import { Route as SiteBlogIndexRouteImport } from './routes/_site/blog/index'
 import { Route as SiteBlogSlugRouteImport } from './routes/_site/blog/$slug'
+import { Route as AppShellApiKeysRouteImport } from './routes/app/_shell/api-keys'
 import { Route as AppShellAssistantRouteImport } from './routes/app/_shell/assistant'
 import { Route as AppShellDashboardRouteImport } from './routes/app/_shell/dashboard'
 import { Route as AppShellNodesRouteImport } from './routes/app/_shell/nodes'
@@ -121,6 +122,11 @@ const SiteBlogSlugRoute = SiteBlogSlugRouteImport.update({
   path: '/blog/$slug',
   getParentRoute: () => SiteRoute,
 } as any)
+const AppShellApiKeysRoute = AppShellApiKeysRouteImport.update({
+  id: '/api-keys',
+  path: '/api-keys',
+  getParentRoute: () => AppShellRoute,
+} as any)
 const AppShellAssistantRoute = AppShellAssistantRouteImport.update({
   id: '/assistant',
   path: '/assistant',
@@ -164,6 +170,7 @@ export interface FileRoutesByFullPath {
   '/app/auth': typeof AppAuthRoute
   '/app/': typeof AppIndexRoute
   '/blog/$slug': typeof SiteBlogSlugRoute
+  '/app/api-keys': typeof AppShellApiKeysRoute
   '/app/assistant': typeof AppShellAssistantRoute
   '/app/dashboard': typeof AppShellDashboardRoute
   '/app/nodes': typeof AppShellNodesRoute
@@ -186,6 +193,7 @@ export interface FileRoutesByTo {
   '/app/auth': typeof AppAuthRoute
   '/': typeof SiteIndexRoute
   '/blog/$slug': typeof SiteBlogSlugRoute
+  '/app/api-keys': typeof AppShellApiKeysRoute
   '/app/assistant': typeof AppShellAssistantRoute
   '/app/dashboard': typeof AppShellDashboardRoute
   '/app/nodes': typeof AppShellNodesRoute
@@ -212,6 +220,7 @@ export interface FileRoutesById {
   '/_site/': typeof SiteIndexRoute
   '/app/': typeof AppIndexRoute
   '/_site/blog/$slug': typeof SiteBlogSlugRoute
+  '/app/_shell/api-keys': typeof AppShellApiKeysRoute
   '/app/_shell/assistant': typeof AppShellAssistantRoute
   '/app/_shell/dashboard': typeof AppShellDashboardRoute
   '/app/_shell/nodes': typeof AppShellNodesRoute
@@ -237,6 +246,7 @@ export interface FileRouteTypes {
     | '/app/auth'
     | '/app/'
     | '/blog/$slug'
+    | '/app/api-keys'
     | '/app/assistant'
     | '/app/dashboard'
     | '/app/nodes'
@@ -259,6 +269,7 @@ export interface FileRouteTypes {
     | '/app/auth'
     | '/'
     | '/blog/$slug'
+    | '/app/api-keys'
     | '/app/assistant'
     | '/app/dashboard'
     | '/app/nodes'
@@ -284,6 +295,7 @@ export interface FileRouteTypes {
     | '/_site/'
     | '/app/'
     | '/_site/blog/$slug'
+    | '/app/_shell/api-keys'
     | '/app/_shell/assistant'
     | '/app/_shell/dashboard'
     | '/app/_shell/nodes'
@@ -425,6 +437,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof SiteBlogSlugRouteImport
       parentRoute: typeof SiteRoute
     }
+    '/app/_shell/api-keys': {
+      id: '/app/_shell/api-keys'
+      path: '/api-keys'
+      fullPath: '/app/api-keys'
+      preLoaderRoute: typeof AppShellApiKeysRouteImport
+      parentRoute: typeof AppShellRoute
+    }
     '/app/_shell/assistant': {
       id: '/app/_shell/assistant'
       path: '/assistant'
@@ -498,6 +517,7 @@ const SiteRouteChildren: SiteRouteChildren = {
 const SiteRouteWithChildren = SiteRoute._addFileChildren(SiteRouteChildren)
 
 interface AppShellRouteChildren {
+  AppShellApiKeysRoute: typeof AppShellApiKeysRoute
   AppShellAssistantRoute: typeof AppShellAssistantRoute
   AppShellDashboardRoute: typeof AppShellDashboardRoute
   AppShellNodesRoute: typeof AppShellNodesRoute
@@ -505,6 +525,7 @@ interface AppShellRouteChildren {
 }
 
 const AppShellRouteChildren: AppShellRouteChildren = {
+  AppShellApiKeysRoute: AppShellApiKeysRoute,
   AppShellAssistantRoute: AppShellAssistantRoute,
   AppShellDashboardRoute: AppShellDashboardRoute,
   AppShellNodesRoute: AppShellNodesRoute,

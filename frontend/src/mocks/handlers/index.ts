@@ -1,8 +1,10 @@
 import { accountsHandlers } from './accounts';
+import { apiKeysHandlers } from './api-keys';
 import { chatHandlers } from './chat';
 import { inferenceHandlers } from './inference';
 import { nodesHandlers } from './nodes';
 import { notificationsHandlers } from './notifications';
+import { openaiHandlers } from './openai';
 import { releaseHostHandlers, siteHandlers } from './site';
 import { systemHandlers } from './system';
 import { walletHandlers } from './wallet';
@@ -17,6 +19,8 @@ export const handlersByTag = {
   inference: inferenceHandlers,
   chat: chatHandlers,
   nodes: nodesHandlers,
+  'api-keys': apiKeysHandlers,
+  openai: openaiHandlers,
 };
 
 export const apiHandlers = Object.values(handlersByTag).flat();

@@ -1,0 +1,192 @@
+import { useId, useRef, useState, type FormEvent } from 'react';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { ApiError } from '../../api/client';
+import { apiKeyMutations, apiKeyQueries, type ApiKey, type ApiKeyCreated } from '../../api/queries/api-keys';
+import { copyText } from '../../components/clipboard';
+import { formatDateTime, formatGlob } from '../../components/format';
+import { ConfirmDialog } from '../nodes/ConfirmDialog';
+import { API_KEYS_TEXTS as T } from './texts';
+import './api-keys.css';
+
+const failure = (error: unknown) => (error instanceof ApiError && error.serverText ? error.serverText : T.actionFailed);
+
+/** The curl call of the "Use the API" block: this site's /v1 and the user's first key (its prefix until one is copied). */
+export function curlExample(origin: string, key: string): string {
+  return [
+    `curl ${origin}/v1/chat/completions \\`,
+    `  -H "Authorization: Bearer ${key}" \\`,
+    `  -H "Content-Type: application/json" \\`,
+    `  -d '{"model": "glob-tiny-chat", "messages": [{"role": "user", "content": "Hello!"}]}'`,
+  ].join('\n');
+}
+
+/** The new key, shown once, with a copy button. */
+function CreatedKey({ created, onDone }: { created: ApiKeyCreated; onDone: () => void }) {
+  const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
+  const titleId = useId();
+  return (
+    <section className="card api-keys-created" aria-labelledby={titleId}>
+      <h2 id={titleId}>{T.createdTitle}</h2>
+      <p>{T.createdText}</p>
+      <code className="api-keys-secret" data-testid="api-key-secret">
+        {created.key}
+      </code>
+      <div className="api-keys-actions">
+        <button type="button" className="btn btn-primary" onClick={() => void copyText(created.key).then((ok) => setCopied(ok ? 'yes' : 'no'))}>
+          {T.copy}
+        </button>
+        <button type="button" className="btn" onClick={onDone}>
+          {T.done}
+        </button>
+        <span role="status">{copied === 'yes' ? T.copied : copied === 'no' ? T.copyFailed : ''}</span>
+      </div>
+    </section>
+  );
+}
+
+function KeyRow({ k, onRevoke }: { k: ApiKey; onRevoke: (k: ApiKey) => void }) {
+  return (
+    <tr data-testid="api-key-row">
+      <th scope="row">{k.name}</th>
+      <td>
+        <code>{k.prefix}…</code>
+      </td>
+      <td>{formatDateTime(k.created_at)}</td>
+      <td>{k.last_used_at ? formatDateTime(k.last_used_at) : T.never}</td>
+      <td data-testid="api-key-tokens">{k.tokens.toLocaleString('en-US')}</td>
+      <td data-testid="api-key-spent">{formatGlob(k.spent)}</td>
+      <td>{k.daily_limit === null ? T.noLimit : `${formatGlob(k.spent_today)} / ${formatGlob(k.daily_limit)}`}</td>
+      <td>
+        <button type="button" className="btn btn-danger" onClick={() => onRevoke(k)}>
+          {T.revoke}
+        </button>
+      </td>
+    </tr>
+  );
+}
+
+/**
+ * "API keys": create a named key (shown once, with an optional daily limit), the list with each key's usage, revoke
+ * with a confirmation, and how to call the API with curl.
+ */
+export function ApiKeysPage() {
+  const list = useQuery(apiKeyQueries.list());
+  const create = useMutation(apiKeyMutations.create());
+  const revoke = useMutation(apiKeyMutations.revoke());
+  const [name, setName] = useState('');
+  const [limit, setLimit] = useState('');
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const ids = { name: useId(), limit: useId() };
+
+  const keys = list.data ?? [];
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate(
+      { name: name.trim(), ...(limit.trim() ? { daily_limit: Number(limit) } : {}) },
+      {
+        onSuccess: () => {
+          setName('');
+          setLimit('');
+        },
+      },
+    );
+  };
+  const origin = typeof window === 'undefined' ? '' : window.location.origin;
+  const exampleKey = create.data?.key ?? (keys.at(-1) ? `${keys.at(-1)!.prefix}…` : 'glb_sk_…');
+
+  return (
+    <div className="app-page api-keys">
+      <header className="app-page-head">
+        <h1 ref={heading} tabIndex={-1}>
+          {T.title}
+        </h1>
+        <p>{T.intro}</p>
+      </header>
+
+      <form className="card api-keys-form" onSubmit={submit}>
+        <label htmlFor={ids.name}>{T.nameLabel}</label>
+        <input id={ids.name} value={name} onChange={(e) => setName(e.target.value)} placeholder={T.namePlaceholder} maxLength={60} required />
+        <label htmlFor={ids.limit}>{T.limitLabel}</label>
+        <input id={ids.limit} value={limit} onChange={(e) => setLimit(e.target.value)} inputMode="decimal" type="number" min="0.001" step="0.001" />
+        <button type="submit" className="btn btn-primary" disabled={create.isPending || !name.trim()}>
+          {create.isPending ? T.creating : T.createButton}
+        </button>
+        {create.isError ? (
+          <p className="alert alert-error" role="alert">
+            {failure(create.error)}
+          </p>
+        ) : null}
+      </form>
+
+      {create.data ? <CreatedKey created={create.data} onDone={() => create.reset()} /> : null}
+
+      <section className="app-section" aria-labelledby="api-keys-list-title">
+        <h2 id="api-keys-list-title">{T.listLabel}</h2>
+        {list.isLoading ? (
+          <p role="status">{T.loading}</p>
+        ) : list.isError && !list.data ? (
+          <p className="alert alert-error" role="alert">
+            {T.loadError}
+          </p>
+        ) : keys.length === 0 ? (
+          <p>{T.empty}</p>
+        ) : (
+          <div className="api-keys-table-wrap">
+            <table className="api-keys-table">
+              <thead>
+                <tr>
+                  {Object.values(T.columns).map((c) => (
+                    <th key={c} scope="col">
+                      {c}
+                    </th>
+                  ))}
+                  <th scope="col">
+                    <span className="visually-hidden">{T.revoke}</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.map((k) => (
+                  <KeyRow key={k.id} k={k} onRevoke={setRevoking} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      <section className="card app-section api-keys-use" aria-labelledby="api-keys-use-title">
+        <h2 id="api-keys-use-title">{T.useTitle}</h2>
+        <p>{T.useText}</p>
+        <pre>
+          <code data-testid="api-curl">{curlExample(origin, exampleKey)}</code>
+        </pre>
+      </section>
+
+      {revoking ? (
+        <ConfirmDialog
+          title={T.revokeTitle}
+          name={revoking.name}
+          text={T.revokeText}
+          confirmLabel={T.revoke}
+          busyLabel={T.revoking}
+          busy={revoke.isPending}
+          error={revoke.isError ? failure(revoke.error) : null}
+          onConfirm={() =>
+            revoke.mutate(revoking.id, {
+              onSuccess: () => {
+                setRevoking(null);
+                heading.current?.focus();
+              },
+            })
+          }
+          onClose={() => {
+            revoke.reset();
+            setRevoking(null);
+          }}
+        />
+      ) : null}
+    </div>
+  );
+}
