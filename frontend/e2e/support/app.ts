@@ -65,7 +65,7 @@ export function transactions(page: Page): Locator {
 }
 
 /** Goes to a screen through the sidebar's link. On a phone the sidebar is a menu, opened first. */
-export async function navigate(page: Page, link: 'Dashboard' | 'AI Assistant' | 'Token Wallet' | 'Your nodes') {
+export async function navigate(page: Page, link: 'Dashboard' | 'AI Assistant' | 'Token Wallet' | 'Your nodes' | 'API keys') {
   const menu = page.getByRole('button', { name: 'Menu' });
   if (await menu.isVisible()) await menu.click();
   await page.getByRole('navigation', { name: 'App' }).getByRole('link', { name: link }).click();
