@@ -144,7 +144,7 @@ export function toOpenAiError(body: ErrorBody): OpenAiError {
     // A parameter the API does not describe (tools, functions, logprobs…) is unsupported, not merely invalid.
     const unsupported = body.details?.find((d) => /additional properties/.test(d.message));
     const name = unsupported && /^(\w+): must NOT have additional properties/.exec(body.message)?.[1];
-    param = unsupported ? (unsupported.path.replace(/^\/body\/?/, '') || name || null) : field;
+    param = unsupported ? unsupported.path.replace(/^\/body\/?/, '') || name || null : field;
     code = unsupported ? 'unsupported_parameter' : 'invalid_value';
     if (unsupported && param) message = `${param}: is not supported`;
     if (/^n: /.test(message)) [param, code, message] = ['n', 'unsupported_parameter', 'n: only one choice (n = 1) is supported'];

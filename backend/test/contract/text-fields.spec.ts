@@ -136,7 +136,7 @@ describe('contract: no text input takes a NUL (PostgreSQL cannot store one)', ()
     }
   });
 
-  it.each(cases.map((c) => [`${c.operationId} ${c.field}`, c] as const))('%s with a NUL → 400 in the spec\'s error shape, never 500', async (_name, c) => {
+  it.each(cases.map((c) => [`${c.operationId} ${c.field}`, c] as const))('%s with a NUL → 400 in the spec shape, never 500', async (_name, c) => {
     let req = (stack.http as unknown as Record<string, (url: string) => import('supertest').Test>)[c.method]!(c.url).set(
       'X-Forwarded-For',
       `10.77.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,

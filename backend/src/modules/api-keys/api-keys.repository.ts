@@ -67,7 +67,13 @@ export class ApiKeysRepository extends Repository {
 
   /** Revokes the owner's live key; false when there is none (another user's, unknown or already revoked). */
   async revoke(userId: string, id: string, tx?: Tx): Promise<boolean> {
-    return (await this.count(`UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL RETURNING id`, [id, userId], tx)) > 0;
+    return (
+      (await this.count(
+        `UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL RETURNING id`,
+        [id, userId],
+        tx,
+      )) > 0
+    );
   }
 
   /** The live key with this hash whose owner's account still exists. */
@@ -83,7 +89,11 @@ export class ApiKeysRepository extends Repository {
 
   /** Records a use, at most once a minute per key (a write per request would cost more than the request). */
   async touch(id: string, tx?: Tx): Promise<void> {
-    await this.rows(`UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`, [id], tx);
+    await this.rows(
+      `UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+      [id],
+      tx,
+    );
   }
 
   /**
@@ -104,7 +114,11 @@ export class ApiKeysRepository extends Repository {
 
   /** Counts a completed reply on its key, in the transaction that settles it. */
   async recordUsage(id: string, tokens: number, units: number, tx: Tx): Promise<void> {
-    await this.rows(`UPDATE api_keys SET requests = requests + 1, tokens = tokens + $2, spent_units = spent_units + $3 WHERE id = $1`, [id, tokens, units], tx);
+    await this.rows(
+      `UPDATE api_keys SET requests = requests + 1, tokens = tokens + $2, spent_units = spent_units + $3 WHERE id = $1`,
+      [id, tokens, units],
+      tx,
+    );
   }
 
   /** Open replies of a key (to stop when it is revoked). */
@@ -116,7 +130,18 @@ export class ApiKeysRepository extends Repository {
    * For ledger:check: keys whose counters differ from their completed replies, or from the spending their holds
    * settled to; and days on which a key's replies were charged more than its daily limit.
    */
-  async usageMismatches(tx?: Tx): Promise<Array<{ id: string; requests: string; tokens: string; spent_units: string; task_requests: string; task_tokens: string; task_units: string; settled_units: string }>> {
+  async usageMismatches(tx?: Tx): Promise<
+    Array<{
+      id: string;
+      requests: string;
+      tokens: string;
+      spent_units: string;
+      task_requests: string;
+      task_tokens: string;
+      task_units: string;
+      settled_units: string;
+    }>
+  > {
     return this.rows(
       `SELECT k.id, k.requests, k.tokens, k.spent_units, t.task_requests, t.task_tokens, t.task_units, t.settled_units
        FROM api_keys k CROSS JOIN LATERAL (

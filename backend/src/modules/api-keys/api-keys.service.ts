@@ -38,7 +38,8 @@ export async function apiKeyProblems(keys: ApiKeysRepository): Promise<string[]>
       `api key ${k.id}: counts ${k.requests} requests, ${k.tokens} tokens, ${k.spent_units} units; its replies ${k.task_requests}, ` +
       `${k.task_tokens}, ${k.task_units} units; their settled holds ${k.settled_units} units`,
   );
-  for (const d of await keys.overLimitDays()) problems.push(`api key ${d.id} was charged ${d.units} units on ${d.day}, over its daily limit ${d.daily_limit_units}`);
+  for (const d of await keys.overLimitDays())
+    problems.push(`api key ${d.id} was charged ${d.units} units on ${d.day}, over its daily limit ${d.daily_limit_units}`);
   return problems;
 }
 
@@ -69,7 +70,10 @@ export class ApiKeysService {
       if ((await this.keys.countActiveLocked(userId, tx)) >= MAX_API_KEYS) {
         throw new ConflictException(`You already have ${MAX_API_KEYS} API keys. Revoke one before creating another.`);
       }
-      return this.keys.insert({ userId, name: body.name.trim(), prefix: key.slice(0, API_KEY_PREFIX.length + 6), keyHash: hashSecret(key), dailyLimitUnits }, tx);
+      return this.keys.insert(
+        { userId, name: body.name.trim(), prefix: key.slice(0, API_KEY_PREFIX.length + 6), keyHash: hashSecret(key), dailyLimitUnits },
+        tx,
+      );
     });
     return { key, api_key: describe((await this.keys.byId(id))!) };
   }

@@ -241,7 +241,10 @@ export class InferenceService {
    * lock, so concurrent requests can never together pass its daily limit (the task names its hold before the lock is
    * released: the next request counts it); a key revoked meanwhile reserves nothing.
    */
-  private reserve(args: { taskId: string; userId: string; streamId: string; model: CatalogModel; messages: Turn[]; apiKeyId?: string }, units: number) {
+  private reserve(
+    args: { taskId: string; userId: string; streamId: string; model: CatalogModel; messages: Turn[]; apiKeyId?: string },
+    units: number,
+  ) {
     const { model, apiKeyId } = args;
     if (!apiKeyId) return this.ledger.reserve(args.userId, units, `AI reply (${model.displayName})`, args.streamId);
     return this.transactions.run(async (tx) => {
@@ -249,7 +252,13 @@ export class InferenceService {
       if (allowance === undefined) throw new UnauthorizedException('This API key has been revoked.');
       const minimum = (estimateTokens(args.messages) + 1) * model.priceUnits;
       if (allowance !== null && allowance < minimum) throw new DailyLimitException(allowance);
-      const hold = await this.ledger.reserve(args.userId, allowance === null ? units : Math.min(units, allowance), `API: ${model.id}`, args.streamId, tx);
+      const hold = await this.ledger.reserve(
+        args.userId,
+        allowance === null ? units : Math.min(units, allowance),
+        `API: ${model.id}`,
+        args.streamId,
+        tx,
+      );
       await this.tasks.setHold(args.taskId, hold.holdId, tx);
       return hold;
     });

@@ -1,4 +1,11 @@
-import { BadRequestException, HttpException, HttpStatus, Injectable, InternalServerErrorException, ServiceUnavailableException } from '@nestjs/common';
+import {
+  BadRequestException,
+  HttpException,
+  HttpStatus,
+  Injectable,
+  InternalServerErrorException,
+  ServiceUnavailableException,
+} from '@nestjs/common';
 import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { RequestBody, Schemas } from '../../contract/types';
@@ -67,19 +74,19 @@ export class OpenAiService {
     const { models } = await this.inference.listModels();
     return {
       object: 'list',
-      data: models.filter((m) => m.status === 'available').map((m) => ({ id: m.id, object: 'model', created: this.created, owned_by: 'glob-network' })),
+      data: models
+        .filter((m) => m.status === 'available')
+        .map((m) => ({ id: m.id, object: 'model', created: this.created, owned_by: 'glob-network' })),
     };
   }
 
   /** Answers a chat completion on `res`: JSON, or server-sent chunks with `stream`. */
   async complete(key: ApiKeyIdentity, body: ChatRequest, res: Response): Promise<void> {
     await this.admit(key, res);
-    const messages = body.messages.map(
-      (m): Turn => ({
-        role: m.role === 'developer' ? 'system' : m.role,
-        content: typeof m.content === 'string' ? m.content : m.content.map((p) => p.text).join(''),
-      }),
-    );
+    const messages = body.messages.map((m): Turn => ({
+      role: m.role === 'developer' ? 'system' : m.role,
+      content: typeof m.content === 'string' ? m.content : m.content.map((p) => p.text).join(''),
+    }));
     if (messages.at(-1)!.role !== 'user') throw new BadRequestException('messages: the last message must have role user');
     const limits = [body.max_tokens, body.max_completion_tokens].filter((n): n is number => typeof n === 'number');
     const stop = typeof body.stop === 'string' ? [body.stop] : (body.stop ?? undefined);
@@ -175,7 +182,12 @@ export class OpenAiService {
       fail: (event: ErrorEvent) => {
         const status = event.code === 'INSUFFICIENT_TOKENS' ? HttpStatus.PAYMENT_REQUIRED : HttpStatus.INTERNAL_SERVER_ERROR;
         send({
-          error: { message: event.message, type: status === 402 ? 'insufficient_quota' : 'server_error', param: null, code: STREAM_ERROR_CODES[event.code] },
+          error: {
+            message: event.message,
+            type: status === 402 ? 'insufficient_quota' : 'server_error',
+            param: null,
+            code: STREAM_ERROR_CODES[event.code],
+          },
         });
         res.end();
       },

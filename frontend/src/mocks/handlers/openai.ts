@@ -6,6 +6,8 @@ export const openaiHandlers = [
   http.get('/v1/models', ({ response }) => response(200).json(example('/v1/models', 'get', 200))),
   // The JSON answer (the example of the first documented media type; the event stream is the other).
   http.post('/v1/chat/completions', ({ response }) =>
-    response(200).json(example('/v1/chat/completions', 'post', 200) as Extract<ReturnType<typeof example<'/v1/chat/completions', 'post', 200>>, object>),
+    response(200).json(
+      example('/v1/chat/completions', 'post', 200) as Extract<ReturnType<typeof example<'/v1/chat/completions', 'post', 200>>, object>,
+    ),
   ),
 ];
