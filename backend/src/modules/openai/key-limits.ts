@@ -45,8 +45,10 @@ export class KeyLimits {
   /** Counts one request of the key and sets the x-ratelimit headers; 429 when either window is used up. */
   async admit(keyId: string, res: Response): Promise<void> {
     const { apiKeyRequests: requests, apiKeyTokens: tokens } = this.config.rateLimits;
-    const r = await this.limiter.add('apikey-requests', keyId, 1, requests.windowSeconds);
-    const t = await this.limiter.add('apikey-tokens', keyId, 0, tokens.windowSeconds);
+    const [r, t] = await Promise.all([
+      this.limiter.add('apikey-requests', keyId, 1, requests.windowSeconds),
+      this.limiter.add('apikey-tokens', keyId, 0, tokens.windowSeconds),
+    ]);
     res.set({
       'x-ratelimit-limit-requests': String(requests.limit),
       'x-ratelimit-remaining-requests': String(Math.max(0, requests.limit - r.count)),

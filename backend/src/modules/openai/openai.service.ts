@@ -65,8 +65,7 @@ export class OpenAiService {
   ) {}
 
   private async admit(key: ApiKeyIdentity, res: Response): Promise<void> {
-    await this.limits.admit(key.id, res);
-    await this.keys.touch(key.id);
+    await Promise.all([this.limits.admit(key.id, res), this.keys.touch(key.id)]);
   }
 
   async models(key: ApiKeyIdentity, res: Response): Promise<Schemas['OpenAiModelList']> {
