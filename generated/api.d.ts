@@ -1403,7 +1403,8 @@ export interface paths {
          *     A failure after the stream started arrives as `data: {"error":{...}}` and the stream ends (nothing is charged).
          *     A client that disconnects stops the generation: it is charged only for the tokens generated until then.
          *
-         *     Every answer to a valid key carries the `x-ratelimit-*` headers of its request and token windows.
+         *     Every answer to a request with a valid key that matches this description (a body the spec refuses is answered
+         *     400 before the key is read) carries the `x-ratelimit-*` headers of the key's request and token windows.
          */
         post: operations["createChatCompletion"];
         delete?: never;
