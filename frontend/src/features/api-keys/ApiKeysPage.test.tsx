@@ -1,0 +1,46 @@
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { formatGlob } from '../../components/format';
+import { example } from '../../mocks/examples';
+import { resetApiKeysMock } from '../../mocks/handlers/api-keys';
+import { renderWithProviders } from '../../test/render';
+import { ApiKeysPage } from './ApiKeysPage';
+import { API_KEYS_TEXTS as T } from './texts';
+
+const KEY = example('/api/api-keys', 'get', 200).api_keys[0]!;
+const render = () => renderWithProviders(<ApiKeysPage />, { path: '/app/api-keys' });
+const row = (name: string) => screen.getByRole('rowheader', { name }).closest('tr') as HTMLElement;
+
+beforeEach(() => resetApiKeysMock());
+
+describe('ApiKeysPage', () => {
+  it('lists each key with its prefix, tokens, GLOB spent and daily limit, never the secret', async () => {
+    await render();
+    const r = await waitFor(() => row(KEY.name));
+    expect(within(r).getByText(`${KEY.prefix}…`)).toBeInTheDocument();
+    expect(within(r).getByTestId('api-key-tokens')).toHaveTextContent(KEY.tokens.toLocaleString('en-US'));
+    expect(within(r).getByTestId('api-key-spent')).toHaveTextContent(formatGlob(KEY.spent));
+    expect(r).toHaveTextContent(`${formatGlob(KEY.spent_today)} / ${formatGlob(KEY.daily_limit)}`);
+  });
+
+  it('creates a key, shows it once with the curl example, and revokes a key after confirmation', async () => {
+    const user = userEvent.setup();
+    await render();
+    await waitFor(() => row(KEY.name));
+    await user.type(screen.getByLabelText(T.nameLabel), 'ci job');
+    await user.click(screen.getByRole('button', { name: T.createButton }));
+    const secret = await screen.findByTestId('api-key-secret');
+    expect(secret.textContent).toMatch(/^glb_sk_/);
+    expect(screen.getByTestId('api-curl')).toHaveTextContent(secret.textContent!);
+    await waitFor(() => row('ci job'));
+    await user.click(screen.getByRole('button', { name: T.done }));
+    expect(screen.queryByTestId('api-key-secret')).not.toBeInTheDocument();
+
+    await user.click(within(row(KEY.name)).getByRole('button', { name: T.revoke }));
+    const dialog = screen.getByRole('alertdialog', { name: T.revokeTitle });
+    await user.click(within(dialog).getByRole('button', { name: T.revoke }));
+    await waitFor(() => expect(screen.queryByRole('rowheader', { name: KEY.name })).not.toBeInTheDocument());
+    expect(row('ci job')).toBeInTheDocument();
+  });
+});
