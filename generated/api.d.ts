@@ -2134,6 +2134,13 @@ export interface components {
             model_id: string;
             params: {
                 max_tokens: number;
+                /** @description Sample the same way for the same request (OpenAI-compatible API); absent when not asked for. */
+                seed?: number;
+                /**
+                 * @description End the reply before the first of these the model writes (stop reason `stop`), and stop generating there, so
+                 *     that only the tokens up to it are charged; absent when not asked for.
+                 */
+                stop?: string[];
                 temperature: number;
                 top_p: number;
             };

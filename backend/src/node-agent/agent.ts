@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Schemas } from '../contract/types';
 import { completionBudget } from '../modules/inference/budget';
 import type { EngineOptions, LlamaEngine } from '../modules/inference/engine/llama-engine';
+import { StopSequences } from '../modules/inference/stop-sequences';
 import { TokenBatcher } from '../modules/inference/streams';
 import { type Allocation, DEFAULT_ALLOCATION, type Machine, type Plan, plan, sameAllocation } from './allocation';
 import { Backoff, Connection, createNodeApi, type NodeApi } from './api-client';
@@ -516,19 +517,33 @@ export class Agent {
       // Every events call costs the API a request (auth, validation, lock renewal): batches of up to 50 ms keep that
       // cost small against generation, while the first piece still goes out at once.
       const batcher = new TokenBatcher((text) => sender.pushText(text), EVENT_BATCH_MS);
+      // A stop sequence ends the generation here, at once, so that only the tokens up to it are generated and charged.
+      const cut = new AbortController();
+      const stops = job.params.stop?.length ? new StopSequences(job.params.stop, (text) => batcher.push(text)) : null;
       const request = {
         messages: job.messages,
         maxTokens: Math.max(1, budget.maxTokens),
         temperature: job.params.temperature,
         topP: job.params.top_p,
-        signal: running.abort.signal,
-        onToken: (text: string) => batcher.push(text),
+        signal: AbortSignal.any([running.abort.signal, cut.signal]),
+        ...(job.params.seed !== undefined ? { seed: job.params.seed } : {}),
+        onToken: (text: string) => {
+          if (!stops) batcher.push(text);
+          else if (stops.push(text)) cut.abort();
+        },
       };
       const result = await generator.generate(request);
+      stops?.flush();
       batcher.flush();
       if (running.reason && running.reason !== 'stop') return;
       const stopReason: StopReason =
-        running.reason === 'stop' ? 'abort' : result.stopReason === 'length' && budget.budgetLimited ? 'budget' : result.stopReason;
+        running.reason === 'stop'
+          ? 'abort'
+          : stops?.matched
+            ? 'stop'
+            : result.stopReason === 'length' && budget.budgetLimited
+              ? 'budget'
+              : result.stopReason;
       sender.push({
         type: 'done',
         usage: { prompt_tokens: result.promptTokens, completion_tokens: result.completionTokens },

@@ -1,4 +1,5 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import OpenAI from 'openai';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
@@ -111,6 +112,38 @@ describe('node agent: a separate process serving the network over HTTP only', ()
     expect(await taskOf(stack, id)).toMatchObject({ status: 'completed', node_id: nodeId, completion_tokens: done.data.usage!.completion_tokens });
     const line = await agent!.waitFor(/Job (\S+): (\d+) tokens? in [\d.]+ s/);
     expect(Number(line[2])).toBe(done.data.usage!.completion_tokens);
+  }, 60_000);
+
+  it('a stop sequence and a seed from the OpenAI-compatible API reach the node: the answer ends before it, charged for what was generated', async () => {
+    const u = await newUser(stack, 'node-developer');
+    const key = (await stack.http.post('/api/api-keys').set(u.auth).send({ name: 'node test' }).expect(201)).body.key as string;
+    const openai = new OpenAI({ apiKey: key, baseURL: `${stack.url}/v1`, maxRetries: 0 });
+    const ask = (stop?: string) =>
+      openai.chat.completions.create({
+        model: MODEL,
+        messages: [{ role: 'user', content: 'Count with me please' }],
+        max_tokens: 60,
+        temperature: 0.8,
+        seed: 11,
+        ...(stop ? { stop } : {}),
+      });
+    const full = await ask();
+    const text = full.choices[0]!.message.content!;
+    // The seed makes the sampled answer repeatable: the same request gives the same text.
+    expect((await ask()).choices[0]!.message.content).toBe(text);
+    let at = Math.floor(text.length / 2);
+    while (at > 0 && text.indexOf(text.slice(at, at + 3)) !== at) at--;
+    const stop = text.slice(at, at + 3);
+    const cut = await ask(stop);
+    expect(cut.choices[0]!.message.content).toBe(text.slice(0, text.indexOf(stop)));
+    expect(cut.choices[0]!.finish_reason).toBe('stop');
+    expect(cut.usage!.completion_tokens).toBeLessThan(full.usage!.completion_tokens);
+    const [task] = (await stack.db.query(
+      `SELECT node_id, charged_units, price_units FROM inference_tasks WHERE completion_tokens = $1 AND user_id = $2`,
+      [cut.usage!.completion_tokens, u.id],
+    )) as Array<{ node_id: string; charged_units: string; price_units: string }>;
+    expect(task!.node_id).toBe(nodeId);
+    expect(Number(task!.charged_units)).toBe(cut.usage!.total_tokens * Number(task!.price_units));
   }, 60_000);
 
   it('a stop from the requester reaches the node: done with stop_reason abort', async () => {

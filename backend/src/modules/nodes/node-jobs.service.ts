@@ -172,7 +172,13 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
         job_id: lease.jobId,
         model_id: data.modelId,
         messages: data.messages,
-        params: { temperature: data.params.temperature, max_tokens: data.params.maxTokens, top_p: data.params.topP },
+        params: {
+          temperature: data.params.temperature,
+          max_tokens: data.params.maxTokens,
+          top_p: data.params.topP,
+          ...(data.params.seed !== undefined ? { seed: data.params.seed } : {}),
+          ...(data.params.stop?.length ? { stop: data.params.stop } : {}),
+        },
         hold_tokens: this.replies.holdTokens(data),
         lock_ms: this.config.inference.jobLockMs,
       };
