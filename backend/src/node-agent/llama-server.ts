@@ -32,6 +32,20 @@ export function splitArgs(layers: number[]): string[] {
   return ['-ngl', String(total + 1 - own), '--tensor-split', split.join(',')];
 }
 
+/**
+ * llama-server can close an idle keep-alive connection just as the next request goes out on it (seen right after a
+ * streamed reply ends): that request never reached it, so it is sent once more on a fresh connection.
+ */
+async function send(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const stale = (err as { cause?: { code?: string } }).cause?.code === 'UND_ERR_SOCKET';
+    if (!stale || init.signal?.aborted) throw err;
+    return fetch(url, init);
+  }
+}
+
 interface CompletionChunk {
   content?: string;
   tokens?: number[];
@@ -120,7 +134,7 @@ export class LlamaServer {
     if (req.signal?.aborted) return result('abort');
     let res: Response;
     try {
-      res = await fetch(`${this.base}/completion`, {
+      res = await send(`${this.base}/completion`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
@@ -166,7 +180,7 @@ export class LlamaServer {
   }
 
   private async post(path: string, body: unknown): Promise<unknown> {
-    const res = await fetch(`${this.base}${path}`, {
+    const res = await send(`${this.base}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
