@@ -2,8 +2,7 @@ import { ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
-import { IS_API_KEY_OPERATION } from './api-key.guard';
-import { IS_NODE_OPERATION } from './node-credential.guard';
+import { BEARER_SECRET_OPERATION } from './bearer-secret';
 import { IS_PUBLIC } from './public.decorator';
 
 /** The AI operations (inference, chat, tokens) say why they need a sign-in, in the web app's own words. */
@@ -22,7 +21,7 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
 
   override canActivate(context: ExecutionContext) {
     const targets = [context.getHandler(), context.getClass()];
-    const skip = [IS_PUBLIC, IS_NODE_OPERATION, IS_API_KEY_OPERATION].some((flag) => this.reflector.getAllAndOverride<boolean>(flag, targets));
+    const skip = [IS_PUBLIC, BEARER_SECRET_OPERATION].some((flag) => this.reflector.getAllAndOverride<boolean>(flag, targets));
     return skip ? true : super.canActivate(context);
   }
 

@@ -1,7 +1,6 @@
 import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
 import { API_KEY_PREFIX } from '../../auth/api-key.guard';
-import { hashSecret } from '../../auth/node-credential.guard';
+import { hashSecret, newSecret } from '../../auth/bearer-secret';
 import { RateLimiter } from '../../common/rate-limit';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
@@ -65,7 +64,7 @@ export class ApiKeysService {
     const retryAfter = await this.limiter.hit('api-key-create', userId, limit, windowSeconds);
     if (retryAfter !== null) throw new RateLimitedException(retryAfter);
     // 24 random bytes: high-entropy, so a plain SHA-256 of it is a safe lookup key (the same as node credentials).
-    const key = `${API_KEY_PREFIX}${randomBytes(24).toString('base64url')}`;
+    const key = newSecret(API_KEY_PREFIX);
     const id = await this.transactions.run(async (tx) => {
       if ((await this.keys.countActiveLocked(userId, tx)) >= MAX_API_KEYS) {
         throw new ConflictException(`You already have ${MAX_API_KEYS} API keys. Revoke one before creating another.`);

@@ -1,6 +1,6 @@
 import { Inject, Injectable, NotFoundException, UnauthorizedException } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
-import { hashSecret, NODE_CREDENTIAL_PREFIX } from '../../auth/node-credential.guard';
+import { hashSecret, newSecret } from '../../auth/bearer-secret';
+import { NODE_CREDENTIAL_PREFIX } from '../../auth/node-credential.guard';
 import { RateLimiter } from '../../common/rate-limit';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
@@ -20,9 +20,6 @@ const JOIN_TOKEN_TTL_SECONDS = 15 * 60;
 /** Below this battery charge (on battery) a node takes no jobs. */
 const BATTERY_PAUSE_PERCENT = 20;
 const BAD_JOIN_TOKEN = 'This join token is invalid or has expired. Create a new one in the web app.';
-
-/** 32 base64url characters: 192 random bits. */
-const secret = (prefix: string) => prefix + randomBytes(24).toString('base64url');
 
 /**
  * Provider nodes: pairing by a single-use join token traded for a node credential (both stored only as hashes),
@@ -45,7 +42,7 @@ export class NodesService {
     const { limit, windowSeconds } = this.config.rateLimits.joinToken;
     const retryAfter = await this.limiter.hit('join-token', userId, limit, windowSeconds);
     if (retryAfter !== null) throw new RateLimitedException(retryAfter);
-    const token = secret(JOIN_TOKEN_PREFIX);
+    const token = newSecret(JOIN_TOKEN_PREFIX);
     const expiresAt = await this.joinTokens.create(userId, hashSecret(token), JOIN_TOKEN_TTL_SECONDS);
     return {
       join_token: token,
@@ -56,7 +53,7 @@ export class NodesService {
 
   /** The token is used up in the same transaction that creates the node: a second or late use gets 401 and nothing is created. */
   async register(body: RequestBody<'registerNode'>): Promise<Schemas['NodeCredential']> {
-    const credential = secret(NODE_CREDENTIAL_PREFIX);
+    const credential = newSecret(NODE_CREDENTIAL_PREFIX);
     const { host, benchmark } = body;
     const node = await this.transactions.run(async (tx) => {
       const token = await this.joinTokens.consume(hashSecret(body.join_token), tx);
