@@ -1,19 +1,14 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { CurrentUser, type AuthUser } from '../../auth/auth-user';
+import { openEventStream } from '../../common/event-stream';
 import type { RequestBody, ResponseBody } from '../../contract/types';
 import { InferenceService, StartedStream } from './inference.service';
 import { TasksService } from './tasks.service';
 
 /** Writes a stream as Server-Sent Events: `id: n` + `data: {json}` per event, keep-alive comments between. */
 async function sendEvents(res: Response, stream: StartedStream, after: number): Promise<void> {
-  res.status(200).set({
-    'Content-Type': 'text/event-stream; charset=utf-8',
-    'Cache-Control': 'no-cache, no-transform',
-    Connection: 'keep-alive',
-    'X-Accel-Buffering': 'no',
-  });
-  res.flushHeaders();
+  openEventStream(res);
   const abort = new AbortController();
   res.on('close', () => abort.abort());
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);

@@ -16,6 +16,7 @@ import { StopSequences } from '../inference/stop-sequences';
 import type { StreamEvent } from '../inference/streams';
 import { InsufficientTokensException } from '../wallet/ledger.service';
 import { KeyLimits } from './key-limits';
+import { openEventStream } from '../../common/event-stream';
 
 type ChatRequest = RequestBody<'createChatCompletion'>;
 type Chunk = Schemas['ChatCompletionChunk'];
@@ -155,13 +156,7 @@ export class OpenAiService {
 
   /** Writes `chat.completion.chunk` events: a first one with the role, one per piece of text, the end, `[DONE]`. */
   private streamWriter(res: Response, base: Omit<Chunk, 'object' | 'choices'>, includeUsage: boolean) {
-    res.status(200).set({
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
-    res.flushHeaders();
+    openEventStream(res);
     const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
     const chunk = (choices: Chunk['choices'], usage?: Usage): Chunk => ({
       ...base,
