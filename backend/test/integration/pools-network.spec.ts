@@ -144,7 +144,7 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
     for (const { agent } of members) {
       if (agent && agent.child.exitCode === null && agent.child.signalCode === null) {
         agent.child.kill('SIGINT');
-        await Promise.race([agent.exited, new Promise((r) => setTimeout(r, 10_000))]);
+        await Promise.race([agent.exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
         if (agent.child.exitCode === null) agent.child.kill('SIGKILL');
       }
     }
