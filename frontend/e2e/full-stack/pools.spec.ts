@@ -160,8 +160,6 @@ test('a provider pools three nodes: forming, the split by memory, healthy, degra
     await expect(card).toContainText(POOL_STATUS_HINTS.healthy);
     for (const i of [0, 1, 2]) await expect(members.nth(i)).toContainText(`${STATUS_LABELS.online} · ${POOLS_TEXTS.ready}`);
     await expectAccessible(page);
-    // For a look at the layout; not compared with anything.
-    await card.screenshot({ path: '/tmp/pool-card.png' });
 
     // A shard stops running its part: degraded. (Falling silent would do the same, but only after the live window, 15 s.)
     shelf!.beat = { ...shelf!.beat, pool_ready: null };
