@@ -4,7 +4,7 @@
  * runs in child processes (test/support/engine-probe.ts). When llama.cpp's own llama-gguf-split has been
  * built (scripts/llama-rpc.mjs), our parts are also merged by it, and a model it split is checked by us.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
 import { readGgufHeader, splitParts } from '../../src/modules/inference/engine/gguf';
 import { validateGguf } from '../../src/modules/inference/engine/gguf-validate';
+import { probeEngine, type ProbeOutput } from '../support/engine-run';
 
 const BACKEND = resolve(__dirname, '../..');
 const SHAPE = { seed: 3, nLayer: 6, nEmbd: 64, nHead: 4, nFf: 128, contextLength: 512 };
@@ -23,34 +24,7 @@ const GREEDY = {
   seed: 1,
 };
 
-interface Probe {
-  lines: (Record<string, unknown> & { type: string })[];
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stderr: string;
-}
-
-function probe(model: string, request: object): Promise<Probe> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', 'test/support/engine-probe.ts', model, JSON.stringify(request)], {
-      cwd: BACKEND,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 80_000);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const lines = out
-        .split('\n')
-        .filter((l) => l.trim().startsWith('{'))
-        .map((l) => JSON.parse(l) as Probe['lines'][number]);
-      done({ lines, code, signal, stderr });
-    });
-  });
-}
+type Probe = ProbeOutput;
 
 /** The generated text and token count of a greedy run, failing with the probe's own words otherwise. */
 function greedyResult(p: Probe): { text: string; completionTokens: number; stopReason: string; tokens: string[] } {
@@ -98,9 +72,9 @@ beforeAll(async () => {
   await truncate(last, (await readGgufHeader(last)).fileSize - 1000);
 
   probes = {
-    whole: probe(whole, { threads: 1, generate: GREEDY }),
-    split: probe(split, { threads: 1, generate: GREEDY }),
-    truncated: probe(broken, { threads: 1, generate: GREEDY }),
+    whole: probeEngine(whole, { threads: 1, generate: GREEDY }),
+    split: probeEngine(split, { threads: 1, generate: GREEDY }),
+    truncated: probeEngine(broken, { threads: 1, generate: GREEDY }),
   };
 }, 60_000);
 
@@ -134,7 +108,7 @@ it('refuses a split model with a truncated part with a GgufError, before llama.c
     const merged = join(dir, 'merged.gguf');
     execFileSync(ggufSplitBin!, ['--merge', split, merged], { stdio: 'pipe' });
     await expect(validateGguf(merged)).resolves.toEqual(await validateGguf(whole));
-    const [ref, out] = await Promise.all([probes.whole, probe(merged, { threads: 1, generate: GREEDY })]);
+    const [ref, out] = await Promise.all([probes.whole, probeEngine(merged, { threads: 1, generate: GREEDY })]);
     expect(greedyResult(out)).toEqual(greedyResult(ref));
   }, 90_000);
 
@@ -144,7 +118,7 @@ it('refuses a split model with a truncated part with a GgufError, before llama.c
     const first = `${prefix}-00001-of-00003.gguf`;
     expect(splitParts(first).every((p) => existsSync(p))).toBe(true);
     await expect(validateGguf(first)).resolves.toEqual(await validateGguf(whole));
-    const [ref, out] = await Promise.all([probes.whole, probe(first, { threads: 1, generate: GREEDY })]);
+    const [ref, out] = await Promise.all([probes.whole, probeEngine(first, { threads: 1, generate: GREEDY })]);
     expect(greedyResult(out)).toEqual(greedyResult(ref));
   }, 90_000);
 });

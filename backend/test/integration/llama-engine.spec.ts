@@ -3,22 +3,14 @@
  * in child processes (test/support/engine-probe.ts) started together in beforeAll; each test reads the
  * JSON lines of its own child. No database or Redis is used.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
+import { probeEngine, type ProbeLine, type ProbeOutput } from '../support/engine-run';
 
-const BACKEND = resolve(__dirname, '../..');
-const PROBE = 'test/support/engine-probe.ts';
-
-type Line = Record<string, unknown> & { type: string };
-interface Run {
-  lines: Line[];
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stderr: string;
-}
+type Line = ProbeLine;
+type Run = ProbeOutput;
 interface TokenLine extends Line {
   run: number;
   g: number;
@@ -36,28 +28,6 @@ interface ResultLine extends Line {
   firstTokenMs: number | null;
   durationMs: number;
   abortLatencyMs: number | null;
-}
-
-function probe(model: string, request: object): Promise<Run> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', PROBE, model, JSON.stringify(request)], {
-      cwd: BACKEND,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 80_000);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const lines = out
-        .split('\n')
-        .filter((l) => l.trim().startsWith('{'))
-        .map((l) => JSON.parse(l) as Line);
-      done({ lines, code, signal, stderr });
-    });
-  });
 }
 
 /** Lines of one type; for token/result lines, those of generation `g` of run `run`. */
@@ -99,7 +69,7 @@ beforeAll(async () => {
   // Two processes (engine start-up costs ~2 s of CPU: node-llama-cpp tests its prebuilt binary in a
   // child of its own), run side by side.
   probes = {
-    main: probe(model, {
+    main: probeEngine(model, {
       threads: 1,
       countTokens: [
         [user('Hello')],
@@ -133,7 +103,7 @@ beforeAll(async () => {
         },
       ],
     }),
-    malformed: probe(malformed, {
+    malformed: probeEngine(malformed, {
       threads: 1,
       generate: { messages: [user('Hi')], maxTokens: 4, temperature: 0, topP: 1 },
     }),
