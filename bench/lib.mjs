@@ -130,3 +130,20 @@ export const LIFTED_LIMITS = {
   OTP_SEND_IP_RATE_LIMIT: '1000000',
   OTP_VERIFY_RATE_LIMIT: '1000000',
 };
+
+let replySeq = 0;
+/** Starts a reply through the web app's stream (POST /api/inference/stream/start) at temperature 0; the fetch Response. */
+export async function startAppReply(backend, user, { model, messages, maxTokens }) {
+  const res = await fetch(`${backend.base}/api/inference/stream/start`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...user.auth },
+    body: JSON.stringify({
+      streamId: `bench_${Date.now()}_${++replySeq}`,
+      modelId: model,
+      messages,
+      params: { max_tokens: maxTokens, temperature: 0, top_p: 1 },
+    }),
+  });
+  if (!res.ok) throw new Error(`stream/start answered ${res.status}: ${await res.text()}`);
+  return res;
+}

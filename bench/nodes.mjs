@@ -10,7 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchUser, root, startBackend, table } from './lib.mjs';
+import { benchUser, root, startAppReply, startBackend, table } from './lib.mjs';
 
 const runs = Number(process.argv[2] ?? 5);
 const tokens = Number(process.argv[3] ?? 200);
@@ -64,20 +64,9 @@ try {
   };
 
   /** One streamed reply: time to first token, completion tokens, and end-to-end tokens/s. */
-  let seq = 0;
   const reply = async (maxTokens = tokens) => {
     const t0 = performance.now();
-    const res = await fetch(`${backend.base}/api/inference/stream/start`, {
-      method: 'POST',
-      headers: { ...json, ...user.auth },
-      body: JSON.stringify({
-        streamId: `bench_${Date.now()}_${++seq}`,
-        modelId: MODEL,
-        messages,
-        params: { max_tokens: maxTokens, temperature: 0, top_p: 1 },
-      }),
-    });
-    if (!res.ok) throw new Error(`stream/start answered ${res.status}: ${await res.text()}`);
+    const res = await startAppReply(backend, user, { model: MODEL, messages, maxTokens });
     const reader = res.body.getReader();
     let first = null;
     let text = '';

@@ -9,7 +9,7 @@ import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { benchUser, root, startBackend, table } from './lib.mjs';
+import { benchUser, root, startAppReply, startBackend, table } from './lib.mjs';
 
 const runs = Number(process.argv[2] ?? 10);
 const tokens = Number(process.argv[3] ?? 200);
@@ -78,19 +78,9 @@ try {
     }
     return { first, end: performance.now(), t0, tokens: usage?.completion_tokens ?? 0 };
   };
-  let seq = 0;
   const viaApp = async () => {
     const t0 = performance.now();
-    const res = await fetch(`${backend.base}/api/inference/stream/start`, {
-      method: 'POST',
-      headers: { ...json, ...user.auth },
-      body: JSON.stringify({
-        streamId: `bench_${Date.now()}_${++seq}`,
-        modelId: MODEL,
-        messages,
-        params: { max_tokens: tokens, temperature: 0, top_p: 1 },
-      }),
-    });
+    const res = await startAppReply(backend, user, { model: MODEL, messages, maxTokens: tokens });
     const r = await timed(
       res,
       (e) => e.type === 'token',
