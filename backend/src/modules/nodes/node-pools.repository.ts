@@ -29,6 +29,8 @@ export interface PoolMemberRow {
   files: PoolFile[];
   pool_endpoint: string | null;
   pool_ready: string | null;
+  /** The models it offers now. */
+  models: string[];
   paused: boolean;
   battery_paused: boolean;
   live: boolean;
@@ -36,7 +38,7 @@ export interface PoolMemberRow {
 
 const POOL = 'p.id, p.owner_id, p.name, p.model_id, p.coordinator_id, p.tunnel_key, p.served_at, p.created_at';
 const MEMBER = (live: string) => `m.pool_id, m.node_id, m.position, m.layers, n.name, n.ram_bytes, n.memory_percent, n.vram_bytes, n.gpu,
-  n.gpu_percent, n.files, n.pool_endpoint, n.pool_ready, n.paused, n.battery_paused, ${liveNode('n', live)} AS live`;
+  n.gpu_percent, n.files, n.pool_endpoint, n.pool_ready, n.models, n.paused, n.battery_paused, ${liveNode('n', live)} AS live`;
 
 /** The node_pools and node_pool_members tables, and the pool facts nodes report (files, tunnel endpoint, readiness). */
 @Injectable()

@@ -21,8 +21,12 @@ const toPlanNode = (m: PoolMemberRow): PlanNode => ({
   files: m.files,
 });
 
-/** A member runs its part now: online, not paused, and reporting this pool as the one it is ready for. */
-const ready = (pool: PoolRow, m: PoolMemberRow): boolean => m.live && !m.paused && !m.battery_paused && m.pool_ready === pool.id;
+/**
+ * A member runs its part now: online, not paused, and reporting this pool as the one it is ready for; the coordinator
+ * also offers the model (so a healthy pool's model is in the model list).
+ */
+const ready = (pool: PoolRow, coordinatorId: string | null, m: PoolMemberRow): boolean =>
+  m.live && !m.paused && !m.battery_paused && m.pool_ready === pool.id && (m.node_id !== coordinatorId || m.models.includes(pool.model_id));
 
 /** Paused by its owner whatever else; paused by its battery while it calls in; else online or offline. */
 export const nodeStatus = (r: { paused: boolean; battery_paused: boolean; live: boolean }): Schemas['NodeStatus'] =>
@@ -93,8 +97,7 @@ export class PoolsService {
     const members = await this.pools.members([pool.id]);
     const plan = await this.plan(pool, members);
     const others = members.filter((m) => m.node_id !== plan.coordinatorId);
-    const othersReady = others.every((m) => ready(pool, m));
-    if (othersReady && members.every((m) => ready(pool, m))) await this.pools.markServed(pool.id);
+    const othersReady = others.every((m) => ready(pool, plan.coordinatorId, m));
     const coordinating = plan.coordinatorId === node.id;
     const assignment: Schemas['PoolAssignment'] | null =
       plan.coordinatorId && !plan.problem
@@ -113,6 +116,8 @@ export class PoolsService {
         : null;
     // The pooled model is the pool's: only its coordinator offers it, and only while every other member is up.
     const offered = models.filter((m) => m !== pool.model_id || (coordinating && othersReady && assignment !== null));
+    const now = members.map((m) => (m.node_id === node.id ? { ...m, models: offered } : m));
+    if (assignment && now.every((m) => ready(pool, plan.coordinatorId, m))) await this.pools.markServed(pool.id);
     return { assignment, models: offered };
   }
 
@@ -124,7 +129,7 @@ export class PoolsService {
 
   private describe(pool: PoolRow, members: PoolMemberRow[]): Schemas['Pool'] {
     const plan = planPool(pool.model_id, members.map(toPlanNode), pool.coordinator_id);
-    const healthy = plan.coordinatorId !== null && !plan.problem && members.every((m) => ready(pool, m));
+    const healthy = plan.coordinatorId !== null && !plan.problem && members.every((m) => ready(pool, plan.coordinatorId, m));
     const byId = new Map(members.map((m) => [m.node_id, m]));
     return {
       id: pool.id,
@@ -142,7 +147,7 @@ export class PoolsService {
           name: m.name,
           role: plan.coordinatorId === null ? null : id === plan.coordinatorId ? 'coordinator' : 'shard',
           status: nodeStatus(m),
-          ready: ready(pool, m),
+          ready: ready(pool, plan.coordinatorId, m),
           memory_bytes: offeredMemory(toPlanNode(m)),
           layers,
           layer_share: plan.modelLayers ? Math.round((layers / plan.modelLayers) * 1000) / 1000 : 0,
