@@ -1,14 +1,12 @@
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { ApiError } from '../../api/client';
 import { apiKeyMutations, apiKeyQueries, type ApiKey, type ApiKeyCreated } from '../../api/queries/api-keys';
 import { copyText } from '../../components/clipboard';
 import { formatDateTime, formatGlob } from '../../components/format';
-import { ConfirmDialog } from '../nodes/ConfirmDialog';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { API_KEYS_TEXTS as T } from './texts';
 import './api-keys.css';
-
-const failure = (error: unknown) => (error instanceof ApiError && error.serverText ? error.serverText : T.actionFailed);
+import { failureText } from '../session/errors';
 
 /** The curl call of the "Use the API" block: this site's /v1 and the user's first key (its prefix until one is copied). */
 export function curlExample(origin: string, key: string): string {
@@ -114,7 +112,7 @@ export function ApiKeysPage() {
         </button>
         {create.isError ? (
           <p className="alert alert-error" role="alert">
-            {failure(create.error)}
+            {failureText(create.error, T.actionFailed)}
           </p>
         ) : null}
       </form>
@@ -171,8 +169,9 @@ export function ApiKeysPage() {
           text={T.revokeText}
           confirmLabel={T.revoke}
           busyLabel={T.revoking}
+          cancelLabel={T.cancel}
           busy={revoke.isPending}
-          error={revoke.isError ? failure(revoke.error) : null}
+          error={revoke.isError ? failureText(revoke.error, T.actionFailed) : null}
           onConfirm={() =>
             revoke.mutate(revoking.id, {
               onSuccess: () => {

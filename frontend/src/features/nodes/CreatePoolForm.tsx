@@ -2,9 +2,10 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { nodeMutations, type Pool, type ProviderNode } from '../../api/queries/nodes';
 import type { ApiModel } from '../../api/queries/inference';
-import { failure, hostSummary } from './format';
+import { hostSummary } from './format';
 import { validateNodeName } from './NodeName';
 import { NODES_TEXTS, POOLS_TEXTS, STATUS_LABELS } from './texts';
+import { failureText } from '../session/errors';
 
 /** The spec's PoolCreate.node_ids: 2-16 nodes. */
 const MIN_NODES = 2;
@@ -180,7 +181,7 @@ export function CreatePoolForm({ id, nodes, pools, models, onCreated, onCancel }
 
         {create.isError ? (
           <p className="alert alert-error" role="alert">
-            {failure(create.error)}
+            {failureText(create.error, NODES_TEXTS.actionFailed)}
           </p>
         ) : null}
 

@@ -3,10 +3,11 @@ import { useMutation } from '@tanstack/react-query';
 import { nodeMutations, type NodeUpdate, type ProviderNode } from '../../api/queries/nodes';
 import { LOCALE, formatDateTime, formatGlob } from '../../components/format';
 import { AllocationForm } from './AllocationForm';
-import { ConfirmDialog } from './ConfirmDialog';
-import { failure, formatScore, formatShare, hostSummary } from './format';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { formatScore, formatShare, hostSummary } from './format';
 import { NodeName } from './NodeName';
 import { NODES_TEXTS, STATUS_LABELS } from './texts';
+import { failureText } from '../session/errors';
 
 const STATUS_BADGE = { online: 'badge badge-accent', paused: 'badge badge-warn', offline: 'badge' } as const;
 
@@ -96,7 +97,7 @@ export function NodeCard({ node, onRevoked }: Props) {
 
       {update.isError ? (
         <p className="alert alert-error" role="alert">
-          {failure(update.error)}
+          {failureText(update.error, NODES_TEXTS.actionFailed)}
         </p>
       ) : null}
 
@@ -125,8 +126,9 @@ export function NodeCard({ node, onRevoked }: Props) {
           text={NODES_TEXTS.revokeText}
           confirmLabel={NODES_TEXTS.revokeConfirm}
           busyLabel={NODES_TEXTS.revoking}
+          cancelLabel={NODES_TEXTS.cancel}
           busy={revoke.isPending}
-          error={revoke.isError ? failure(revoke.error) : null}
+          error={revoke.isError ? failureText(revoke.error, NODES_TEXTS.actionFailed) : null}
           onConfirm={confirmRevoke}
           onClose={() => setConfirming(false)}
         />

@@ -2,9 +2,10 @@ import { useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { nodeMutations, type Pool } from '../../api/queries/nodes';
 import { formatDateTime } from '../../components/format';
-import { ConfirmDialog } from './ConfirmDialog';
-import { failure, formatGb, layerSummary } from './format';
-import { POOLS_TEXTS, POOL_ROLE_LABELS, POOL_STATUS_HINTS, POOL_STATUS_LABELS, STATUS_LABELS } from './texts';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { formatGb, layerSummary } from './format';
+import { NODES_TEXTS, POOLS_TEXTS, POOL_ROLE_LABELS, POOL_STATUS_HINTS, POOL_STATUS_LABELS, STATUS_LABELS } from './texts';
+import { failureText } from '../session/errors';
 
 const STATUS_BADGE = { healthy: 'badge badge-accent', forming: 'badge badge-cyan', degraded: 'badge badge-warn' } as const;
 
@@ -132,8 +133,9 @@ export function PoolCard({ pool, modelName, onDissolved }: Props) {
           text={POOLS_TEXTS.dissolveText}
           confirmLabel={POOLS_TEXTS.dissolveConfirm}
           busyLabel={POOLS_TEXTS.dissolving}
+          cancelLabel={NODES_TEXTS.cancel}
           busy={dissolve.isPending}
-          error={dissolve.isError ? failure(dissolve.error) : null}
+          error={dissolve.isError ? failureText(dissolve.error, NODES_TEXTS.actionFailed) : null}
           onConfirm={confirmDissolve}
           onClose={() => setConfirming(false)}
         />

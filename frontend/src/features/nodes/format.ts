@@ -1,4 +1,3 @@
-import { ApiError } from '../../api/client';
 import type { ProviderNode } from '../../api/queries/nodes';
 import { LOCALE } from '../../components/format';
 import { NODES_TEXTS } from './texts';
@@ -28,11 +27,6 @@ export function hostSummary(host: ProviderNode['host']): string {
   const gpu = host.gpu ? (host.vram_bytes ? `${host.gpu} (${formatGb(host.vram_bytes)})` : host.gpu) : NODES_TEXTS.cpuOnly;
   const cores = `${host.cpu_cores} ${host.cpu_cores === 1 ? 'core' : 'cores'}`;
   return [cores, formatGb(host.memory_bytes), gpu, `${host.os}/${host.arch}`].join(' · ');
-}
-
-/** The server's own words for a refused action (its 4xx message), else a plain apology. */
-export function failure(error: unknown): string {
-  return error instanceof ApiError && error.serverText ? error.serverText : NODES_TEXTS.actionFailed;
 }
 
 /** A member's part of the model: '40 of 80 layers · 50%'. */

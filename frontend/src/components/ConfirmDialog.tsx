@@ -1,14 +1,14 @@
 import { useId, useRef } from 'react';
-import { useDialogFocus } from '../../components/useDialogFocus';
-import { NODES_TEXTS } from './texts';
+import { useDialogFocus } from './useDialogFocus';
 
 interface Props {
   title: string;
-  /** The node or pool the action is about, shown first in the text. */
+  /** What the action is about (a node, a pool, a key), shown first in the text. */
   name: string;
   text: string;
   confirmLabel: string;
   busyLabel: string;
+  cancelLabel: string;
   busy: boolean;
   error: string | null;
   onConfirm: () => void;
@@ -16,11 +16,11 @@ interface Props {
 }
 
 /**
- * The confirmation before a node is revoked or a pool dissolved. A modal dialog like the app's others: focus moves in
+ * The confirmation before something is revoked or dissolved. A modal dialog like the app's others: focus moves in
  * (to Cancel, the safe choice), stays in (Tab cycles), Escape or a click outside closes it, and focus returns to the
  * button that opened it.
  */
-export function ConfirmDialog({ title, name, text, confirmLabel, busyLabel, busy, error, onConfirm, onClose }: Props) {
+export function ConfirmDialog({ title, name, text, confirmLabel, busyLabel, cancelLabel, busy, error, onConfirm, onClose }: Props) {
   const ids = { title: useId(), text: useId() };
   const cancel = useRef<HTMLButtonElement>(null);
 
@@ -51,7 +51,7 @@ export function ConfirmDialog({ title, name, text, confirmLabel, busyLabel, busy
         ) : null}
         <div className="btn-row nodes-dialog-actions">
           <button ref={cancel} type="button" className="btn" onClick={close} disabled={busy}>
-            {NODES_TEXTS.cancel}
+            {cancelLabel}
           </button>
           <button type="button" className="btn nodes-btn-danger" onClick={onConfirm} aria-busy={busy || undefined}>
             {busy ? busyLabel : confirmLabel}
