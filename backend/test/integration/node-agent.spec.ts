@@ -40,6 +40,10 @@ describe('node agent: a separate process serving the network over HTTP only', ()
     await rm(dataDir, { recursive: true, force: true });
   }, 60_000);
 
+  /** Greedy decoding: this prompt runs to max_tokens without the tiny model ending on its own. */
+  const longReply = (u: { auth: { Authorization: string } }, id: string) =>
+    startReply(stack, u.auth, { streamId: id, modelId: MODEL, prompt: 'A long answer please', params: { max_tokens: 1500, temperature: 0 } });
+
   it('pairs with a join token from the API and stores its credential (mode 0600)', async () => {
     const token = await stack.http.post('/api/nodes/join-tokens').set(provider.auth).expect(201);
     agent = startAgent([
@@ -138,24 +142,19 @@ describe('node agent: a separate process serving the network over HTTP only', ()
     expect(cut.choices[0]!.message.content).toBe(text.slice(0, text.indexOf(stop)));
     expect(cut.choices[0]!.finish_reason).toBe('stop');
     expect(cut.usage!.completion_tokens).toBeLessThan(full.usage!.completion_tokens);
+    // The node itself stopped at the sequence (stop reason stop), rather than being stopped by the API after it (abort).
     const [task] = (await stack.db.query(
-      `SELECT node_id, charged_units, price_units FROM inference_tasks WHERE completion_tokens = $1 AND user_id = $2`,
+      `SELECT node_id, stop_reason, charged_units, price_units FROM inference_tasks WHERE completion_tokens = $1 AND user_id = $2`,
       [cut.usage!.completion_tokens, u.id],
-    )) as Array<{ node_id: string; charged_units: string; price_units: string }>;
-    expect(task!.node_id).toBe(nodeId);
+    )) as Array<{ node_id: string; stop_reason: string; charged_units: string; price_units: string }>;
+    expect(task!).toMatchObject({ node_id: nodeId, stop_reason: 'stop' });
     expect(Number(task!.charged_units)).toBe(cut.usage!.total_tokens * Number(task!.price_units));
   }, 60_000);
 
   it('a stop from the requester reaches the node: done with stop_reason abort', async () => {
     const u = await newUser(stack, 'node-stopper');
     const id = streamId();
-    // Greedy decoding: this prompt runs to max_tokens without the tiny model ending on its own.
-    const res = await startReply(stack, u.auth, {
-      streamId: id,
-      modelId: MODEL,
-      prompt: 'A long answer please',
-      params: { max_tokens: 1500, temperature: 0 },
-    });
+    const res = await longReply(u, id);
     const events = await readSse(
       res,
       atFirstToken(() => {
@@ -173,12 +172,7 @@ describe('node agent: a separate process serving the network over HTTP only', ()
   it('Ctrl-C mid-reply: the agent returns its job, says so and exits 0; the reply ends with an error', async () => {
     const u = await newUser(stack, 'node-interrupted');
     const id = streamId();
-    const res = await startReply(stack, u.auth, {
-      streamId: id,
-      modelId: MODEL,
-      prompt: 'A long answer please',
-      params: { max_tokens: 1500, temperature: 0 },
-    });
+    const res = await longReply(u, id);
     const events = await readSse(
       res,
       atFirstToken(() => agent!.child.kill('SIGINT')),
