@@ -3,7 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import { nodeMutations, type Pool } from '../../api/queries/nodes';
 import { formatDateTime } from '../../components/format';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
-import { formatGb, layerSummary } from './format';
+import { formatBytes, layerSummary } from './format';
 import { NODES_TEXTS, POOLS_TEXTS, POOL_ROLE_LABELS, POOL_STATUS_HINTS, POOL_STATUS_LABELS, STATUS_LABELS } from './texts';
 import { failureText } from '../session/errors';
 
@@ -57,7 +57,7 @@ export function PoolCard({ pool, modelName, onDissolved }: Props) {
         </div>
         <div>
           <dt>{POOLS_TEXTS.modelSize}</dt>
-          <dd>{pool.model_bytes !== null ? formatGb(pool.model_bytes) : POOLS_TEXTS.notKnownYet}</dd>
+          <dd>{pool.model_bytes !== null ? formatBytes(pool.model_bytes) : POOLS_TEXTS.notKnownYet}</dd>
         </div>
         <div>
           <dt>{POOLS_TEXTS.layers}</dt>
@@ -105,7 +105,7 @@ export function PoolCard({ pool, modelName, onDissolved }: Props) {
               </div>
               <div>
                 <dt>{POOLS_TEXTS.memory}</dt>
-                <dd>{formatGb(member.memory_bytes)}</dd>
+                <dd>{formatBytes(member.memory_bytes)}</dd>
               </div>
             </dl>
           </li>

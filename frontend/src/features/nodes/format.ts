@@ -2,14 +2,18 @@ import type { ProviderNode } from '../../api/queries/nodes';
 import { LOCALE } from '../../components/format';
 import { NODES_TEXTS } from './texts';
 
+const MIB = 1024 ** 2;
 const GIB = 1024 ** 3;
-const gb = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 1 });
+const size = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 1 });
 const percent = new Intl.NumberFormat(LOCALE, { style: 'percent', maximumFractionDigits: 1 });
 const score = new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 1, maximumFractionDigits: 2 });
 
-/** Bytes as GB (binary, as operating systems report memory): 34359738368 → '32 GB'. */
-export function formatGb(bytes: number): string {
-  return `${gb.format(bytes / GIB)} GB`;
+/**
+ * Bytes in binary units, as operating systems report memory: 34359738368 → '32 GB'; below 1 GB in MB
+ * (50331648 → '48 MB'), so a small model or allocation does not read as 0 GB.
+ */
+export function formatBytes(bytes: number): string {
+  return bytes >= GIB ? `${size.format(bytes / GIB)} GB` : `${size.format(bytes / MIB)} MB`;
 }
 
 /** A share 0-1 as a percentage: 0.93 → '93%'. */
@@ -24,9 +28,9 @@ export function formatScore(value: number): string {
 
 /** The machine in one line: '8 cores · 32 GB · CPU only · linux/x64' (the GPU's name and memory when it has one). */
 export function hostSummary(host: ProviderNode['host']): string {
-  const gpu = host.gpu ? (host.vram_bytes ? `${host.gpu} (${formatGb(host.vram_bytes)})` : host.gpu) : NODES_TEXTS.cpuOnly;
+  const gpu = host.gpu ? (host.vram_bytes ? `${host.gpu} (${formatBytes(host.vram_bytes)})` : host.gpu) : NODES_TEXTS.cpuOnly;
   const cores = `${host.cpu_cores} ${host.cpu_cores === 1 ? 'core' : 'cores'}`;
-  return [cores, formatGb(host.memory_bytes), gpu, `${host.os}/${host.arch}`].join(' · ');
+  return [cores, formatBytes(host.memory_bytes), gpu, `${host.os}/${host.arch}`].join(' · ');
 }
 
 /** A member's part of the model: '40 of 80 layers · 50%'. */
