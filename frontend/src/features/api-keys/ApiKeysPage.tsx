@@ -104,9 +104,26 @@ export function ApiKeysPage() {
 
       <form className="card api-keys-form" onSubmit={submit}>
         <label htmlFor={ids.name}>{T.nameLabel}</label>
-        <input id={ids.name} value={name} onChange={(e) => setName(e.target.value)} placeholder={T.namePlaceholder} maxLength={60} required />
+        <input
+          className="input"
+          id={ids.name}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          placeholder={T.namePlaceholder}
+          maxLength={60}
+          required
+        />
         <label htmlFor={ids.limit}>{T.limitLabel}</label>
-        <input id={ids.limit} value={limit} onChange={(e) => setLimit(e.target.value)} inputMode="decimal" type="number" min="0.001" step="0.001" />
+        <input
+          className="input"
+          id={ids.limit}
+          value={limit}
+          onChange={(e) => setLimit(e.target.value)}
+          inputMode="decimal"
+          type="number"
+          min="0.001"
+          step="0.001"
+        />
         <button type="submit" className="btn btn-primary" disabled={create.isPending || !name.trim()}>
           {create.isPending ? T.creating : T.createButton}
         </button>
