@@ -425,8 +425,9 @@ export interface paths {
         /**
          * A node reports in
          * @description Every 5 seconds: the models the node has loaded, its running jobs and load, and its battery when on battery.
-         *     Renews the lock of every job it holds. The answer is what the platform wants of it (paused, allocation).
-         *     A node is online while its last call is younger than three heartbeats.
+         *     Renews the lock of every job it holds. The answer is what the platform wants of it (paused, allocation), and a
+         *     challenge for each declared model the node has not proven yet, which a later heartbeat answers (`proofs`). A
+         *     node is online while its last call is younger than three heartbeats.
          */
         post: operations["nodeHeartbeat"];
         delete?: never;
@@ -450,9 +451,10 @@ export interface paths {
         /**
          * Send a job's events
          * @description Token events in order, then one `done` or `error` event. The tokens reach the requester's stream at once;
-         *     `done` settles the reply (charged for the tokens used, at most the hold) and records the task as served by this
-         *     node; `error` ends it at no charge. Renews the job's lock. 403 for a job this node does not hold, 409 after the
-         *     job ended, 413 for more than 512 events or 256 KiB.
+         *     `done` settles the reply (charged for the tokens the platform counts in the text it relayed, at most the job's
+         *     `max_tokens`) and records the task as served by this node; `error` ends it at no charge. Renews the job's lock.
+         *     403 for a job this node does not hold, 409 after the job ended, 413 for more than 512 events or 256 KiB in one
+         *     call, or past the job's `max_bytes` (the job then ends as failed, at no charge).
          */
         post: operations["sendNodeJobEvents"];
         delete?: never;
@@ -497,8 +499,8 @@ export interface paths {
         /**
          * Take the next job (long poll)
          * @description Answers the next queued job for a model the node declared in its heartbeats, or 204 after `wait_seconds`
-         *     (25 by default) without one. A paused node never gets a job. Jobs come from the same queue the in-cluster
-         *     workers drain.
+         *     (25 by default) without one. A paused node never gets a job, nor one holding as many jobs as its `slots`. Jobs
+         *     come from the same queue the in-cluster workers drain.
          */
         post: operations["claimNodeJob"];
         delete?: never;
@@ -1905,6 +1907,7 @@ export interface components {
             /** @description The GPU's name; null without one. */
             gpu?: string | null;
             hostname: string;
+            /** @description At most 1 PiB. */
             memory_bytes: number;
             /** @example linux */
             os: string;
@@ -2011,10 +2014,37 @@ export interface components {
              */
             status_reason: string | null;
         };
+        /**
+         * @description Prove that the node holds the catalog's file of a model and runs it: the SHA-256 of `nonce` (hex-decoded) followed
+         *     by each byte range of the model's file (its first part, when split), and the model's reply to `messages` with these
+         *     sampling parameters and seed (compared with a trusted generator's when the platform runs one).
+         */
+        ModelChallenge: {
+            challenge_id: components["schemas"]["Uuid"];
+            messages: components["schemas"]["InferenceMessage"][];
+            model_id: string;
+            nonce: string;
+            params: {
+                max_tokens: number;
+                seed: number;
+                temperature: number;
+                top_p: number;
+            };
+            ranges: {
+                length: number;
+                offset: number;
+            }[];
+        };
         ModelIdList: string[];
         ModelList: {
             /** @description Every model of the catalog, available or not, in catalog order. */
             models: components["schemas"]["Model"][];
+        };
+        ModelProof: {
+            challenge_id: components["schemas"]["Uuid"];
+            range_hashes: string[];
+            /** @description The model's reply to the challenge's messages. */
+            text: string;
         };
         /**
          * @description Opaque cursor for the next page; null on the last page. Pass it back as `cursor`.
@@ -2025,18 +2055,31 @@ export interface components {
             allocation: components["schemas"]["NodeAllocation"];
             created_at: components["schemas"]["Timestamp"];
             earned: components["schemas"]["GlobAmount"];
-            /** @description 0.5-2.0; from its benchmark, or from its measured speed on real jobs when that is lower. */
+            /**
+             * @description 0.5-2.0, from the speed the platform measured on the node's jobs; 0.5 until it has served enough measured
+             *     work (its own benchmark never counts).
+             */
             hardware_score: number;
             host: components["schemas"]["HostFacts"];
             id: components["schemas"]["Uuid"];
             /** Format: date-time */
             last_seen_at: string | null;
-            /** @description Its generation speed as the platform measured it on jobs; null before its first job. */
+            /**
+             * @description Its generation speed as the platform measured it on jobs (tokens it counted over the time it relayed them, on
+             *     its own clock); null before its first job.
+             */
             measured_tokens_per_second: number | null;
-            /** @description The models it has loaded now (empty while offline). */
+            /** @description The models it has loaded now and has proven (empty while offline). */
             models: components["schemas"]["ModelIdList"];
             name: components["schemas"]["NodeName"];
+            /**
+             * @description Why the platform paused the node, in plain words; null unless the platform paused it.
+             * @example The platform paused this node: it missed the first-token deadline of 3 jobs in a row.
+             */
+            paused_reason: string | null;
             pending: components["schemas"]["GlobAmount"];
+            /** @description The models the node proved it holds and runs (a challenge answered), and when. */
+            proven_models: components["schemas"]["ProvenModel"][];
             status: components["schemas"]["NodeStatus"];
             tasks_served: number;
             /** @description Share of the last 30 days (since pairing, if later) in which the node called in. */
@@ -2056,13 +2099,14 @@ export interface components {
             memory_percent: number;
         };
         /**
-         * @description The agent's own benchmark: a short generation on one of its models. It is a claim: once the node has served
-         *     jobs, its hardware score comes from the tokens per second the platform measured on them whenever that is lower.
+         * @description The agent's own benchmark: a short generation on one of its models. It is kept as the node's claim only: the
+         *     hardware score comes from what the platform measures on the node's jobs (a new node starts at the lowest score).
          */
         NodeBenchmark: {
             model_id: string;
             tokens_per_second: number;
         };
+        /** @description A node holds at most the `slots` of its last heartbeat; a claim beyond them answers 204 at once. */
         NodeClaim: {
             /**
              * @description How long to wait for a job before answering 204.
@@ -2087,6 +2131,10 @@ export interface components {
              * @enum {string}
              */
             type: "done";
+            /**
+             * @description The tokens as the node counted them. The platform counts the prompt it sent and the text it relayed with the
+             *     model's tokenizer and charges by its own count; the node's report is kept only to compare.
+             */
             usage: {
                 completion_tokens: number;
                 prompt_tokens: number;
@@ -2114,28 +2162,47 @@ export interface components {
             pool_endpoint?: string | null;
             /** @description The pool whose part the node runs now (a shard's RPC server is up; the coordinator serves the model). */
             pool_ready?: components["schemas"]["Uuid"] | null;
+            /** @description Answers to the model challenges of an earlier heartbeat. */
+            proofs?: components["schemas"]["ModelProof"][];
             running_jobs: number;
+            /**
+             * @description How many jobs the node runs at once. It never holds more; a claim beyond them answers 204.
+             * @default 1
+             */
+            slots: number;
         };
         /**
          * @description A generation job the node now holds. Its lock lasts `lock_ms`; every heartbeat and every events call renews it.
          *     A node that goes silent loses it: the reply ends with an error (or runs on another node if nothing was sent yet),
-         *     and nobody is charged for it.
+         *     and nobody is charged for it. Its first token must reach the platform within `first_token_ms` of the claim, or
+         *     the job goes back to the queue for another node and this node is marked slow (three misses in a row pause it).
          */
         NodeJob: {
-            /**
-             * @description How many tokens, prompt included, the requester's hold pays for: the reply must stop (stop reason `budget`)
-             *     before prompt + completion tokens exceed it. Null for a free model.
-             */
-            hold_tokens: number | null;
+            /** @description The deadline for the job's first token event, from the claim. */
+            first_token_ms: number;
             /** @description The job's id (the reply's stream id). */
             job_id: string;
             lock_ms: number;
+            /**
+             * @description The most text the job may carry: what `max_tokens` of the model's longest token can decode to. Past it the job
+             *     ends as failed for this node (413) and nobody is charged.
+             */
+            max_bytes: number;
             messages: components["schemas"]["InferenceMessage"][];
             model_id: string;
             params: {
+                /**
+                 * @description The most completion tokens the reply may have: the request's own limit, cut to what the requester's hold
+                 *     pays for after the prompt (as the platform counts it with the model's tokenizer). The platform charges at
+                 *     most this many, whatever the node sends.
+                 */
                 max_tokens: number;
-                /** @description Sample the same way for the same request (OpenAI-compatible API); absent when not asked for. */
-                seed?: number;
+                /**
+                 * @description Sample with this seed: the request's own (OpenAI-compatible API), else one the platform chose. The platform
+                 *     replays a share of replies with the same prompt, sampling and seed on a trusted generator (a spot check);
+                 *     a node whose reply differs from the model's is paused and its unpaid rewards are withheld.
+                 */
+                seed: number;
                 /**
                  * @description End the reply before the first of these the model writes (stop reason `stop`), and stop generating there, so
                  *     that only the tokens up to it are charged; absent when not asked for.
@@ -2152,7 +2219,10 @@ export interface components {
         /** @description One event of a job, in order. */
         NodeJobEvent: components["schemas"]["NodeTokenEvent"] | components["schemas"]["NodeDoneEvent"] | components["schemas"]["NodeErrorEvent"];
         NodeJobEvents: {
-            /** @description At most 512 events and 256 KiB per call (413 beyond); a `done` or `error` event must be the last. */
+            /**
+             * @description At most 512 events and 256 KiB per call (413 beyond); a `done` or `error` event must be the last. A job's text
+             *     in all is bounded by its `max_bytes`.
+             */
             events: components["schemas"]["NodeJobEvent"][];
         };
         NodeList: {
@@ -2175,6 +2245,11 @@ export interface components {
         /** @description What the platform wants of the node now (answered to every heartbeat). */
         NodeState: {
             allocation: components["schemas"]["NodeAllocation"];
+            /**
+             * @description Models the node declared that it has not proven yet: answer each in a following heartbeat (`proofs`). A model
+             *     is offered to the node's jobs only once proven.
+             */
+            challenges?: components["schemas"]["ModelChallenge"][];
             /** @description GLOB paid out for this node's tasks. */
             earned: components["schemas"]["GlobAmount"];
             name: components["schemas"]["NodeName"];
@@ -2188,7 +2263,8 @@ export interface components {
         };
         /**
          * @description `online`: the node's last call was within the live window (three heartbeats) and it is not paused;
-         *     `paused`: its owner (or the agent itself, on battery below 20 %) paused it: it takes no jobs;
+         *     `paused`: its owner (or the agent itself, on battery below 20 %, or the platform, see `paused_reason`) paused it:
+         *     it takes no jobs;
          *     `offline`: no call within the live window.
          * @enum {string}
          */
@@ -2469,6 +2545,10 @@ export interface components {
          * @enum {string}
          */
         PoolStatus: "forming" | "healthy" | "degraded";
+        ProvenModel: {
+            model_id: string;
+            proven_at: components["schemas"]["Timestamp"];
+        };
         RefreshRequest: {
             refresh_token: string;
         };
@@ -3178,8 +3258,10 @@ export type SchemaLoginRequest = components['schemas']['LoginRequest'];
 export type SchemaLogoutRequest = components['schemas']['LogoutRequest'];
 export type SchemaMaxTokens = components['schemas']['MaxTokens'];
 export type SchemaModel = components['schemas']['Model'];
+export type SchemaModelChallenge = components['schemas']['ModelChallenge'];
 export type SchemaModelIdList = components['schemas']['ModelIdList'];
 export type SchemaModelList = components['schemas']['ModelList'];
+export type SchemaModelProof = components['schemas']['ModelProof'];
 export type SchemaNextCursor = components['schemas']['NextCursor'];
 export type SchemaNode = components['schemas']['Node'];
 export type SchemaNodeAllocation = components['schemas']['NodeAllocation'];
@@ -3226,6 +3308,7 @@ export type SchemaPoolList = components['schemas']['PoolList'];
 export type SchemaPoolMember = components['schemas']['PoolMember'];
 export type SchemaPoolRole = components['schemas']['PoolRole'];
 export type SchemaPoolStatus = components['schemas']['PoolStatus'];
+export type SchemaProvenModel = components['schemas']['ProvenModel'];
 export type SchemaRefreshRequest = components['schemas']['RefreshRequest'];
 export type SchemaRegisterRequest = components['schemas']['RegisterRequest'];
 export type SchemaRegisterWithOtpRequest = components['schemas']['RegisterWithOtpRequest'];
@@ -4664,8 +4747,15 @@ export interface operations {
                      *           "models": [
                      *             "llama-3.2-1b-instruct"
                      *           ],
+                     *           "proven_models": [
+                     *             {
+                     *               "model_id": "llama-3.2-1b-instruct",
+                     *               "proven_at": "2026-11-20T18:02:31.000Z"
+                     *             }
+                     *           ],
                      *           "hardware_score": 1.2,
                      *           "measured_tokens_per_second": 41.5,
+                     *           "paused_reason": null,
                      *           "allocation": {
                      *             "cpu_percent": 50,
                      *             "memory_percent": 40,
@@ -4752,8 +4842,15 @@ export interface operations {
                      *       "models": [
                      *         "llama-3.2-1b-instruct"
                      *       ],
+                     *       "proven_models": [
+                     *         {
+                     *           "model_id": "llama-3.2-1b-instruct",
+                     *           "proven_at": "2026-11-20T18:02:31.000Z"
+                     *         }
+                     *       ],
                      *       "hardware_score": 1.2,
                      *       "measured_tokens_per_second": 41.5,
+                     *       "paused_reason": null,
                      *       "allocation": {
                      *         "cpu_percent": 50,
                      *         "memory_percent": 40,
@@ -4787,8 +4884,18 @@ export interface operations {
                  *         "llama-3.2-1b-instruct"
                  *       ],
                  *       "running_jobs": 1,
+                 *       "slots": 1,
                  *       "cpu_load": 0.42,
-                 *       "battery_percent": null
+                 *       "battery_percent": null,
+                 *       "proofs": [
+                 *         {
+                 *           "challenge_id": "0b5e2f7a-6c1d-4e8b-9a3f-2d7c5b1e9f04",
+                 *           "range_hashes": [
+                 *             "9f2c4a7e1b3d5f6081a2c3e4d5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718"
+                 *           ],
+                 *           "text": "Rivers carry water from the hills to the sea."
+                 *         }
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["NodeHeartbeat"];
@@ -4812,7 +4919,32 @@ export interface operations {
                      *         "gpu_percent": 60
                      *       },
                      *       "earned": 3712.5,
-                     *       "pending": 87.5
+                     *       "pending": 87.5,
+                     *       "challenges": [
+                     *         {
+                     *           "challenge_id": "5d1a8c3e-2f7b-4a96-b0e4-7c3f9d2a6e15",
+                     *           "model_id": "llama-3.2-1b-instruct",
+                     *           "nonce": "3f9a1c7e5b2d4f6081a2c3e4d5f60718",
+                     *           "ranges": [
+                     *             {
+                     *               "offset": 1048576,
+                     *               "length": 4096
+                     *             }
+                     *           ],
+                     *           "messages": [
+                     *             {
+                     *               "role": "user",
+                     *               "content": "Write one sentence about rivers."
+                     *             }
+                     *           ],
+                     *           "params": {
+                     *             "temperature": 0,
+                     *             "max_tokens": 16,
+                     *             "top_p": 1,
+                     *             "seed": 271828
+                     *           }
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["NodeState"];
@@ -5010,10 +5142,12 @@ export interface operations {
                      *       "params": {
                      *         "temperature": 0.7,
                      *         "max_tokens": 2048,
-                     *         "top_p": 0.9
+                     *         "top_p": 0.9,
+                     *         "seed": 3141592653
                      *       },
-                     *       "hold_tokens": 2100,
-                     *       "lock_ms": 30000
+                     *       "lock_ms": 30000,
+                     *       "first_token_ms": 30000,
+                     *       "max_bytes": 262144
                      *     }
                      */
                     "application/json": components["schemas"]["NodeJob"];

@@ -56,6 +56,8 @@ function applyUpdate(node: ProviderNode, body: Partial<NodeUpdate>): ProviderNod
     // Resuming a paused node brings it back online (the mock has no live window to wait for).
     if (body.paused) next.status = 'paused';
     else if (node.status === 'paused') next.status = 'online';
+    // Resuming also clears a pause the platform made.
+    if (!body.paused) next.paused_reason = null;
   }
   return next;
 }
