@@ -24,6 +24,8 @@ const entry = z.object({
   context_length: z.number().int().positive().default(GENERATION_DEFAULTS.contextLength),
   price_per_token: z.number().min(0).max(1000),
   path: z.string().min(1),
+  /** A GGUF with the model's vocabulary (the model's own file by default): the platform counts tokens with it. */
+  tokenizer: z.string().min(1).optional(),
 });
 const file = z.object({ models: z.array(entry).min(1) });
 
@@ -37,12 +39,16 @@ export interface CatalogModel {
   /** Price of one token in milli-GLOB. */
   priceUnits: number;
   path: string;
+  /** Where the platform reads the model's tokenizer (the model file itself unless the catalog names another). */
+  tokenizerPath: string;
 }
 
 /** The product's four default models and the project's own tiny model, used when MODEL_CATALOG is unset. */
 export const BUILT_IN_CATALOG: z.input<typeof file> = JSON.parse(
   readFileSync(join(__dirname, '..', '..', '..', 'models', 'catalog.example.json'), 'utf8'),
 );
+
+const inDir = (dir: string, path: string) => (isAbsolute(path) ? path : join(dir, path));
 
 /** Reads the operator's catalog (or the built-in one) — one file, validated. */
 export function loadCatalog(config: Pick<AppConfig, 'inference'>): CatalogModel[] {
@@ -62,7 +68,8 @@ export function loadCatalog(config: Pick<AppConfig, 'inference'>): CatalogModel[
     description: m.description,
     contextLength: m.context_length,
     priceUnits: Math.round(m.price_per_token * UNITS_PER_GLOB),
-    path: isAbsolute(m.path) ? m.path : join(modelsDir, m.path),
+    path: inDir(modelsDir, m.path),
+    tokenizerPath: inDir(modelsDir, m.tokenizer ?? m.path),
   }));
 }
 

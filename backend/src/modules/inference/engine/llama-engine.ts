@@ -14,14 +14,12 @@
  * not arithmetic. Default to 1 thread on small machines; score other values with benchmark().
  */
 import type * as Nlc from 'node-llama-cpp' with { 'resolution-mode': 'import' };
+import { chatHistory, type ChatTurn } from './chat-history';
 import { CHATML_TEMPLATE } from './chatml';
 import { validateGguf } from './gguf-validate';
 import { loadNodeLlamaCpp } from './node-llama-cpp';
 
-export interface ChatTurn {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+export type { ChatTurn } from './chat-history';
 export type EngineStopReason = 'stop' | 'length' | 'abort';
 export interface GenerateRequest {
   messages: ChatTurn[];
@@ -197,6 +195,11 @@ export class LlamaEngine {
     return this.promptTokens(this.get(modelId), messages);
   }
 
+  /** The token ids of a text (to compare two generations token by token). */
+  tokenize(modelId: string, text: string): number[] {
+    return Array.from(this.get(modelId).model.tokenize(text));
+  }
+
   async generate(modelId: string, req: GenerateRequest): Promise<GenerateResult> {
     return this.run(this.get(modelId), req);
   }
@@ -253,21 +256,8 @@ export class LlamaEngine {
     return m;
   }
 
-  private toHistory(messages: ChatTurn[]): Nlc.ChatHistoryItem[] {
-    const history: Nlc.ChatHistoryItem[] = messages.map((t) =>
-      t.role === 'assistant'
-        ? { type: 'model', response: [t.content] }
-        : t.role === 'system'
-          ? { type: 'system', text: t.content }
-          : { type: 'user', text: t.content },
-    );
-    // A trailing assistant turn is continued (prefill); otherwise the answer starts a new one.
-    if (history.at(-1)?.type !== 'model') history.push({ type: 'model', response: [] });
-    return history;
-  }
-
   private promptTokens(m: LoadedModel, messages: ChatTurn[]): number {
-    const { contextText } = m.chatWrapper.generateContextState({ chatHistory: this.toHistory(messages) });
+    const { contextText } = m.chatWrapper.generateContextState({ chatHistory: chatHistory(messages) });
     return contextText.tokenize(m.model.tokenizer).length;
   }
 
@@ -356,7 +346,7 @@ export class LlamaEngine {
     let completionTokens = 0;
     let firstTokenMs: number | null = null;
     try {
-      const res = await slot.chat.generateResponse(this.toHistory(messages), {
+      const res = await slot.chat.generateResponse(chatHistory(messages), {
         maxTokens: req.maxTokens,
         temperature: req.temperature,
         topP: req.topP,

@@ -1,0 +1,158 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { existsSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import { CatalogModel, loadCatalog } from './catalog';
+import { chatHistory, type ChatTurn } from './engine/chat-history';
+import { CHATML_TEMPLATE } from './engine/chatml';
+
+/**
+ * The thread's code, as a string so it runs the same from src (swc, jest) and from dist. It loads each model's
+ * vocabulary only (no weights: a few MB) and answers counts. node-llama-cpp is a native ESM addon that jest's VM
+ * cannot import in-process, and a long text's tokenization belongs off the API's event loop anyway.
+ */
+const THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const ready = (async () => {
+  const nlc = await import(workerData.url);
+  const llama = await nlc.getLlama({ build: 'never', gpu: false, logLevel: nlc.LlamaLogLevel.error, progressLogs: false });
+  return { nlc, llama };
+})();
+const models = new Map();
+async function model(id, path) {
+  if (!models.has(id)) {
+    models.set(id, (async () => {
+      const { nlc, llama } = await ready;
+      const model = await llama.loadModel({ modelPath: path, vocabOnly: true });
+      const meta = model.fileInfo.metadata;
+      const chatml = meta.tokenizer && meta.tokenizer.chat_template === workerData.chatml;
+      const wrapper = chatml ? nlc.resolveChatWrapper(model, { type: 'chatML' }) : nlc.resolveChatWrapper(model);
+      const pieces = (meta.tokenizer && meta.tokenizer.ggml && meta.tokenizer.ggml.tokens) || [];
+      let maxTokenBytes = 4;
+      for (const p of pieces) maxTokenBytes = Math.max(maxTokenBytes, Buffer.byteLength(String(p)));
+      return { model, wrapper, maxTokenBytes };
+    })().catch((err) => {
+      // Not remembered: a tokenizer file put in place later is read on the next call.
+      models.delete(id);
+      throw err;
+    }));
+  }
+  return models.get(id);
+}
+parentPort.on('message', async (m) => {
+  try {
+    if (m.op === 'close') {
+      for (const p of models.values()) await (await p.catch(() => null))?.model.dispose();
+      await (await ready).llama.dispose();
+      parentPort.close();
+      return;
+    }
+    const t = await model(m.model, m.path);
+    let result;
+    if (m.op === 'info') result = { maxTokenBytes: t.maxTokenBytes };
+    else if (m.op === 'prompt') result = t.wrapper.generateContextState({ chatHistory: m.history }).contextText.tokenize(t.model.tokenizer).length;
+    else if (m.op === 'tokens') result = Array.from(t.model.tokenize(m.text));
+    else result = t.model.tokenize(m.text).length;
+    parentPort.postMessage({ id: m.id, result });
+  } catch (err) {
+    parentPort.postMessage({ id: m.id, error: String(err && err.message ? err.message : err) });
+  }
+});
+`;
+
+type Op = { op: 'info' } | { op: 'prompt'; history: unknown } | { op: 'text' | 'tokens'; text: string };
+
+/**
+ * The platform's own token counts, with each catalog model's tokenizer, so that what a reply costs never depends on
+ * what its generator reports: the prompt as the model's chat template formats it, and the text that was relayed.
+ */
+@Injectable()
+export class TokenCounter implements OnApplicationShutdown {
+  private readonly logger = new Logger('TokenCounter');
+  private readonly catalog: Map<string, CatalogModel>;
+  private thread: Worker | undefined;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private seq = 0;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.catalog = new Map(loadCatalog(config).map((m) => [m.id, m]));
+  }
+
+  /** Whether the platform has this model's tokenizer: a model it cannot count is never given to a remote node. */
+  canCount(modelId: string): boolean {
+    const m = this.catalog.get(modelId);
+    return !!m && existsSync(m.tokenizerPath);
+  }
+
+  /** Tokens of the prompt as the model's chat template formats it, generation prompt included. */
+  async countPrompt(modelId: string, messages: ChatTurn[]): Promise<number> {
+    return (await this.ask(modelId, { op: 'prompt', history: chatHistory(messages) })) as number;
+  }
+
+  /** Tokens of a text (a reply as it was relayed). */
+  async countText(modelId: string, text: string): Promise<number> {
+    if (!text) return 0;
+    return (await this.ask(modelId, { op: 'text', text })) as number;
+  }
+
+  /** The token ids of a text, to compare two generations token by token. */
+  async tokenize(modelId: string, text: string): Promise<number[]> {
+    if (!text) return [];
+    return (await this.ask(modelId, { op: 'tokens', text })) as number[];
+  }
+
+  /** The longest a single token of the model can decode to, in bytes (a reply of n tokens is at most n times this). */
+  async maxTokenBytes(modelId: string): Promise<number> {
+    return ((await this.ask(modelId, { op: 'info' })) as { maxTokenBytes: number }).maxTokenBytes;
+  }
+
+  private ask(modelId: string, op: Op): Promise<unknown> {
+    const m = this.catalog.get(modelId);
+    if (!m) return Promise.reject(new Error(`model ${modelId} is not in the catalog`));
+    const id = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.start().postMessage({ id, model: m.id, path: m.tokenizerPath, ...op });
+    });
+  }
+
+  private start(): Worker {
+    if (this.thread) return this.thread;
+    const thread = new Worker(THREAD, {
+      eval: true,
+      workerData: { url: pathToFileURL(require.resolve('node-llama-cpp')).href, chatml: CHATML_TEMPLATE },
+    });
+    thread.unref();
+    thread.on('message', (m: { id: number; result?: unknown; error?: string }) => {
+      const p = this.pending.get(m.id);
+      this.pending.delete(m.id);
+      if (m.error !== undefined) p?.reject(new Error(`token count failed: ${m.error}`));
+      else p?.resolve(m.result);
+    });
+    const fail = (err: Error) => {
+      // After onApplicationShutdown the thread is no longer ours, and its exit is expected.
+      if (this.thread === thread) this.logger.error(`Tokenizer thread stopped: ${err.message}`);
+      for (const p of this.pending.values()) p.reject(err);
+      this.pending.clear();
+      if (this.thread === thread) this.thread = undefined;
+    };
+    thread.on('error', fail);
+    thread.on('exit', () => fail(new Error('the tokenizer thread exited')));
+    this.thread = thread;
+    return thread;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const thread = this.thread;
+    if (!thread) return;
+    this.thread = undefined;
+    // Disposing llama.cpp first: a thread terminated with the addon loaded aborts the whole process.
+    const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+    // Held open until it has closed: nothing else may be keeping this process alive.
+    thread.ref();
+    thread.postMessage({ op: 'close' });
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000).unref())]);
+  }
+}
