@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Schemas } from '../contract/types';
-import { completionBudget } from '../modules/inference/budget';
+import { hashRanges } from '../modules/inference/engine/file-proof';
 import type { EngineOptions, LlamaEngine } from '../modules/inference/engine/llama-engine';
 import { StopSequences } from '../modules/inference/stop-sequences';
 import { TokenBatcher } from '../modules/inference/streams';
@@ -20,12 +20,15 @@ import type { PoolMember } from './pool-member';
 
 /** The longest a generated piece waits before it is sent to the API with the pieces after it. */
 const EVENT_BATCH_MS = 50;
+/** Jobs this node runs at once: each loaded model gets one context sequence, and the node tells the platform so. */
+const JOB_SLOTS = 1;
 
 /** The engine calls the agent makes (LlamaEngine; a fake in tests). */
-export type Engine = Pick<LlamaEngine, 'load' | 'unload' | 'loadedModels' | 'isLoaded' | 'countTokens' | 'generate' | 'benchmark' | 'dispose'>;
+export type Engine = Pick<LlamaEngine, 'load' | 'unload' | 'loadedModels' | 'isLoaded' | 'generate' | 'benchmark' | 'dispose'>;
 
 type NodeJob = Schemas['NodeJob'];
 type NodeState = Schemas['NodeState'];
+type ModelChallenge = Schemas['ModelChallenge'];
 type StopReason = Extract<NodeJobEvent, { type: 'done' }>['stop_reason'];
 
 /** Exit codes: 0 stopped (Ctrl-C), 1 cannot start, 2 revoked (or the join token was refused). */
@@ -93,6 +96,9 @@ export class Agent {
   /** The last battery reading changed the pause (its log says so; the platform's echo of it needs no second line). */
   private batteryChanged = false;
   private earned: string | null = null;
+  /** Answers to the platform's model challenges, sent with the next heartbeat; and the challenges being answered. */
+  private proofs: Schemas['ModelProof'][] = [];
+  private readonly proving = new Set<string>();
   private job: RunningJob | null = null;
   /** The job held when the agent was told to stop: it is given back on the way out. */
   private interrupted: RunningJob | null = null;
@@ -258,7 +264,7 @@ export class Agent {
       if (this.loaded.includes(m.id)) continue;
       const local = this.deps.models.find((x) => x.id === m.id)!;
       try {
-        await engine.load(m.id, m.path, { contextSize: local.contextLength, sequences: 1, ...(wantGpu ? { gpuShare } : {}) });
+        await engine.load(m.id, m.path, { contextSize: local.contextLength, sequences: JOB_SLOTS, ...(wantGpu ? { gpuShare } : {}) });
         this.loaded.push(m.id);
       } catch (err) {
         this.log(`Cannot load ${m.id} (${m.path}): ${err instanceof Error ? err.message : String(err)}`);
@@ -313,6 +319,8 @@ export class Agent {
         body: {
           models: this.servedModels(),
           running_jobs: this.job ? 1 : 0,
+          slots: JOB_SLOTS,
+          ...(this.proofs.length ? { proofs: this.proofs.splice(0) } : {}),
           cpu_load: (this.deps.cpuLoad ?? (() => null))(),
           battery_percent: batteryPercent(this.battery),
           ...(this.pool ? { files: this.deps.files ?? [], pool_endpoint: this.pool.endpoint, pool_ready: this.pool.readyFor } : {}),
@@ -356,12 +364,45 @@ export class Agent {
       const assignment = state.pool;
       this.poolApplying = this.poolApplying.then(() => pool.apply(assignment)).catch((err: unknown) => this.fail(err));
     }
+    for (const c of state.challenges ?? []) this.prove(c);
     const earned = `${state.earned}/${state.pending}`;
     if (earned !== this.earned) {
       const first = this.earned === null;
       this.earned = earned;
       if (!first || state.earned > 0 || state.pending > 0) this.log(`Earned so far: ${glob(state.earned)} (${state.pending} pending)`);
     }
+  }
+
+  /**
+   * The platform offers a model's jobs only once the node proved it holds and runs it: the SHA-256 of the challenge's
+   * nonce and byte ranges of the model's file, and the model's reply to the challenge's prompt, in the next heartbeat.
+   */
+  private prove(c: ModelChallenge): void {
+    const local = this.deps.models.find((m) => m.id === c.model_id);
+    const generator = this.generatorFor(c.model_id);
+    if (this.proving.has(c.challenge_id) || !local || !generator) return;
+    this.proving.add(c.challenge_id);
+    const answer = async () => {
+      const rangeHashes = await hashRanges(local.path, c.nonce, c.ranges);
+      const { params } = c;
+      const { text } = await generator.generate({
+        messages: c.messages,
+        maxTokens: params.max_tokens,
+        temperature: params.temperature,
+        topP: params.top_p,
+        seed: params.seed,
+      });
+      this.proofs.push({ challenge_id: c.challenge_id, range_hashes: rangeHashes, text });
+      this.log(`Answered the platform's challenge for ${c.model_id}`);
+      const state = await this.heartbeat({ retry: false });
+      if (state) this.onState(state);
+    };
+    answer()
+      .catch((err: unknown) => {
+        if (err instanceof AgentError) return this.fail(err);
+        this.log(`Could not answer the challenge for ${c.model_id}: ${err instanceof Error ? err.message : String(err)}`);
+      })
+      .finally(() => this.proving.delete(c.challenge_id));
   }
 
   // --- work -------------------------------------------------------------------------------------------
@@ -405,15 +446,12 @@ export class Agent {
   }
 
   /** What generates a model's jobs here: the pool's llama-server for the pooled model, else the local engine. */
-  private generatorFor(modelId: string): Pick<LlamaServer, 'countTokens' | 'generate'> | null {
+  private generatorFor(modelId: string): Pick<LlamaServer, 'generate'> | null {
     const pooled = this.pool?.serving();
     if (pooled?.modelId === modelId) return pooled.server;
     const engine = this.engine;
     if (!engine || !this.loaded.includes(modelId)) return null;
-    return {
-      countTokens: (messages) => Promise.resolve(engine.countTokens(modelId, messages)),
-      generate: (req) => engine.generate(modelId, req),
-    };
+    return { generate: (req) => engine.generate(modelId, req) };
   }
 
   /** The models this node serves now: those it loaded, and the pooled model while it coordinates a whole pool. */
@@ -507,13 +545,6 @@ export class Agent {
     }
     const started = performance.now();
     try {
-      const promptTokens = await generator.countTokens(job.messages);
-      const budget = completionBudget(promptTokens, job.params.max_tokens, job.hold_tokens);
-      if ('insufficient' in budget) {
-        this.log(`Job ${job.job_id}: the requester's hold (${job.hold_tokens} tokens) does not cover the prompt (${promptTokens} tokens)`);
-        await fail('Payment required: insufficient tokens for this prompt.');
-        return;
-      }
       // Every events call costs the API a request (auth, validation, lock renewal): batches of up to 50 ms keep that
       // cost small against generation, while the first piece still goes out at once.
       const batcher = new TokenBatcher((text) => sender.pushText(text), EVENT_BATCH_MS);
@@ -522,11 +553,12 @@ export class Agent {
       const stops = job.params.stop?.length ? new StopSequences(job.params.stop, (text) => batcher.push(text)) : null;
       const request = {
         messages: job.messages,
-        maxTokens: Math.max(1, budget.maxTokens),
+        // The platform already cut max_tokens to what the requester's hold pays for: never generate more.
+        maxTokens: job.params.max_tokens,
         temperature: job.params.temperature,
         topP: job.params.top_p,
         signal: AbortSignal.any([running.abort.signal, cut.signal]),
-        ...(job.params.seed !== undefined ? { seed: job.params.seed } : {}),
+        seed: job.params.seed,
         onToken: (text: string) => {
           if (!stops) batcher.push(text);
           else if (stops.push(text)) cut.abort();
@@ -536,14 +568,7 @@ export class Agent {
       stops?.flush();
       batcher.flush();
       if (running.reason && running.reason !== 'stop') return;
-      const stopReason: StopReason =
-        running.reason === 'stop'
-          ? 'abort'
-          : stops?.matched
-            ? 'stop'
-            : result.stopReason === 'length' && budget.budgetLimited
-              ? 'budget'
-              : result.stopReason;
+      const stopReason: StopReason = running.reason === 'stop' ? 'abort' : stops?.matched ? 'stop' : result.stopReason;
       sender.push({
         type: 'done',
         usage: { prompt_tokens: result.promptTokens, completion_tokens: result.completionTokens },

@@ -111,10 +111,6 @@ export class LlamaServer {
     return tokens;
   }
 
-  async countTokens(messages: ChatTurn[]): Promise<number> {
-    return (await this.promptTokens(messages)).length;
-  }
-
   async generate(req: GenerateRequest): Promise<GenerateResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
