@@ -10,11 +10,41 @@ import { NODES_TEXTS, POOLS_TEXTS, POOL_STATUS_HINTS, POOL_STATUS_LABELS, STATUS
 import { navigate, registerThroughUi, type Person } from '../support/app';
 import { expect, expectAccessible, test } from '../support/fixtures';
 import { uniqueEmail } from '../support/platform';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import PROVIDER_MODEL from '../support/provider-model.json' with { type: 'json' };
 
 const GiB = 2 ** 30;
+/** The platform's copy of the provider model's file (e2e/support/stack.mjs puts it there), which challenges are about. */
+const PROVIDER_MODEL_FILE = join(
+  resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..'),
+  dirname(PROVIDER_MODEL.catalog),
+  PROVIDER_MODEL.file,
+);
 /** The model's file as its holder reports it: 24 layers, 2 GiB (the members offer 40 % of 8 + 4 + 4 GiB = 6.4 GiB). */
 const FILE = { model_id: PROVIDER_MODEL.id, bytes: 2 * GiB, layers: 24 };
+
+/**
+ * A challenge's file answer: SHA-256 of the nonce and each byte range. The backend's own (file-proof.ts) is CommonJS,
+ * which these ES-module tests cannot import by name; the rule is one line.
+ */
+async function hashRanges(path: string, nonce: string, ranges: Array<{ offset: number; length: number }>): Promise<string[]> {
+  const file = await readFile(path);
+  return ranges.map((r) =>
+    createHash('sha256')
+      .update(Buffer.from(nonce, 'hex'))
+      .update(file.subarray(r.offset, r.offset + r.length))
+      .digest('hex'),
+  );
+}
+
+interface Challenge {
+  challenge_id: string;
+  nonce: string;
+  ranges: Array<{ offset: number; length: number }>;
+}
 
 interface Beat {
   models: string[];
@@ -42,13 +72,23 @@ async function pair(request: APIRequestContext, accessToken: string, name: strin
   });
   expect(res.status(), await res.text()).toBe(201);
   const { node_id, credential } = (await res.json()) as { node_id: string; credential: string };
+  // A model counts only once the node proved it holds the file: the challenge of one beat is answered by the next.
+  let proofs: Array<{ challenge_id: string; range_hashes: string[]; text: string }> = [];
   const post = async () => {
     const r = await request.post('/api/nodes/heartbeat', {
       headers: { authorization: `Bearer ${credential}` },
-      data: { running_jobs: 0, ...node.beat },
+      data: { running_jobs: 0, ...node.beat, ...(proofs.length ? { proofs: proofs.splice(0) } : {}) },
     });
     expect(r.status(), await r.text()).toBe(200);
-    return (await r.json()) as { pool: { pool_id: string; role: string } | null };
+    const state = (await r.json()) as { pool: { pool_id: string; role: string } | null; challenges?: Challenge[] };
+    proofs = await Promise.all(
+      (state.challenges ?? []).map(async (c) => ({
+        challenge_id: c.challenge_id,
+        range_hashes: await hashRanges(PROVIDER_MODEL_FILE, c.nonce, c.ranges),
+        text: 'x',
+      })),
+    );
+    return state;
   };
   // One beat at a time, in order: a timed beat still in flight with the old state cannot land after a newer one.
   let last: Promise<unknown> = Promise.resolve();
@@ -154,6 +194,8 @@ test('a provider pools three nodes: forming, the split by memory, healthy, degra
     shelf!.beat = { ...shelf!.beat, pool_ready: poolId };
     attic!.beat = { ...attic!.beat, models: [PROVIDER_MODEL.id], pool_ready: poolId };
     await Promise.all([desk!.send(), shelf!.send()]);
+    // Its first beat with the model gets the challenge; the second answers it and the model is proven.
+    await attic!.send();
     await attic!.send();
     await page.reload();
     await expect(card.locator('.pools-status')).toHaveText(`Status: ${POOL_STATUS_LABELS.healthy}`);

@@ -16,7 +16,7 @@
 //   E2E_STACK_LOG=1                the API's and worker's logs at level `log` (default: warnings only)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -32,13 +32,22 @@ export const PG_ADMIN_URL = process.env.E2E_PG_URL ?? 'postgres://postgres@127.0
 export const TINY_MODEL_ID = 'glob-tiny-chat';
 const PROVIDER_MODEL = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'provider-model.json'), 'utf8'));
 
-/** The stack's catalog: the built-in one plus the provider-only model (last, so the defaults stay the tiny model). */
+/** Where the platform keeps the provider-only model's file (the tiny model's weights under that name). */
+const PROVIDER_MODEL_FILE = join(root, dirname(PROVIDER_MODEL.catalog), PROVIDER_MODEL.file);
+
+/**
+ * The stack's catalog: the built-in one plus the provider-only model (last, so the defaults stay the tiny model). The
+ * platform holds the provider model's file outside its models directory (it challenges nodes with it; its worker,
+ * which loads the tiny model alone, never serves it); nodes find it by its file name in their own.
+ */
 function writeCatalog() {
   const builtIn = JSON.parse(readFileSync(join(backend, 'models', 'catalog.example.json'), 'utf8'));
   const tiny = builtIn.models.find((m) => m.id === TINY_MODEL_ID);
-  const provider = { ...tiny, id: PROVIDER_MODEL.id, name: PROVIDER_MODEL.name, path: PROVIDER_MODEL.file };
+  const provider = { ...tiny, id: PROVIDER_MODEL.id, name: PROVIDER_MODEL.name, path: PROVIDER_MODEL_FILE };
   const catalog = join(root, PROVIDER_MODEL.catalog);
   mkdirSync(dirname(catalog), { recursive: true });
+  rmSync(PROVIDER_MODEL_FILE, { force: true });
+  symlinkSync(join(root, '.data', 'models', tiny.path), PROVIDER_MODEL_FILE);
   writeFileSync(catalog, JSON.stringify({ models: [...builtIn.models, provider] }, null, 2));
   return catalog;
 }

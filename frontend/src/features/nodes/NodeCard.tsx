@@ -46,6 +46,7 @@ export function NodeCard({ node, onRevoked }: Props) {
           {STATUS_LABELS[node.status]}
         </span>
       </div>
+      {node.paused_reason ? <p className="nodes-paused-reason">{node.paused_reason}</p> : null}
 
       <dl className="nodes-facts">
         <div>

@@ -72,6 +72,23 @@ describe('NodesPage', () => {
     expect(within(node).getByText(NODES_TEXTS.noGpu)).toBeInTheDocument();
   });
 
+  it('says in plain words why the platform paused a node, and nothing when it did not', async () => {
+    const reason = 'The platform paused this node: it missed the first-token deadline of 3 jobs in a row.';
+    server.use(
+      http.get('/api/nodes', ({ response }) =>
+        response(200).json({
+          nodes: [
+            { ...NODE, status: 'paused', paused_reason: reason },
+            { ...NODE, id: `${NODE.id.slice(0, -1)}9`, name: 'other-pc' },
+          ],
+        }),
+      ),
+    );
+    await render();
+    expect(within(await waitFor(() => card(NODE.name))).getByText(reason)).toBeInTheDocument();
+    expect(within(card('other-pc')).queryByText(/The platform paused/)).toBeNull();
+  });
+
   it('shows how to pair a machine when there are no nodes', async () => {
     server.use(http.get('/api/nodes', ({ response }) => response(200).json({ nodes: [] })));
     await render();
