@@ -2,6 +2,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -146,4 +147,42 @@ export async function startAppReply(backend, user, { model, messages, maxTokens 
   });
   if (!res.ok) throw new Error(`stream/start answered ${res.status}: ${await res.text()}`);
   return res;
+}
+
+/**
+ * The bench itself as a node, paired over HTTP with `provider`'s join token and serving `model` (whose file is
+ * `modelPath`), once the model is proven. It answers the model challenge with the file's
+ * byte ranges; no trusted generator may be up then (it would judge the made-up text). Answers its node id, headers
+ * and a heartbeat.
+ */
+export async function benchNode(backend, provider, { name, model, modelPath }) {
+  const json = { 'content-type': 'application/json' };
+  const { hashRanges } = createRequire(import.meta.url)(join(root, 'backend/dist/modules/inference/engine/file-proof.js'));
+  const token = await (await fetch(`${backend.base}/api/nodes/join-tokens`, { method: 'POST', headers: provider.auth })).json();
+  const host = { hostname: 'bench', os: process.platform, arch: process.arch, cpu_cores: 1, memory_bytes: 1 << 30, gpu: null, vram_bytes: null };
+  const paired = await (
+    await fetch(`${backend.base}/api/nodes/register`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ join_token: token.join_token, name, host, models: [model], benchmark: { model_id: model, tokens_per_second: 1 } }),
+    })
+  ).json();
+  const auth = { ...json, authorization: `Bearer ${paired.credential}` };
+  let proofs = [];
+  /** One heartbeat, carrying the answers to the previous one's challenges. */
+  const heartbeat = async () => {
+    const body = { models: [model], running_jobs: 0, ...(proofs.length ? { proofs: proofs.splice(0) } : {}) };
+    const state = await (await fetch(`${backend.base}/api/nodes/heartbeat`, { method: 'POST', headers: auth, body: JSON.stringify(body) })).json();
+    proofs = await Promise.all(
+      (state.challenges ?? []).map(async (c) => ({
+        challenge_id: c.challenge_id,
+        range_hashes: await hashRanges(modelPath, c.nonce, c.ranges),
+        text: 'x',
+      })),
+    );
+  };
+  // The first beat gets the challenge, the second answers it.
+  await heartbeat();
+  await heartbeat();
+  return { id: paired.node_id, auth, heartbeat };
 }

@@ -10,7 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchUser, root, startAppReply, startBackend, table } from './lib.mjs';
+import { benchNode, benchUser, root, startAppReply, startBackend, table } from './lib.mjs';
 
 const runs = Number(process.argv[2] ?? 5);
 const tokens = Number(process.argv[3] ?? 200);
@@ -146,24 +146,7 @@ try {
     if ((models.models?.find((m) => m.id === MODEL)?.nodes ?? 0) === 0) break;
     await sleep(100);
   }
-  const token = await (await fetch(`${backend.base}/api/nodes/join-tokens`, { method: 'POST', headers: provider.auth })).json();
-  const paired = await (
-    await fetch(`${backend.base}/api/nodes/register`, {
-      method: 'POST',
-      headers: json,
-      body: JSON.stringify({
-        join_token: token.join_token,
-        name: 'bench-claimer',
-        host: { hostname: 'bench', os: process.platform, arch: process.arch, cpu_cores: 1, memory_bytes: 1 << 30, gpu: null, vram_bytes: null },
-        models: [MODEL],
-        benchmark: { model_id: MODEL, tokens_per_second: 100 },
-      }),
-    })
-  ).json();
-  const nodeAuth = { ...json, authorization: `Bearer ${paired.credential}` };
-  const heartbeat = () =>
-    fetch(`${backend.base}/api/nodes/heartbeat`, { method: 'POST', headers: nodeAuth, body: JSON.stringify({ models: [MODEL], running_jobs: 0 }) });
-  await heartbeat();
+  const { id: claimerId, auth: nodeAuth, heartbeat } = await benchNode(backend, provider, { name: 'bench-claimer', model: MODEL, modelPath });
   const claims = [];
   for (let i = 0; i < 50; i++) {
     const claim = fetch(`${backend.base}/api/nodes/jobs/claim`, {
@@ -194,7 +177,7 @@ try {
     await (await stream).text();
     if (i % 10 === 9) await heartbeat();
   }
-  await fetch(`${backend.base}/api/nodes/${paired.node_id}`, { method: 'DELETE', headers: provider.auth });
+  await fetch(`${backend.base}/api/nodes/${claimerId}`, { method: 'DELETE', headers: provider.auth });
 
   // 4. Aggregate throughput: 16 concurrent chats over 1, 2 and 4 agents.
   const aggregate = [];
