@@ -111,6 +111,15 @@ const envSchema = z.object({
   REPLY_TIMEOUT_SECONDS: positiveInt.default(600),
   /** How often the reaper looks for replies whose job died, stalled or outlived its time. */
   REAPER_INTERVAL_MS: positiveInt.default(5_000),
+  /** A remote node's first token must arrive this soon after its claim, or the job goes to another node. */
+  NODE_FIRST_TOKEN_SECONDS: positiveInt.default(30),
+  /** Token events one node may send per second, over all its jobs; past it the job ends as failed. */
+  NODE_EVENTS_PER_SECOND: positiveInt.default(2_000),
+  /** The share of a trusted node's replies (after its first SPOT_CHECK_FIRST, which are all checked) replayed by a trusted generator. */
+  SPOT_CHECK_PERCENT: z.coerce.number().min(0).max(100).default(5),
+  SPOT_CHECK_FIRST: z.coerce.number().int().min(0).max(1000).default(3),
+  /** A worker that only replays spot checks (a trusted generator that serves no replies). */
+  WORKER_VERIFY_ONLY: bool.default(false),
   /** Event streams one user may have open at once (start and replay), across the API processes. */
   STREAMS_PER_USER: positiveInt.default(20),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
@@ -251,6 +260,11 @@ export interface AppConfig {
     replyTimeoutSeconds: number;
     reaperIntervalMs: number;
     streamsPerUser: number;
+    nodeFirstTokenMs: number;
+    nodeEventsPerSecond: number;
+    spotCheckPercent: number;
+    spotCheckFirst: number;
+    workerVerifyOnly: boolean;
   };
   rewards: {
     /** Emission in milli-GLOB per day. */
@@ -388,6 +402,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       replyTimeoutSeconds: env.REPLY_TIMEOUT_SECONDS,
       reaperIntervalMs: env.REAPER_INTERVAL_MS,
       streamsPerUser: env.STREAMS_PER_USER,
+      nodeFirstTokenMs: env.NODE_FIRST_TOKEN_SECONDS * 1000,
+      nodeEventsPerSecond: env.NODE_EVENTS_PER_SECOND,
+      spotCheckPercent: env.SPOT_CHECK_PERCENT,
+      spotCheckFirst: env.SPOT_CHECK_FIRST,
+      workerVerifyOnly: env.WORKER_VERIFY_ONLY,
     },
     rewards: {
       emissionUnitsPerDay: Math.round(env.REWARD_EMISSION_GLOB_PER_DAY * UNITS_PER_GLOB),

@@ -12,6 +12,7 @@ const DEFAULTS: Partial<Record<JobName, JobsOptions>> = {
   'mail.send': { attempts: 5, backoff: { type: 'exponential', delay: 2_000 }, removeOnComplete: 1000, removeOnFail: 5000 },
   // A reply is generated once; a worker that dies mid-job is detected by the stall check and the job retried.
   'inference.generate': { attempts: 2, removeOnComplete: { age: 3600 }, removeOnFail: { age: 24 * 3600 } },
+  'inference.verify': { attempts: 2, removeOnComplete: { age: 3600 }, removeOnFail: { age: 24 * 3600 } },
 };
 
 /** The one producer of jobs. Only jobs/ and the worker processors import bullmq. */

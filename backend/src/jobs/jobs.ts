@@ -13,7 +13,11 @@ export enum QueueName {
 export type InferenceQueue = `inference.${string}`;
 export const inferenceQueue = (modelId: string): InferenceQueue => `inference.${modelId}`;
 
-export type AnyQueue = QueueName | InferenceQueue;
+/** Spot checks replay a remote node's reply on a trusted generator (an in-cluster worker that has the model). */
+export type VerifyQueue = `verify.${string}`;
+export const verifyQueue = (modelId: string): VerifyQueue => `verify.${modelId}`;
+
+export type AnyQueue = QueueName | InferenceQueue | VerifyQueue;
 
 export interface MailJob {
   to: string;
@@ -41,10 +45,24 @@ export interface InferenceJob {
   userMessageId?: string;
 }
 
+/**
+ * Generate a request again on a trusted generator and judge what a node answered: a spot check of a reply (`reply`,
+ * with the seed the node was given) or the generation part of a model challenge (`proof`).
+ */
+export interface VerifyJob {
+  kind: 'reply' | 'proof';
+  /** The spot check's or the model proof's id. */
+  checkId: string;
+  modelId: string;
+  messages: InferenceJob['messages'];
+  params: { temperature: number; topP: number; seed: number; maxTokens: number };
+}
+
 /** Job name → payload. */
 export interface JobPayloads {
   'mail.send': MailJob;
   'inference.generate': InferenceJob;
+  'inference.verify': VerifyJob;
 }
 
 export type JobName = keyof JobPayloads;
@@ -53,4 +71,5 @@ export type JobName = keyof JobPayloads;
 export const JOB_QUEUES: { [N in JobName]: (data: JobPayloads[N]) => AnyQueue } = {
   'mail.send': () => QueueName.Mail,
   'inference.generate': (data) => inferenceQueue(data.modelId),
+  'inference.verify': (data) => verifyQueue(data.modelId),
 };

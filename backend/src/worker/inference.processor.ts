@@ -4,14 +4,15 @@ import type Redis from 'ioredis';
 import { cpus, hostname, totalmem } from 'node:os';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
-import { InferenceJob, inferenceQueue } from '../jobs/jobs';
+import { InferenceJob, inferenceQueue, VerifyJob, verifyQueue } from '../jobs/jobs';
 import { CatalogModel, loadCatalog, modelsForWorker } from '../modules/inference/catalog';
 import { LlamaEngine } from '../modules/inference/engine/llama-engine';
 import { NodesRepository } from '../modules/inference/nodes.repository';
 import { RepliesService } from '../modules/inference/replies.service';
 import { hardwareScore } from '../modules/inference/rewards';
+import { SpotChecksService, verifierKey } from '../modules/inference/spot-checks.service';
 import { StopSequences } from '../modules/inference/stop-sequences';
-import { TokenBatcher } from '../modules/inference/streams';
+import { stopChannel, TokenBatcher } from '../modules/inference/streams';
 import { createRedis, REDIS } from '../redis/redis.module';
 
 /**
@@ -37,6 +38,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     @Inject(REDIS) private readonly redis: Redis,
     private readonly nodes: NodesRepository,
     private readonly replies: RepliesService,
+    private readonly spotChecks: SpotChecksService,
   ) {
     this.catalog = loadCatalog(config);
   }
@@ -70,6 +72,9 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     const bench = await this.engine.benchmark(this.loaded[0]!, 64);
     const score = hardwareScore(bench.tokensPerSecond, gpu);
     const ownerEmail = this.config.inference.workerOwnerEmail;
+    // A verify-only worker is a trusted generator for spot checks and serves no replies: it offers no model.
+    const verifyOnly = this.config.inference.workerVerifyOnly;
+    const serving = verifyOnly ? [] : this.loaded;
     const node = await this.nodes.register({
       ownerEmail: ownerEmail ?? null,
       name: this.config.inference.workerName,
@@ -80,37 +85,45 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       vramBytes: null,
       threads,
       hardwareScore: score,
-      models: this.loaded,
+      models: serving,
     });
     this.nodeId = node.id;
     if (ownerEmail && !node.ownerId) this.logger.warn(`WORKER_OWNER_EMAIL ${ownerEmail} has no account yet: rewards start once it signs up`);
+    const beat = async () => {
+      await this.nodes.heartbeat(this.nodeId!, serving, ownerEmail);
+      // It can replay the replies of its models for spot checks while it beats.
+      for (const m of this.loaded)
+        await this.redis.set(verifierKey(this.config.redis.prefix, m), this.nodeId!, 'EX', this.config.inference.nodeLiveSeconds);
+    };
+    await beat();
     this.heartbeat = setInterval(() => {
-      this.nodes.heartbeat(this.nodeId!, this.loaded, ownerEmail).catch((err: Error) => this.logger.warn(`Heartbeat failed: ${err.message}`));
+      beat().catch((err: Error) => this.logger.warn(`Heartbeat failed: ${err.message}`));
     }, this.config.inference.heartbeatSeconds * 1000);
     this.heartbeat.unref();
 
     const prefix = this.config.redis.prefix;
     this.subscriber = createRedis(this.config, true);
-    await this.subscriber.subscribe(`${prefix}:inference:stop`);
+    await this.subscriber.subscribe(stopChannel(prefix));
     this.subscriber.on('message', (_channel, streamId: string) => this.running.get(streamId)?.abort());
 
     this.connection = createRedis(this.config, true);
     this.connection.on('error', () => undefined);
-    // One worker per loaded model: each model's jobs wait in a queue of their own.
+    const options = {
+      connection: this.connection,
+      prefix: `${prefix}:bull`,
+      concurrency: this.config.inference.concurrency,
+      lockDuration: this.config.inference.jobLockMs,
+      stalledInterval: this.config.inference.jobStalledIntervalMs,
+      maxStalledCount: 1,
+    };
+    // One worker per loaded model: each model's jobs wait in a queue of their own, and so do its spot checks.
     for (const modelId of this.loaded) {
-      const worker = new Worker<InferenceJob>(inferenceQueue(modelId), (job) => this.process(job), {
-        connection: this.connection,
-        prefix: `${prefix}:bull`,
-        concurrency: this.config.inference.concurrency,
-        lockDuration: this.config.inference.jobLockMs,
-        stalledInterval: this.config.inference.jobStalledIntervalMs,
-        maxStalledCount: 1,
-      });
-      worker.on('error', (err) => this.logger.warn(err.message));
-      this.workers.push(worker);
+      if (!verifyOnly) this.workers.push(new Worker<InferenceJob>(inferenceQueue(modelId), (job) => this.process(job), options));
+      this.workers.push(new Worker<VerifyJob>(verifyQueue(modelId), (job) => this.verify(job), options));
     }
+    for (const worker of this.workers) worker.on('error', (err) => this.logger.warn(err.message));
     this.logger.log(
-      `Node ${this.nodeId} serving ${this.loaded.join(', ')} with ${threads} thread(s): ${bench.tokensPerSecond.toFixed(0)} tokens/s, hardware score ${score}`,
+      `Node ${this.nodeId} serving ${this.loaded.join(', ')}${verifyOnly ? ' (spot checks only)' : ''} with ${threads} thread(s): ${bench.tokensPerSecond.toFixed(0)} tokens/s, hardware score ${score}`,
     );
   }
 
@@ -158,9 +171,31 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     }
   }
 
+  /** A spot check or a model challenge: the same request generated again here (a trusted generator), the node's answer judged against it. */
+  private async verify(job: Job<VerifyJob>): Promise<void> {
+    const { kind, checkId, modelId, messages, params } = job.data;
+    const engine = this.engine!;
+    const replay = await engine.generate(modelId, {
+      messages,
+      maxTokens: params.maxTokens,
+      temperature: params.temperature,
+      topP: params.topP,
+      seed: params.seed,
+    });
+    const tokenize = (text: string) => engine.tokenize(modelId, text);
+    const verdict =
+      kind === 'proof'
+        ? await this.spotChecks.judgeProof(checkId, replay.text, tokenize)
+        : await this.spotChecks.judge(checkId, replay.text, tokenize);
+    if (verdict)
+      this.logger.log(`Checked ${kind} ${checkId}: ${verdict.passed ? 'passed' : 'failed'} (${verdict.matched}/${verdict.nodeTokens} tokens match)`);
+  }
+
   /** SIGTERM: running jobs may finish within the shutdown budget; after it they go back to the queue. */
   async onApplicationShutdown(): Promise<void> {
     if (this.heartbeat) clearInterval(this.heartbeat);
+    // No longer a trusted generator: checks go elsewhere at once (another worker sets its keys again at its next beat).
+    for (const m of this.loaded) await this.redis.del(verifierKey(this.config.redis.prefix, m)).catch(() => undefined);
     if (this.workers.length) {
       const timeout = new Promise<void>((resolve) => setTimeout(resolve, this.config.shutdownTimeoutMs).unref());
       await Promise.race([Promise.all(this.workers.map((w) => w.close())), timeout]);

@@ -5,6 +5,7 @@ import { loadSpec, SpecOperation, specOperations } from '../../src/contract/spec
 import { REDIS } from '../../src/redis/redis.module';
 import { expectSpecResponse } from '../support/contract';
 import { newUser } from '../support/users';
+import { provingHeartbeat } from '../support/scripted-node';
 import { startStack, TestStack } from '../support/app';
 import { startReply } from '../support/worker';
 
@@ -237,12 +238,8 @@ describe('contract: every operation on an owned resource refuses another account
     const ub = await newUser(stack, 'intruder');
     const a = { ...ua, node: await pairNode(ua, 'owner-node') };
     const b = { ...ub, node: await pairNode(ub, 'intruder-node') };
-    const beat = () =>
-      stack.http
-        .post('/api/nodes/heartbeat')
-        .set(a.node.auth)
-        .send({ models: ['glob-tiny-chat'], running_jobs: 1 });
-    await beat().expect(200);
+    const beat = () => provingHeartbeat(stack, a.node.auth, { models: ['glob-tiny-chat'], running_jobs: 1 });
+    expect((await beat()).status).toBe(200);
     heartbeats = setInterval(
       () =>
         void beat().then(

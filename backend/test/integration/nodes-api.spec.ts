@@ -3,6 +3,8 @@ import { expectSpecResponse } from '../support/contract';
 import { newUser } from '../support/users';
 import { readSse, SseEvent, startReply, taskOf } from '../support/worker';
 import { startStack, TestStack } from '../support/app';
+import { provingHeartbeat } from '../support/scripted-node';
+import { TokenCounter } from '../../src/modules/inference/token-counter';
 
 const TINY = 'glob-tiny-chat';
 /** A model only the test that needs it declares, so no other node of this file takes its jobs. */
@@ -48,10 +50,7 @@ describe('provider nodes over the public API', () => {
   }
 
   const heartbeat = async (node: Node, models: string[] = [TINY], battery: number | null = null) =>
-    spec(
-      await stack.http.post('/api/nodes/heartbeat').set(node.auth).send({ models, running_jobs: 0, cpu_load: 0.1, battery_percent: battery }),
-      'nodeHeartbeat',
-    );
+    spec(await provingHeartbeat(stack, node.auth, { models, running_jobs: 0, cpu_load: 0.1, battery_percent: battery }), 'nodeHeartbeat');
 
   const claim = async (node: Node, wait = 0) =>
     spec(await stack.http.post('/api/nodes/jobs/claim').set(node.auth).send({ wait_seconds: wait }), 'claimNodeJob');
@@ -70,7 +69,7 @@ describe('provider nodes over the public API', () => {
     const res = await claim(node, 5);
     expect(res.status).toBe(200);
     expect(res.body.job_id).toBe(id);
-    return res.body as { job_id: string; hold_tokens: number | null; params: { max_tokens: number }; lock_ms: number };
+    return res.body as { job_id: string; params: { max_tokens: number }; lock_ms: number; max_bytes: number; first_token_ms: number };
   }
 
   beforeAll(async () => {
@@ -195,15 +194,21 @@ describe('provider nodes over the public API', () => {
           .map((e) => e.data.text)
           .join(''),
       ).toBe('Hi there!');
+      // Billed by the platform's own count of the prompt it sent and the text it relayed, not by the node's report.
+      const counter = stack.app.get(TokenCounter);
+      const prompt = await counter.countPrompt(TINY, [{ role: 'user', content: 'Hello there' }]);
+      const completion = await counter.countText(TINY, 'Hi there!');
+      expect([prompt, completion]).not.toEqual([12, 3]);
       expect(events.at(-1)!.data).toMatchObject({
         type: 'done',
-        usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 },
+        usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
         stop_reason: 'stop',
       });
 
       const t = await taskOf(stack, id);
-      expect(t).toMatchObject({ status: 'completed', node_id: node.id, prompt_tokens: 12, completion_tokens: 3 });
-      expect(Number(t.charged_units)).toBe(15 * Number(t.price_units));
+      expect(t).toMatchObject({ status: 'completed', node_id: node.id, prompt_tokens: prompt, completion_tokens: completion });
+      expect(t).toMatchObject({ reported_prompt_tokens: 12, reported_completion_tokens: 3 });
+      expect(Number(t.charged_units)).toBe((prompt + completion) * Number(t.price_units));
       expect((await balance(u)).pending_balance).toBe(0);
 
       const mine = spec(await stack.http.get('/api/nodes').set(owner.auth), 'listNodes').body.nodes.find((n: { id: string }) => n.id === node.id);
@@ -221,7 +226,7 @@ describe('provider nodes over the public API', () => {
       expect(spec(await stack.http.post(`/api/nodes/jobs/${id}/return`).set(stranger.auth), 'returnNodeJob').status).toBe(403);
     });
 
-    it('refuses oversized batches (413) and impossible usage (400, nothing charged); a stop reaches the node in the ack', async () => {
+    it("refuses oversized batches (413); a stop ends the reply at the API at once, charged by the platform's count", async () => {
       const node = await pair(owner);
       const u = await newUser(stack, 'stopper');
       const id = streamId();
@@ -241,11 +246,6 @@ describe('provider nodes over the public API', () => {
       ]);
       expect(big.status).toBe(413);
       expect(big.body.message).toBe('At most 512 events and 256 KiB per call');
-
-      const tooMany = await send(node, id, [{ type: 'done', usage: { prompt_tokens: 5, completion_tokens: 9 }, stop_reason: 'length' }]);
-      expect(tooMany.status).toBe(400);
-      const hugePrompt = await send(node, id, [{ type: 'done', usage: { prompt_tokens: 100_000, completion_tokens: 1 }, stop_reason: 'stop' }]);
-      expect(hugePrompt.status).toBe(400);
       const notLast = await send(node, id, [
         { type: 'error', message: 'x' },
         { type: 'token', text: 'y' },
@@ -253,12 +253,16 @@ describe('provider nodes over the public API', () => {
       expect(notLast.status).toBe(400);
       expect(await taskOf(stack, id)).toMatchObject({ status: 'running', charged_units: null });
 
+      expect((await send(node, id, [{ type: 'token', text: 'Stopping' }])).body).toEqual({ stop: false });
       await stack.http.post(`/api/inference/stream/${id}/stop`).set(u.auth).expect(200);
-      expect((await send(node, id, [{ type: 'token', text: 'Stopping' }])).body).toEqual({ stop: true });
-      await send(node, id, [{ type: 'done', usage: { prompt_tokens: 5, completion_tokens: 1 }, stop_reason: 'abort' }]);
+      // The reply ends without waiting for the node: what it sends next is too late.
       const events = await reading;
       expect(events.at(-1)!.data).toMatchObject({ type: 'done', stop_reason: 'abort' });
-      expect(Number((await taskOf(stack, id)).charged_units)).toBe(6 * Number((await taskOf(stack, id)).price_units));
+      expect((await send(node, id, [{ type: 'token', text: ' more' }])).status).toBe(409);
+      const t = await taskOf(stack, id);
+      const counter = stack.app.get(TokenCounter);
+      const used = (await counter.countPrompt(TINY, [{ role: 'user', content: 'Hello there' }])) + (await counter.countText(TINY, 'Stopping'));
+      expect(Number(t.charged_units)).toBe(used * Number(t.price_units));
     });
 
     it('never gives a job for a model the node did not declare, nor any job to a paused node', async () => {

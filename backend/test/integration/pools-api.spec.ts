@@ -4,6 +4,7 @@ import { expectSpecResponse } from '../support/contract';
 import { newUser } from '../support/users';
 import { readSse, startReply, taskOf } from '../support/worker';
 import { startStack, TestStack } from '../support/app';
+import { provingHeartbeat } from '../support/scripted-node';
 
 /** A catalog model no worker of this stack loads: only the pool serves it. */
 const MODEL = 'llama-3-8b-instruct';
@@ -46,13 +47,7 @@ describe('node pools over the public API', () => {
   }
 
   const beat = async (node: Node, b: Beat = {}) => {
-    const res = spec(
-      await stack.http
-        .post('/api/nodes/heartbeat')
-        .set(node.auth)
-        .send({ models: [], running_jobs: 0, ...b }),
-      'nodeHeartbeat',
-    );
+    const res = spec(await provingHeartbeat(stack, node.auth, { models: [], running_jobs: 0, ...b }), 'nodeHeartbeat');
     expect(res.status).toBe(200);
     return res.body as {
       pool: null | {
@@ -211,5 +206,41 @@ describe('node pools over the public API', () => {
     const pool = (await pools(owner)).find((p) => p.name === 'small')!;
     expect(pool.problem).toBe("The members offer 819.2 MB in all, less than the model's 2.0 GB: raise their memory allocation or add a node.");
     expect(pool.status).toBe('forming');
+  });
+
+  it('a revoked member leaves its pool at once and the others get a new tunnel key, so the revoked machine cannot reach them', async () => {
+    const [a, b, c] = [await pair(owner, 8), await pair(owner, 8), await pair(owner, 8)];
+    const made = spec(
+      await stack.http
+        .post('/api/nodes/pools')
+        .set(owner.auth)
+        .send({ name: 'trio', model_id: MODEL, node_ids: [a.id, b.id, c.id] }),
+      'createPool',
+    );
+    const poolId = made.body.id as string;
+    const file = { model_id: MODEL, bytes: GiB, layers: 12 };
+    const before = (await beat(a, { files: [file], pool_endpoint: '10.9.1.2:7001' })).pool!;
+    expect((await beat(c, { pool_endpoint: '10.9.1.4:7001' })).pool!.key).toBe(before.key);
+
+    await stack.http.delete(`/api/nodes/${c.id}`).set(owner.auth).expect(204);
+    const trio = (await pools(owner)).find((p) => p.id === poolId)!;
+    expect(trio.members.map((m) => m.node_id)).toEqual([a.id, b.id]);
+    const after = (await beat(a, { files: [file], pool_endpoint: '10.9.1.2:7001' })).pool!;
+    expect(after.key).toMatch(/^[0-9a-f]{64}$/);
+    expect(after.key).not.toBe(before.key);
+    expect(after.members.map((m) => m.node_id)).toEqual([a.id, b.id]);
+    expect((await beat(b, { pool_endpoint: '10.9.1.3:7001' })).pool!.key).toBe(after.key);
+    const revoked = await stack.http.post('/api/nodes/heartbeat').set(c.auth).send({ models: [], running_jobs: 0 });
+    expect(revoked.status).toBe(401);
+
+    // The coordinator revoked: planning chooses again among those who hold the file.
+    await beat(b, { files: [file], pool_endpoint: '10.9.1.3:7001' });
+    await stack.http.delete(`/api/nodes/${a.id}`).set(owner.auth).expect(204);
+    const left = (await pools(owner)).find((p) => p.id === poolId)!;
+    expect(left.members.map((m) => m.node_id)).toEqual([b.id]);
+    expect((await beat(b, { files: [file], pool_endpoint: '10.9.1.3:7001' })).pool).toMatchObject({
+      role: 'coordinator',
+      members: [{ node_id: b.id }],
+    });
   });
 });

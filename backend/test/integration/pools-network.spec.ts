@@ -15,7 +15,7 @@ import { startStack, type TestStack } from '../support/app';
 import { ledgerCheckCli } from '../support/ledger-check';
 import { createNetnsLan, netnsUnavailable, type NetnsLan } from '../support/netns';
 import { newUser } from '../support/users';
-import { atFirstToken, readSse, startReply, taskOf, type SseEvent } from '../support/worker';
+import { atFirstToken, readSse, startReply, startWorker, taskOf, type SseEvent, type WorkerProcess } from '../support/worker';
 
 /**
  * One model split across three hosts: three node agents, each in a network namespace of its own on a private LAN,
@@ -39,6 +39,7 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
   const noNetns = netnsUnavailable();
   let lan: NetnsLan | undefined;
   let stack: TestStack;
+  let verifier: WorkerProcess | undefined;
   let bin: string;
   let provider: Awaited<ReturnType<typeof newUser>>;
   let requester: Awaited<ReturnType<typeof newUser>>;
@@ -92,7 +93,14 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
       JSON.stringify({
         models: [
           { id: 'glob-tiny-chat', name: 'Glob Tiny Chat', parameters: '2M', price_per_token: 0.125, context_length: 2048, path: TINY_MODEL_FILE },
-          { id: POOL_MODEL, name: 'Glob Pool Test', parameters: '11M', price_per_token: 0.125, context_length: 2048, path: first.split('/').pop() },
+          {
+            id: POOL_MODEL,
+            name: 'Glob Pool Test',
+            parameters: '11M',
+            price_per_token: 0.125,
+            context_length: 2048,
+            path: first.split('/').pop(),
+          },
         ],
       }),
     );
@@ -110,12 +118,17 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
       host: noNetns ? '127.0.0.1' : '0.0.0.0',
       env: {
         MODEL_CATALOG: catalog,
+        // The platform holds the catalog's files itself: it counts their tokens and challenges nodes with them.
+        MODELS_DIR: coordinatorModels,
         JOB_LOCK_MS: String(JOB_LOCK_MS),
         JOB_STALLED_INTERVAL_MS: '1000',
         REAPER_INTERVAL_MS: '1000',
         WELCOME_BONUS_GLOB: '5000',
       },
     });
+    // A trusted generator for the pooled model (serving no replies): it judges the pool's challenge and spot-checks
+    // its replies, as it would any node's.
+    verifier = await startWorker(stack, { MODEL_CATALOG: catalog, WORKER_MODELS: POOL_MODEL, WORKER_VERIFY_ONLY: 'true' }, 'pool-verifier');
     if (noNetns) console.warn(`The pool's members run on this host's loopback, not on hosts of their own: ${noNetns}`);
     else lan = createNetnsLan(3);
     provider = await newUser(stack, 'pool-provider');
@@ -149,6 +162,7 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
       }
     }
     lan?.remove();
+    await verifier?.stop();
     await stack?.close();
     if (work) await rm(work, { recursive: true, force: true });
     for (const m of members) if (m) await rm(m.dir, { recursive: true, force: true });
@@ -173,6 +187,12 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
     ]);
     const models = await stack.http.get('/api/inference/models').set(requester.auth).expect(200);
     expect(models.body.models.find((m: { id: string }) => m.id === POOL_MODEL)).toMatchObject({ status: 'available', nodes: 1 });
+    // The coordinator proved the pooled model: the file, and a generation the trusted generator judged.
+    const proofs = (await stack.db.query(`SELECT status, generation FROM model_proofs WHERE node_id = $1 AND model_id = $2`, [
+      members[0]!.nodeId,
+      POOL_MODEL,
+    ])) as Array<{ status: string; generation: string }>;
+    expect(proofs).toEqual([{ status: 'proven', generation: 'checked' }]);
     // A shard's rpc-server listens on its own loopback only; the pool reaches it through the tunnel on the LAN address.
     if (lan) {
       const listening = execFileSync('ip', ['netns', 'exec', lan.hosts[1]!.name, 'ss', '-ltnpH']).toString();
@@ -198,6 +218,14 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
     const [reward] = (await stack.db.query(`SELECT units::int FROM node_rewards WHERE task_id = $1`, [t.id])) as Array<{ units: number }>;
     expect(shares.reduce((n, s) => n + s.units, 0)).toBe(reward!.units);
     for (const s of shares) expect(Math.abs(s.units - reward!.units / 3)).toBeLessThanOrEqual(1);
+    // A pool is spot-checked as any node is: its reply, replayed on one host by node-llama-cpp, agrees.
+    const [check] = await until(
+      'the spot check of the pooled reply',
+      async () => (await stack.db.query(`SELECT status FROM spot_checks WHERE task_id = $1`, [t.id])) as Array<{ status: string }>,
+      (rows) => rows.length === 1 && rows[0]!.status !== 'pending',
+      60_000,
+    );
+    expect(check).toEqual({ status: 'passed' });
   }, 120_000);
 
   it("the tunnel lets nothing through without the pool's key", async () => {

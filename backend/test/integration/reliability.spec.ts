@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { Worker } from 'bullmq';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
@@ -279,4 +280,44 @@ describe('1,000 readers share one Redis connection', () => {
       await admin.quit();
     }
   }, 120_000);
+});
+
+describe('a task the reaper cannot check', () => {
+  let stack: TestStack;
+  const h = helpers(() => stack);
+  beforeAll(async () => {
+    // No periodic sweep during the test: the test runs the one sweep it looks at.
+    stack = await startStack({ env: { REAPER_INTERVAL_MS: '600000', JOB_LOCK_MS: '600000' } });
+  }, 60_000);
+  afterAll(async () => {
+    expect(await ledgerProblems(stack)).toEqual([]);
+    await stack.close();
+  }, 60_000);
+
+  it('is logged with its stream id, and the same sweep still ends the tasks after it', async () => {
+    const u = await newUser(stack, 'unlucky');
+    // Both past their lifetime; the broken one is older, so the sweep meets it first.
+    const broken = await h.openTask(u.id, { status: 'running', ageSeconds: 3601, hold: 50_000 });
+    const expired = await h.openTask(u.id, { status: 'running', ageSeconds: 3600, hold: 50_000 });
+    const redis = stack.app.get<Redis>(REDIS);
+    // A string where its token stream should be: reading the partial reply fails with WRONGTYPE.
+    const brokenKey = TokenStream.key(stack.config.redis.prefix, broken);
+    await redis.set(brokenKey, 'not a stream');
+    const errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      expect(await stack.app.get(ReplyReaper).sweep()).toBe(1);
+      expect(errors.mock.calls.some(([message]) => String(message).includes(broken) && String(message).includes('WRONGTYPE'))).toBe(true);
+    } finally {
+      errors.mockRestore();
+    }
+    expect(await h.task(expired)).toMatchObject({ status: 'failed' });
+    expect(await h.task(broken)).toMatchObject({ status: 'running' });
+    expect(await h.balance(u)).toEqual(expect.objectContaining({ pending_balance: 50 }));
+
+    // Once its stream is readable again, it is ended like any other.
+    await redis.del(brokenKey);
+    expect(await stack.app.get(ReplyReaper).checkStream(broken)).toBe(true);
+    expect(await h.task(broken)).toMatchObject({ status: 'failed' });
+    expect(await h.balance(u)).toEqual(expect.objectContaining({ balance: 1000, pending_balance: 0 }));
+  }, 30_000);
 });

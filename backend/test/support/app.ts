@@ -6,6 +6,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createApi, createWorker } from '../../src/bootstrap';
 import { AppConfig, loadConfig } from '../../src/config/config';
+import { testCatalog } from './catalog';
 import { admin, databaseUrl, dropDatabase, randomName } from './db';
 
 export interface TestStack {
@@ -57,6 +58,7 @@ export async function startStack(opts: { env?: Record<string, string>; worker?: 
     PAYMENTS_TEST_MODE: 'true',
     // The in-process worker sends mail only; inference tests start real worker processes (test/support/worker.ts).
     WORKER_MODELS: 'none',
+    MODEL_CATALOG: testCatalog(),
     ...opts.env,
   });
   const app = await createApi(config);

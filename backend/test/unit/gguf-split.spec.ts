@@ -216,6 +216,7 @@ describe('localModels with split models', () => {
     contextLength: 256,
     priceUnits: 1,
     path,
+    tokenizerPath: path,
   });
 
   it('counts the bytes of all parts, and leaves out a model with a missing part', async () => {

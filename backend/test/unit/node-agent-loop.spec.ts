@@ -26,17 +26,19 @@ interface Job {
   job_id: string;
   model_id: string;
   messages: Array<{ role: 'user'; content: string }>;
-  params: { temperature: number; max_tokens: number; top_p: number };
-  hold_tokens: number | null;
+  params: { temperature: number; max_tokens: number; top_p: number; seed: number };
   lock_ms: number;
+  first_token_ms: number;
+  max_bytes: number;
 }
 const job = (id: string, over: Partial<Job> = {}): Job => ({
   job_id: id,
   model_id: 'glob-tiny-chat',
   messages: [{ role: 'user', content: 'Hello' }],
-  params: { temperature: 0.7, max_tokens: 20, top_p: 0.9 },
-  hold_tokens: null,
+  params: { temperature: 0.7, max_tokens: 20, top_p: 0.9, seed: 7 },
   lock_ms: 30000,
+  first_token_ms: 30000,
+  max_bytes: 65536,
   ...over,
 });
 
@@ -54,6 +56,7 @@ function fakeApi() {
     down: 0,
     stopJob: null as string | null,
     eventStatus: null as number | null,
+    eventMessage: 'Job has already ended',
     eventDelayMs: 0,
   };
   const json = (status: number, body?: unknown) =>
@@ -91,7 +94,7 @@ function fakeApi() {
     const m = /^\/api\/nodes\/jobs\/([^/]+)\/(events|return)$/.exec(path);
     if (m && m[2] === 'events') {
       if (state.eventDelayMs) await wait(state.eventDelayMs);
-      if (state.eventStatus) return json(state.eventStatus, { statusCode: state.eventStatus, message: 'Job has already ended' });
+      if (state.eventStatus) return json(state.eventStatus, { statusCode: state.eventStatus, message: state.eventMessage });
       const list = state.events.get(m[1]!) ?? [];
       list.push(...(body as { events: NodeJobEvent[] }).events);
       state.events.set(m[1]!, list);
@@ -106,6 +109,9 @@ function fakeApi() {
   return { state, fetch };
 }
 
+/** The seeds the fake engine was asked to sample with. */
+const seeds: number[] = [];
+
 function fakeEngine(created: Array<{ threads: number; gpu?: boolean }>) {
   return async (opts: { threads: number; gpu?: boolean }): Promise<Engine> => {
     created.push(opts);
@@ -115,10 +121,10 @@ function fakeEngine(created: Array<{ threads: number; gpu?: boolean }>) {
       unload: async (id: string) => void loaded.delete(id),
       loadedModels: () => [...loaded],
       isLoaded: (id: string) => loaded.has(id),
-      countTokens: () => 10,
       benchmark: async () => ({ tokensPerSecond: 321.5 }),
       dispose: async () => undefined,
       generate: async (_id: string, req: GenerateRequest): Promise<GenerateResult> => {
+        if (req.seed !== undefined) seeds.push(req.seed);
         let n = 0;
         // A model that never ends its answer on its own: max tokens or an abort ends it.
         while (n < req.maxTokens && !req.signal?.aborted) {
@@ -237,21 +243,25 @@ describe('the node agent loop (fake API, fake engine)', () => {
     expect(await new CredentialStore(dir).read()).toBeNull();
   });
 
-  it('the budget: a hold that covers part of max_tokens stops with "budget"; one that does not cover the prompt is an error', async () => {
+  it('generates at most the max_tokens the platform sent (already cut to the requester’s budget), with its seed, and reports length', async () => {
     const api = fakeApi();
-    api.state.jobs.push(job('r_b', { hold_tokens: 15 }), job('r_i', { hold_tokens: 10 }));
+    api.state.jobs.push(job('r_b', { params: { temperature: 0.7, max_tokens: 5, top_p: 0.9, seed: 42 } }));
     const { agent: a, exit } = agent(api, ['--api', 'http://api.test', '--join-token', 'glb_join_ok']);
-    await until('both jobs', () => api.state.events.has('r_i'));
+    await until('the job', () => api.state.events.get('r_b')?.at(-1)?.type === 'done');
     a.stop();
     expect(await exit).toBe(0);
-    expect(api.state.events.get('r_b')!.at(-1)).toEqual({ type: 'done', usage: { prompt_tokens: 10, completion_tokens: 5 }, stop_reason: 'budget' });
-    expect(api.state.events.get('r_i')).toEqual([{ type: 'error', message: 'Payment required: insufficient tokens for this prompt.' }]);
+    expect(api.state.events.get('r_b')!.at(-1)).toEqual({ type: 'done', usage: { prompt_tokens: 10, completion_tokens: 5 }, stop_reason: 'length' });
+    expect(seeds).toContain(42);
+    // Every heartbeat says how many jobs it runs at once.
+    const beats = api.state.calls.filter((c) => c.path === '/api/nodes/heartbeat');
+    expect(beats.length).toBeGreaterThan(0);
+    for (const b of beats) expect(b.body).toMatchObject({ slots: 1 });
   });
 
   it('{stop: true} from the API aborts the generation: done with stop_reason abort', async () => {
     const api = fakeApi();
     api.state.stopJob = 'r_s';
-    api.state.jobs.push(job('r_s', { params: { temperature: 0.7, max_tokens: 100000, top_p: 0.9 } }));
+    api.state.jobs.push(job('r_s', { params: { temperature: 0.7, max_tokens: 100000, top_p: 0.9, seed: 7 } }));
     const { agent: a, exit } = agent(api, ['--api', 'http://api.test', '--join-token', 'glb_join_ok']);
     await until('the stopped job', () => api.state.events.get('r_s')?.at(-1)?.type === 'done', 10_000);
     a.stop();
@@ -259,10 +269,15 @@ describe('the node agent loop (fake API, fake engine)', () => {
     expect(api.state.events.get('r_s')!.at(-1)).toMatchObject({ type: 'done', stop_reason: 'abort' });
   });
 
-  it('409 on events: the job is dropped, the node carries on with the next one', async () => {
+  it.each([
+    [409, 'Job has already ended'],
+    // Past its max_bytes (or event) cap the platform ends the job as failed: over for the node, as a 409 is.
+    [413, 'Job r_x has ended: it passed its max_bytes cap.'],
+  ])('%i on events: the job is dropped, the node carries on with the next one', async (status, message) => {
     const api = fakeApi();
-    api.state.eventStatus = 409;
-    api.state.jobs.push(job('r_x', { params: { temperature: 0.7, max_tokens: 100000, top_p: 0.9 } }));
+    api.state.eventStatus = status;
+    api.state.eventMessage = message;
+    api.state.jobs.push(job('r_x', { params: { temperature: 0.7, max_tokens: 100000, top_p: 0.9, seed: 7 } }));
     const { agent: a, lines, exit } = agent(api, ['--api', 'http://api.test', '--join-token', 'glb_join_ok']);
     await until('the lost job', () => lines.some((l) => l.startsWith('Job r_x is no longer')));
     api.state.eventStatus = null;
@@ -270,14 +285,15 @@ describe('the node agent loop (fake API, fake engine)', () => {
     await until('the next job', () => api.state.events.get('r_y')?.at(-1)?.type === 'done');
     a.stop();
     expect(await exit).toBe(0);
-    expect(lines).toContain("Job r_x is no longer this node's (409: Job has already ended); carrying on");
+    expect(lines).toContain(`Job r_x is no longer this node's (${status}: ${message}); carrying on`);
+    expect(lines.filter((l) => l.startsWith('Job r_x'))).toHaveLength(1);
     expect(api.state.returned).toEqual([]);
   });
 
   it('Ctrl-C mid-job: aborts, returns the job, sends nothing more, exits 0', async () => {
     const api = fakeApi();
     api.state.eventDelayMs = 5;
-    api.state.jobs.push(job('r_c', { params: { temperature: 0.7, max_tokens: 100000, top_p: 0.9 } }));
+    api.state.jobs.push(job('r_c', { params: { temperature: 0.7, max_tokens: 100000, top_p: 0.9, seed: 7 } }));
     const { agent: a, lines, exit } = agent(api, ['--api', 'http://api.test', '--join-token', 'glb_join_ok']);
     await until('tokens', () => (api.state.events.get('r_c')?.length ?? 0) > 3);
     a.stop();

@@ -8,6 +8,7 @@ import { ProviderNodes1764300000000 } from './1764300000000-ProviderNodes';
 import { FundedRewards1764400000000 } from './1764400000000-FundedRewards';
 import { NodePools1764500000000 } from './1764500000000-NodePools';
 import { ApiKeys1764600000000 } from './1764600000000-ApiKeys';
+import { NodeTrust1764700000000 } from './1764700000000-NodeTrust';
 
 /** Every migration, oldest first. A new migration is added here. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   FundedRewards1764400000000,
   NodePools1764500000000,
   ApiKeys1764600000000,
+  NodeTrust1764700000000,
 ];

@@ -1,7 +1,8 @@
 /**
  * How many completion tokens a reply may generate: its max_tokens, cut to what the requester's hold pays for
- * (`holdTokens`, prompt included; null for a free model). Every generator (the in-cluster worker and remote
- * nodes) applies this same rule, and the platform charges at most the hold whatever a generator reports.
+ * (`holdTokens`, prompt included; null for a free model). The platform applies it for every generator (the
+ * in-cluster worker's own count of the prompt, its own count for a remote node, which is sent only the result), and
+ * charges at most the hold whatever a generator reports.
  */
 export type CompletionBudget = { maxTokens: number; budgetLimited: boolean } | { insufficient: true };
 

@@ -14,6 +14,9 @@ import { RewardsService } from './rewards.service';
 import { StreamHub } from './stream-hub';
 import { StreamSlots } from './stream-slots';
 import { TasksService } from './tasks.service';
+import { TokenCounter } from './token-counter';
+import { SpotChecksRepository } from './spot-checks.repository';
+import { SpotChecksService } from './spot-checks.service';
 
 @Module({
   imports: [WalletModule, NotificationsModule, ChatModule],
@@ -29,9 +32,22 @@ import { TasksService } from './tasks.service';
     RepliesService,
     RewardsRepository,
     RewardsService,
+    TokenCounter,
+    SpotChecksService,
+    SpotChecksRepository,
     // The key a reply was asked for with: its daily limit at the hold, its usage when the reply settles.
     ApiKeysRepository,
   ],
-  exports: [TasksService, NodesRepository, TasksRepository, RewardsService, RepliesService, InferenceService],
+  exports: [
+    TasksService,
+    NodesRepository,
+    TasksRepository,
+    RewardsService,
+    RepliesService,
+    InferenceService,
+    TokenCounter,
+    SpotChecksService,
+    SpotChecksRepository,
+  ],
 })
 export class InferenceModule {}

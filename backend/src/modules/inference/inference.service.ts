@@ -27,7 +27,7 @@ import { TasksRepository } from './tasks.repository';
 import { ReplyReaper } from './reaper.service';
 import { StreamHub } from './stream-hub';
 import { StreamSlot, StreamSlots } from './stream-slots';
-import { StreamEvent, stopKey, TokenStream } from './streams';
+import { StreamEvent, stopChannel, stopKey, TokenStream } from './streams';
 
 type Turn = InferenceJob['messages'][number];
 
@@ -324,7 +324,7 @@ export class InferenceService {
     if (task.user_id !== userId) throw new NotFoundException('Stream not found');
     if (task.status !== 'queued' && task.status !== 'running') return { stopped: false, stream_id: streamId };
     await this.redis.set(key, userId, 'EX', 3600);
-    await this.redis.publish(`${this.config.redis.prefix}:inference:stop`, streamId);
+    await this.redis.publish(stopChannel(this.config.redis.prefix), streamId);
     return { stopped: true, stream_id: streamId };
   }
 

@@ -6,7 +6,7 @@ import { inferenceQueue } from '../../jobs/jobs';
 import { JobsService } from '../../jobs/jobs.service';
 import { REDIS } from '../../redis/redis.module';
 import { NodesRepository } from './nodes.repository';
-import { StreamEvent, TokenStream } from './streams';
+import { stopChannel, StreamEvent, TokenStream } from './streams';
 import { TasksRepository, type OpenTask } from './tasks.repository';
 import { TasksService } from './tasks.service';
 
@@ -58,7 +58,14 @@ export class ReplyReaper implements OnApplicationBootstrap, OnApplicationShutdow
     const lock = `${this.config.redis.prefix}:reaper-lock`;
     if (!(await this.redis.set(lock, '1', 'PX', this.config.inference.reaperIntervalMs, 'NX'))) return 0;
     let reaped = 0;
-    for (const task of await this.openTasks.open(GRACE_SECONDS, null)) if (await this.check(task)) reaped++;
+    for (const task of await this.openTasks.open(GRACE_SECONDS, null)) {
+      // One task that cannot be checked or ended must not keep the others open.
+      try {
+        if (await this.check(task)) reaped++;
+      } catch (err) {
+        this.logger.error(`Checking reply ${task.stream_id} failed: ${(err as Error).message}`);
+      }
+    }
     return reaped;
   }
 
@@ -104,7 +111,7 @@ export class ReplyReaper implements OnApplicationBootstrap, OnApplicationShutdow
     if (!ended) return false;
     await this.jobs.discard(inferenceQueue(task.model_id), task.stream_id);
     // A worker still generating it (cut off, or past the timeout) is told to stop.
-    await this.redis.publish(`${this.config.redis.prefix}:inference:stop`, task.stream_id);
+    await this.redis.publish(stopChannel(this.config.redis.prefix), task.stream_id);
     await stream.init();
     await stream.append({ type: 'error', code: code as ErrorCode, message: REAPED[code] });
     await stream.finish(this.config.inference.streamTtlSeconds);

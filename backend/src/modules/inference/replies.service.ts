@@ -6,7 +6,6 @@ import type { InferenceJob } from '../../jobs/jobs';
 import { REDIS } from '../../redis/redis.module';
 import { completionBudget, holdTokens } from './budget';
 import { CatalogModel, loadCatalog } from './catalog';
-import { boundTokens } from './inference.service';
 import { REAPED } from './reaper.service';
 import { taskDifficulty } from './rewards';
 import { StreamEvent, stopKey, TokenStream } from './streams';
@@ -79,7 +78,7 @@ export class RepliesService {
   }
 
   /** The tokens, prompt included, the requester's hold pays for; null for a free model. */
-  holdTokens(job: InferenceJob): number | null {
+  private holdTokens(job: InferenceJob): number | null {
     return holdTokens(job.holdUnits, job.priceUnits);
   }
 
@@ -91,18 +90,6 @@ export class RepliesService {
       return null;
     }
     return budget;
-  }
-
-  /**
-   * Why a generator's reported usage cannot be true, or null: the prompt cannot exceed the bound its hold was
-   * sized by, nor the completion what the budget allowed after that prompt.
-   */
-  implausibleUsage(job: InferenceJob, usage: Usage): string | null {
-    if (usage.promptTokens > boundTokens(job.messages)) return `prompt_tokens ${usage.promptTokens} is more than this prompt can have`;
-    const budget = completionBudget(usage.promptTokens, job.params.maxTokens, this.holdTokens(job));
-    const allowed = 'insufficient' in budget ? 0 : budget.maxTokens;
-    if (usage.completionTokens > allowed) return `completion_tokens ${usage.completionTokens} is more than the ${allowed} this reply may generate`;
-    return null;
   }
 
   /** Streams generated text to the requester. */

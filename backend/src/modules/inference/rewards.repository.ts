@@ -66,7 +66,7 @@ export class RewardsRepository extends Repository {
     const rows = await this.rows<{ node_id: string; earned: string; pending: string }>(
       `SELECT s.node_id,
               coalesce(sum(s.units) FILTER (WHERE r.paid_at IS NOT NULL), 0) AS earned,
-              coalesce(sum(s.units) FILTER (WHERE r.paid_at IS NULL), 0) AS pending
+              coalesce(sum(s.units) FILTER (WHERE r.paid_at IS NULL AND r.withheld_at IS NULL), 0) AS pending
        FROM node_reward_shares s JOIN node_rewards r ON r.task_id = s.task_id WHERE s.node_id = ANY($1::uuid[]) GROUP BY s.node_id`,
       [nodeIds],
       tx,
@@ -116,7 +116,7 @@ export class RewardsRepository extends Repository {
   /** Up to `limit` unpaid rewards payable at `asOf`, oldest first. */
   async due(asOf: Date, limit: number, tx?: Tx): Promise<string[]> {
     const rows = await this.rows<{ task_id: string }>(
-      `SELECT task_id FROM node_rewards WHERE paid_at IS NULL AND payable_at <= $1 ORDER BY payable_at, created_at, task_id LIMIT $2`,
+      `SELECT task_id FROM node_rewards WHERE paid_at IS NULL AND withheld_at IS NULL AND payable_at <= $1 ORDER BY payable_at, created_at, task_id LIMIT $2`,
       [asOf, limit],
       tx,
     );
@@ -125,7 +125,11 @@ export class RewardsRepository extends Repository {
 
   /** The reward if it is still unpaid, locked until the transaction ends. */
   async lockUnpaid(taskId: string, tx: Tx): Promise<NodeReward | undefined> {
-    const row = await this.one<NodeRewardRow>(`SELECT ${REWARD} FROM node_rewards WHERE task_id = $1 AND paid_at IS NULL FOR UPDATE`, [taskId], tx);
+    const row = await this.one<NodeRewardRow>(
+      `SELECT ${REWARD} FROM node_rewards WHERE task_id = $1 AND paid_at IS NULL AND withheld_at IS NULL FOR UPDATE`,
+      [taskId],
+      tx,
+    );
     return row && toReward(row);
   }
 

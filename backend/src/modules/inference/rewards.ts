@@ -18,11 +18,14 @@ export function taskDifficulty(parameters: string, totalTokens: number): number 
   return Math.round(clamp(1 + size + work, 1, 3) * 100) / 100;
 }
 
+/** The score of a node whose speed the platform has not measured enough yet. */
+export const LOWEST_HARDWARE_SCORE = 0.5;
+
 /** Hardware score from a short generation benchmark: 0.5 at ≤ 50 tokens/s, 2.0 at ≥ 2,000 (log scale). */
 export function hardwareScore(tokensPerSecond: number, gpu: boolean): number {
   const tps = Math.max(1, tokensPerSecond);
   const score = 0.5 + (Math.log10(tps / 50) / Math.log10(2000 / 50)) * 1.5 + (gpu ? 0.25 : 0);
-  return Math.round(clamp(score, 0.5, 2.0) * 100) / 100;
+  return Math.round(clamp(score, LOWEST_HARDWARE_SCORE, 2.0) * 100) / 100;
 }
 
 /** The reward in milli-GLOB. */

@@ -3,6 +3,21 @@ import type { Schemas } from '../../contract/types';
 
 export type StreamEvent = Schemas['StreamEvent'];
 
+/**
+ * Most events one stream keeps: XADD trims older ones beyond this (approximately, by whole nodes). A reply's
+ * events are capped far below it; this only keeps a runaway writer from growing a stream without bound.
+ */
+export const STREAM_MAX_EVENTS = 10_000;
+
+/** Most bytes of token text `TokenStream.text()` returns by default (a reply saved or reaped keeps this prefix). */
+export const STREAM_TEXT_MAX_BYTES = 4 * 1024 * 1024;
+
+/** Entries read per XRANGE call while collecting a stream's text. */
+const TEXT_PAGE = 256;
+
+/** Where every stop is announced (the stream id): whoever generates that reply, worker or the API for a remote node, ends it. */
+export const stopChannel = (prefix: string) => `${prefix}:inference:stop`;
+
 /** Where a stop for a stream waits for its worker; the value is the user who asked. */
 export const stopKey = (prefix: string, streamId: string) => `${prefix}:stop:${streamId}`;
 
@@ -30,19 +45,37 @@ export class TokenStream {
     return this.seq;
   }
 
-  /** Appends one event; calls are ordered on the connection, so they need not be awaited one by one. */
+  /**
+   * Appends one event, trimming the stream to about STREAM_MAX_EVENTS; calls are ordered on the connection, so
+   * they need not be awaited one by one.
+   */
   append(event: StreamEvent): Promise<unknown> {
     this.seq += 1;
-    return this.redis.xadd(this.key, `0-${this.seq}`, 'e', JSON.stringify(event));
+    return this.redis.xadd(this.key, 'MAXLEN', '~', STREAM_MAX_EVENTS, `0-${this.seq}`, 'e', JSON.stringify(event));
   }
 
-  /** The text of the token events so far (a reply ended from outside keeps what was streamed). */
-  async text(): Promise<string> {
-    const entries = (await this.redis.xrange(this.key, '-', '+')) as Array<[string, string[]]>;
-    return entries
-      .map(([, fields]) => JSON.parse(fields[1]!) as StreamEvent)
-      .map((e) => (e.type === 'token' ? e.text : ''))
-      .join('');
+  /**
+   * The text of the token events so far (a reply ended from outside keeps what was streamed), at most
+   * `maxBytes` UTF-8 bytes of it: read page by page, so a huge stream is never loaded whole.
+   */
+  async text(maxBytes: number = STREAM_TEXT_MAX_BYTES): Promise<string> {
+    const parts: string[] = [];
+    let bytes = 0;
+    let start = '-';
+    while (bytes <= maxBytes) {
+      const entries = (await this.redis.xrange(this.key, start, '+', 'COUNT', TEXT_PAGE)) as Array<[string, string[]]>;
+      for (const [, fields] of entries) {
+        const event = JSON.parse(fields[1]!) as StreamEvent;
+        if (event.type !== 'token' || !event.text) continue;
+        parts.push(event.text);
+        bytes += Buffer.byteLength(event.text);
+        if (bytes > maxBytes) break;
+      }
+      if (entries.length < TEXT_PAGE) break;
+      start = `(${entries[entries.length - 1]![0]}`;
+    }
+    const text = parts.join('');
+    return bytes > maxBytes ? cutUtf8(text, maxBytes) : text;
   }
 
   /** The id of the stream's final event (done or error), or null while it has none. */
@@ -56,6 +89,16 @@ export class TokenStream {
   async finish(ttlSeconds: number): Promise<void> {
     await this.redis.expire(this.key, ttlSeconds);
   }
+}
+
+/** The longest prefix of `text` that fits in `maxBytes` UTF-8 bytes, never splitting a character. */
+function cutUtf8(text: string, maxBytes: number): string {
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length <= maxBytes) return text;
+  let end = maxBytes;
+  // Back off over continuation bytes (10xxxxxx) to the start of the character the limit falls inside.
+  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
+  return buf.subarray(0, end).toString('utf8');
 }
 
 /**

@@ -140,6 +140,15 @@ export class TasksRepository extends ConfiguredRepository {
     );
   }
 
+  /** The usage a remote node reported for its task, kept beside the platform's own count to see who lies. */
+  async recordReported(id: string, usage: { promptTokens: number; completionTokens: number }, tx?: Tx): Promise<void> {
+    await this.rows(
+      `UPDATE inference_tasks SET reported_prompt_tokens = $2, reported_completion_tokens = $3 WHERE id = $1`,
+      [id, usage.promptTokens, usage.completionTokens],
+      tx,
+    );
+  }
+
   /** The task with its node's owner and score, locked until the transaction ends. */
   lockForReward(id: string, tx: Tx): Promise<RewardableTask | undefined> {
     return this.one<RewardableTask>(

@@ -10,7 +10,7 @@ import {
   PayloadTooLargeException,
 } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
@@ -18,10 +18,14 @@ import { JobLeases, type Lease } from '../../jobs/job-leases';
 import { inferenceQueue, type InferenceJob, type InferenceQueue } from '../../jobs/jobs';
 import { jobsAddedChannel } from '../../jobs/jobs.service';
 import { createRedis, REDIS } from '../../redis/redis.module';
+import { RateLimiter } from '../../common/rate-limit';
 import { loadCatalog } from '../inference/catalog';
-import { RepliesService } from '../inference/replies.service';
-import { hardwareScore } from '../inference/rewards';
+import { RepliesService, type StopReason } from '../inference/replies.service';
+import { hardwareScore, LOWEST_HARDWARE_SCORE } from '../inference/rewards';
 import { TasksRepository } from '../inference/tasks.repository';
+import { SpotChecksService } from '../inference/spot-checks.service';
+import { stopChannel } from '../inference/streams';
+import { TokenCounter } from '../inference/token-counter';
 import { ProviderNodesRepository, type NodeIdentity } from './provider-nodes.repository';
 
 /** One events call carries at most this much; the body parser of that route enforces the bytes. */
@@ -33,13 +37,34 @@ export const NODE_EVENTS_TOO_LARGE = 'At most 512 events and 256 KiB per call';
 const RECHECK_MS = 1_000;
 /** Weight of the newest job in a node's measured speed. */
 const SPEED_WEIGHT = 0.3;
+/** Completion tokens a node serves, as the platform counted and timed them, before its measured speed sets its score. */
+export const SCORE_WARMUP_TOKENS = 512;
+/** First-token deadlines missed in a row that pause a node. */
+export const MISSES_TO_PAUSE = 3;
+export const SLOW_NODE = `The platform paused this node: it missed the first-token deadline of ${MISSES_TO_PAUSE} jobs in a row.`;
+/** Token events a job may carry beyond its completion cap (an honest generator sends at most one per token). */
+const EVENT_SLACK = 16;
+/** Bytes a job may carry beyond its completion cap times the model's longest token. */
+const BYTE_SLACK = 256;
 
 /** Which node holds a job, with the lock token it holds it by; kept past the job's end so late calls get 409. */
 interface Assignment extends Lease {
   nodeId: string;
+  modelId: string;
   claimedAt: number;
   firstTokenAt?: number;
+  /** The prompt's tokens as the platform counted them, and the completion cap the node was given. */
+  promptTokens: number;
+  maxTokens: number;
+  /** The most text (bytes) and token events the job may carry. */
+  maxBytes: number;
+  maxEvents: number;
+  /** The seed the node samples with: the request's, or one the platform chose, so a spot check can replay the reply. */
+  seed: number;
 }
+
+/** A cap of what a node may send was passed: the job has ended as failed (413). */
+class OverCapException extends PayloadTooLargeException {}
 
 type NodeJobEvent = Schemas['NodeJobEvent'];
 
@@ -54,6 +79,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
   private readonly catalog: Set<string>;
   private subscriber: Redis | undefined;
   private readonly waiters = new Set<{ queues: Set<string>; wake: () => void }>();
+  private deadlineTimer: NodeJS.Timeout | undefined;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -62,6 +88,9 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     private readonly replies: RepliesService,
     private readonly tasks: TasksRepository,
     private readonly nodes: ProviderNodesRepository,
+    private readonly counter: TokenCounter,
+    private readonly limiter: RateLimiter,
+    private readonly spotChecks: SpotChecksService,
   ) {
     this.catalog = new Set(loadCatalog(config).map((m) => m.id));
   }
@@ -72,20 +101,35 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     this.leases.watch(this.catalogModels(await this.nodes.remoteModels()).map(inferenceQueue));
     this.subscriber = createRedis(this.config, true);
     this.subscriber.on('error', () => undefined);
-    await this.subscriber.subscribe(jobsAddedChannel(this.config.redis.prefix));
-    this.subscriber.on('message', (_channel, queue: string) => {
-      for (const w of this.waiters) if (w.queues.has(queue)) w.wake();
+    const added = jobsAddedChannel(this.config.redis.prefix);
+    const stops = stopChannel(this.config.redis.prefix);
+    await this.subscriber.subscribe(added, stops);
+    this.subscriber.on('message', (channel: string, message: string) => {
+      if (channel === stops) {
+        this.endNow(message).catch((err: Error) => this.logger.warn(`Stopping job ${message}: ${err.message}`));
+        return;
+      }
+      for (const w of this.waiters) if (w.queues.has(message)) w.wake();
     });
+    const every = Math.min(1_000, Math.max(100, Math.floor(this.config.inference.nodeFirstTokenMs / 4)));
+    this.deadlineTimer = setInterval(() => {
+      this.missedDeadlines().catch((err: Error) => this.logger.warn(`First-token check failed: ${err.message}`));
+    }, every);
+    this.deadlineTimer.unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
+    if (this.deadlineTimer) clearInterval(this.deadlineTimer);
     for (const w of this.waiters) w.wake();
     await this.subscriber?.quit().catch(() => undefined);
   }
 
-  /** The catalog models among these (a node is offered jobs only for models the platform knows). */
+  /**
+   * The catalog models among these that the platform can count tokens of: a node is offered jobs only for those, so
+   * every remote reply is priced by the platform's own count.
+   */
   catalogModels(models: string[]): string[] {
-    return models.filter((m) => this.catalog.has(m));
+    return models.filter((m) => this.catalog.has(m) && this.counter.canCount(m));
   }
 
   private key(jobId: string): string {
@@ -94,6 +138,16 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
 
   private heldKey(nodeId: string): string {
     return `${this.config.redis.prefix}:node-jobs:${nodeId}`;
+  }
+
+  /** Jobs waiting for their first token, scored by their deadline. */
+  private deadlinesKey(): string {
+    return `${this.config.redis.prefix}:node-job-deadlines`;
+  }
+
+  /** What a job has carried so far: bytes of text and token events. */
+  private sentKey(jobId: string): string {
+    return `${this.config.redis.prefix}:node-job-sent:${jobId}`;
   }
 
   private async assignment(jobId: string): Promise<Assignment | null> {
@@ -122,7 +176,6 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     };
   }
 
-  /** The next job for a model this node has loaded, waiting up to `waitSeconds`; null when none came. */
   /** The next job for the node, or null after the wait; nothing is taken once `hungUp` aborts (the node left). */
   async claim(node: NodeIdentity, body: RequestBody<'claimNodeJob'> | undefined, hungUp?: AbortSignal): Promise<Schemas['NodeJob'] | null> {
     const deadline = Date.now() + (body?.wait_seconds ?? 25) * 1000;
@@ -131,6 +184,8 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
       if (hungUp?.aborted) return null;
       const state = await this.nodes.byId(node.id);
       if (!state || state.revoked) return null;
+      // A node holds at most the jobs it runs at once: one that claims more is asking to sit on them.
+      if ((await this.redis.scard(this.heldKey(node.id))) >= state.slots) return null;
       const queues = state.paused || state.battery_paused ? [] : this.catalogModels(state.models).map(inferenceQueue);
       // Listening before looking: a job announced while we look is not missed.
       const waiter = this.waitFor(queues);
@@ -139,8 +194,8 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
           if (hungUp?.aborted) return null;
           const job = await this.take(node, queue);
           if (!job) continue;
-          // Taken while the node hung up: straight back to the queue for another node.
-          if (hungUp?.aborted) {
+          // Taken while the node hung up, or past its slots by concurrent claims: straight back to the queue.
+          if (hungUp?.aborted || (await this.redis.scard(this.heldKey(node.id))) > state.slots) {
             await this.giveBack(node, job.job_id);
             return null;
           }
@@ -166,21 +221,49 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
         await this.leases.complete(lease);
         continue;
       }
-      await this.save({ ...lease, nodeId: node.id, claimedAt: Date.now() });
+      // The completion cap comes from the platform's count of the prompt, never from anything the node says.
+      const promptTokens = await this.counter.countPrompt(data.modelId, data.messages);
+      // The same budget rule as the in-cluster worker's: a hold that cannot pay for the prompt ends the reply.
+      const budget = await this.replies.budget(data, node.id, promptTokens);
+      if (!budget) {
+        await this.leases.complete(lease);
+        continue;
+      }
+      const maxBytes = budget.maxTokens * (await this.counter.maxTokenBytes(data.modelId)) + BYTE_SLACK;
+      const claimedAt = Date.now();
+      const a: Assignment = {
+        ...lease,
+        nodeId: node.id,
+        modelId: data.modelId,
+        claimedAt,
+        promptTokens,
+        maxTokens: budget.maxTokens,
+        maxBytes,
+        maxEvents: budget.maxTokens + EVENT_SLACK,
+        seed: data.params.seed ?? randomInt(2 ** 32),
+      };
+      await this.save(a);
       await this.redis.sadd(this.heldKey(node.id), lease.jobId);
+      await this.redis.zadd(this.deadlinesKey(), claimedAt + this.config.inference.nodeFirstTokenMs, lease.jobId);
+      // Stopped before any node took it: it ends now, with nothing generated.
+      if (await this.replies.stopRequested(data)) {
+        await this.settle(a, data, 'abort');
+        continue;
+      }
       return {
         job_id: lease.jobId,
         model_id: data.modelId,
         messages: data.messages,
         params: {
           temperature: data.params.temperature,
-          max_tokens: data.params.maxTokens,
+          max_tokens: budget.maxTokens,
           top_p: data.params.topP,
-          ...(data.params.seed !== undefined ? { seed: data.params.seed } : {}),
+          seed: a.seed,
           ...(data.params.stop?.length ? { stop: data.params.stop } : {}),
         },
-        hold_tokens: this.replies.holdTokens(data),
         lock_ms: this.config.inference.jobLockMs,
+        first_token_ms: this.config.inference.nodeFirstTokenMs,
+        max_bytes: maxBytes,
       };
     }
   }
@@ -202,7 +285,11 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     return { a, data };
   }
 
-  /** Token events go to the requester's stream; a final `done` settles the reply, an `error` ends it at no charge. */
+  /**
+   * Token events go to the requester's stream, within the job's caps (bytes, events, and the node's events per
+   * second: past one the job ends as failed, 413); a final `done` settles the reply by the platform's own count of
+   * the text it relayed, an `error` ends it at no charge.
+   */
   async events(node: NodeIdentity, jobId: string, body: RequestBody<'sendNodeJobEvents'>): Promise<Schemas['NodeJobAck']> {
     const events = body.events;
     if (events.length > NODE_EVENTS_MAX) throw new PayloadTooLargeException(NODE_EVENTS_TOO_LARGE);
@@ -211,21 +298,20 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     await this.nodes.touch(node.id);
     const { a, data } = await this.held(node, jobId);
     const final = end >= 0 ? (events[end] as Exclude<NodeJobEvent, { type: 'token' }>) : null;
-    if (final?.type === 'done') {
-      const why = this.replies.implausibleUsage(data, { promptTokens: final.usage.prompt_tokens, completionTokens: final.usage.completion_tokens });
-      if (why) throw new BadRequestException(`usage: ${why}`);
-    }
 
     const text = events.map((e) => (e.type === 'token' ? e.text : '')).join('');
+    const tokenEvents = events.length - (final ? 1 : 0);
+    if (tokenEvents > 0) await this.withinCaps(a, data, tokenEvents, Buffer.byteLength(text));
     if (text) {
       await this.replies.tokens(data, text);
-      if (!a.firstTokenAt && !final) await this.save({ ...a, firstTokenAt: Date.now() });
+      if (!a.firstTokenAt) {
+        await this.save({ ...a, firstTokenAt: Date.now() });
+        if (await this.redis.zrem(this.deadlinesKey(), jobId)) await this.nodes.firstTokenInTime(node.id);
+      }
     }
     if (final?.type === 'done') {
-      const usage = { promptTokens: final.usage.prompt_tokens, completionTokens: final.usage.completion_tokens };
-      await this.recordSpeed(node.id, usage.completionTokens, Date.now() - (a.firstTokenAt ?? a.claimedAt));
-      await this.replies.complete(data, node.id, usage, final.stop_reason, Date.now() - a.claimedAt);
-      await this.release(a, () => this.leases.complete(a));
+      const reported = { promptTokens: final.usage.prompt_tokens, completionTokens: final.usage.completion_tokens };
+      await this.settle(a, data, final.stop_reason, reported);
     } else if (final?.type === 'error') {
       this.logger.warn(`Node ${node.id} failed job ${jobId}: ${final.message}`);
       await this.replies.fail(data, node.id, 'INTERNAL_ERROR');
@@ -234,24 +320,115 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     return { stop: !final && (await this.replies.stopRequested(data)) };
   }
 
-  private async release(a: Assignment, end: () => Promise<void>): Promise<void> {
-    await end();
-    await this.redis.srem(this.heldKey(a.nodeId), a.jobId);
+  /** Counts what this call adds to the job; past a cap the job ends as failed for the node and nobody pays. */
+  private async withinCaps(a: Assignment, data: InferenceJob, events: number, bytes: number): Promise<void> {
+    const key = this.sentKey(a.jobId);
+    const [[, sentBytes], [, sentEvents]] = (await this.redis
+      .multi()
+      .hincrby(key, 'bytes', bytes)
+      .hincrby(key, 'events', events)
+      .expire(key, this.config.inference.replyTimeoutSeconds + this.config.inference.streamTtlSeconds)
+      .exec()) as [[null, number], [null, number], unknown];
+    const perSecond = await this.limiter.add('node-events', a.nodeId, events, 1);
+    const why =
+      sentBytes > a.maxBytes
+        ? `its text passed ${a.maxBytes} bytes, the most ${a.maxTokens} tokens can decode to`
+        : sentEvents > a.maxEvents
+          ? `it sent more than ${a.maxEvents} token events for at most ${a.maxTokens} tokens`
+          : perSecond.count > this.config.inference.nodeEventsPerSecond
+            ? `the node sent more than ${this.config.inference.nodeEventsPerSecond} token events in a second`
+            : null;
+    if (!why) return;
+    this.logger.warn(`Node ${a.nodeId} went past a cap on job ${a.jobId}: ${why}`);
+    await this.replies.fail(data, a.nodeId, 'WORKER_FAILED');
+    await this.release(a, () => this.leases.fail(a, `past a cap: ${why}`));
+    throw new OverCapException(`Job ${a.jobId} has ended: ${why}.`);
   }
 
   /**
-   * A node's speed as the platform saw it: completion tokens over the time from its first token to its done
-   * (from the claim when everything came in one call), averaged over jobs. Its hardware score follows the lower of
-   * its claim and this.
+   * The reply is complete: priced by the platform's count of the prompt and of the text it relayed (at most the
+   * completion cap the node was given); the node's own report is only recorded beside it.
    */
-  private async recordSpeed(nodeId: string, completionTokens: number, ms: number): Promise<void> {
-    if (completionTokens < 2 || ms <= 0) return;
-    const node = await this.nodes.byId(nodeId);
+  private async settle(a: Assignment, data: InferenceJob, stopReason: StopReason, reported?: { promptTokens: number; completionTokens: number }) {
+    const text = await this.replies.streamedText(data);
+    const usage = { promptTokens: a.promptTokens, completionTokens: Math.min(a.maxTokens, await this.counter.countText(a.modelId, text)) };
+    const now = Date.now();
+    const completed = await this.replies.complete(data, a.nodeId, usage, stopReason, now - a.claimedAt);
+    await this.release(a, () => this.leases.complete(a));
+    if (completed) {
+      await this.recordSpeed(a, usage.completionTokens, now);
+      if (reported) await this.tasks.recordReported(data.taskId, reported);
+      await this.spotChecks.afterReply({
+        taskId: data.taskId,
+        nodeId: a.nodeId,
+        job: data,
+        seed: a.seed,
+        text,
+        completionTokens: usage.completionTokens,
+      });
+    }
+  }
+
+  /**
+   * A stop (the requester's, a client that left, a revoked API key, or the reaper's) ends a remote node's reply here
+   * at once, with what was relayed so far, whatever the node does next: its following calls get 409.
+   */
+  private async endNow(jobId: string): Promise<void> {
+    const a = await this.assignment(jobId);
+    if (!a) return;
+    const data = await this.leases.renew(a);
+    if (!data) return;
+    await this.settle(a, data, 'abort');
+  }
+
+  private async release(a: Assignment, end: () => Promise<void>): Promise<void> {
+    await end();
+    await this.redis.srem(this.heldKey(a.nodeId), a.jobId);
+    await this.redis.zrem(this.deadlinesKey(), a.jobId);
+  }
+
+  /**
+   * Jobs whose first token did not come in time go back to the queue for another node (or end at no charge if part
+   * was sent), and their node is marked slow: MISSES_TO_PAUSE misses in a row pause it. Any API process may find a
+   * job due; the one whose ZREM removes it handles it.
+   */
+  async missedDeadlines(now = Date.now()): Promise<number> {
+    const due = await this.redis.zrangebyscore(this.deadlinesKey(), '-inf', now, 'LIMIT', 0, 100);
+    let handled = 0;
+    for (const jobId of due) {
+      if (!(await this.redis.zrem(this.deadlinesKey(), jobId))) continue;
+      try {
+        const a = await this.assignment(jobId);
+        if (!a || a.firstTokenAt) continue;
+        const data = await this.leases.renew(a);
+        if (data) await this.handBack(a, data);
+        const missed = await this.nodes.missedFirstToken(a.nodeId, MISSES_TO_PAUSE, SLOW_NODE);
+        this.logger.warn(`Node ${a.nodeId} sent no first token for job ${jobId} in time (${missed} in a row)`);
+        handled++;
+      } catch (err) {
+        this.logger.warn(`First-token deadline of job ${jobId}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    return handled;
+  }
+
+  /**
+   * A node's speed as the platform saw it, on its own clock: the completion tokens it counted over the time from the
+   * first token's arrival to the end (from the claim when everything came in one call), averaged over jobs. Its
+   * hardware score follows this speed once SCORE_WARMUP_TOKENS are measured, and is the lowest until then; what the
+   * node claims (its benchmark, a GPU) never counts.
+   */
+  private async recordSpeed(a: Assignment, completionTokens: number, endedAt: number): Promise<void> {
+    const ms = endedAt - (a.firstTokenAt && completionTokens > 1 ? a.firstTokenAt : a.claimedAt);
+    const tokens = a.firstTokenAt && completionTokens > 1 ? completionTokens - 1 : completionTokens;
+    if (tokens < 1 || ms <= 0) return;
+    const node = await this.nodes.byId(a.nodeId);
     if (!node) return;
-    const tps = completionTokens / (ms / 1000);
+    const tps = tokens / (ms / 1000);
     const measured = node.measured_tps === null ? tps : node.measured_tps * (1 - SPEED_WEIGHT) + tps * SPEED_WEIGHT;
-    const basis = Math.min(node.claimed_tps ?? measured, measured);
-    await this.nodes.setSpeed(nodeId, measured, hardwareScore(basis, node.gpu !== null));
+    const measuredTokens = Number(node.measured_tokens) + completionTokens;
+    const score = measuredTokens >= SCORE_WARMUP_TOKENS ? hardwareScore(measured, false) : LOWEST_HARDWARE_SCORE;
+    await this.nodes.setSpeed(a.nodeId, measured, measuredTokens, score);
   }
 
   /** The node gives a job back: to the queue for another node, or ended (no charge) if part of it was sent. */

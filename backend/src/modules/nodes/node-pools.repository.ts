@@ -116,6 +116,21 @@ export class NodePoolsRepository extends ConfiguredRepository {
     return (await this.count(`DELETE FROM node_pools WHERE id = $1 AND owner_id = $2 RETURNING id`, [id, ownerId], tx)) > 0;
   }
 
+  /**
+   * A revoked node leaves its pool, and the pool gets a new tunnel key (the revoked machine knew the old one); when it
+   * was the coordinator, planning chooses again. Answers the pool it left, if any.
+   */
+  async removeMember(nodeId: string, tunnelKey: string, tx?: Tx): Promise<string | undefined> {
+    const row = await this.one<{ pool_id: string }>(
+      `WITH gone AS (DELETE FROM node_pool_members WHERE node_id = $1 RETURNING pool_id)
+       UPDATE node_pools p SET tunnel_key = $2, coordinator_id = CASE WHEN p.coordinator_id = $1 THEN NULL ELSE p.coordinator_id END
+       FROM gone WHERE p.id = gone.pool_id RETURNING p.id AS pool_id`,
+      [nodeId, tunnelKey],
+      tx,
+    );
+    return row?.pool_id;
+  }
+
   /** What a node reported of its pool part: its model files, where its tunnel listens, and the pool it runs a part for. */
   async report(nodeId: string, r: { files: PoolFile[]; endpoint: string | null; ready: string | null }, tx?: Tx): Promise<void> {
     await this.rows(

@@ -3,6 +3,7 @@ import { NodeCredentialGuard } from '../../auth/node-credential.guard';
 import { RateLimiter } from '../../common/rate-limit';
 import { InferenceModule } from '../inference/inference.module';
 import { JoinTokensRepository } from './join-tokens.repository';
+import { ModelProofsService } from './model-proofs.service';
 import { NodeJobsService } from './node-jobs.service';
 import { NodesController } from './nodes.controller';
 import { NodePoolsRepository } from './node-pools.repository';
@@ -17,6 +18,7 @@ import { ProviderNodesRepository } from './provider-nodes.repository';
   providers: [
     NodesService,
     NodeJobsService,
+    ModelProofsService,
     PoolsService,
     JoinTokensRepository,
     ProviderNodesRepository,

@@ -7,10 +7,11 @@ import { APP_CONFIG } from '../../config/config.module';
 import { RateLimitedException } from '../../contract/errors';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { Transactions } from '../../database/repository';
-import { hardwareScore } from '../inference/rewards';
+import { LOWEST_HARDWARE_SCORE } from '../inference/rewards';
 import { RewardsService } from '../inference/rewards.service';
 import { toGlob } from '../wallet/units';
 import { JoinTokensRepository } from './join-tokens.repository';
+import { ModelProofsService } from './model-proofs.service';
 import { NodeJobsService } from './node-jobs.service';
 import { nodeStatus, PoolsService } from './pools.service';
 import { ProviderNodesRepository, type NodeIdentity, type ProviderNodeRow } from './provider-nodes.repository';
@@ -36,6 +37,7 @@ export class NodesService {
     private readonly rewards: RewardsService,
     private readonly pools: PoolsService,
     private readonly limiter: RateLimiter,
+    private readonly proofs: ModelProofsService,
   ) {}
 
   async createJoinToken(userId: string): Promise<Schemas['JoinToken']> {
@@ -71,7 +73,8 @@ export class NodesService {
           gpu: host.gpu ?? null,
           vramBytes: host.vram_bytes ?? null,
           claimedTps: benchmark.tokens_per_second,
-          hardwareScore: hardwareScore(benchmark.tokens_per_second, !!host.gpu),
+          // A node's own benchmark is a claim: it starts at the lowest score until the platform has measured it.
+          hardwareScore: LOWEST_HARDWARE_SCORE,
         },
         tx,
       );
@@ -85,8 +88,10 @@ export class NodesService {
   async heartbeat(node: NodeIdentity, body: RequestBody<'nodeHeartbeat'>): Promise<Schemas['NodeState']> {
     await this.nodes.touch(node.id);
     const battery = body.battery_percent ?? null;
-    const pool = await this.pools.onHeartbeat(node, body, this.nodeJobs.catalogModels(body.models));
-    await this.nodes.report(node.id, pool.models, battery !== null && battery < BATTERY_PAUSE_PERCENT);
+    // Only proven models count: the others get a challenge to answer.
+    const proofs = await this.proofs.onHeartbeat(node.id, this.nodeJobs.catalogModels(body.models), body.proofs ?? []);
+    const pool = await this.pools.onHeartbeat(node, body, proofs.proven);
+    await this.nodes.report(node.id, pool.models, battery !== null && battery < BATTERY_PAUSE_PERCENT, body.slots ?? 1);
     await this.nodeJobs.renewAll(node.id);
     const row = (await this.nodes.byId(node.id))!;
     const totals = (await this.rewards.totalsByNode([row.id])).get(row.id)!;
@@ -98,26 +103,32 @@ export class NodesService {
       earned: toGlob(totals.earnedUnits),
       pending: toGlob(totals.pendingUnits),
       pool: pool.assignment,
+      challenges: proofs.challenges,
     };
   }
 
   async list(ownerId: string): Promise<Schemas['NodeList']> {
     const rows = await this.nodes.listOwned(ownerId);
-    const totals = await this.rewards.totalsByNode(rows.map((r) => r.id));
-    return { nodes: rows.map((r) => toNode(r, totals.get(r.id)!)) };
+    const ids = rows.map((r) => r.id);
+    const [totals, proven] = [await this.rewards.totalsByNode(ids), await this.proofs.provenBy(ids)];
+    return { nodes: rows.map((r) => toNode(r, totals.get(r.id)!, proven.get(r.id)!)) };
   }
 
   async update(ownerId: string, id: string, body: RequestBody<'updateNode'>): Promise<Schemas['Node']> {
     if (!(await this.nodes.change(id, ownerId, body))) throw new NotFoundException('Node not found');
     const row = (await this.nodes.byId(id))!;
     const totals = (await this.rewards.totalsByNode([id])).get(id)!;
-    return toNode(row, totals);
+    return toNode(row, totals, (await this.proofs.provenBy([id])).get(id)!);
   }
 
-  /** The credential ends at once; a job the node holds goes back to the queue (or ends, if part of it was sent). */
+  /**
+   * The credential ends at once; a job the node holds goes back to the queue (or ends, if part of it was sent), and
+   * the node leaves its pool, whose tunnel key changes so the revoked machine can no longer reach the others.
+   */
   async revoke(ownerId: string, id: string): Promise<void> {
     if (!(await this.nodes.revoke(id, ownerId))) throw new NotFoundException('Node not found');
     await this.nodeJobs.returnAll(id);
+    await this.pools.onMemberRevoked(id);
   }
 }
 
@@ -127,7 +138,7 @@ const allocationOf = (r: ProviderNodeRow): Schemas['NodeAllocation'] => ({
   gpu_percent: r.gpu_percent,
 });
 
-function toNode(r: ProviderNodeRow, totals: { earnedUnits: number; pendingUnits: number }): Schemas['Node'] {
+function toNode(r: ProviderNodeRow, totals: { earnedUnits: number; pendingUnits: number }, proven: Schemas['ProvenModel'][]): Schemas['Node'] {
   return {
     id: r.id,
     name: r.name,
@@ -145,8 +156,10 @@ function toNode(r: ProviderNodeRow, totals: { earnedUnits: number; pendingUnits:
       vram_bytes: r.vram_bytes === null ? null : Number(r.vram_bytes),
     },
     models: r.live ? r.models : [],
+    proven_models: proven,
     hardware_score: Number(r.hardware_score),
     measured_tokens_per_second: r.measured_tps === null ? null : Math.round(r.measured_tps * 10) / 10,
+    paused_reason: r.paused_reason,
     allocation: allocationOf(r),
     tasks_served: r.tasks_served,
     earned: toGlob(totals.earnedUnits),

@@ -82,6 +82,11 @@ export class PoolsService {
     if (!(await this.pools.remove(id, ownerId))) throw new NotFoundException('Pool not found');
   }
 
+  /** A revoked node leaves its pool at once, and the remaining members get a new tunnel key at their next heartbeat. */
+  async onMemberRevoked(nodeId: string): Promise<void> {
+    await this.pools.removeMember(nodeId, randomBytes(32).toString('hex'));
+  }
+
   /**
    * Records what the node reported of its pool part and answers its assignment (null outside a pool). Also keeps the
    * plan current and strips the pooled model from what the coordinator offers while another member is down.

@@ -38,6 +38,12 @@ export interface ProviderNodeRow extends Allocation {
   hardware_score: string;
   claimed_tps: number | null;
   measured_tps: number | null;
+  /** Completion tokens, as the platform counted them, of the jobs its measured speed rests on. */
+  measured_tokens: string;
+  /** How many jobs it runs at once; it never holds more. */
+  slots: number;
+  /** Why the platform paused it; null unless the platform did. */
+  paused_reason: string | null;
   models: string[];
   paused: boolean;
   battery_paused: boolean;
@@ -63,7 +69,7 @@ export interface NodeChanges {
 }
 
 const ROW = (live: string) => `n.id, n.owner_id, n.name, n.host, n.os, n.arch, n.cpu_cores, n.ram_bytes, n.gpu, n.vram_bytes, n.hardware_score,
-  n.claimed_tps, n.measured_tps, n.models, n.paused, n.battery_paused, n.cpu_percent, n.memory_percent, n.gpu_percent, n.created_at,
+  n.claimed_tps, n.measured_tps, n.measured_tokens, n.slots, n.paused_reason, n.models, n.paused, n.battery_paused, n.cpu_percent, n.memory_percent, n.gpu_percent, n.created_at,
   n.last_seen_at, ${liveNode('n', live)} AS live, n.revoked_at IS NOT NULL AS revoked,
   least(1, coalesce((SELECT sum(p.seconds) FROM node_presence p WHERE p.node_id = n.id AND p.day > current_date - 30), 0)
     / greatest(1, extract(epoch FROM now() - greatest(n.created_at, now() - interval '30 days'))))::float8 AS uptime,
@@ -117,15 +123,38 @@ export class ProviderNodesRepository extends ConfiguredRepository {
     );
   }
 
-  /** What the node reported: the models it has loaded, and whether its battery pauses it. */
-  async report(id: string, models: string[], batteryPaused: boolean, tx?: Tx): Promise<void> {
-    await this.rows(`UPDATE nodes SET models = $2, battery_paused = $3 WHERE id = $1`, [id, models, batteryPaused], tx);
+  /** What the node reported: the models it has loaded, whether its battery pauses it, and how many jobs it runs at once. */
+  async report(id: string, models: string[], batteryPaused: boolean, slots: number, tx?: Tx): Promise<void> {
+    await this.rows(`UPDATE nodes SET models = $2, battery_paused = $3, slots = $4 WHERE id = $1`, [id, models, batteryPaused, slots], tx);
+  }
+
+  /**
+   * The node missed a job's first-token deadline: counted, and at `pauseAt` misses in a row it is paused with
+   * `reason`. Answers the misses in a row.
+   */
+  async missedFirstToken(id: string, pauseAt: number, reason: string, tx?: Tx): Promise<number> {
+    const row = await this.one<{ missed: number }>(
+      `UPDATE nodes SET missed_first_tokens = missed_first_tokens + 1,
+              paused = paused OR missed_first_tokens + 1 >= $2,
+              paused_reason = CASE WHEN missed_first_tokens + 1 >= $2 AND NOT paused THEN $3 ELSE paused_reason END
+       WHERE id = $1 RETURNING missed_first_tokens AS missed`,
+      [id, pauseAt, reason],
+      tx,
+    );
+    return row?.missed ?? 0;
+  }
+
+  /** A first token in time ends a run of misses. */
+  async firstTokenInTime(id: string, tx?: Tx): Promise<void> {
+    await this.rows(`UPDATE nodes SET missed_first_tokens = 0 WHERE id = $1 AND missed_first_tokens > 0`, [id], tx);
   }
 
   /** The owner's change; false when the node is not the owner's (or revoked). */
   async change(id: string, ownerId: string, c: NodeChanges, tx?: Tx): Promise<boolean> {
     const changed = await this.count(
       `UPDATE nodes SET name = coalesce($3, name), paused = coalesce($4, paused), cpu_percent = coalesce($5, cpu_percent),
+              paused_reason = CASE WHEN $4 = false THEN NULL ELSE paused_reason END,
+              missed_first_tokens = CASE WHEN $4 = false THEN 0 ELSE missed_first_tokens END,
               memory_percent = coalesce($6, memory_percent), gpu_percent = coalesce($7, gpu_percent)
        WHERE id = $1 AND owner_id = $2 AND credential_hash IS NOT NULL AND revoked_at IS NULL RETURNING id`,
       [
@@ -162,7 +191,11 @@ export class ProviderNodesRepository extends ConfiguredRepository {
     return rows.map((r) => r.model);
   }
 
-  async setSpeed(id: string, measuredTps: number, hardwareScore: number, tx?: Tx): Promise<void> {
-    await this.rows(`UPDATE nodes SET measured_tps = $2, hardware_score = $3 WHERE id = $1`, [id, measuredTps, hardwareScore], tx);
+  async setSpeed(id: string, measuredTps: number, measuredTokens: number, hardwareScore: number, tx?: Tx): Promise<void> {
+    await this.rows(
+      `UPDATE nodes SET measured_tps = $2, measured_tokens = $3, hardware_score = $4 WHERE id = $1`,
+      [id, measuredTps, measuredTokens, hardwareScore],
+      tx,
+    );
   }
 }

@@ -229,10 +229,10 @@ export class LedgerRepository extends Repository {
 
   // ---- reads for the wallet ----
 
-  /** Rewards recorded for the user's nodes and not yet paid, in units. */
+  /** Rewards recorded for the user's nodes and not yet paid (nor withheld after a failed spot check), in units. */
   async pendingRewards(userId: string, tx?: Tx): Promise<number> {
     const row = await this.one<{ sum: string }>(
-      `SELECT coalesce(sum(units), 0) AS sum FROM node_rewards WHERE owner_id = $1 AND paid_at IS NULL`,
+      `SELECT coalesce(sum(units), 0) AS sum FROM node_rewards WHERE owner_id = $1 AND paid_at IS NULL AND withheld_at IS NULL`,
       [userId],
       tx,
     );

@@ -1,0 +1,24 @@
+/**
+ * How a node's reply must agree with a trusted generator's replay of the same request (same prompt, sampling and
+ * seed): token for token over its first half, and at least its first SPOT_CHECK_PREFIX tokens (all of a shorter
+ * reply). Generators on different hardware can round differently and drift apart late in a reply; a reply that is
+ * not the model's output differs from the first tokens.
+ */
+export const SPOT_CHECK_PREFIX = 16;
+
+export interface SpotCheckVerdict {
+  passed: boolean;
+  /** Tokens the two replies share from the start. */
+  matched: number;
+  /** Tokens of the node's reply. */
+  nodeTokens: number;
+  /** Tokens that had to match. */
+  required: number;
+}
+
+export function judgeReplay(replay: number[], node: number[]): SpotCheckVerdict {
+  let matched = 0;
+  while (matched < replay.length && matched < node.length && replay[matched] === node[matched]) matched++;
+  const required = Math.min(node.length, Math.max(SPOT_CHECK_PREFIX, Math.ceil(node.length / 2)));
+  return { passed: matched >= required, matched, nodeTokens: node.length, required };
+}

@@ -1,0 +1,155 @@
+import { Injectable } from '@nestjs/common';
+import { ConfiguredRepository, type Tx } from '../../database/repository';
+
+export interface SpotCheckRow {
+  id: string;
+  task_id: string;
+  node_id: string;
+  model_id: string;
+  node_text: string;
+  status: 'pending' | 'passed' | 'failed';
+}
+
+/** A model challenge as the node is given it (see ModelChallenge in the spec). */
+export interface ChallengeBody {
+  nonce: string;
+  ranges: Array<{ offset: number; length: number }>;
+  messages: Array<{ role: 'user'; content: string }>;
+  params: { temperature: number; max_tokens: number; top_p: number; seed: number };
+}
+
+export interface ModelProofRow {
+  id: string;
+  node_id: string;
+  model_id: string;
+  challenge: ChallengeBody;
+  status: 'issued' | 'checking' | 'proven' | 'failed';
+  node_text: string | null;
+  issued_at: Date;
+  proven_at: Date | null;
+}
+
+const PROOF = 'id, node_id, model_id, challenge, status, node_text, issued_at, proven_at';
+
+/**
+ * What the platform verifies of remote nodes' work: the spot_checks and model_proofs tables, and what a verdict
+ * changes on the node and its rewards.
+ */
+@Injectable()
+export class SpotChecksRepository extends ConfiguredRepository {
+  async create(c: { taskId: string; nodeId: string; modelId: string; nodeText: string }, tx?: Tx): Promise<string> {
+    const row = await this.one<{ id: string }>(
+      `INSERT INTO spot_checks (task_id, node_id, model_id, node_text) VALUES ($1, $2, $3, $4) RETURNING id`,
+      [c.taskId, c.nodeId, c.modelId, c.nodeText],
+      tx,
+    );
+    return row!.id;
+  }
+
+  /** The check if it still waits for its verdict, locked until the transaction ends. */
+  lockPending(id: string, tx: Tx): Promise<SpotCheckRow | undefined> {
+    return this.one<SpotCheckRow>(
+      `SELECT id, task_id, node_id, model_id, node_text, status FROM spot_checks WHERE id = $1 AND status = 'pending' FOR UPDATE`,
+      [id],
+      tx,
+    );
+  }
+
+  async judge(id: string, passed: boolean, matched: number, nodeTokens: number, tx: Tx): Promise<void> {
+    await this.rows(
+      `UPDATE spot_checks SET status = $2, matched_tokens = $3, node_tokens = $4, judged_at = now() WHERE id = $1`,
+      [id, passed ? 'passed' : 'failed', matched, nodeTokens],
+      tx,
+    );
+  }
+
+  /** Checks the node has passed since it was paired or last resumed (its first ones are all checked). */
+  async passedSinceTrusted(nodeId: string, tx?: Tx): Promise<number> {
+    const row = await this.one<{ passed: number }>(`SELECT spot_checks_passed AS passed FROM nodes WHERE id = $1`, [nodeId], tx);
+    return row?.passed ?? 0;
+  }
+
+  async countPass(nodeId: string, tx: Tx): Promise<void> {
+    await this.rows(`UPDATE nodes SET spot_checks_passed = spot_checks_passed + 1 WHERE id = $1`, [nodeId], tx);
+  }
+
+  /** The node is paused with `reason`, its trust starts over, and its unpaid rewards are withheld; answers their units and its owner. */
+  async penalize(nodeId: string, reason: string, tx: Tx): Promise<{ ownerId: string | null; name: string; withheldUnits: number }> {
+    const node = await this.one<{ owner_id: string | null; name: string }>(
+      `UPDATE nodes SET paused = true, paused_reason = $2, spot_checks_passed = 0 WHERE id = $1 RETURNING owner_id, name`,
+      [nodeId, reason],
+      tx,
+    );
+    const withheld = await this.one<{ units: string }>(
+      `WITH w AS (UPDATE node_rewards SET withheld_at = now() WHERE node_id = $1 AND paid_at IS NULL AND withheld_at IS NULL RETURNING units)
+       SELECT coalesce(sum(units), 0) AS units FROM w`,
+      [nodeId],
+      tx,
+    );
+    return { ownerId: node?.owner_id ?? null, name: node?.name ?? '', withheldUnits: Number(withheld?.units ?? 0) };
+  }
+
+  // ---- model proofs ----
+
+  /** The node's live proofs (issued, being checked, or proven), one per model. */
+  liveProofs(nodeId: string, tx?: Tx): Promise<ModelProofRow[]> {
+    return this.rows<ModelProofRow>(`SELECT ${PROOF} FROM model_proofs WHERE node_id = $1 AND status <> 'failed'`, [nodeId], tx);
+  }
+
+  /** A new challenge for the model, unless one is live already (then undefined). */
+  async issue(nodeId: string, modelId: string, challenge: ChallengeBody, tx?: Tx): Promise<ModelProofRow | undefined> {
+    return this.one<ModelProofRow>(
+      `INSERT INTO model_proofs (node_id, model_id, challenge) VALUES ($1, $2, $3::jsonb)
+       ON CONFLICT (node_id, model_id) WHERE status <> 'failed' DO NOTHING RETURNING ${PROOF}`,
+      [nodeId, modelId, JSON.stringify(challenge)],
+      tx,
+    );
+  }
+
+  /**
+   * Challenges left unanswered past `answerSeconds`, or answered but not judged past `judgeSeconds` (the trusted
+   * generator went away), are dropped, so a fresh one can be issued.
+   */
+  async expire(nodeId: string, answerSeconds: number, judgeSeconds: number, tx?: Tx): Promise<void> {
+    await this.rows(
+      `UPDATE model_proofs SET status = 'failed', failure = CASE status WHEN 'issued' THEN 'not answered in time' ELSE 'not judged in time' END
+       WHERE node_id = $1 AND ((status = 'issued' AND issued_at < now() - make_interval(secs => $2))
+                            OR (status = 'checking' AND issued_at < now() - make_interval(secs => $3)))`,
+      [nodeId, answerSeconds, judgeSeconds],
+      tx,
+    );
+  }
+
+  /** The proof in `status`, locked until the transaction ends. */
+  lockProof(id: string, status: 'issued' | 'checking', tx: Tx): Promise<ModelProofRow | undefined> {
+    return this.one<ModelProofRow>(`SELECT ${PROOF} FROM model_proofs WHERE id = $1 AND status = $2 FOR UPDATE`, [id, status], tx);
+  }
+
+  async checking(id: string, nodeText: string, tx?: Tx): Promise<void> {
+    await this.rows(`UPDATE model_proofs SET status = 'checking', node_text = $2 WHERE id = $1`, [id, nodeText], tx);
+  }
+
+  async prove(id: string, generation: 'checked' | 'unchecked', nodeText: string, tx?: Tx): Promise<void> {
+    await this.rows(
+      `UPDATE model_proofs SET status = 'proven', generation = $2, node_text = $3, proven_at = now() WHERE id = $1`,
+      [id, generation, nodeText],
+      tx,
+    );
+  }
+
+  async failProof(id: string, failure: string, tx?: Tx): Promise<void> {
+    await this.rows(`UPDATE model_proofs SET status = 'failed', failure = $2 WHERE id = $1`, [id, failure], tx);
+  }
+
+  /** node id → its proven models and when, for the owner's list. */
+  async proven(nodeIds: string[], tx?: Tx): Promise<Map<string, Array<{ model_id: string; proven_at: Date }>>> {
+    const rows = await this.rows<{ node_id: string; model_id: string; proven_at: Date }>(
+      `SELECT node_id, model_id, proven_at FROM model_proofs WHERE node_id = ANY($1::uuid[]) AND status = 'proven' ORDER BY proven_at`,
+      [nodeIds],
+      tx,
+    );
+    const byNode = new Map<string, Array<{ model_id: string; proven_at: Date }>>();
+    for (const r of rows) byNode.set(r.node_id, [...(byNode.get(r.node_id) ?? []), { model_id: r.model_id, proven_at: r.proven_at }]);
+    return byNode;
+  }
+}

@@ -1,0 +1,120 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomBytes, randomInt } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import type { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import type { Schemas } from '../../contract/types';
+import { Transactions } from '../../database/repository';
+import { CatalogModel, loadCatalog } from '../inference/catalog';
+import { hashRanges } from '../inference/engine/file-proof';
+import { SpotChecksService } from '../inference/spot-checks.service';
+import { SpotChecksRepository, type ChallengeBody, type ModelProofRow } from '../inference/spot-checks.repository';
+
+/** Byte ranges a challenge asks for, and how long each is. */
+const RANGES = 4;
+const RANGE_BYTES = 4096;
+/** Tokens of the challenge's generation, at temperature 0 with a seed. */
+const PROBE_TOKENS = 16;
+/** A challenge not answered within this long is replaced by a new one; so is one its trusted generator did not judge. */
+const CHALLENGE_TTL_SECONDS = 600;
+const JUDGE_TTL_SECONDS = 60;
+/** Words the challenge's prompt is drawn from, so no answer can be prepared in advance. */
+const WORDS = (
+  'river city mountain lantern harbor winter garden engine silver forest letter morning bridge market thunder ' +
+  'island window candle meadow compass orchard whisper canyon copper festival glacier library voyage pepper ' +
+  'shadow meteor puzzle velvet anchor beacon cactus dolphin ember falcon granite hollow ivory jasmine kettle'
+).split(' ');
+
+/**
+ * A node's model counts only once the node proved it: it answers a challenge with the SHA-256 of a nonce and random
+ * byte ranges of the catalog's file (checked against the platform's own copy) and the model's seeded reply to a
+ * random prompt, judged by a trusted generator when one serves the model (otherwise the model is proven by its file,
+ * and its replies are spot-checked once a trusted generator is there).
+ */
+@Injectable()
+export class ModelProofsService {
+  private readonly catalog: Map<string, CatalogModel>;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly transactions: Transactions,
+    private readonly checks: SpotChecksRepository,
+    private readonly spotChecks: SpotChecksService,
+  ) {
+    this.catalog = new Map(loadCatalog(config).map((m) => [m.id, m]));
+  }
+
+  /** The platform can challenge a node only for models whose file it holds itself. */
+  private fileOf(modelId: string): string | null {
+    const path = this.catalog.get(modelId)?.path;
+    return path && existsSync(path) ? path : null;
+  }
+
+  /**
+   * Takes the node's answers, then answers which of the declared models are proven and the challenges still open
+   * for the others (new ones for models without a live challenge).
+   */
+  async onHeartbeat(
+    nodeId: string,
+    declared: string[],
+    proofs: Schemas['ModelProof'][],
+  ): Promise<{ proven: string[]; challenges: Schemas['ModelChallenge'][] }> {
+    for (const p of proofs) await this.answer(nodeId, p);
+    await this.checks.expire(nodeId, CHALLENGE_TTL_SECONDS, JUDGE_TTL_SECONDS);
+    const live = new Map((await this.checks.liveProofs(nodeId)).map((p) => [p.model_id, p]));
+    for (const modelId of declared) {
+      if (live.has(modelId)) continue;
+      const file = this.fileOf(modelId);
+      const issued = file ? await this.checks.issue(nodeId, modelId, this.challenge(file)) : undefined;
+      if (issued) live.set(modelId, issued);
+    }
+    return {
+      proven: declared.filter((m) => live.get(m)?.status === 'proven'),
+      challenges: declared.flatMap((m) => {
+        const p = live.get(m);
+        return p?.status === 'issued' ? [toChallenge(p)] : [];
+      }),
+    };
+  }
+
+  /** node id → the models it has proven, and when. */
+  async provenBy(nodeIds: string[]): Promise<Map<string, Schemas['ProvenModel'][]>> {
+    const rows = nodeIds.length ? await this.checks.proven(nodeIds) : new Map<string, Array<{ model_id: string; proven_at: Date }>>();
+    return new Map(nodeIds.map((id) => [id, (rows.get(id) ?? []).map((r) => ({ model_id: r.model_id, proven_at: r.proven_at.toISOString() }))]));
+  }
+
+  private challenge(file: string): ChallengeBody {
+    const size = statSync(file).size;
+    const length = Math.min(RANGE_BYTES, size);
+    const words = Array.from({ length: 6 }, () => WORDS[randomInt(WORDS.length)]!).join(' ');
+    return {
+      nonce: randomBytes(16).toString('hex'),
+      ranges: Array.from({ length: RANGES }, () => ({ offset: randomInt(size - length + 1), length })),
+      messages: [{ role: 'user', content: `Write about: ${words}` }],
+      params: { temperature: 0, max_tokens: PROBE_TOKENS, top_p: 1, seed: randomInt(2 ** 31) },
+    };
+  }
+
+  /** A node's answer: its file ranges are checked here; its generation by a trusted generator, when one is live. */
+  private async answer(nodeId: string, proof: Schemas['ModelProof']): Promise<void> {
+    const toCheck = await this.transactions.run(async (tx) => {
+      const row = await this.checks.lockProof(proof.challenge_id, 'issued', tx);
+      if (!row || row.node_id !== nodeId) return null;
+      const file = this.fileOf(row.model_id);
+      const expected = file ? await hashRanges(file, row.challenge.nonce, row.challenge.ranges) : null;
+      if (!expected || expected.join() !== proof.range_hashes.join()) {
+        await this.checks.failProof(row.id, "file: the byte ranges do not match the catalog's file", tx);
+        return null;
+      }
+      if (!(await this.spotChecks.trusted(row.model_id))) {
+        await this.checks.prove(row.id, 'unchecked', proof.text, tx);
+        return null;
+      }
+      await this.checks.checking(row.id, proof.text, tx);
+      return row;
+    });
+    if (toCheck) await this.spotChecks.checkProof(toCheck.id, toCheck.model_id, toCheck.challenge);
+  }
+}
+
+const toChallenge = (p: ModelProofRow): Schemas['ModelChallenge'] => ({ challenge_id: p.id, model_id: p.model_id, ...p.challenge });

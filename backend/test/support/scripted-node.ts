@@ -1,0 +1,148 @@
+import { join } from 'node:path';
+import type { Response } from 'supertest';
+import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
+import { hashRanges } from '../../src/modules/inference/engine/file-proof';
+import type { TestStack } from './app';
+import { expectSpecResponse } from './contract';
+
+export interface Challenge {
+  challenge_id: string;
+  model_id: string;
+  nonce: string;
+  ranges: Array<{ offset: number; length: number }>;
+  messages: Array<{ role: string; content: string }>;
+  params: { temperature: number; max_tokens: number; top_p: number; seed: number };
+}
+
+/** What a node generates for a challenge's prompt; any text passes where no trusted generator judges it. */
+export type ChallengeWriter = (c: Challenge) => Promise<string>;
+
+/**
+ * Answers model challenges as a node holding the files would: in test stacks every catalog model's file is the tiny
+ * model's (test/support/catalog.ts).
+ */
+export async function answerChallenges(challenges: Challenge[] | undefined, write: ChallengeWriter = async () => 'x') {
+  const file = join(process.env.MODELS_DIR!, TINY_MODEL_FILE);
+  return Promise.all(
+    (challenges ?? []).map(async (c) => ({
+      challenge_id: c.challenge_id,
+      range_hashes: await hashRanges(file, c.nonce, c.ranges),
+      text: await write(c),
+    })),
+  );
+}
+
+export const TEST_HOST = { hostname: 'test-box', os: 'linux', arch: 'x64', cpu_cores: 4, memory_bytes: 8 * 2 ** 30, gpu: null, vram_bytes: null };
+
+export interface NodeJob {
+  job_id: string;
+  model_id: string;
+  messages: Array<{ role: string; content: string }>;
+  params: { max_tokens: number; temperature: number; top_p: number; seed?: number };
+  lock_ms: number;
+  first_token_ms: number;
+  max_bytes: number;
+}
+
+/**
+ * A heartbeat as the agent sends it, then again with the answers to its challenges until none is left (where no
+ * trusted generator judges the text, a node's models are proven at the second beat).
+ */
+export async function provingHeartbeat(stack: TestStack, auth: Record<string, string>, body: object): Promise<Response> {
+  let proofs: Awaited<ReturnType<typeof answerChallenges>> = [];
+  for (let round = 0; ; round++) {
+    const res = await stack.http
+      .post('/api/nodes/heartbeat')
+      .set(auth)
+      .send({ ...body, ...(proofs.length ? { proofs } : {}) });
+    const challenges = res.status === 200 ? (res.body.challenges as Challenge[] | undefined) : undefined;
+    if (!challenges?.length || round === 2) return res;
+    proofs = await answerChallenges(challenges);
+  }
+}
+
+/**
+ * A node that speaks the public node API from a script, not the project's agent: it says whatever the test makes
+ * it say (usage, models, speed, text), as a stranger's modified agent could. Every answer is checked against the spec.
+ */
+export class ScriptedNode {
+  /** Answers to the challenges of the last heartbeat, sent with the next. */
+  private proofs: Awaited<ReturnType<typeof answerChallenges>> = [];
+
+  private constructor(
+    private readonly stack: TestStack,
+    readonly id: string,
+    readonly auth: { Authorization: string },
+    private readonly write?: ChallengeWriter,
+  ) {}
+
+  /** Pairs with a fresh join token of `owner`, claiming whatever benchmark and host the test gives. */
+  static async pair(
+    stack: TestStack,
+    owner: { auth: Record<string, string> },
+    opts: { models?: string[]; name?: string; tokensPerSecond?: number; host?: object; slots?: number; write?: ChallengeWriter } = {},
+  ): Promise<ScriptedNode> {
+    const token = await stack.http.post('/api/nodes/join-tokens').set(owner.auth);
+    expectSpecResponse(token, 'createJoinToken');
+    const res = await stack.http.post('/api/nodes/register').send({
+      join_token: token.body.join_token,
+      name: opts.name ?? `scripted-${Date.now().toString(36)}`,
+      host: opts.host ?? TEST_HOST,
+      models: opts.models ?? [],
+      benchmark: { model_id: opts.models?.[0] ?? 'glob-tiny-chat', tokens_per_second: opts.tokensPerSecond ?? 100 },
+    });
+    expectSpecResponse(res, 'registerNode');
+    if (res.status !== 201) throw new Error(`register ${res.status}: ${res.text}`);
+    const node = new ScriptedNode(stack, res.body.node_id as string, { Authorization: `Bearer ${res.body.credential as string}` }, opts.write);
+    await node.prove(opts.models ?? [], opts.slots);
+    return node;
+  }
+
+  /** Heartbeats, answering its challenges, until every model is proven (its model counts only then). */
+  async prove(models: string[], slots?: number): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const rows = (await this.stack.db.query(`SELECT model_id FROM model_proofs WHERE node_id = $1 AND status = 'proven'`, [this.id])) as Array<{
+        model_id: string;
+      }>;
+      // The platform offers a proven model from the node's next heartbeat on, so one beat follows the proof.
+      await this.heartbeat(models, slots);
+      if (models.every((m) => rows.some((r) => r.model_id === m))) return;
+      if (Date.now() > deadline) throw new Error(`models ${models.join(', ')} of node ${this.id} never proven`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  private spec(res: Response, op: string): Response {
+    expectSpecResponse(res, op);
+    return res;
+  }
+
+  async heartbeat(models: string[], slots?: number): Promise<Response> {
+    const proofs = this.proofs.splice(0);
+    const res = this.spec(
+      await this.stack.http
+        .post('/api/nodes/heartbeat')
+        .set(this.auth)
+        .send({ models, running_jobs: 0, ...(slots ? { slots } : {}), ...(proofs.length ? { proofs } : {}) }),
+      'nodeHeartbeat',
+    );
+    if (res.status === 200) this.proofs = await answerChallenges(res.body.challenges as Challenge[] | undefined, this.write);
+    return res;
+  }
+
+  async claim(waitSeconds = 5): Promise<NodeJob | null> {
+    const res = this.spec(await this.stack.http.post('/api/nodes/jobs/claim').set(this.auth).send({ wait_seconds: waitSeconds }), 'claimNodeJob');
+    if (res.status === 204) return null;
+    if (res.status !== 200) throw new Error(`claim ${res.status}: ${res.text}`);
+    return res.body as NodeJob;
+  }
+
+  send(jobId: string, events: object[]): Promise<Response> {
+    return this.stack.http
+      .post(`/api/nodes/jobs/${jobId}/events`)
+      .set(this.auth)
+      .send({ events })
+      .then((r) => this.spec(r, 'sendNodeJobEvents'));
+  }
+}
