@@ -129,7 +129,7 @@ describe('funded rewards (default emission and share)', () => {
     expect(await h.reconcile()).toEqual([]);
   });
 
-  it('the rewards account cannot be overdrawn, and ledger:check catches GLOB that was not funded or earned', async () => {
+  it('the rewards account cannot be overdrawn, and ledger:check catches GLOB that was not funded, earned or owed', async () => {
     const ledger = h.stack.app.get(LedgerService);
     const user = await newUser(h.stack, 'forger');
     const wallet = await ledger.walletOf(user.id);
@@ -155,7 +155,7 @@ describe('funded rewards (default emission and share)', () => {
     ).rejects.toThrow(/insufficient/i);
     // Postings the services never make, each rolled back after ledger:check has seen it.
     const rollback = new Error('rollback');
-    const seen = async (lines: Array<{ accountId: string; amount: number }>, type: 'earning' | 'reward', expected: RegExp) => {
+    const seen = async (lines: Array<{ accountId: string; amount: number }>, type: 'earning' | 'reward' | 'refund', expected: RegExp) => {
       await expect(
         h.stack.db.transaction(async (tx) => {
           await ledger.post({ type, description: 'forged', reference: user.id, lines }, tx);
@@ -195,6 +195,15 @@ describe('funded rewards (default emission and share)', () => {
       ],
       'earning',
       /platform:emission/,
+    );
+    // A refund no failed spot check gave.
+    await seen(
+      [
+        { accountId: spending, amount: -1 },
+        { accountId: wallet.id, amount: 1 },
+      ],
+      'refund',
+      /refund .*: no spot check refunds by it/,
     );
     expect(await h.reconcile()).toEqual([]);
   });

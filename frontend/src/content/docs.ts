@@ -204,6 +204,7 @@ export const DOC_SECTIONS: DocSection[] = [
     <tr><td><code>spending</code></td><td>AI usage</td></tr>
     <tr><td><code>purchase</code></td><td>A token package bought</td></tr>
     <tr><td><code>transfer</code></td><td>GLOB sent to or received from another wallet</td></tr>
+    <tr><td><code>refund</code></td><td>A reply's charge given back, when the node that served it failed the platform's check of that reply (shown with a green plus sign)</td></tr>
   </tbody>
 </table>
 <p>In the wallet's Recent Transactions table, earnings, the welcome bonus, bonuses and rewards are shown with a green plus sign; the other types are shown in red.</p>

@@ -244,7 +244,7 @@ export class LedgerRepository extends Repository {
     const row = await this.one<{ earned: string; spent: string; recent: string; transactions: number }>(
       `SELECT
          coalesce(sum(e.amount) FILTER (WHERE t.type IN ('earning','reward','bonus','welcome_bonus') AND e.amount > 0), 0) AS earned,
-         coalesce(-sum(e.amount) FILTER (WHERE t.type = 'spending' AND e.amount < 0), 0) AS spent,
+         coalesce(-sum(e.amount) FILTER (WHERE (t.type = 'spending' AND e.amount < 0) OR (t.type = 'refund' AND e.amount > 0)), 0) AS spent,
          coalesce(sum(e.amount) FILTER (WHERE t.type IN ('earning','reward') AND e.amount > 0
                                           AND t.created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - interval '29 days'), 0) AS recent,
          (SELECT count(*)::int FROM (
@@ -298,6 +298,29 @@ export class LedgerRepository extends Repository {
     return rows.map((r) => ({ date: r.date, amount: Number(r.amount), tasks: r.tasks }));
   }
 
+  /** What a settled charge took from its payer: the hold's entry on the account it held (amounts positive). */
+  chargeEntry(holdId: string, tx?: Tx): Promise<{ accountId: string; amount: number; bonus: number } | undefined> {
+    return this.one<{ account_id: string; amount: string; bonus: string }>(
+      `SELECT e.account_id, -e.amount AS amount, -e.bonus AS bonus FROM ledger_transactions t
+       JOIN ledger_entries e ON e.transaction_id = t.id AND e.account_id = t.hold_account_id
+       WHERE t.id = $1 AND t.status = 'completed' AND t.type = 'spending'`,
+      [holdId],
+      tx,
+    ).then((r) => r && { accountId: r.account_id, amount: Number(r.amount), bonus: Number(r.bonus) });
+  }
+
+  /** What the charge of task `taskId` moved into the rewards account (its rewards share). */
+  async fundedShare(taskId: string, tx?: Tx): Promise<number> {
+    const row = await this.one<{ units: string }>(
+      `SELECT coalesce(sum(e.amount), 0) AS units FROM ledger_transactions t
+       JOIN ledger_entries e ON e.transaction_id = t.id JOIN ledger_accounts a ON a.id = e.account_id AND a.code = 'platform:rewards'
+       WHERE t.type = 'reward' AND t.reference = $1`,
+      [taskId],
+      tx,
+    );
+    return Number(row?.units ?? 0);
+  }
+
   // ---- reconciliation ----
 
   /** Accounts whose balance, held or bonus part differs from their entries and pending holds. */
@@ -319,7 +342,7 @@ export class LedgerRepository extends Repository {
   bonusLeaks(tx?: Tx): Promise<Array<{ transaction_id: string; type: string }>> {
     return this.rows(
       `SELECT e.transaction_id, t.type FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id
-       WHERE (e.bonus < 0 AND t.type <> 'spending') OR (e.bonus > 0 AND t.type <> 'welcome_bonus')`,
+       WHERE (e.bonus < 0 AND t.type <> 'spending') OR (e.bonus > 0 AND t.type NOT IN ('welcome_bonus', 'refund'))`,
       [],
       tx,
     );
@@ -412,6 +435,43 @@ export class LedgerRepository extends Repository {
              WHERE e.transaction_id = t.id AND NOT ((coalesce(a.code, '') = 'platform:rewards' AND e.amount = -r.units)
                                                   OR (a.user_id IS NOT DISTINCT FROM r.owner_id AND e.amount = r.units))) > 0
          OR (SELECT count(*) FROM ledger_entries e WHERE e.transaction_id = t.id) <> 2)`,
+      [],
+      tx,
+    );
+  }
+
+  /**
+   * Refunds that are not a failed spot check's task charge going back: each must be the refund its check records,
+   * credit only the task's requester, no more than the charge took (and no more bonus than it used), and take only
+   * from the spending and rewards accounts.
+   */
+  unjustifiedRefunds(tx?: Tx): Promise<Array<{ transaction_id: string; reason: string }>> {
+    return this.rows(
+      `WITH r AS (
+         SELECT t.id, c.status AS check_status, it.user_id, ch.amount AS charged, ch.bonus AS charged_bonus,
+                (SELECT sum(e.amount) FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
+                  WHERE e.transaction_id = t.id AND a.user_id IS NOT DISTINCT FROM it.user_id AND a.kind = 'user') AS credited,
+                (SELECT sum(e.bonus) FROM ledger_entries e WHERE e.transaction_id = t.id AND e.amount > 0) AS bonus,
+                (SELECT count(*) FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
+                  WHERE e.transaction_id = t.id AND NOT ((e.amount < 0 AND coalesce(a.code, '') IN ('platform:spending', 'platform:rewards'))
+                                                      OR (e.amount > 0 AND a.kind = 'user' AND a.user_id IS NOT DISTINCT FROM it.user_id))) AS strays
+         FROM ledger_transactions t
+         LEFT JOIN spot_checks c ON c.refund_transaction_id = t.id
+         LEFT JOIN inference_tasks it ON it.id = c.task_id
+         LEFT JOIN LATERAL (SELECT -e.amount AS amount, -e.bonus AS bonus FROM ledger_transactions h
+                            JOIN ledger_entries e ON e.transaction_id = h.id AND e.account_id = h.hold_account_id
+                            WHERE h.id = it.hold_id AND h.status = 'completed') ch ON true
+         WHERE t.type = 'refund')
+       SELECT id AS transaction_id,
+              CASE WHEN check_status IS NULL THEN 'no spot check refunds by it'
+                   WHEN check_status <> 'failed' THEN 'its spot check did not fail'
+                   WHEN charged IS NULL THEN 'its task charged nothing'
+                   WHEN strays > 0 THEN 'it moves GLOB other than from spending or rewards to the task''s requester'
+                   WHEN coalesce(credited, 0) > charged THEN 'it gives back more than the task charged'
+                   ELSE 'it gives back more welcome bonus than the charge used' END AS reason
+       FROM r
+       WHERE check_status IS DISTINCT FROM 'failed' OR charged IS NULL OR strays > 0 OR coalesce(credited, 0) > charged
+          OR coalesce(bonus, 0) > charged_bonus`,
       [],
       tx,
     );

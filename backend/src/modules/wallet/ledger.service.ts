@@ -234,6 +234,28 @@ export class LedgerService {
     return used;
   }
 
+  /**
+   * Gives a settled charge back to its payer (a reply the platform found was not the model's): the rewards share it
+   * funded from the rewards account while that holds it, the rest from spending; the welcome bonus it used comes back
+   * as bonus. Answers the refund's transaction and units, or null when there is nothing to give back.
+   */
+  async refundCharge(holdId: string, taskId: string, description: string, tx: Tx): Promise<{ transactionId: string; units: number } | null> {
+    const charge = await this.ledger.chargeEntry(holdId, tx);
+    if (!charge || charge.amount <= 0) return null;
+    const spending = await this.platformAccount('platform:spending', tx);
+    const rewards = await this.platformAccount('platform:rewards', tx);
+    const funds = await this.lockInOrder([charge.accountId, spending, rewards], tx);
+    const fromRewards = Math.max(0, Math.min(await this.ledger.fundedShare(taskId, tx), funds.get(rewards)!.balance, charge.amount));
+    const fromSpending = Math.max(0, Math.min(charge.amount - fromRewards, funds.get(spending)!.balance));
+    const units = fromRewards + fromSpending;
+    if (units <= 0) return null;
+    const lines: PostingLine[] = [{ accountId: charge.accountId, amount: units, bonus: Math.min(charge.bonus, units) }];
+    if (fromSpending > 0) lines.push({ accountId: spending, amount: -fromSpending });
+    if (fromRewards > 0) lines.push({ accountId: rewards, amount: -fromRewards });
+    const transactionId = await this.post({ type: 'refund', description, reference: taskId, lines }, tx);
+    return { transactionId, units };
+  }
+
   /** Releases a whole hold (nothing was used). */
   release(holdId: string): Promise<void> {
     return this.settle(holdId, 0);
@@ -333,8 +355,8 @@ export class LedgerService {
    * Reconciliation: every balance (and its bonus part) equals the sum of its entries, every transaction sums to zero,
    * holds match, and no bonus left a wallet except by spending on the network. And the supply: only the mints issue
    * GLOB (purchases, bonuses, the emission, each by its own type), the emission stays within its rate, funding moves
-   * only into the rewards account, which never goes negative, and every earning is a recorded reward for someone
-   * else's paid task.
+   * only into the rewards account, which never goes negative, every earning is a recorded reward for someone
+   * else's paid task, and every refund gives back (no more than) the charge of a reply that failed its check.
    */
   async reconcile(tx?: Tx): Promise<string[]> {
     const problems: string[] = [];
@@ -379,6 +401,7 @@ export class LedgerService {
       problems.push(`the emission issued ${-balance('platform:emission')}, more than ${allowed} allowed since ${emission.startedAt.toISOString()}`);
     }
     for (const e of await this.ledger.unearnedEarnings(tx)) problems.push(`earning ${e.transaction_id}: ${e.reason}`);
+    for (const r of await this.ledger.unjustifiedRefunds(tx)) problems.push(`refund ${r.transaction_id}: ${r.reason}`);
     for (const r of await this.ledger.unbalancedRewardShares(tx)) {
       problems.push(`reward of task ${r.task_id}: its nodes' shares add up to ${r.shared}, not its ${r.units}`);
     }

@@ -9,14 +9,15 @@ const TYPE_LABELS: Record<TransactionType, string> = {
   spending: 'Spending',
   purchase: 'Purchase',
   transfer: 'Transfer',
+  refund: 'Refund',
 };
 
 export function typeLabel(type: TransactionType): string {
   return TYPE_LABELS[type] ?? type;
 }
 
-/** Earning, welcome_bonus, bonus and reward are shown as plus in green, all others as minus in red. */
-const PLUS_TYPES = new Set<TransactionType>(['earning', 'welcome_bonus', 'bonus', 'reward']);
+/** Earning, welcome_bonus, bonus and reward are shown as plus in green, all others as minus in red; a refund comes back, so plus. */
+const PLUS_TYPES = new Set<TransactionType>(['earning', 'welcome_bonus', 'bonus', 'reward', 'refund']);
 
 /**
  * The sign of a row. The server says which way the money went (`direction`, spec TransactionDirection: credit +, debit −);
