@@ -2180,7 +2180,10 @@ export interface components {
         NodeJob: {
             /** @description The deadline for the job's first token event, from the claim. */
             first_token_ms: number;
-            /** @description The job's id (the reply's stream id). */
+            /**
+             * @description The job's id: the reply's stream id, or, for a check's replay of another owner's node's work (generated and
+             *     sent like any job; its text goes to the check, and it is neither charged nor rewarded), an id starting chk_.
+             */
             job_id: string;
             lock_ms: number;
             /**
@@ -2911,10 +2914,11 @@ export interface components {
          *     rewards account), welcome_bonus (credited once at sign-up), bonus, reward (funding of the platform's rewards
          *     account by the emission or by a share of a task's charge; between platform accounts, never in a wallet's
          *     history), spending (AI usage), purchase (a token package bought), transfer (GLOB sent to or received from
-         *     another wallet).
+         *     another wallet), refund (a reply's charge given back, its welcome bonus part as bonus again, when the node that
+         *     served it failed the platform's check of that reply).
          * @enum {string}
          */
-        TransactionType: "earning" | "welcome_bonus" | "bonus" | "reward" | "spending" | "purchase" | "transfer";
+        TransactionType: "earning" | "welcome_bonus" | "bonus" | "reward" | "spending" | "purchase" | "transfer" | "refund";
         TransferRequest: {
             /** @description GLOB to send, more than 0 and at most the sender's `transferable_balance`, three decimals at most. */
             amount: components["schemas"]["GlobAmount"];

@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
 import type Redis from 'ioredis';
 import { REDIS } from '../../src/redis/redis.module';
 import { RewardsService } from '../../src/modules/inference/rewards.service';
@@ -9,8 +8,7 @@ import { FAILED_PROOF, FAILED_SPOT_CHECK, verifierKey } from '../../src/modules/
 import { startAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { ledgerCheckCli } from '../support/ledger-check';
-import { probeEngine } from '../support/engine-run';
-import { type Challenge, ScriptedNode } from '../support/scripted-node';
+import { modelsAnswer, ScriptedNode } from '../support/scripted-node';
 import { newUser } from '../support/users';
 import { readSse, startReply, startWorker, type WorkerProcess } from '../support/worker';
 
@@ -18,14 +16,6 @@ const MODEL = 'glob-tiny-chat';
 let seq = 0;
 const streamId = () => `s_sc_${Date.now().toString(36)}_${++seq}`;
 type User = Awaited<ReturnType<typeof newUser>>;
-
-/** The tiny model's own answer to a challenge's prompt, generated in a child process as a node holding it would. */
-async function modelsAnswer(c: Challenge): Promise<string> {
-  const { params } = c;
-  const run = { messages: c.messages, maxTokens: params.max_tokens, temperature: params.temperature, topP: params.top_p, seed: params.seed };
-  const out = await probeEngine(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), { generate: run });
-  return out.lines.find((l) => l.type === 'result')!.text as string;
-}
 
 /**
  * Spot checks with real parts: a verify-only in-cluster worker (llama.cpp on the tiny model, serving no replies) is
@@ -136,6 +126,12 @@ describe('spot checks: a trusted generator replays remote nodes’ replies', () 
     const liar = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsAnswer });
     const wallet = async () => (await stack.http.get(`/api/wallet/${owner.id}`).set(owner.auth).expect(200)).body as { pending_earnings: number };
     const pendingBefore = (await wallet()).pending_earnings;
+    type Funds = { balance: number; bonus_balance: number; transferable_balance: number; total_spent: number };
+    const funds = async (): Promise<Funds> => {
+      const w = (await stack.http.get(`/api/wallet/${requester.id}`).set(requester.auth).expect(200)).body as Funds;
+      return { balance: w.balance, bonus_balance: w.bonus_balance, transferable_balance: w.transferable_balance, total_spent: w.total_spent };
+    };
+    const before = await funds();
     const id = streamId();
     const reading = startReply(stack, requester.auth, {
       streamId: id,
@@ -150,8 +146,10 @@ describe('spot checks: a trusted generator replays remote nodes’ replies', () 
       { type: 'done', usage: { prompt_tokens: 10, completion_tokens: 20 }, stop_reason: 'stop' },
     ]);
     expect((await reading).at(-1)!.data).toMatchObject({ type: 'done' });
-    // Its reward was recorded as pending when the reply completed...
+    // Its reward was recorded as pending when the reply completed, and the requester paid for it (with welcome bonus)...
     expect((await wallet()).pending_earnings).toBeGreaterThan(pendingBefore);
+    const charged = (await funds()).balance;
+    expect(charged).toBeLessThan(before.balance);
 
     const [check] = await checksOf(liar.id, 1);
     expect(check!.status).toBe('failed');
@@ -172,6 +170,21 @@ describe('spot checks: a trusted generator replays remote nodes’ replies', () 
     }>;
     expect(notes.find((n) => n.title === 'Node paused')?.message).toMatch(/^Your node .+ was paused: a spot check replayed one of its replies/);
     expect(await liar.claim(1)).toBeNull();
+
+    // The requester has exactly what it had before the reply, its welcome bonus included, through one refund.
+    expect(await funds()).toEqual(before);
+    const history = (await stack.http.get(`/api/wallet/${requester.id}/history`).set(requester.auth).expect(200)).body.transactions as Array<{
+      type: string;
+      direction: string;
+      amount: number;
+    }>;
+    const refunds = history.filter((t) => t.type === 'refund');
+    expect(refunds).toEqual([expect.objectContaining({ direction: 'credit', amount: Math.round((before.balance - charged) * 1000) / 1000 })]);
+    const told = (await stack.http.get(`/api/users/${requester.id}/notifications`).set(requester.auth).expect(200)).body.notifications as Array<{
+      title: string;
+      message: string;
+    }>;
+    expect(told.find((n) => n.title === 'Reply refunded')?.message).toMatch(/are back in your wallet\.$/);
 
     // Settlement never pays it, however long after, and the database refuses to mark it paid.
     await stack.app.get(RewardsService).settle(new Date(Date.now() + 7 * 24 * 3_600_000));
@@ -204,7 +217,7 @@ describe('spot checks: a trusted generator replays remote nodes’ replies', () 
     expect(await pretender.claim(1)).toBeNull();
   }, 60_000);
 
-  it('a worker that stops is no longer a trusted generator; a proof nobody judges is dropped after a minute and a fresh challenge follows', async () => {
+  it('a worker that stops is no longer a trusted generator; a proof nobody judges is dropped after two minutes and a fresh challenge follows', async () => {
     const redis = stack.app.get<Redis>(REDIS);
     const key = verifierKey(stack.config.redis.prefix, MODEL);
     expect(await redis.exists(key)).toBe(1);
@@ -221,7 +234,7 @@ describe('spot checks: a trusted generator replays remote nodes’ replies', () 
         (p) => p.status,
       );
     expect(await status()).toEqual(['checking']);
-    await stack.db.query(`UPDATE model_proofs SET issued_at = issued_at - interval '61 seconds' WHERE node_id = $1`, [node.id]);
+    await stack.db.query(`UPDATE model_proofs SET issued_at = issued_at - interval '121 seconds' WHERE node_id = $1`, [node.id]);
     await redis.del(key);
     await node.prove([MODEL]);
     expect(await status()).toEqual(['failed', 'proven']);

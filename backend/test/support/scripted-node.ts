@@ -4,6 +4,7 @@ import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
 import { hashRanges } from '../../src/modules/inference/engine/file-proof';
 import type { TestStack } from './app';
 import { expectSpecResponse } from './contract';
+import { probeEngine } from './engine-run';
 
 export interface Challenge {
   challenge_id: string;
@@ -12,6 +13,17 @@ export interface Challenge {
   ranges: Array<{ offset: number; length: number }>;
   messages: Array<{ role: string; content: string }>;
   params: { temperature: number; max_tokens: number; top_p: number; seed: number };
+}
+
+/**
+ * The tiny model's own answer to a request (a challenge's prompt, or a job's), generated in a child process with its
+ * sampling and seed, as an honest node holding the model would.
+ */
+export async function modelsAnswer(c: Pick<Challenge, 'messages' | 'params'>): Promise<string> {
+  const { params } = c;
+  const run = { messages: c.messages, maxTokens: params.max_tokens, temperature: params.temperature, topP: params.top_p, seed: params.seed };
+  const out = await probeEngine(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), { generate: run });
+  return out.lines.find((l) => l.type === 'result')!.text as string;
 }
 
 /** What a node generates for a challenge's prompt; any text passes where no trusted generator judges it. */
@@ -136,6 +148,14 @@ export class ScriptedNode {
     if (res.status === 204) return null;
     if (res.status !== 200) throw new Error(`claim ${res.status}: ${res.text}`);
     return res.body as NodeJob;
+  }
+
+  /** Sends `text` as the job's whole output, then `done`. */
+  finish(jobId: string, text: string): Promise<Response> {
+    return this.send(jobId, [
+      ...(text ? [{ type: 'token', text }] : []),
+      { type: 'done', usage: { prompt_tokens: 10, completion_tokens: 20 }, stop_reason: 'stop' },
+    ]);
   }
 
   send(jobId: string, events: object[]): Promise<Response> {

@@ -25,12 +25,17 @@ export class NodeTrust1764700000000 implements MigrationInterface {
         node_id uuid NOT NULL REFERENCES nodes(id),
         model_id text NOT NULL,
         node_text text NOT NULL,
-        status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'passed', 'failed')),
+        status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'passed', 'failed', 'inconclusive')),
         matched_tokens int,
         node_tokens int,
         created_at timestamptz NOT NULL DEFAULT now(),
-        judged_at timestamptz
+        judged_at timestamptz,
+        refund_transaction_id uuid UNIQUE REFERENCES ledger_transactions(id)
       )`);
+    // A reply that fails its check is refunded to its requester (the refund names the check it rests on).
+    await q.query(`ALTER TABLE ledger_transactions DROP CONSTRAINT ledger_transactions_type_check,
+      ADD CONSTRAINT ledger_transactions_type_check
+        CHECK (type IN ('earning', 'welcome_bonus', 'bonus', 'reward', 'spending', 'purchase', 'transfer', 'refund'))`);
     await q.query(`CREATE INDEX spot_checks_node_idx ON spot_checks (node_id, created_at)`);
     await q.query(
       `ALTER TABLE node_rewards ADD COLUMN withheld_at timestamptz, ADD CONSTRAINT node_rewards_withheld_unpaid CHECK (withheld_at IS NULL OR paid_at IS NULL)`,
@@ -51,6 +56,22 @@ export class NodeTrust1764700000000 implements MigrationInterface {
         proven_at timestamptz
       )`);
     await q.query(`CREATE UNIQUE INDEX model_proofs_live_idx ON model_proofs (node_id, model_id) WHERE status <> 'failed'`);
+    // Without a trusted generator, a check or a challenge is replayed by another owner's node (and, when the two
+    // disagree, by a third, whose answer decides).
+    await q.query(`
+      CREATE TABLE peer_replays (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        spot_check_id uuid REFERENCES spot_checks(id),
+        proof_id uuid REFERENCES model_proofs(id),
+        node_id uuid NOT NULL REFERENCES nodes(id),
+        job jsonb NOT NULL,
+        status text NOT NULL DEFAULT 'assigned' CHECK (status IN ('assigned', 'claimed', 'done')),
+        text text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        done_at timestamptz,
+        CHECK ((spot_check_id IS NULL) <> (proof_id IS NULL))
+      )`);
+    await q.query(`CREATE INDEX peer_replays_node_idx ON peer_replays (node_id, created_at) WHERE status = 'assigned'`);
     await q.query(`
       ALTER TABLE inference_tasks
         ADD COLUMN reported_prompt_tokens int,
@@ -58,9 +79,15 @@ export class NodeTrust1764700000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP TABLE IF EXISTS peer_replays`);
     await q.query(`DROP TABLE IF EXISTS model_proofs`);
     await q.query(`ALTER TABLE node_rewards DROP COLUMN IF EXISTS withheld_at`);
     await q.query(`DROP TABLE IF EXISTS spot_checks`);
+    await q.query(`DELETE FROM ledger_entries e USING ledger_transactions t WHERE t.id = e.transaction_id AND t.type = 'refund'`);
+    await q.query(`DELETE FROM ledger_transactions WHERE type = 'refund'`);
+    await q.query(`ALTER TABLE ledger_transactions DROP CONSTRAINT ledger_transactions_type_check,
+      ADD CONSTRAINT ledger_transactions_type_check
+        CHECK (type IN ('earning', 'welcome_bonus', 'bonus', 'reward', 'spending', 'purchase', 'transfer'))`);
     await q.query(`ALTER TABLE inference_tasks DROP COLUMN IF EXISTS reported_prompt_tokens, DROP COLUMN IF EXISTS reported_completion_tokens`);
     await q.query(`ALTER TABLE nodes DROP COLUMN IF EXISTS slots, DROP COLUMN IF EXISTS missed_first_tokens, DROP COLUMN IF EXISTS paused_reason,
       DROP COLUMN IF EXISTS measured_tokens, DROP COLUMN IF EXISTS spot_checks_passed`);

@@ -17,6 +17,7 @@ import { TasksService } from './tasks.service';
 import { TokenCounter } from './token-counter';
 import { SpotChecksRepository } from './spot-checks.repository';
 import { SpotChecksService } from './spot-checks.service';
+import { PeerReplaysService } from './peer-replays.service';
 
 @Module({
   imports: [WalletModule, NotificationsModule, ChatModule],
@@ -35,6 +36,7 @@ import { SpotChecksService } from './spot-checks.service';
     TokenCounter,
     SpotChecksService,
     SpotChecksRepository,
+    PeerReplaysService,
     // The key a reply was asked for with: its daily limit at the hold, its usage when the reply settles.
     ApiKeysRepository,
   ],
@@ -48,6 +50,7 @@ import { SpotChecksService } from './spot-checks.service';
     TokenCounter,
     SpotChecksService,
     SpotChecksRepository,
+    PeerReplaysService,
   ],
 })
 export class InferenceModule {}

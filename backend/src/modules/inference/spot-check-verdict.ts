@@ -16,6 +16,12 @@ export interface SpotCheckVerdict {
   required: number;
 }
 
+/**
+ * The part of a generation that is compared. llama-server (a pool's coordinator) keeps the space its first token
+ * decodes to and node-llama-cpp drops it: the same reply either way, so a leading space never counts.
+ */
+export const comparable = (text: string) => text.trimStart();
+
 export function judgeReplay(replay: number[], node: number[]): SpotCheckVerdict {
   let matched = 0;
   while (matched < replay.length && matched < node.length && replay[matched] === node[matched]) matched++;

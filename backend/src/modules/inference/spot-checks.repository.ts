@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfiguredRepository, type Tx } from '../../database/repository';
+import type { InferenceJob } from '../../jobs/jobs';
+import { liveNode } from './nodes.repository';
 
 export interface SpotCheckRow {
   id: string;
@@ -7,8 +9,31 @@ export interface SpotCheckRow {
   node_id: string;
   model_id: string;
   node_text: string;
-  status: 'pending' | 'passed' | 'failed';
+  status: 'pending' | 'passed' | 'failed' | 'inconclusive';
 }
+
+/** What a peer replays: the request as the checked node (or the challenged one) was given it. */
+export interface ReplayJob {
+  model_id: string;
+  messages: InferenceJob['messages'];
+  params: { temperature: number; top_p: number; seed: number; max_tokens: number };
+}
+
+/** Whose answer a peer replay checks: a spot check of a reply, or a model challenge. */
+export type ReplaySubject = { spotCheckId: string } | { proofId: string };
+
+export interface PeerReplayRow {
+  id: string;
+  spot_check_id: string | null;
+  proof_id: string | null;
+  node_id: string;
+  job: ReplayJob;
+  status: 'assigned' | 'claimed' | 'done';
+  text: string | null;
+  owner_id: string | null;
+}
+
+const REPLAY = 'r.id, r.spot_check_id, r.proof_id, r.node_id, r.job, r.status, r.text, n.owner_id';
 
 /** A model challenge as the node is given it (see ModelChallenge in the spec). */
 export interface ChallengeBody {
@@ -61,6 +86,86 @@ export class SpotChecksRepository extends ConfiguredRepository {
       [id, passed ? 'passed' : 'failed', matched, nodeTokens],
       tx,
     );
+  }
+
+  async setInconclusive(id: string, tx: Tx): Promise<void> {
+    await this.rows(`UPDATE spot_checks SET status = 'inconclusive', judged_at = now() WHERE id = $1 AND status = 'pending'`, [id], tx);
+  }
+
+  /** A spot check with its node's owner. */
+  spotCheck(id: string, tx?: Tx): Promise<(SpotCheckRow & { owner_id: string | null }) | undefined> {
+    return this.one(
+      `SELECT c.id, c.task_id, c.node_id, c.model_id, c.node_text, c.status, n.owner_id FROM spot_checks c JOIN nodes n ON n.id = c.node_id WHERE c.id = $1`,
+      [id],
+      tx,
+    );
+  }
+
+  // ---- peer replays ----
+
+  /**
+   * A live remote node, of none of these nodes' owners, that serves and has proven the model, chosen at random: the peer
+   * that replays another owner's work.
+   */
+  async peerFor(modelId: string, notOwnersOf: string[], tx?: Tx): Promise<string | undefined> {
+    const row = await this.one<{ id: string }>(
+      `SELECT n.id FROM nodes n
+       WHERE n.credential_hash IS NOT NULL AND ${liveNode('n', '$1')} AND NOT n.paused AND NOT n.battery_paused
+         AND n.owner_id IS NOT NULL AND $2 = ANY(n.models)
+         AND NOT EXISTS (SELECT 1 FROM nodes x WHERE x.id = ANY($3::uuid[]) AND (x.id = n.id OR x.owner_id = n.owner_id))
+         AND EXISTS (SELECT 1 FROM model_proofs p WHERE p.node_id = n.id AND p.model_id = $2 AND p.status = 'proven')
+       ORDER BY random() LIMIT 1`,
+      [this.config.inference.nodeLiveSeconds, modelId, notOwnersOf],
+      tx,
+    );
+    return row?.id;
+  }
+
+  async assignReplay(subject: ReplaySubject, nodeId: string, job: ReplayJob, tx?: Tx): Promise<void> {
+    await this.rows(
+      `INSERT INTO peer_replays (spot_check_id, proof_id, node_id, job) VALUES ($1, $2, $3, $4::jsonb)`,
+      ['spotCheckId' in subject ? subject.spotCheckId : null, 'proofId' in subject ? subject.proofId : null, nodeId, JSON.stringify(job)],
+      tx,
+    );
+  }
+
+  /** The node's oldest replay waiting for it, now claimed by it. */
+  claimReplay(nodeId: string, tx?: Tx): Promise<PeerReplayRow | undefined> {
+    return this.one<PeerReplayRow>(
+      `UPDATE peer_replays r SET status = 'claimed' FROM nodes n
+       WHERE n.id = r.node_id AND r.id = (SELECT id FROM peer_replays WHERE node_id = $1 AND status = 'assigned' ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+       RETURNING ${REPLAY}`,
+      [nodeId],
+      tx,
+    );
+  }
+
+  /** A replay the node claimed and has not answered yet, locked until the transaction ends. */
+  lockClaimedReplay(id: string, nodeId: string, tx: Tx): Promise<PeerReplayRow | undefined> {
+    return this.one<PeerReplayRow>(
+      `SELECT ${REPLAY} FROM peer_replays r JOIN nodes n ON n.id = r.node_id
+       WHERE r.id = $1 AND r.node_id = $2 AND r.status = 'claimed' FOR UPDATE OF r`,
+      [id, nodeId],
+      tx,
+    );
+  }
+
+  async finishReplay(id: string, text: string | null, tx: Tx): Promise<void> {
+    await this.rows(`UPDATE peer_replays SET status = 'done', text = $2, done_at = now() WHERE id = $1`, [id, text], tx);
+  }
+
+  /** Every replay of a subject, oldest first. */
+  replaysOf(subject: ReplaySubject, tx?: Tx): Promise<PeerReplayRow[]> {
+    const [column, id] = 'spotCheckId' in subject ? ['spot_check_id', subject.spotCheckId] : ['proof_id', subject.proofId];
+    return this.rows<PeerReplayRow>(
+      `SELECT ${REPLAY} FROM peer_replays r JOIN nodes n ON n.id = r.node_id WHERE r.${column} = $1 ORDER BY r.created_at, r.id`,
+      [id],
+      tx,
+    );
+  }
+
+  async setRefund(id: string, transactionId: string, tx: Tx): Promise<void> {
+    await this.rows(`UPDATE spot_checks SET refund_transaction_id = $2 WHERE id = $1`, [id, transactionId], tx);
   }
 
   /** Checks the node has passed since it was paired or last resumed (its first ones are all checked). */
@@ -118,6 +223,10 @@ export class SpotChecksRepository extends ConfiguredRepository {
       [nodeId, answerSeconds, judgeSeconds],
       tx,
     );
+  }
+
+  proofById(id: string, tx?: Tx): Promise<ModelProofRow | undefined> {
+    return this.one<ModelProofRow>(`SELECT ${PROOF} FROM model_proofs WHERE id = $1`, [id], tx);
   }
 
   /** The proof in `status`, locked until the transaction ends. */

@@ -159,6 +159,16 @@ export class TasksRepository extends ConfiguredRepository {
     );
   }
 
+  /** What a task charged through (its hold) and who, unless that requester's account is gone. */
+  chargeOf(id: string, tx: Tx): Promise<{ hold_id: string; user_id: string } | undefined> {
+    return this.one(
+      `SELECT t.hold_id, t.user_id FROM inference_tasks t JOIN users u ON u.id = t.user_id AND u.deleted_at IS NULL
+       WHERE t.id = $1 AND t.hold_id IS NOT NULL`,
+      [id],
+      tx,
+    );
+  }
+
   async setReward(id: string, transactionId: string, tx: Tx): Promise<void> {
     await this.rows(`UPDATE inference_tasks SET reward_transaction_id = $2 WHERE id = $1`, [id, transactionId], tx);
   }

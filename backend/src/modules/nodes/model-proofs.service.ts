@@ -17,7 +17,7 @@ const RANGE_BYTES = 4096;
 const PROBE_TOKENS = 16;
 /** A challenge not answered within this long is replaced by a new one; so is one its trusted generator did not judge. */
 const CHALLENGE_TTL_SECONDS = 600;
-const JUDGE_TTL_SECONDS = 60;
+const JUDGE_TTL_SECONDS = 120;
 /** Words the challenge's prompt is drawn from, so no answer can be prepared in advance. */
 const WORDS = (
   'river city mountain lantern harbor winter garden engine silver forest letter morning bridge market thunder ' +
@@ -28,8 +28,8 @@ const WORDS = (
 /**
  * A node's model counts only once the node proved it: it answers a challenge with the SHA-256 of a nonce and random
  * byte ranges of the catalog's file (checked against the platform's own copy) and the model's seeded reply to a
- * random prompt, judged by a trusted generator when one serves the model (otherwise the model is proven by its file,
- * and its replies are spot-checked once a trusted generator is there).
+ * random prompt, judged by a trusted generator when one serves the model, otherwise by other owners' nodes that
+ * proved it (PeerReplaysService); the first node of a model is proven by its file alone.
  */
 @Injectable()
 export class ModelProofsService {
@@ -95,7 +95,7 @@ export class ModelProofsService {
     };
   }
 
-  /** A node's answer: its file ranges are checked here; its generation by a trusted generator, when one is live. */
+  /** A node's answer: its file ranges are checked here; its generation by a trusted generator or a peer. */
   private async answer(nodeId: string, proof: Schemas['ModelProof']): Promise<void> {
     const toCheck = await this.transactions.run(async (tx) => {
       const row = await this.checks.lockProof(proof.challenge_id, 'issued', tx);
@@ -106,12 +106,25 @@ export class ModelProofsService {
         await this.checks.failProof(row.id, "file: the byte ranges do not match the catalog's file", tx);
         return null;
       }
-      if (!(await this.spotChecks.trusted(row.model_id))) {
+      if (await this.spotChecks.trusted(row.model_id)) {
+        await this.checks.checking(row.id, proof.text, tx);
+        return row;
+      }
+      // Without a trusted generator, another owner's node that proved the model replays the generation; the first
+      // node of a model has nobody to be checked against, and its replies are checked once someone is.
+      const peer = await this.checks.peerFor(row.model_id, [nodeId], tx);
+      if (!peer) {
         await this.checks.prove(row.id, 'unchecked', proof.text, tx);
         return null;
       }
       await this.checks.checking(row.id, proof.text, tx);
-      return row;
+      await this.checks.assignReplay(
+        { proofId: row.id },
+        peer,
+        { model_id: row.model_id, messages: row.challenge.messages, params: row.challenge.params },
+        tx,
+      );
+      return null;
     });
     if (toCheck) await this.spotChecks.checkProof(toCheck.id, toCheck.model_id, toCheck.challenge);
   }

@@ -24,6 +24,7 @@ import { RepliesService, type StopReason } from '../inference/replies.service';
 import { hardwareScore, LOWEST_HARDWARE_SCORE } from '../inference/rewards';
 import { TasksRepository } from '../inference/tasks.repository';
 import { SpotChecksService } from '../inference/spot-checks.service';
+import { PeerReplaysService } from '../inference/peer-replays.service';
 import { stopChannel } from '../inference/streams';
 import { TokenCounter } from '../inference/token-counter';
 import { ProviderNodesRepository, type NodeIdentity } from './provider-nodes.repository';
@@ -63,6 +64,9 @@ interface Assignment extends Lease {
   seed: number;
 }
 
+/** The id of a job that replays another node's work for a check (its text goes to the check, not to a requester). */
+const REPLAY_JOB = 'chk_';
+
 /** A cap of what a node may send was passed: the job has ended as failed (413). */
 class OverCapException extends PayloadTooLargeException {}
 
@@ -91,6 +95,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     private readonly counter: TokenCounter,
     private readonly limiter: RateLimiter,
     private readonly spotChecks: SpotChecksService,
+    private readonly peerReplays: PeerReplaysService,
   ) {
     this.catalog = new Set(loadCatalog(config).map((m) => m.id));
   }
@@ -145,6 +150,11 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     return `${this.config.redis.prefix}:node-job-deadlines`;
   }
 
+  /** A replay a node holds: the most bytes its text may have; its text so far is under `:text`. */
+  private replayKey(jobId: string): string {
+    return `${this.config.redis.prefix}:node-replay:${jobId}`;
+  }
+
   /** What a job has carried so far: bytes of text and token events. */
   private sentKey(jobId: string): string {
     return `${this.config.redis.prefix}:node-job-sent:${jobId}`;
@@ -186,7 +196,10 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
       if (!state || state.revoked) return null;
       // A node holds at most the jobs it runs at once: one that claims more is asking to sit on them.
       if ((await this.redis.scard(this.heldKey(node.id))) >= state.slots) return null;
-      const queues = state.paused || state.battery_paused ? [] : this.catalogModels(state.models).map(inferenceQueue);
+      const working = !state.paused && !state.battery_paused;
+      const replay = working ? await this.replay(node.id) : null;
+      if (replay) return replay;
+      const queues = working ? this.catalogModels(state.models).map(inferenceQueue) : [];
       // Listening before looking: a job announced while we look is not missed.
       const waiter = this.waitFor(queues);
       try {
@@ -268,6 +281,57 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
+  /** A replay of another owner's work waiting for this node, as a job like any other. */
+  private async replay(nodeId: string): Promise<Schemas['NodeJob'] | null> {
+    const r = await this.peerReplays.next(nodeId);
+    if (!r) return null;
+    const jobId = `${REPLAY_JOB}${r.id}`;
+    const { model_id, messages, params } = r.job;
+    const maxBytes = params.max_tokens * (await this.counter.maxTokenBytes(model_id)) + BYTE_SLACK;
+    await this.redis.set(this.replayKey(jobId), String(maxBytes), 'EX', this.config.inference.replyTimeoutSeconds);
+    await this.redis.sadd(this.heldKey(nodeId), jobId);
+    return {
+      job_id: jobId,
+      model_id,
+      messages,
+      params: { temperature: params.temperature, max_tokens: params.max_tokens, top_p: params.top_p, seed: params.seed },
+      lock_ms: this.config.inference.jobLockMs,
+      first_token_ms: this.config.inference.nodeFirstTokenMs,
+      max_bytes: maxBytes,
+    };
+  }
+
+  /**
+   * A replay's events: its text is kept (within the same caps as a reply's) until `done` hands it to the check; an
+   * `error` says the node could not run it. Text past the caps counts as a wrong answer.
+   */
+  private async replayEvents(
+    node: NodeIdentity,
+    jobId: string,
+    text: string,
+    tokenEvents: number,
+    final: NodeJobEvent | null,
+  ): Promise<Schemas['NodeJobAck']> {
+    const key = this.replayKey(jobId);
+    const cap = await this.redis.get(key);
+    if (!cap || !(await this.redis.sismember(this.heldKey(node.id), jobId))) throw new ForbiddenException(`This node does not hold job ${jobId}`);
+    const perSecond = tokenEvents ? await this.limiter.add('node-events', node.id, tokenEvents, 1) : { count: 0 };
+    const length = text ? await this.redis.append(`${key}:text`, text) : 0;
+    await this.redis.expire(`${key}:text`, this.config.inference.replyTimeoutSeconds);
+    const over = length > Number(cap) || perSecond.count > this.config.inference.nodeEventsPerSecond;
+    if (!final && !over) return { stop: false };
+    const answer = over ? '' : final?.type === 'done' ? ((await this.redis.get(`${key}:text`)) ?? '') : null;
+    await this.endReplay(node.id, jobId, answer);
+    if (over) throw new OverCapException(`Job ${jobId} has ended: it went past its caps.`);
+    return { stop: false };
+  }
+
+  private async endReplay(nodeId: string, jobId: string, answer: string | null): Promise<void> {
+    await this.redis.del(this.replayKey(jobId), `${this.replayKey(jobId)}:text`);
+    await this.redis.srem(this.heldKey(nodeId), jobId);
+    await this.peerReplays.answered(jobId.slice(REPLAY_JOB.length), nodeId, answer);
+  }
+
   /**
    * The job this node holds, its lock renewed: 403 when it does not hold it (never claimed, or lost the lock),
    * 409 when the reply has ended.
@@ -296,11 +360,11 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     const end = events.findIndex((e) => e.type !== 'token');
     if (end >= 0 && end !== events.length - 1) throw new BadRequestException('events: a done or error event must be the last');
     await this.nodes.touch(node.id);
-    const { a, data } = await this.held(node, jobId);
     const final = end >= 0 ? (events[end] as Exclude<NodeJobEvent, { type: 'token' }>) : null;
-
     const text = events.map((e) => (e.type === 'token' ? e.text : '')).join('');
     const tokenEvents = events.length - (final ? 1 : 0);
+    if (jobId.startsWith(REPLAY_JOB)) return this.replayEvents(node, jobId, text, tokenEvents, final);
+    const { a, data } = await this.held(node, jobId);
     if (tokenEvents > 0) await this.withinCaps(a, data, tokenEvents, Buffer.byteLength(text));
     if (text) {
       await this.replies.tokens(data, text);
@@ -434,6 +498,10 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
   /** The node gives a job back: to the queue for another node, or ended (no charge) if part of it was sent. */
   async giveBack(node: NodeIdentity, jobId: string): Promise<void> {
     await this.nodes.touch(node.id);
+    if (jobId.startsWith(REPLAY_JOB)) {
+      if (!(await this.redis.sismember(this.heldKey(node.id), jobId))) throw new ForbiddenException(`This node does not hold job ${jobId}`);
+      return this.endReplay(node.id, jobId, null);
+    }
     const { a, data } = await this.held(node, jobId);
     await this.handBack(a, data);
   }
@@ -450,6 +518,11 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
   /** A heartbeat renews the lock of every job the node holds; jobs it lost are forgotten. */
   async renewAll(nodeId: string): Promise<void> {
     for (const jobId of await this.redis.smembers(this.heldKey(nodeId))) {
+      if (jobId.startsWith(REPLAY_JOB)) {
+        // A replay not finished within the reply timeout no longer takes a slot.
+        if (!(await this.redis.exists(this.replayKey(jobId)))) await this.redis.srem(this.heldKey(nodeId), jobId);
+        continue;
+      }
       const a = await this.assignment(jobId);
       if (!a || a.nodeId !== nodeId || !(await this.leases.renew(a))) await this.redis.srem(this.heldKey(nodeId), jobId);
     }
@@ -458,6 +531,10 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
   /** A revoked node's jobs go back to the queue (or end, if part of the reply was sent). */
   async returnAll(nodeId: string): Promise<void> {
     for (const jobId of await this.redis.smembers(this.heldKey(nodeId))) {
+      if (jobId.startsWith(REPLAY_JOB)) {
+        await this.endReplay(nodeId, jobId, null);
+        continue;
+      }
       const a = await this.assignment(jobId);
       const data = a && a.nodeId === nodeId ? await this.leases.renew(a) : null;
       if (a && data) await this.handBack(a, data);
