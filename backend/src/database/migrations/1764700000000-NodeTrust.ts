@@ -15,7 +15,8 @@ export class NodeTrust1764700000000 implements MigrationInterface {
         ADD COLUMN missed_first_tokens int NOT NULL DEFAULT 0,
         ADD COLUMN paused_reason text,
         ADD COLUMN measured_tokens bigint NOT NULL DEFAULT 0,
-        ADD COLUMN spot_checks_passed int NOT NULL DEFAULT 0`);
+        ADD COLUMN spot_checks_passed int NOT NULL DEFAULT 0,
+        ADD COLUMN claimed_at timestamptz`);
     // A spot check replays a remote node's reply on a trusted generator; a node that fails one is paused and its
     // unpaid rewards are withheld (never paid; their funds stay in the rewards account).
     await q.query(`
@@ -63,15 +64,18 @@ export class NodeTrust1764700000000 implements MigrationInterface {
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
         spot_check_id uuid REFERENCES spot_checks(id),
         proof_id uuid REFERENCES model_proofs(id),
-        node_id uuid NOT NULL REFERENCES nodes(id),
+        model_id text NOT NULL,
+        exclude_nodes uuid[] NOT NULL,
+        node_id uuid REFERENCES nodes(id),
         job jsonb NOT NULL,
-        status text NOT NULL DEFAULT 'assigned' CHECK (status IN ('assigned', 'claimed', 'done')),
+        status text NOT NULL DEFAULT 'waiting' CHECK (status IN ('waiting', 'claimed', 'done', 'expired')),
         text text,
         created_at timestamptz NOT NULL DEFAULT now(),
+        claimed_at timestamptz,
         done_at timestamptz,
         CHECK ((spot_check_id IS NULL) <> (proof_id IS NULL))
       )`);
-    await q.query(`CREATE INDEX peer_replays_node_idx ON peer_replays (node_id, created_at) WHERE status = 'assigned'`);
+    await q.query(`CREATE INDEX peer_replays_waiting_idx ON peer_replays (model_id, created_at) WHERE status = 'waiting'`);
     await q.query(`
       ALTER TABLE inference_tasks
         ADD COLUMN reported_prompt_tokens int,
@@ -89,7 +93,7 @@ export class NodeTrust1764700000000 implements MigrationInterface {
       ADD CONSTRAINT ledger_transactions_type_check
         CHECK (type IN ('earning', 'welcome_bonus', 'bonus', 'reward', 'spending', 'purchase', 'transfer'))`);
     await q.query(`ALTER TABLE inference_tasks DROP COLUMN IF EXISTS reported_prompt_tokens, DROP COLUMN IF EXISTS reported_completion_tokens`);
-    await q.query(`ALTER TABLE nodes DROP COLUMN IF EXISTS slots, DROP COLUMN IF EXISTS missed_first_tokens, DROP COLUMN IF EXISTS paused_reason,
+    await q.query(`ALTER TABLE nodes DROP COLUMN IF EXISTS claimed_at, DROP COLUMN IF EXISTS slots, DROP COLUMN IF EXISTS missed_first_tokens, DROP COLUMN IF EXISTS paused_reason,
       DROP COLUMN IF EXISTS measured_tokens, DROP COLUMN IF EXISTS spot_checks_passed`);
   }
 }

@@ -1,6 +1,8 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
 import { Transactions } from '../../database/repository';
-import { comparable, judgeReplay, type SpotCheckVerdict } from './spot-check-verdict';
+import { comparable, judgeReplay, PEER_ACTIVE_SECONDS, REPLAY_WAIT_SECONDS, type SpotCheckVerdict } from './spot-check-verdict';
 import { SpotChecksRepository, type PeerReplayRow, type ReplaySubject } from './spot-checks.repository';
 import { SpotChecksService } from './spot-checks.service';
 import { TokenCounter } from './token-counter';
@@ -11,25 +13,27 @@ const MAX_REPLAYS = 3;
 const subjectOf = (r: PeerReplayRow): ReplaySubject => (r.spot_check_id ? { spotCheckId: r.spot_check_id } : { proofId: r.proof_id! });
 
 /**
- * Checks by peers, where no trusted generator serves a model: another owner's node that has proven the model replays
- * the request (a reply's, or a challenge's generation) with the same sampling and seed. When it agrees, the check
- * passes; when it disagrees, a third owner's node breaks the tie, and whichever of the two it contradicts has failed:
- * the checked node (as with a trusted generator) or the first peer. With no third owner's node, or three answers that
- * all differ, the check is inconclusive and nobody is penalized. Peers replay for free: it is a few percent of their
- * work, and the same checks keep their own rewards safe.
+ * Checks by peers, where no trusted generator serves a model: the first node of another owner that proved the model
+ * and asks for work replays the request (a reply's, or a challenge's generation) with the same sampling and seed.
+ * When it agrees, the check passes; when it disagrees, a third owner's node breaks the tie, and whichever of the two
+ * it contradicts has failed: the checked node (as with a trusted generator) or the first peer. With no third owner's
+ * node, or three answers that all differ, the check is inconclusive and nobody is penalized; a replay nobody takes
+ * within REPLAY_WAIT_SECONDS is given up (a challenge then stands on its file proof). Peers replay for free: it is a
+ * few percent of their work, and the same checks keep their own rewards safe.
  */
 @Injectable()
 export class PeerReplaysService {
   private readonly logger = new Logger('PeerReplays');
 
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly checks: SpotChecksRepository,
     private readonly spotChecks: SpotChecksService,
     private readonly counter: TokenCounter,
     private readonly transactions: Transactions,
   ) {}
 
-  /** The node's next replay to run, now claimed by it. */
+  /** The next replay this node may run, now claimed by it. */
   next(nodeId: string): Promise<PeerReplayRow | undefined> {
     return this.checks.claimReplay(nodeId);
   }
@@ -49,14 +53,19 @@ export class PeerReplaysService {
     return true;
   }
 
+  /** Replays nobody took in time, or taken and never answered, are given up; their checks are decided without them. */
+  async expire(): Promise<void> {
+    for (const r of await this.checks.expireReplays(REPLAY_WAIT_SECONDS, this.config.inference.replyTimeoutSeconds)) await this.decide(r);
+  }
+
   private async decide(replay: PeerReplayRow): Promise<void> {
     const subject = subjectOf(replay);
     const modelId = replay.job.model_id;
     const target = 'spotCheckId' in subject ? await this.checks.spotCheck(subject.spotCheckId) : await this.checks.proofById(subject.proofId);
     if (!target || (target.status !== 'pending' && target.status !== 'checking')) return;
     const replays = await this.checks.replaysOf(subject);
-    if (replays.some((r) => r.status !== 'done')) return;
-    const answers = replays.filter((r) => r.text !== null);
+    if (replays.some((r) => r.status === 'waiting' || r.status === 'claimed')) return;
+    const answers = replays.filter((r) => r.status === 'done' && r.text !== null);
     const tokens = (text: string) => this.counter.tokenize(modelId, comparable(text));
     const nodeTokens = await tokens(target.node_text ?? '');
     const [first, second] = answers;
@@ -65,9 +74,13 @@ export class PeerReplaysService {
       if (verdict.passed) return this.conclude(subject, verdict);
     }
     if (!second) {
-      // The first peer disagrees (or none could answer): another owner's node decides.
-      const peer = replays.length < MAX_REPLAYS ? await this.checks.peerFor(modelId, [target.node_id, ...replays.map((r) => r.node_id)]) : undefined;
-      if (peer) return this.checks.assignReplay(subject, peer, replay.job);
+      // Nobody took it: no peer is there after all.
+      if (!first && replays.at(-1)!.status === 'expired') return this.unanswered(subject);
+      // The first peer disagrees (or could not run it): another owner's node decides.
+      const exclude = [target.node_id, ...replays.flatMap((r) => (r.node_id ? [r.node_id] : []))];
+      if (replays.length < MAX_REPLAYS && (await this.checks.peerAvailable(modelId, exclude, PEER_ACTIVE_SECONDS))) {
+        return this.checks.addReplay(subject, exclude, replay.job);
+      }
       return this.inconclusive(subject, 'no other owner’s node could break the tie');
     }
     const secondTokens = await tokens(second.text!);
@@ -76,7 +89,7 @@ export class PeerReplaysService {
     if (nodeVerdict.passed) {
       await this.conclude(subject, nodeVerdict);
       if (!peersAgree)
-        await this.spotChecks.penalizeReplayer(first!.node_id, { check_id: 'spotCheckId' in subject ? subject.spotCheckId : subject.proofId });
+        await this.spotChecks.penalizeReplayer(first!.node_id!, { check_id: 'spotCheckId' in subject ? subject.spotCheckId : subject.proofId });
     } else if (peersAgree) {
       await this.conclude(subject, nodeVerdict);
     } else {
@@ -87,6 +100,15 @@ export class PeerReplaysService {
   private async conclude(subject: ReplaySubject, verdict: SpotCheckVerdict): Promise<void> {
     if ('spotCheckId' in subject) await this.spotChecks.concludeCheck(subject.spotCheckId, () => verdict);
     else await this.spotChecks.concludeProof(subject.proofId, () => verdict);
+  }
+
+  /** No peer took the replay: a challenge stands on its file proof (as for a model's first node); a check is not made. */
+  private async unanswered(subject: ReplaySubject): Promise<void> {
+    await this.transactions.run(async (tx) => {
+      if ('spotCheckId' in subject) return this.checks.setInconclusive(subject.spotCheckId, tx);
+      const proof = await this.checks.lockProof(subject.proofId, 'checking', tx);
+      if (proof) await this.checks.prove(proof.id, 'unchecked', proof.node_text ?? '', tx);
+    });
   }
 
   private async inconclusive(subject: ReplaySubject, why: string): Promise<void> {

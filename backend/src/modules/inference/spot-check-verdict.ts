@@ -6,6 +6,11 @@
  */
 export const SPOT_CHECK_PREFIX = 16;
 
+/** A node that asked for work this recently counts as a peer that can replay another owner's work. */
+export const PEER_ACTIVE_SECONDS = 60;
+/** A replay no peer claimed within this long is given up: the check is decided without it. */
+export const REPLAY_WAIT_SECONDS = 10;
+
 export interface SpotCheckVerdict {
   passed: boolean;
   /** Tokens the two replies share from the start. */

@@ -26,14 +26,16 @@ export interface PeerReplayRow {
   id: string;
   spot_check_id: string | null;
   proof_id: string | null;
-  node_id: string;
+  /** The node that claimed it (none while it waits). */
+  node_id: string | null;
+  /** The nodes whose owners may not replay it: the checked node and the peers before. */
+  exclude_nodes: string[];
   job: ReplayJob;
-  status: 'assigned' | 'claimed' | 'done';
+  status: 'waiting' | 'claimed' | 'done' | 'expired';
   text: string | null;
-  owner_id: string | null;
 }
 
-const REPLAY = 'r.id, r.spot_check_id, r.proof_id, r.node_id, r.job, r.status, r.text, n.owner_id';
+const REPLAY = 'r.id, r.spot_check_id, r.proof_id, r.node_id, r.exclude_nodes, r.job, r.status, r.text';
 
 /** A model challenge as the node is given it (see ModelChallenge in the spec). */
 export interface ChallengeBody {
@@ -104,36 +106,48 @@ export class SpotChecksRepository extends ConfiguredRepository {
   // ---- peer replays ----
 
   /**
-   * A live remote node, of none of these nodes' owners, that serves and has proven the model, chosen at random: the peer
-   * that replays another owner's work.
+   * Whether a node of none of these nodes' owners could replay work on the model now: it serves and has proven the
+   * model, is not paused, and asked for work within `activeSeconds` (a node that stopped asking is not waited for).
    */
-  async peerFor(modelId: string, notOwnersOf: string[], tx?: Tx): Promise<string | undefined> {
+  async peerAvailable(modelId: string, notOwnersOf: string[], activeSeconds: number, tx?: Tx): Promise<boolean> {
     const row = await this.one<{ id: string }>(
       `SELECT n.id FROM nodes n
        WHERE n.credential_hash IS NOT NULL AND ${liveNode('n', '$1')} AND NOT n.paused AND NOT n.battery_paused
-         AND n.owner_id IS NOT NULL AND $2 = ANY(n.models)
+         AND n.claimed_at > now() - make_interval(secs => $4) AND n.owner_id IS NOT NULL AND $2 = ANY(n.models)
          AND NOT EXISTS (SELECT 1 FROM nodes x WHERE x.id = ANY($3::uuid[]) AND (x.id = n.id OR x.owner_id = n.owner_id))
          AND EXISTS (SELECT 1 FROM model_proofs p WHERE p.node_id = n.id AND p.model_id = $2 AND p.status = 'proven')
-       ORDER BY random() LIMIT 1`,
-      [this.config.inference.nodeLiveSeconds, modelId, notOwnersOf],
+       LIMIT 1`,
+      [this.config.inference.nodeLiveSeconds, modelId, notOwnersOf, activeSeconds],
       tx,
     );
-    return row?.id;
+    return !!row;
   }
 
-  async assignReplay(subject: ReplaySubject, nodeId: string, job: ReplayJob, tx?: Tx): Promise<void> {
+  /** A replay waiting for the first node of another owner than these nodes' to claim it. */
+  async addReplay(subject: ReplaySubject, excludeNodes: string[], job: ReplayJob, tx?: Tx): Promise<void> {
     await this.rows(
-      `INSERT INTO peer_replays (spot_check_id, proof_id, node_id, job) VALUES ($1, $2, $3, $4::jsonb)`,
-      ['spotCheckId' in subject ? subject.spotCheckId : null, 'proofId' in subject ? subject.proofId : null, nodeId, JSON.stringify(job)],
+      `INSERT INTO peer_replays (spot_check_id, proof_id, model_id, exclude_nodes, job) VALUES ($1, $2, $3, $4::uuid[], $5::jsonb)`,
+      [
+        'spotCheckId' in subject ? subject.spotCheckId : null,
+        'proofId' in subject ? subject.proofId : null,
+        job.model_id,
+        excludeNodes,
+        JSON.stringify(job),
+      ],
       tx,
     );
   }
 
-  /** The node's oldest replay waiting for it, now claimed by it. */
+  /** The oldest replay this node may run (a model it proved, someone else's work), now claimed by it. */
   claimReplay(nodeId: string, tx?: Tx): Promise<PeerReplayRow | undefined> {
     return this.one<PeerReplayRow>(
-      `UPDATE peer_replays r SET status = 'claimed' FROM nodes n
-       WHERE n.id = r.node_id AND r.id = (SELECT id FROM peer_replays WHERE node_id = $1 AND status = 'assigned' ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+      `UPDATE peer_replays r SET status = 'claimed', node_id = n.id, claimed_at = now() FROM nodes n
+       WHERE n.id = $1 AND r.id = (
+         SELECT p.id FROM peer_replays p JOIN nodes me ON me.id = $1
+         WHERE p.status = 'waiting' AND p.model_id = ANY(me.models) AND me.owner_id IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM nodes x WHERE x.id = ANY(p.exclude_nodes) AND (x.id = me.id OR x.owner_id = me.owner_id))
+           AND EXISTS (SELECT 1 FROM model_proofs mp WHERE mp.node_id = me.id AND mp.model_id = p.model_id AND mp.status = 'proven')
+         ORDER BY p.created_at LIMIT 1 FOR UPDATE OF p SKIP LOCKED)
        RETURNING ${REPLAY}`,
       [nodeId],
       tx,
@@ -154,14 +168,22 @@ export class SpotChecksRepository extends ConfiguredRepository {
     await this.rows(`UPDATE peer_replays SET status = 'done', text = $2, done_at = now() WHERE id = $1`, [id, text], tx);
   }
 
+  /** Replays nobody claimed within `waitSeconds`, or claimed and not answered within `runSeconds`: expired now. */
+  expireReplays(waitSeconds: number, runSeconds: number, tx?: Tx): Promise<PeerReplayRow[]> {
+    return this.rows<PeerReplayRow>(
+      `UPDATE peer_replays r SET status = 'expired', done_at = now()
+       WHERE (r.status = 'waiting' AND r.created_at < now() - make_interval(secs => $1))
+          OR (r.status = 'claimed' AND r.claimed_at < now() - make_interval(secs => $2))
+       RETURNING ${REPLAY}`,
+      [waitSeconds, runSeconds],
+      tx,
+    );
+  }
+
   /** Every replay of a subject, oldest first. */
   replaysOf(subject: ReplaySubject, tx?: Tx): Promise<PeerReplayRow[]> {
     const [column, id] = 'spotCheckId' in subject ? ['spot_check_id', subject.spotCheckId] : ['proof_id', subject.proofId];
-    return this.rows<PeerReplayRow>(
-      `SELECT ${REPLAY} FROM peer_replays r JOIN nodes n ON n.id = r.node_id WHERE r.${column} = $1 ORDER BY r.created_at, r.id`,
-      [id],
-      tx,
-    );
+    return this.rows<PeerReplayRow>(`SELECT ${REPLAY} FROM peer_replays r WHERE r.${column} = $1 ORDER BY r.created_at, r.id`, [id], tx);
   }
 
   async setRefund(id: string, transactionId: string, tx: Tx): Promise<void> {

@@ -7,6 +7,7 @@ import type { Schemas } from '../../contract/types';
 import { Transactions } from '../../database/repository';
 import { CatalogModel, loadCatalog } from '../inference/catalog';
 import { hashRanges } from '../inference/engine/file-proof';
+import { PEER_ACTIVE_SECONDS } from '../inference/spot-check-verdict';
 import { SpotChecksService } from '../inference/spot-checks.service';
 import { SpotChecksRepository, type ChallengeBody, type ModelProofRow } from '../inference/spot-checks.repository';
 
@@ -112,15 +113,14 @@ export class ModelProofsService {
       }
       // Without a trusted generator, another owner's node that proved the model replays the generation; the first
       // node of a model has nobody to be checked against, and its replies are checked once someone is.
-      const peer = await this.checks.peerFor(row.model_id, [nodeId], tx);
-      if (!peer) {
+      if (!(await this.checks.peerAvailable(row.model_id, [nodeId], PEER_ACTIVE_SECONDS, tx))) {
         await this.checks.prove(row.id, 'unchecked', proof.text, tx);
         return null;
       }
       await this.checks.checking(row.id, proof.text, tx);
-      await this.checks.assignReplay(
+      await this.checks.addReplay(
         { proofId: row.id },
-        peer,
+        [nodeId],
         { model_id: row.model_id, messages: row.challenge.messages, params: row.challenge.params },
         tx,
       );

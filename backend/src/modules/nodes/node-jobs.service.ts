@@ -21,7 +21,7 @@ import { createRedis, REDIS } from '../../redis/redis.module';
 import { RateLimiter } from '../../common/rate-limit';
 import { loadCatalog } from '../inference/catalog';
 import { RepliesService, type StopReason } from '../inference/replies.service';
-import { hardwareScore, LOWEST_HARDWARE_SCORE } from '../inference/rewards';
+import { hardwareScore, LOWEST_HARDWARE_SCORE } from '../rewards/rewards';
 import { TasksRepository } from '../inference/tasks.repository';
 import { SpotChecksService } from '../inference/spot-checks.service';
 import { PeerReplaysService } from '../inference/peer-replays.service';
@@ -119,6 +119,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     const every = Math.min(1_000, Math.max(100, Math.floor(this.config.inference.nodeFirstTokenMs / 4)));
     this.deadlineTimer = setInterval(() => {
       this.missedDeadlines().catch((err: Error) => this.logger.warn(`First-token check failed: ${err.message}`));
+      this.peerReplays.expire().catch((err: Error) => this.logger.warn(`Replay expiry failed: ${err.message}`));
     }, every);
     this.deadlineTimer.unref();
   }
@@ -190,6 +191,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
   async claim(node: NodeIdentity, body: RequestBody<'claimNodeJob'> | undefined, hungUp?: AbortSignal): Promise<Schemas['NodeJob'] | null> {
     const deadline = Date.now() + (body?.wait_seconds ?? 25) * 1000;
     await this.nodes.touch(node.id);
+    await this.nodes.askedForWork(node.id);
     for (;;) {
       if (hungUp?.aborted) return null;
       const state = await this.nodes.byId(node.id);

@@ -107,6 +107,11 @@ export class ProviderNodesRepository extends ConfiguredRepository {
     );
   }
 
+  /** The node asked for work (a node that stops asking is not given another's work to replay). */
+  async askedForWork(id: string, tx?: Tx): Promise<void> {
+    await this.rows(`UPDATE nodes SET claimed_at = now() WHERE id = $1`, [id], tx);
+  }
+
   /**
    * The node called in: it is seen now, and today's presence grows by the time since its previous call, at most
    * the live window (a node silent longer was away for the rest). The row lock orders concurrent calls.
