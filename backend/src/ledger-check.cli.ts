@@ -5,15 +5,17 @@
  * their settled spending, within its daily limit; and time: no hold or reply task open past the longest possible
  * reply. Exit 1 when anything disagrees. */
 import 'reflect-metadata';
-import { loadConfig } from '../../config/config';
-import { createDataSource } from '../../database/data-source';
-import { ApiKeysRepository } from '../api-keys/api-keys.repository';
-import { apiKeyProblems } from '../api-keys/api-keys.service';
-import { TasksRepository } from '../inference/tasks.repository';
-import { stuckTasks } from '../inference/tasks.service';
-import { Transactions } from '../../database/repository';
-import { LedgerRepository } from './ledger.repository';
-import { LedgerService } from './ledger.service';
+import { loadConfig } from './config/config';
+import { createDataSource } from './database/data-source';
+import { ApiKeysRepository } from './modules/api-keys/api-keys.repository';
+import { apiKeyProblems } from './modules/api-keys/api-keys.service';
+import { TasksRepository } from './modules/inference/tasks.repository';
+import { stuckTasks } from './modules/inference/tasks.service';
+import { Transactions } from './database/repository';
+import { LedgerRepository } from './modules/wallet/ledger.repository';
+import { LedgerService } from './modules/wallet/ledger.service';
+import { RewardsRepository } from './modules/rewards/rewards.repository';
+import { RewardsService } from './modules/rewards/rewards.service';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -23,6 +25,14 @@ async function main(): Promise<void> {
     // Reconciling reads only; the services' other collaborators are never called.
     const problems = [
       ...(await new LedgerService(ledger, new Transactions(db), config, undefined as never).reconcile()),
+      ...(await new RewardsService(
+        new RewardsRepository(db),
+        undefined as never,
+        undefined as never,
+        new Transactions(db),
+        config,
+        undefined as never,
+      ).reconcile()),
       ...(await stuckTasks(new TasksRepository(db, config), config.inference.replyTimeoutSeconds)),
       ...(await apiKeyProblems(new ApiKeysRepository(db))),
     ];

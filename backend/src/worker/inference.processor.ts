@@ -9,7 +9,7 @@ import { CatalogModel, loadCatalog, modelsForWorker } from '../modules/inference
 import { LlamaEngine } from '../modules/inference/engine/llama-engine';
 import { NodesRepository } from '../modules/inference/nodes.repository';
 import { RepliesService } from '../modules/inference/replies.service';
-import { hardwareScore } from '../modules/inference/rewards';
+import { hardwareScore } from '../modules/rewards/rewards';
 import { SpotChecksService, verifierKey } from '../modules/inference/spot-checks.service';
 import { StopSequences } from '../modules/inference/stop-sequences';
 import { stopChannel, TokenBatcher } from '../modules/inference/streams';

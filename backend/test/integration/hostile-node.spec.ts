@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { SLOW_NODE } from '../../src/modules/nodes/node-jobs.service';
 import { TokenCounter } from '../../src/modules/inference/token-counter';
-import { LOWEST_HARDWARE_SCORE } from '../../src/modules/inference/rewards';
+import { LOWEST_HARDWARE_SCORE } from '../../src/modules/rewards/rewards';
 import { startStack, TestStack } from '../support/app';
 import { expectSpecResponse } from '../support/contract';
 import { ledgerCheckCli } from '../support/ledger-check';

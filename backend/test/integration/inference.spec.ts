@@ -1,4 +1,4 @@
-import { RewardsService } from '../../src/modules/inference/rewards.service';
+import { RewardsService } from '../../src/modules/rewards/rewards.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { expectSpecResponse } from '../support/contract';
 import { newUser, register } from '../support/users';
@@ -240,7 +240,10 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     await readSse(await startReply(stack, u.auth, { streamId: id, modelId: MODEL, prompt: 'Reward my provider', params: { max_tokens: 16 } }));
     const t = await taskOf(stack, id);
     const [node] = (await stack.db.query(`SELECT hardware_score FROM nodes WHERE id = $1`, [worker.nodeId])) as Array<{ hardware_score: string }>;
-    const amount = Math.round(25 * Number(t.difficulty) * Number(node!.hardware_score) * 1000) / 1000;
+    // 25 GLOB × difficulty × score for a standard task of 1,000 tokens, pro rata to the tokens counted, at most 80 % of the charge.
+    const tokens = Number(t.prompt_tokens) + Number(t.completion_tokens);
+    const work = Math.floor((25 * Number(t.difficulty) * Number(node!.hardware_score) * 1000 * tokens) / 1000);
+    const amount = Math.min(work, Math.floor((Number(t.charged_units) * 80) / 100)) / 1000;
 
     // Pending: nothing paid yet; asking again answers the same.
     const pending = await stack.http.post('/api/tokens/earn').set(provider.auth).send({ task_id: t.id }).expect(201);
@@ -258,7 +261,14 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     expect(paid).toBeTruthy();
     const tx = await stack.http.get(`/api/users/${provider.id}/transactions?limit=100`).set(provider.auth).expect(200);
     const earnings = tx.body.transactions.filter((x: { reference: string }) => x.reference === t.id);
-    expect(earnings).toEqual([expect.objectContaining({ id: paid, type: 'earning', direction: 'credit', amount })]);
+    // Paid with its share of the emission: more than the work's reward, never more than the task's charge.
+    const [reward] = (await stack.db.query(`SELECT units, emission_units FROM node_rewards WHERE task_id = $1`, [t.id])) as Array<{
+      units: string;
+      emission_units: string;
+    }>;
+    expect(Number(reward!.units)).toBe(amount * 1000 + Number(reward!.emission_units));
+    expect(Number(reward!.units)).toBeLessThanOrEqual(Number(t.charged_units));
+    expect(earnings).toEqual([expect.objectContaining({ id: paid, type: 'earning', direction: 'credit', amount: Number(reward!.units) / 1000 })]);
     const notes = await stack.http.get(`/api/users/${provider.id}/notifications?limit=50`).set(provider.auth).expect(200);
     expect(notes.body.notifications.some((n: { type: string }) => n.type === 'reward')).toBe(true);
     const again = await stack.http.post('/api/tokens/earn').set(provider.auth).send({ task_id: t.id }).expect(201);
@@ -277,7 +287,7 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
       status: 'pending',
       base: 25,
       difficulty: 1.5,
-      amount: Math.round(25 * 1.5 * Number(node!.hardware_score) * 1000) / 1000,
+      amount: Math.min(Math.floor(25 * 1.5 * Number(node!.hardware_score) * 10), 1000) / 1000,
     });
     await stack.app.get(RewardsService).settle(new Date(Date.now() + 25 * 3600_000));
     expect((await stack.http.post('/api/tokens/earn').set(provider.auth).send({ task_id: claimable!.id }).expect(201)).body.status).toBe('paid');

@@ -1,4 +1,5 @@
 import type { Response } from 'supertest';
+import { RewardsService } from '../../src/modules/rewards/rewards.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { expectSpecResponse } from '../support/contract';
 import { newUser } from '../support/users';
@@ -163,12 +164,14 @@ describe('node pools over the public API', () => {
 
     // ledger:check sees shares that do not add up to the reward.
     const ledger = stack.app.get(LedgerService);
+    const rewardsCheck = stack.app.get(RewardsService);
     expect(await ledger.reconcile()).toEqual([]);
+    expect(await rewardsCheck.reconcile()).toEqual([]);
     const rollback = new Error('rollback');
     await expect(
       stack.db.transaction(async (tx) => {
         await tx.query(`UPDATE node_reward_shares SET units = units + 1 WHERE task_id = $1 AND node_id = $2`, [task.id, b.id]);
-        expect((await ledger.reconcile(tx)).join('\n')).toMatch(/shares add up to/);
+        expect((await rewardsCheck.reconcile(tx)).join('\n')).toMatch(/shares add up to/);
         throw rollback;
       }),
     ).rejects.toBe(rollback);

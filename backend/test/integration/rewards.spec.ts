@@ -1,4 +1,4 @@
-import { RewardsService } from '../../src/modules/inference/rewards.service';
+import { RewardsService } from '../../src/modules/rewards/rewards.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { newUser } from '../support/users';
 import { readSse, startReply, startWorker, taskOf, WorkerProcess } from '../support/worker';
@@ -23,7 +23,7 @@ function harness(env: Record<string, string> = {}) {
     },
     async tearDown() {
       await h.worker?.stop();
-      expect(await h.stack.app.get(LedgerService).reconcile()).toEqual([]);
+      expect(await h.reconcile()).toEqual([]);
       await h.stack.close();
     },
     rewards: () => h.stack.app.get(RewardsService),
@@ -49,7 +49,16 @@ function harness(env: Record<string, string> = {}) {
       return row!.n;
     },
     claim: (u: User, taskId: string) => h.stack.http.post('/api/tokens/earn').set(u.auth).send({ task_id: taskId }),
-    reconcile: () => h.stack.app.get(LedgerService).reconcile(),
+    /** ledger:check's findings: the ledger's and the rewards'. */
+    reconcile: async () => [...(await h.stack.app.get(LedgerService).reconcile()), ...(await h.rewards().reconcile())],
+    /** A task's reward as recorded (in units): all of it, and the part the emission added. */
+    async rewardOf(taskId: string): Promise<{ units: number; emission: number }> {
+      const [row] = (await h.stack.db.query(`SELECT units, emission_units FROM node_rewards WHERE task_id = $1`, [taskId])) as Array<{
+        units: string;
+        emission_units: string;
+      }>;
+      return { units: Number(row!.units), emission: Number(row!.emission_units) };
+    },
   };
   return h;
 }
@@ -97,7 +106,12 @@ describe('funded rewards (default emission and share)', () => {
 
     await h.settleAt(25);
     const after = await h.wallet(h.provider);
-    expect(after.balance).toBeCloseTo(before.balance + reward.amount, 3);
+    // Paid with its share of the emission that accrued meanwhile, up to the task's charge and no further.
+    const paid = await h.rewardOf(t.id);
+    expect(paid.units).toBe(reward.amount * 1000 + paid.emission);
+    expect(paid.emission).toBeGreaterThan(0);
+    expect(paid.units).toBeLessThanOrEqual(Number(t.charged_units));
+    expect(after.balance).toBeCloseTo(before.balance + paid.units / 1000, 3);
     expect(after.pending_earnings).toBeCloseTo(before.pending_earnings, 3);
     expect(await h.earnings(t.id)).toBe(1);
     expect((await h.claim(h.provider, t.id).expect(201)).body.status).toBe('paid');
@@ -118,13 +132,19 @@ describe('funded rewards (default emission and share)', () => {
     const tasks = [];
     for (const c of customers) tasks.push(await h.chat(c, 6));
     const before = await h.wallet(h.provider);
+    const unpaid = ((await h.stack.db.query(`SELECT task_id FROM node_rewards WHERE paid_at IS NULL`)) as Array<{ task_id: string }>).map(
+      (r) => r.task_id,
+    );
     const runs = await Promise.all(Array.from({ length: 6 }, () => h.settleAt(26)));
     expect(runs.reduce((s, r) => s + r.paid, 0)).toBeGreaterThanOrEqual(tasks.length);
     for (const t of tasks) expect(await h.earnings(t.id)).toBe(1);
-    // Everything pending was due, and was paid once.
+    // Everything pending was due, and was paid once (with its share of the emission).
     const after = await h.wallet(h.provider);
     expect(after.pending_earnings).toBe(0);
-    expect(after.balance).toBeCloseTo(before.balance + before.pending_earnings, 3);
+    let paid = 0;
+    for (const taskId of unpaid) paid += (await h.rewardOf(taskId)).units;
+    expect(paid).toBeGreaterThanOrEqual(before.pending_earnings * 1000);
+    expect(after.balance).toBeCloseTo(before.balance + paid / 1000, 3);
     expect(await h.platform('platform:rewards')).toBeGreaterThanOrEqual(0);
     expect(await h.reconcile()).toEqual([]);
   });
@@ -159,7 +179,7 @@ describe('funded rewards (default emission and share)', () => {
       await expect(
         h.stack.db.transaction(async (tx) => {
           await ledger.post({ type, description: 'forged', reference: user.id, lines }, tx);
-          expect((await ledger.reconcile(tx)).join('\n')).toMatch(expected);
+          expect([...(await ledger.reconcile(tx)), ...(await h.rewards().reconcile(tx))].join('\n')).toMatch(expected);
           throw rollback;
         }),
       ).rejects.toBe(rollback);
@@ -209,37 +229,39 @@ describe('funded rewards (default emission and share)', () => {
   });
 });
 
-describe('unfunded rewards (no emission, no share)', () => {
-  const h = harness({ REWARD_EMISSION_GLOB_PER_DAY: '0', REWARD_SHARE_PERCENT: '0' });
+describe('rewards without emission, then with it', () => {
+  const h = harness({ REWARD_EMISSION_GLOB_PER_DAY: '0' });
   beforeAll(() => h.setUp(), 90_000);
   afterAll(() => h.tearDown(), 60_000);
 
-  it('a reward the rewards account cannot fund waits, still pending, and is paid once the account is funded', async () => {
+  it('each reward is funded by its own charge; the emission, once on, lifts rewards falling due toward their charge and no further', async () => {
     const customer = await newUser(h.stack, 'customer');
     const t = await h.chat(customer);
     const first = await h.chat(customer);
     const before = await h.wallet(h.provider);
-    expect(await h.platform('platform:rewards')).toBe(0);
+    const rewardsBefore = await h.platform('platform:rewards');
     const run = await h.settleAt(25);
-    expect(run).toEqual({ emitted: 0, paid: 0, unfunded: true });
-    expect(await h.platform('platform:rewards')).toBe(0);
-    expect(await h.earnings(t.id)).toBe(0);
-    expect((await h.claim(h.provider, t.id).expect(201)).body.status).toBe('pending');
-    expect((await h.wallet(h.provider)).pending_earnings).toBe(before.pending_earnings);
+    expect(run).toEqual({ emitted: 0, paid: 2, unfunded: false });
+    const [a, b] = [await h.rewardOf(t.id), await h.rewardOf(first.id)];
+    expect([a.emission, b.emission]).toEqual([0, 0]);
+    expect(await h.platform('platform:rewards')).toBe(rewardsBefore - a.units - b.units);
+    expect((await h.wallet(h.provider)).balance).toBeCloseTo(before.balance + (a.units + b.units) / 1000, 3);
     expect(await h.reconcile()).toEqual([]);
 
     // The operator turns the emission on: the time without emission pays nothing back, the time after it does.
     h.stack.config.rewards.emissionUnitsPerDay = 10_000_000;
+    const late = await h.chat(customer);
     const funded = await h.settleAt(50);
     // 25 h of emission (and the seconds the test took).
     expect(funded.emitted).toBeGreaterThanOrEqual(Math.floor((10_000_000 * 25) / 24));
     expect(funded.emitted).toBeLessThan(Math.floor((10_000_000 * 25.1) / 24));
-    expect(funded.paid).toBe(2);
-    expect(await h.earnings(t.id)).toBe(1);
-    expect(await h.earnings(first.id)).toBe(1);
-    const after = await h.wallet(h.provider);
-    expect(after.balance).toBeCloseTo(before.balance + before.pending_earnings, 3);
-    expect(after.pending_earnings).toBe(0);
+    expect(funded.paid).toBe(1);
+    // Far more emission than the one reward due has room for: it is lifted to its task's charge exactly, the rest waits.
+    expect((await h.rewardOf(late.id)).units).toBe(Number(late.charged_units));
+    const [emission] = (await h.stack.db.query(`SELECT undistributed_units::bigint AS undistributed FROM reward_emission`)) as Array<{
+      undistributed: string;
+    }>;
+    expect(Number(emission!.undistributed)).toBe(funded.emitted - (await h.rewardOf(late.id)).emission);
     expect(await h.platform('platform:rewards')).toBeGreaterThanOrEqual(0);
     expect(await h.reconcile()).toEqual([]);
   });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Redis from 'ioredis';
 import { REDIS } from '../../src/redis/redis.module';
-import { RewardsService } from '../../src/modules/inference/rewards.service';
+import { RewardsService } from '../../src/modules/rewards/rewards.service';
 import { FAILED_PROOF, FAILED_SPOT_CHECK, verifierKey } from '../../src/modules/inference/spot-checks.service';
 import { startAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';

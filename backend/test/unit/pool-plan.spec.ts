@@ -1,5 +1,6 @@
 import { splitArgs } from '../../src/node-agent/llama-server';
-import { offeredMemory, planPool, proportional, type PlanNode } from '../../src/modules/nodes/pool-plan';
+import { proportional } from '../../src/common/proportional';
+import { offeredMemory, planPool, type PlanNode } from '../../src/modules/nodes/pool-plan';
 
 const GiB = 2 ** 30;
 const node = (id: string, memoryGiB: number, extra: Partial<PlanNode> = {}): PlanNode => ({

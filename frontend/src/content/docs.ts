@@ -156,6 +156,7 @@ export const DOC_SECTIONS: DocSection[] = [
   <li><strong>Hardware score</strong> (0.5–2.0) reflects the capability of the device that did the work.</li>
   <li>Typical rewards are <strong>25–150 GLB per task</strong>.</li>
 </ul>
+<p>These figures are those of a <strong>standard task of 1,000 tokens</strong> (prompt and reply together). A task earns in proportion to the tokens the platform counted for it, and never more than its request was charged: at most 80% of the charge, to which the daily emission may add up to the rest, shared among the tasks falling due in proportion to their work. Whatever part of the charge was paid with a welcome bonus reaches the provider as bonus, spendable on the network but not transferable. A task whose node fails the platform's check of it earns nothing.</p>
 
 <h3>Reward tiers</h3>
 <table>

@@ -9,6 +9,7 @@ import { FundedRewards1764400000000 } from './1764400000000-FundedRewards';
 import { NodePools1764500000000 } from './1764500000000-NodePools';
 import { ApiKeys1764600000000 } from './1764600000000-ApiKeys';
 import { NodeTrust1764700000000 } from './1764700000000-NodeTrust';
+import { FairRewards1764800000000 } from './1764800000000-FairRewards';
 
 /** Every migration, oldest first. A new migration is added here. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   NodePools1764500000000,
   ApiKeys1764600000000,
   NodeTrust1764700000000,
+  FairRewards1764800000000,
 ];

@@ -4,6 +4,7 @@ import { CurrentUser, type AuthUser } from '../../auth/auth-user';
 import { openEventStream } from '../../common/event-stream';
 import type { RequestBody, ResponseBody } from '../../contract/types';
 import { InferenceService, StartedStream } from './inference.service';
+import { RewardsService } from '../rewards/rewards.service';
 import { TasksService } from './tasks.service';
 
 /** Writes a stream as Server-Sent Events: `id: n` + `data: {json}` per event, keep-alive comments between. */
@@ -27,6 +28,7 @@ export class InferenceController {
   constructor(
     private readonly inference: InferenceService,
     private readonly tasks: TasksService,
+    private readonly rewards: RewardsService,
   ) {}
 
   @Get('inference/models')
@@ -67,6 +69,6 @@ export class InferenceController {
   @Post('tokens/earn')
   @HttpCode(201)
   claimTaskReward(@CurrentUser() user: AuthUser, @Body() body: RequestBody<'claimTaskReward'>): Promise<ResponseBody<'claimTaskReward', 201>> {
-    return this.tasks.claim(user.id, body.task_id);
+    return this.rewards.claim(user.id, body.task_id);
   }
 }

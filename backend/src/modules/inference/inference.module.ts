@@ -9,8 +9,7 @@ import { NodesRepository } from './nodes.repository';
 import { TasksRepository } from './tasks.repository';
 import { ReplyReaper } from './reaper.service';
 import { RepliesService } from './replies.service';
-import { RewardsRepository } from './rewards.repository';
-import { RewardsService } from './rewards.service';
+import { RewardsModule } from '../rewards/rewards.module';
 import { StreamHub } from './stream-hub';
 import { StreamSlots } from './stream-slots';
 import { TasksService } from './tasks.service';
@@ -20,7 +19,7 @@ import { SpotChecksService } from './spot-checks.service';
 import { PeerReplaysService } from './peer-replays.service';
 
 @Module({
-  imports: [WalletModule, NotificationsModule, ChatModule],
+  imports: [WalletModule, NotificationsModule, ChatModule, RewardsModule],
   controllers: [InferenceController],
   providers: [
     InferenceService,
@@ -31,8 +30,6 @@ import { PeerReplaysService } from './peer-replays.service';
     StreamSlots,
     ReplyReaper,
     RepliesService,
-    RewardsRepository,
-    RewardsService,
     TokenCounter,
     SpotChecksService,
     SpotChecksRepository,
@@ -44,7 +41,6 @@ import { PeerReplaysService } from './peer-replays.service';
     TasksService,
     NodesRepository,
     TasksRepository,
-    RewardsService,
     RepliesService,
     InferenceService,
     TokenCounter,

@@ -7,7 +7,7 @@ import { REDIS } from '../../redis/redis.module';
 import { completionBudget, holdTokens } from './budget';
 import { CatalogModel, loadCatalog } from './catalog';
 import { REAPED } from './reaper.service';
-import { taskDifficulty } from './rewards';
+import { taskDifficulty } from '../rewards/rewards';
 import { StreamEvent, stopKey, TokenStream } from './streams';
 import { TasksRepository } from './tasks.repository';
 import { TasksService } from './tasks.service';

@@ -9,7 +9,7 @@ import { REDIS } from '../../redis/redis.module';
 import { NotificationsService } from '../notifications/notifications.service';
 import { LedgerService } from '../wallet/ledger.service';
 import { toGlob } from '../wallet/units';
-import { comparable, judgeReplay, type SpotCheckVerdict } from './spot-check-verdict';
+import { comparable, judgeReplay, PEER_ACTIVE_SECONDS, type SpotCheckVerdict } from './spot-check-verdict';
 import { SpotChecksRepository, type ChallengeBody, type ReplayJob } from './spot-checks.repository';
 import { TasksRepository } from './tasks.repository';
 
@@ -77,12 +77,11 @@ export class SpotChecksService {
       await this.enqueueReplay('reply', await this.checks.create(check), job);
       return true;
     }
-    const peer = await this.checks.peerFor(r.job.modelId, [r.nodeId]);
-    if (!peer) {
+    if (!(await this.checks.peerAvailable(r.job.modelId, [r.nodeId], PEER_ACTIVE_SECONDS))) {
       this.logger.debug(`Neither a trusted generator nor another owner's node serves ${r.job.modelId}: reply ${r.job.streamId} is not checked`);
       return false;
     }
-    await this.transactions.run(async (tx) => this.checks.assignReplay({ spotCheckId: await this.checks.create(check, tx) }, peer, job, tx));
+    await this.transactions.run(async (tx) => this.checks.addReplay({ spotCheckId: await this.checks.create(check, tx) }, [r.nodeId], job, tx));
     return true;
   }
 
@@ -121,7 +120,9 @@ export class SpotChecksService {
   private async refund(checkId: string, taskId: string, tx: Tx): Promise<void> {
     const task = await this.tasks.chargeOf(taskId, tx);
     if (!task) return;
-    const refund = await this.ledger.refundCharge(task.hold_id, taskId, `Refund of task ${taskId.slice(0, 8)}: its reply failed a spot check`, tx);
+    // A reward already paid for it is not given back twice: nobody ends up with more than was paid.
+    const description = `Refund of task ${taskId.slice(0, 8)}: its reply failed a spot check`;
+    const refund = await this.ledger.refundCharge(task.hold_id, taskId, description, Number(task.rewarded), tx);
     if (!refund) return;
     await this.checks.setRefund(checkId, refund.transactionId, tx);
     await this.notifications.create(

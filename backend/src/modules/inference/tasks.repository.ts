@@ -38,20 +38,6 @@ export interface TaskEnd {
   difficulty: number;
 }
 
-/** A task with what its reward needs: its requester, what it charged, and its node's owner and score. */
-export interface RewardableTask {
-  id: string;
-  user_id: string | null;
-  node_id: string | null;
-  model_id: string;
-  status: string;
-  difficulty: string | null;
-  charged_units: string | null;
-  reward_transaction_id: string | null;
-  owner_id: string | null;
-  hardware_score: string | null;
-}
-
 /** A task not yet ended, as the reaper judges it. */
 export interface OpenTask {
   id: string;
@@ -149,28 +135,18 @@ export class TasksRepository extends ConfiguredRepository {
     );
   }
 
-  /** The task with its node's owner and score, locked until the transaction ends. */
-  lockForReward(id: string, tx: Tx): Promise<RewardableTask | undefined> {
-    return this.one<RewardableTask>(
-      `SELECT t.id, t.user_id, t.node_id, t.model_id, t.status, t.difficulty, t.charged_units, t.reward_transaction_id, n.owner_id, n.hardware_score
-       FROM inference_tasks t LEFT JOIN nodes n ON n.id = t.node_id WHERE t.id = $1 FOR UPDATE OF t`,
-      [id],
-      tx,
-    );
-  }
-
-  /** What a task charged through (its hold) and who, unless that requester's account is gone. */
-  chargeOf(id: string, tx: Tx): Promise<{ hold_id: string; user_id: string } | undefined> {
+  /**
+   * What a task charged through (its hold), who, and the reward it already paid a node's owner, unless that
+   * requester's account is gone.
+   */
+  chargeOf(id: string, tx: Tx): Promise<{ hold_id: string; user_id: string; rewarded: string } | undefined> {
     return this.one(
-      `SELECT t.hold_id, t.user_id FROM inference_tasks t JOIN users u ON u.id = t.user_id AND u.deleted_at IS NULL
+      `SELECT t.hold_id, t.user_id, coalesce((SELECT r.units FROM node_rewards r WHERE r.task_id = t.id AND r.paid_at IS NOT NULL), 0) AS rewarded
+       FROM inference_tasks t JOIN users u ON u.id = t.user_id AND u.deleted_at IS NULL
        WHERE t.id = $1 AND t.hold_id IS NOT NULL`,
       [id],
       tx,
     );
-  }
-
-  async setReward(id: string, transactionId: string, tx: Tx): Promise<void> {
-    await this.rows(`UPDATE inference_tasks SET reward_transaction_id = $2 WHERE id = $1`, [id, transactionId], tx);
   }
 
   /** Open tasks older than `graceSeconds` (or the one of `streamId`), oldest first, with their node's liveness. */

@@ -1,13 +1,10 @@
-import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
-import type { Schemas } from '../../contract/types';
+import { Injectable } from '@nestjs/common';
 import { Transactions, type Tx } from '../../database/repository';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { ChatService } from '../chat/chat.service';
 import { LedgerService, STALE_GRACE_SECONDS } from '../wallet/ledger.service';
-import { RewardsService } from './rewards.service';
+import { RewardsService } from '../rewards/rewards.service';
 import { TasksRepository } from './tasks.repository';
-
-export const NO_REWARD = "This task earns no reward: it was requested by the node's owner or charged nothing";
 
 export interface TaskOutcome {
   taskId: string;
@@ -88,20 +85,5 @@ export class TasksService {
     const tokens = outcome.promptTokens + outcome.completionTokens;
     await this.apiKeys.recordUsage(task.api_key_id, tokens, charged, tx);
     if (charged > 0) await this.ledger.describe(outcome.holdId, `API: ${task.model_id}, ${tokens} tokens`, tx);
-  }
-
-  /**
-   * POST /api/tokens/earn: the provider asks after a task's reward. Makes sure it is recorded (it normally is, when
-   * the task completes) and answers it as it stands, pending or paid; it is only ever paid by settlement.
-   */
-  async claim(callerId: string, taskId: string): Promise<Schemas['TaskReward']> {
-    return this.transactions.run(async (tx) => {
-      const task = await this.tasks.lockForReward(taskId, tx);
-      if (!task || task.status !== 'completed') throw new NotFoundException('Task not found');
-      if (task.owner_id !== callerId) throw new ForbiddenException("This task was processed by another provider's node");
-      const reward = await this.rewards.recordPending(taskId, tx);
-      if (!reward) throw new ConflictException(NO_REWARD);
-      return this.rewards.describe(reward);
-    });
   }
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { NodeCredentialGuard } from '../../auth/node-credential.guard';
 import { RateLimiter } from '../../common/rate-limit';
 import { InferenceModule } from '../inference/inference.module';
+import { RewardsModule } from '../rewards/rewards.module';
 import { JoinTokensRepository } from './join-tokens.repository';
 import { ModelProofsService } from './model-proofs.service';
 import { NodeJobsService } from './node-jobs.service';
@@ -13,7 +14,7 @@ import { ProviderNodesRepository } from './provider-nodes.repository';
 
 /** The nodes tag: pairing, node credentials, the node operations (heartbeat, claim, events, return) and the owner's controls. */
 @Module({
-  imports: [InferenceModule],
+  imports: [InferenceModule, RewardsModule],
   controllers: [NodesController],
   providers: [
     NodesService,

@@ -14,6 +14,7 @@ export interface NewNodeReward {
   difficulty: number;
   hardwareScore: number;
   units: number;
+  tokens: number;
   payableAt: Date;
 }
 
@@ -25,6 +26,8 @@ export interface NodeReward {
   units: number;
   payableAt: Date;
   transactionId: string | null;
+  /** The hold its task was charged through. */
+  holdId: string | null;
 }
 
 interface NodeRewardRow {
@@ -35,9 +38,11 @@ interface NodeRewardRow {
   units: string;
   payable_at: Date;
   transaction_id: string | null;
+  hold_id: string | null;
 }
 
-const REWARD = 'task_id, owner_id, difficulty, hardware_score, units, payable_at, transaction_id';
+const REWARD =
+  'task_id, owner_id, difficulty, hardware_score, units, payable_at, transaction_id, (SELECT hold_id FROM inference_tasks t WHERE t.id = task_id) AS hold_id';
 const toReward = (r: NodeRewardRow): NodeReward => ({
   taskId: r.task_id,
   ownerId: r.owner_id,
@@ -46,7 +51,25 @@ const toReward = (r: NodeRewardRow): NodeReward => ({
   units: Number(r.units),
   payableAt: r.payable_at,
   transactionId: r.transaction_id,
+  holdId: r.hold_id,
 });
+
+/** A task with what its reward needs: its requester, what it charged, and its node's owner and score. */
+export interface RewardableTask {
+  id: string;
+  user_id: string | null;
+  node_id: string | null;
+  model_id: string;
+  status: string;
+  difficulty: string | null;
+  charged_units: string | null;
+  reward_transaction_id: string | null;
+  hold_id: string | null;
+  /** The tokens the platform counted for it, prompt and completion. */
+  tokens: number;
+  owner_id: string | null;
+  hardware_score: string | null;
+}
 
 /** A node's part of a task's reward. */
 export interface RewardShare {
@@ -62,6 +85,21 @@ export interface RewardShare {
  */
 @Injectable()
 export class RewardsRepository extends Repository {
+  /** The task with its node's owner and score, locked until the transaction ends. */
+  lockForReward(id: string, tx: Tx): Promise<RewardableTask | undefined> {
+    return this.one<RewardableTask>(
+      `SELECT t.id, t.user_id, t.node_id, t.model_id, t.status, t.difficulty, t.charged_units, t.reward_transaction_id, t.hold_id,
+              (t.prompt_tokens + t.completion_tokens)::int AS tokens, n.owner_id, n.hardware_score
+       FROM inference_tasks t LEFT JOIN nodes n ON n.id = t.node_id WHERE t.id = $1 FOR UPDATE OF t`,
+      [id],
+      tx,
+    );
+  }
+
+  async setTaskReward(id: string, transactionId: string, tx: Tx): Promise<void> {
+    await this.rows(`UPDATE inference_tasks SET reward_transaction_id = $2 WHERE id = $1`, [id, transactionId], tx);
+  }
+
   async totalsByNode(nodeIds: string[], tx?: Tx): Promise<Map<string, NodeRewardTotals>> {
     const rows = await this.rows<{ node_id: string; earned: string; pending: string }>(
       `SELECT s.node_id,
@@ -77,9 +115,9 @@ export class RewardsRepository extends Repository {
   /** Records the task's reward unless it is recorded already (its first record stands). */
   async record(r: NewNodeReward, tx: Tx): Promise<void> {
     await this.rows(
-      `INSERT INTO node_rewards (task_id, node_id, owner_id, difficulty, hardware_score, units, payable_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (task_id) DO NOTHING`,
-      [r.taskId, r.nodeId, r.ownerId, r.difficulty, r.hardwareScore, r.units, r.payableAt],
+      `INSERT INTO node_rewards (task_id, node_id, owner_id, difficulty, hardware_score, units, tokens, payable_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (task_id) DO NOTHING`,
+      [r.taskId, r.nodeId, r.ownerId, r.difficulty, r.hardwareScore, r.units, r.tokens, r.payableAt],
       tx,
     );
   }
@@ -133,7 +171,145 @@ export class RewardsRepository extends Repository {
     return row && toReward(row);
   }
 
-  async markPaid(taskId: string, transactionId: string, tx: Tx): Promise<void> {
-    await this.rows(`UPDATE node_rewards SET paid_at = now(), transaction_id = $2 WHERE task_id = $1`, [taskId, transactionId], tx);
+  async markPaid(taskId: string, transactionId: string, bonusUnits: number, tx: Tx): Promise<void> {
+    await this.rows(
+      `UPDATE node_rewards SET paid_at = now(), transaction_id = $2, bonus_units = $3 WHERE task_id = $1`,
+      [taskId, transactionId, bonusUnits],
+      tx,
+    );
+  }
+
+  // ---- the emission's share of rewards ----
+
+  /** Emission minted and not yet shared out, locked until the transaction ends. */
+  async lockUndistributed(tx: Tx): Promise<number> {
+    const row = await this.one<{ units: string }>(`SELECT undistributed_units AS units FROM reward_emission FOR UPDATE`, [], tx);
+    return Number(row?.units ?? 0);
+  }
+
+  async addUndistributed(units: number, tx: Tx): Promise<void> {
+    await this.rows(`UPDATE reward_emission SET undistributed_units = undistributed_units + $1`, [units], tx);
+  }
+
+  /**
+   * Rewards payable at `asOf` that have not had their share of the emission yet, locked, with the room the emission
+   * may fill: up to their task's charge.
+   */
+  awaitingEmission(asOf: Date, limit: number, tx: Tx): Promise<Array<{ task_id: string; units: number; room: number }>> {
+    return this.rows<{ task_id: string; units: string; room: string }>(
+      `SELECT r.task_id, r.units, greatest(0, coalesce(t.charged_units, 0) - r.units) AS room
+       FROM node_rewards r JOIN inference_tasks t ON t.id = r.task_id
+       WHERE r.paid_at IS NULL AND r.withheld_at IS NULL AND r.emission_at IS NULL AND r.payable_at <= $1
+       ORDER BY r.payable_at, r.task_id LIMIT $2 FOR UPDATE OF r`,
+      [asOf, limit],
+      tx,
+    ).then((rows) => rows.map((r) => ({ task_id: r.task_id, units: Number(r.units), room: Number(r.room) })));
+  }
+
+  /** Adds the reward's share of the emission (possibly none: it has had its turn). */
+  async addEmission(taskId: string, units: number, tx: Tx): Promise<void> {
+    await this.rows(
+      `UPDATE node_rewards SET units = units + $2, emission_units = emission_units + $2, emission_at = now() WHERE task_id = $1`,
+      [taskId, units],
+      tx,
+    );
+  }
+
+  sharesOf(taskId: string, tx: Tx): Promise<Array<{ node_id: string; units: number; layers: number | null }>> {
+    return this.rows<{ node_id: string; units: string; layers: number | null }>(
+      `SELECT node_id, units, layers FROM node_reward_shares WHERE task_id = $1 ORDER BY node_id`,
+      [taskId],
+      tx,
+    ).then((rows) => rows.map((r) => ({ node_id: r.node_id, units: Number(r.units), layers: r.layers })));
+  }
+
+  async setShare(taskId: string, nodeId: string, units: number, tx: Tx): Promise<void> {
+    await this.rows(`UPDATE node_reward_shares SET units = $3 WHERE task_id = $1 AND node_id = $2`, [taskId, nodeId, units], tx);
+  }
+
+  // ---- reconciliation ----
+
+  /** Rewards whose per-node shares (a pooled task's members, or the one node) do not add up to the reward. */
+  unbalancedRewardShares(tx?: Tx): Promise<Array<{ task_id: string; units: string; shared: string }>> {
+    return this.rows(
+      `SELECT r.task_id, r.units, coalesce(sum(s.units), 0) AS shared
+       FROM node_rewards r LEFT JOIN node_reward_shares s ON s.task_id = r.task_id
+       GROUP BY r.task_id, r.units HAVING coalesce(sum(s.units), 0) <> r.units`,
+      [],
+      tx,
+    );
+  }
+
+  /**
+   * Earnings that are not exactly one recorded node reward paid from the rewards account to the node owner's wallet,
+   * for a completed task that charged its requester, who is not that owner.
+   */
+  unearnedEarnings(tx?: Tx): Promise<Array<{ transaction_id: string; reason: string }>> {
+    return this.rows(
+      `SELECT t.id AS transaction_id,
+              CASE WHEN r.task_id IS NULL THEN 'no recorded reward'
+                   WHEN it.status <> 'completed' THEN 'task not completed'
+                   WHEN it.user_id IS NOT DISTINCT FROM r.owner_id THEN 'task requested by the node''s owner'
+                   WHEN coalesce(it.charged_units, 0) <= 0 THEN 'task charged nothing'
+                   WHEN it.reward_transaction_id IS DISTINCT FROM t.id THEN 'task not marked paid by it'
+                   ELSE 'entries are not the reward moving from platform:rewards to the owner''s wallet' END AS reason
+       FROM ledger_transactions t
+       LEFT JOIN node_rewards r ON r.transaction_id = t.id
+       LEFT JOIN inference_tasks it ON it.id = r.task_id
+       WHERE t.type = 'earning' AND (
+         r.task_id IS NULL OR it.status <> 'completed' OR it.user_id IS NOT DISTINCT FROM r.owner_id
+         OR coalesce(it.charged_units, 0) <= 0 OR it.reward_transaction_id IS DISTINCT FROM t.id
+         OR (SELECT count(*) FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
+             WHERE e.transaction_id = t.id AND NOT ((coalesce(a.code, '') = 'platform:rewards' AND e.amount = -r.units)
+                                                  OR (a.user_id IS NOT DISTINCT FROM r.owner_id AND e.amount = r.units))) > 0
+         OR (SELECT count(*) FROM ledger_entries e WHERE e.transaction_id = t.id) <> 2)`,
+      [],
+      tx,
+    );
+  }
+  /** Rewards above their task's charge (the emission included). */
+  rewardsAboveCharge(tx?: Tx): Promise<Array<{ task_id: string; units: string; charged: string }>> {
+    return this.rows(
+      `SELECT r.task_id, r.units, coalesce(t.charged_units, 0) AS charged FROM node_rewards r JOIN inference_tasks t ON t.id = r.task_id
+       WHERE r.units > coalesce(t.charged_units, 0)`,
+      [],
+      tx,
+    );
+  }
+
+  /** Paid rewards whose transferable part is more than the part of their task's charge that was not welcome bonus. */
+  bonusMadeTransferable(tx?: Tx): Promise<Array<{ task_id: string; transferable: string; paid: string }>> {
+    return this.rows(
+      `SELECT r.task_id, e.amount - e.bonus AS transferable, coalesce(ch.amount - ch.bonus, 0) AS paid
+       FROM node_rewards r JOIN inference_tasks t ON t.id = r.task_id
+       JOIN ledger_entries e ON e.transaction_id = r.transaction_id AND e.amount > 0
+       LEFT JOIN LATERAL (SELECT -ce.amount AS amount, -ce.bonus AS bonus FROM ledger_transactions h
+                          JOIN ledger_entries ce ON ce.transaction_id = h.id AND ce.account_id = h.hold_account_id
+                          WHERE h.id = t.hold_id AND h.status = 'completed') ch ON true
+       WHERE e.amount - e.bonus > coalesce(ch.amount - ch.bonus, 0)`,
+      [],
+      tx,
+    );
+  }
+
+  /** The emission shared out to rewards and still waiting, beside what the emission has minted since rewards were funded. */
+  async emissionUse(tx?: Tx): Promise<{ shared: number; undistributed: number; accrued: number }> {
+    const row = await this.one<{ shared: string; undistributed: string; accrued: string }>(
+      `SELECT (SELECT coalesce(sum(emission_units), 0) FROM node_rewards) AS shared, e.undistributed_units AS undistributed,
+              (SELECT -balance FROM ledger_accounts WHERE code = 'platform:emission') - e.opening_units AS accrued
+       FROM reward_emission e`,
+      [],
+      tx,
+    );
+    return { shared: Number(row?.shared ?? 0), undistributed: Number(row?.undistributed ?? 0), accrued: Number(row?.accrued ?? 0) };
+  }
+
+  /** Paid rewards of tasks that failed a spot check. */
+  paidDespiteFailedCheck(tx?: Tx): Promise<Array<{ task_id: string }>> {
+    return this.rows(
+      `SELECT r.task_id FROM node_rewards r JOIN spot_checks c ON c.task_id = r.task_id AND c.status = 'failed' WHERE r.paid_at IS NOT NULL`,
+      [],
+      tx,
+    );
   }
 }

@@ -1,4 +1,13 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  ConflictException,
+  ForbiddenException,
+  Inject,
+  Injectable,
+  Logger,
+  NotFoundException,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
 import type Redis from 'ioredis';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
@@ -8,10 +17,14 @@ import { REDIS } from '../../redis/redis.module';
 import { NotificationsService } from '../notifications/notifications.service';
 import { LedgerService } from '../wallet/ledger.service';
 import { toGlob } from '../wallet/units';
-import { REWARD_BASE_GLOB, rewardShareUnits, rewardUnits } from './rewards';
-import { proportional } from '../nodes/pool-plan';
-import { RewardsRepository, type NodeReward, type NodeRewardTotals, type RewardShare } from './rewards.repository';
-import { TasksRepository, type RewardableTask } from './tasks.repository';
+import { cappedReward, emissionShares, REWARD_BASE_GLOB, rewardBonusUnits, rewardShareUnits, rewardUnits } from './rewards';
+import { proportional } from '../../common/proportional';
+import { RewardsRepository, type NodeReward, type NodeRewardTotals, type RewardableTask, type RewardShare } from './rewards.repository';
+
+export const NO_REWARD = "This task earns no reward: it was requested by the node's owner or charged nothing";
+
+/** Rewards that may share one settlement's emission. */
+const EMISSION_BATCH = 10_000;
 
 /** Due rewards read per query while settling. */
 const SETTLE_BATCH = 100;
@@ -38,7 +51,6 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
 
   constructor(
     private readonly rewards: RewardsRepository,
-    private readonly tasks: TasksRepository,
     private readonly ledger: LedgerService,
     private readonly notifications: NotificationsService,
     private readonly transactions: Transactions,
@@ -93,11 +105,12 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
    * nothing: not completed, no node owner, requested by that owner, or charged nothing.
    */
   async recordPending(taskId: string, tx: Tx): Promise<NodeReward | null> {
-    const task = await this.tasks.lockForReward(taskId, tx);
+    const task = await this.rewards.lockForReward(taskId, tx);
     if (!task || !this.earns(task)) return null;
     const difficulty = Number(task.difficulty ?? 1);
     const hardwareScore = Number(task.hardware_score ?? 1);
-    const units = rewardUnits(difficulty, hardwareScore);
+    const units = cappedReward(rewardUnits(difficulty, hardwareScore, task.tokens), Number(task.charged_units), this.config.rewards.sharePercent);
+    if (units <= 0) return null;
     await this.rewards.record(
       {
         taskId,
@@ -106,6 +119,7 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
         difficulty,
         hardwareScore,
         units,
+        tokens: task.tokens,
         payableAt: new Date(Date.now() + this.config.rewards.settlementMs),
       },
       tx,
@@ -140,6 +154,21 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
     );
   }
 
+  /**
+   * POST /api/tokens/earn: the provider asks after a task's reward. Makes sure it is recorded (it normally is, when
+   * the task completes) and answers it as it stands, pending or paid; it is only ever paid by settlement.
+   */
+  async claim(callerId: string, taskId: string): Promise<Schemas['TaskReward']> {
+    return this.transactions.run(async (tx) => {
+      const task = await this.rewards.lockForReward(taskId, tx);
+      if (!task || task.status !== 'completed') throw new NotFoundException('Task not found');
+      if (task.owner_id !== callerId) throw new ForbiddenException("This task was processed by another provider's node");
+      const reward = await this.recordPending(taskId, tx);
+      if (!reward) throw new ConflictException(NO_REWARD);
+      return this.describe(reward);
+    });
+  }
+
   /** A reward as POST /api/tokens/earn answers it. */
   describe(reward: NodeReward): Schemas['TaskReward'] {
     return {
@@ -152,6 +181,34 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
       hardware_score: reward.hardwareScore,
       base: REWARD_BASE_GLOB,
     };
+  }
+
+  /**
+   * What ledger:check proves of rewards: every earning is a recorded reward for someone else's paid task, whose nodes'
+   * shares add up to it; no reward is above its task's charge, nor pays as transferable more than the charge paid
+   * that was not welcome bonus; the emission shared out and waiting is no more than it minted; and no reward of a
+   * task that failed its check was paid.
+   */
+  async reconcile(tx?: Tx): Promise<string[]> {
+    const problems: string[] = [];
+    for (const e of await this.rewards.unearnedEarnings(tx)) problems.push(`earning ${e.transaction_id}: ${e.reason}`);
+    for (const r of await this.rewards.unbalancedRewardShares(tx)) {
+      problems.push(`reward of task ${r.task_id}: its nodes' shares add up to ${r.shared}, not its ${r.units}`);
+    }
+    for (const r of await this.rewards.rewardsAboveCharge(tx))
+      problems.push(`reward of task ${r.task_id} is ${r.units}, above its charge ${r.charged}`);
+    for (const r of await this.rewards.bonusMadeTransferable(tx)) {
+      problems.push(`reward of task ${r.task_id} paid ${r.transferable} transferable, more than the ${r.paid} its charge paid that was not bonus`);
+    }
+    const emission = await this.rewards.emissionUse(tx);
+    if (emission.shared + emission.undistributed > emission.accrued) {
+      problems.push(
+        `the emission shared ${emission.shared} and holds ${emission.undistributed} undistributed, more than the ${emission.accrued} it minted`,
+      );
+    }
+    for (const r of await this.rewards.paidDespiteFailedCheck(tx))
+      problems.push(`reward of task ${r.task_id} was paid though the task failed its check`);
+    return problems;
   }
 
   /** The timer's run: one process at a time per interval (a Redis lock). */
@@ -167,7 +224,8 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
    * funded (it and the rest wait). Safe to run concurrently: each reward is paid under its row lock, once.
    */
   async settle(asOf: Date = new Date()): Promise<Settlement> {
-    const result: Settlement = { emitted: await this.ledger.accrueEmission(asOf), paid: 0, unfunded: false };
+    const result: Settlement = { emitted: await this.accrueEmission(asOf), paid: 0, unfunded: false };
+    await this.shareEmission(asOf);
     for (;;) {
       const due = await this.rewards.due(asOf, SETTLE_BATCH);
       if (!due.length) return result;
@@ -180,6 +238,50 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
     }
   }
 
+  /** Mints the emission due up to `asOf` into the rewards account, where it waits to be shared out by work. */
+  private accrueEmission(asOf: Date): Promise<number> {
+    return this.transactions.run(async (tx) => {
+      const units = await this.ledger.accrueEmission(asOf, tx);
+      if (units > 0) await this.rewards.addUndistributed(units, tx);
+      return units;
+    });
+  }
+
+  /**
+   * The emission waiting to be shared out goes to the rewards falling due now, in proportion to their work (their
+   * reward so far), each lifted at most to its task's charge: it narrows the platform's cut, never pays more than a
+   * requester paid, and whoever sends the most requests does not take it first. What no reward has room for waits.
+   */
+  async shareEmission(asOf: Date): Promise<number> {
+    return this.transactions.run(async (tx) => {
+      const pool = await this.rewards.lockUndistributed(tx);
+      const due = await this.rewards.awaitingEmission(asOf, EMISSION_BATCH, tx);
+      if (pool <= 0 || due.length === 0) return 0;
+      const parts = emissionShares(
+        pool,
+        due.map((d) => d.units),
+        due.map((d) => d.room),
+      );
+      for (const [i, d] of due.entries()) {
+        await this.rewards.addEmission(d.task_id, parts[i]!, tx);
+        if (parts[i]! > 0) await this.reshare(d.task_id, d.units + parts[i]!, tx);
+      }
+      const given = parts.reduce((a, b) => a + b, 0);
+      await this.rewards.addUndistributed(-given, tx);
+      return given;
+    });
+  }
+
+  /** A reward that grew is shared again among its nodes as before (by layers for a pool). */
+  private async reshare(taskId: string, units: number, tx: Tx): Promise<void> {
+    const shares = await this.rewards.sharesOf(taskId, tx);
+    const split = proportional(
+      units,
+      shares.map((s) => s.layers ?? s.units),
+    );
+    for (const [i, s] of shares.entries()) await this.rewards.setShare(taskId, s.node_id, split[i]!, tx);
+  }
+
   private pay(taskId: string): Promise<'paid' | 'gone' | 'unfunded'> {
     return this.transactions.run(async (tx) => {
       const reward = await this.rewards.lockUnpaid(taskId, tx);
@@ -188,6 +290,8 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
       const wallet = await this.ledger.walletOf(reward.ownerId, tx);
       const funds = await this.ledger.lockInOrder([rewards, wallet.id], tx);
       if (funds.get(rewards)!.balance < reward.units) return 'unfunded';
+      const charge = await this.ledger.chargeOf(reward.holdId, tx);
+      const bonus = rewardBonusUnits(reward.units, charge.amount, charge.bonus);
       const transactionId = await this.ledger.post(
         {
           type: 'earning',
@@ -195,13 +299,13 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
           reference: taskId,
           lines: [
             { accountId: rewards, amount: -reward.units },
-            { accountId: wallet.id, amount: reward.units },
+            { accountId: wallet.id, amount: reward.units, bonus },
           ],
         },
         tx,
       );
-      await this.rewards.markPaid(taskId, transactionId, tx);
-      await this.tasks.setReward(taskId, transactionId, tx);
+      await this.rewards.markPaid(taskId, transactionId, bonus, tx);
+      await this.rewards.setTaskReward(taskId, transactionId, tx);
       await this.notifications.create(
         reward.ownerId,
         'reward',

@@ -1,8 +1,14 @@
-import { parameterCount } from './catalog';
+import { proportional } from '../../common/proportional';
+import { parameterCount } from '../inference/catalog';
 import { UNITS_PER_GLOB } from '../wallet/units';
 
-/** A task's reward: 25 GLOB base × difficulty (1.0-3.0) × hardware score (0.5-2.0). */
+/**
+ * The reward of a standard task: 25 GLOB base × difficulty (1.0-3.0) × hardware score (0.5-2.0), typically 25-150
+ * GLOB. A standard task processes STANDARD_TASK_TOKENS tokens (prompt and completion); a task earns in proportion to
+ * the tokens it processed, never more than its charge allows (rewardUnits, cappedReward).
+ */
 export const REWARD_BASE_GLOB = 25;
+export const STANDARD_TASK_TOKENS = 1000;
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
@@ -28,9 +34,53 @@ export function hardwareScore(tokensPerSecond: number, gpu: boolean): number {
   return Math.round(clamp(score, LOWEST_HARDWARE_SCORE, 2.0) * 100) / 100;
 }
 
-/** The reward in milli-GLOB. */
-export function rewardUnits(difficulty: number, score: number): number {
-  return Math.round(REWARD_BASE_GLOB * difficulty * score * UNITS_PER_GLOB);
+/** The reward for `tokens` processed, in milli-GLOB (rounded down): a standard task's, pro rata. */
+export function rewardUnits(difficulty: number, score: number, tokens: number): number {
+  return Math.floor((REWARD_BASE_GLOB * difficulty * score * UNITS_PER_GLOB * Math.max(0, tokens)) / STANDARD_TASK_TOKENS);
+}
+
+/**
+ * A task's reward as recorded: its work's reward, at most the part of its charge that funds rewards; the emission may
+ * add up to the rest of the charge later (emissionShares), never more.
+ */
+export function cappedReward(workUnits: number, chargedUnits: number, sharePercent: number): number {
+  return Math.max(0, Math.min(workUnits, rewardShareUnits(chargedUnits, sharePercent)));
+}
+
+/**
+ * `pool` shared in proportion to `weights` (each reward's work), each part at most its `room` (what lifts that reward
+ * to its charge); what a capped part cannot take goes to the others. Whole units; the parts add up to at most `pool`.
+ */
+export function emissionShares(pool: number, weights: number[], room: number[]): number[] {
+  const parts = weights.map(() => 0);
+  let left = pool;
+  let open = weights.map((_, i) => i).filter((i) => weights[i]! > 0 && room[i]! > 0);
+  while (left > 0 && open.length) {
+    const split = proportional(
+      left,
+      open.map((i) => weights[i]!),
+    );
+    const still: number[] = [];
+    open.forEach((i, k) => {
+      const add = Math.min(room[i]! - parts[i]!, split[k]!);
+      parts[i]! += add;
+      left -= add;
+      if (parts[i]! < room[i]!) still.push(i);
+    });
+    if (still.length === open.length) break;
+    open = still;
+  }
+  return parts;
+}
+
+/**
+ * The part of a reward `units` paid as welcome bonus: the reward carries its task's charge's mix, so what the charge
+ * paid from bonus reaches the node's owner as bonus. Its transferable part is rounded down.
+ */
+export function rewardBonusUnits(units: number, chargedUnits: number, chargedBonusUnits: number): number {
+  if (chargedUnits <= 0) return units;
+  const transferable = (BigInt(units) * BigInt(chargedUnits - chargedBonusUnits)) / BigInt(chargedUnits);
+  return units - Number(transferable);
 }
 
 /** The part of a task's charge that funds rewards (REWARD_SHARE_PERCENT), in whole units. */

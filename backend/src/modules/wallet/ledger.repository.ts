@@ -342,7 +342,7 @@ export class LedgerRepository extends Repository {
   bonusLeaks(tx?: Tx): Promise<Array<{ transaction_id: string; type: string }>> {
     return this.rows(
       `SELECT e.transaction_id, t.type FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id
-       WHERE (e.bonus < 0 AND t.type <> 'spending') OR (e.bonus > 0 AND t.type NOT IN ('welcome_bonus', 'refund'))`,
+       WHERE (e.bonus < 0 AND t.type <> 'spending') OR (e.bonus > 0 AND t.type NOT IN ('welcome_bonus', 'refund', 'earning'))`,
       [],
       tx,
     );
@@ -401,45 +401,6 @@ export class LedgerRepository extends Repository {
     );
   }
 
-  /** Rewards whose per-node shares (a pooled task's members, or the one node) do not add up to the reward. */
-  unbalancedRewardShares(tx?: Tx): Promise<Array<{ task_id: string; units: string; shared: string }>> {
-    return this.rows(
-      `SELECT r.task_id, r.units, coalesce(sum(s.units), 0) AS shared
-       FROM node_rewards r LEFT JOIN node_reward_shares s ON s.task_id = r.task_id
-       GROUP BY r.task_id, r.units HAVING coalesce(sum(s.units), 0) <> r.units`,
-      [],
-      tx,
-    );
-  }
-
-  /**
-   * Earnings that are not exactly one recorded node reward paid from the rewards account to the node owner's wallet,
-   * for a completed task that charged its requester, who is not that owner.
-   */
-  unearnedEarnings(tx?: Tx): Promise<Array<{ transaction_id: string; reason: string }>> {
-    return this.rows(
-      `SELECT t.id AS transaction_id,
-              CASE WHEN r.task_id IS NULL THEN 'no recorded reward'
-                   WHEN it.status <> 'completed' THEN 'task not completed'
-                   WHEN it.user_id IS NOT DISTINCT FROM r.owner_id THEN 'task requested by the node''s owner'
-                   WHEN coalesce(it.charged_units, 0) <= 0 THEN 'task charged nothing'
-                   WHEN it.reward_transaction_id IS DISTINCT FROM t.id THEN 'task not marked paid by it'
-                   ELSE 'entries are not the reward moving from platform:rewards to the owner''s wallet' END AS reason
-       FROM ledger_transactions t
-       LEFT JOIN node_rewards r ON r.transaction_id = t.id
-       LEFT JOIN inference_tasks it ON it.id = r.task_id
-       WHERE t.type = 'earning' AND (
-         r.task_id IS NULL OR it.status <> 'completed' OR it.user_id IS NOT DISTINCT FROM r.owner_id
-         OR coalesce(it.charged_units, 0) <= 0 OR it.reward_transaction_id IS DISTINCT FROM t.id
-         OR (SELECT count(*) FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
-             WHERE e.transaction_id = t.id AND NOT ((coalesce(a.code, '') = 'platform:rewards' AND e.amount = -r.units)
-                                                  OR (a.user_id IS NOT DISTINCT FROM r.owner_id AND e.amount = r.units))) > 0
-         OR (SELECT count(*) FROM ledger_entries e WHERE e.transaction_id = t.id) <> 2)`,
-      [],
-      tx,
-    );
-  }
-
   /**
    * Refunds that are not a failed spot check's task charge going back: each must be the refund its check records,
    * credit only the task's requester, no more than the charge took (and no more bonus than it used), and take only
@@ -448,7 +409,7 @@ export class LedgerRepository extends Repository {
   unjustifiedRefunds(tx?: Tx): Promise<Array<{ transaction_id: string; reason: string }>> {
     return this.rows(
       `WITH r AS (
-         SELECT t.id, c.status AS check_status, it.user_id, ch.amount AS charged, ch.bonus AS charged_bonus,
+         SELECT t.id, c.status AS check_status, it.user_id, ch.amount AS charged, ch.bonus AS charged_bonus, coalesce(nr.units, 0) AS rewarded,
                 (SELECT sum(e.amount) FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
                   WHERE e.transaction_id = t.id AND a.user_id IS NOT DISTINCT FROM it.user_id AND a.kind = 'user') AS credited,
                 (SELECT sum(e.bonus) FROM ledger_entries e WHERE e.transaction_id = t.id AND e.amount > 0) AS bonus,
@@ -461,16 +422,17 @@ export class LedgerRepository extends Repository {
          LEFT JOIN LATERAL (SELECT -e.amount AS amount, -e.bonus AS bonus FROM ledger_transactions h
                             JOIN ledger_entries e ON e.transaction_id = h.id AND e.account_id = h.hold_account_id
                             WHERE h.id = it.hold_id AND h.status = 'completed') ch ON true
+         LEFT JOIN node_rewards nr ON nr.task_id = it.id AND nr.paid_at IS NOT NULL
          WHERE t.type = 'refund')
        SELECT id AS transaction_id,
               CASE WHEN check_status IS NULL THEN 'no spot check refunds by it'
                    WHEN check_status <> 'failed' THEN 'its spot check did not fail'
                    WHEN charged IS NULL THEN 'its task charged nothing'
                    WHEN strays > 0 THEN 'it moves GLOB other than from spending or rewards to the task''s requester'
-                   WHEN coalesce(credited, 0) > charged THEN 'it gives back more than the task charged'
+                   WHEN coalesce(credited, 0) > charged - rewarded THEN 'it gives back more than the task charged, less the reward it paid'
                    ELSE 'it gives back more welcome bonus than the charge used' END AS reason
        FROM r
-       WHERE check_status IS DISTINCT FROM 'failed' OR charged IS NULL OR strays > 0 OR coalesce(credited, 0) > charged
+       WHERE check_status IS DISTINCT FROM 'failed' OR charged IS NULL OR strays > 0 OR coalesce(credited, 0) > charged - rewarded
           OR coalesce(bonus, 0) > charged_bonus`,
       [],
       tx,

@@ -237,10 +237,18 @@ export class LedgerService {
   /**
    * Gives a settled charge back to its payer (a reply the platform found was not the model's): the rewards share it
    * funded from the rewards account while that holds it, the rest from spending; the welcome bonus it used comes back
-   * as bonus. Answers the refund's transaction and units, or null when there is nothing to give back.
+   * as bonus. Less `rewarded`, what the charge already paid out as a reward. Answers the refund's transaction and
+   * units, or null when there is nothing to give back.
    */
-  async refundCharge(holdId: string, taskId: string, description: string, tx: Tx): Promise<{ transactionId: string; units: number } | null> {
-    const charge = await this.ledger.chargeEntry(holdId, tx);
+  async refundCharge(
+    holdId: string,
+    taskId: string,
+    description: string,
+    rewarded: number,
+    tx: Tx,
+  ): Promise<{ transactionId: string; units: number } | null> {
+    const entry = await this.ledger.chargeEntry(holdId, tx);
+    const charge = entry && { ...entry, amount: entry.amount - rewarded };
     if (!charge || charge.amount <= 0) return null;
     const spending = await this.platformAccount('platform:spending', tx);
     const rewards = await this.platformAccount('platform:rewards', tx);
@@ -256,6 +264,12 @@ export class LedgerService {
     return { transactionId, units };
   }
 
+  /** What a settled charge took from its payer, and how much of that was welcome bonus (zeros when none). */
+  async chargeOf(holdId: string | null, tx?: Tx): Promise<{ amount: number; bonus: number }> {
+    const charge = holdId ? await this.ledger.chargeEntry(holdId, tx) : undefined;
+    return { amount: charge?.amount ?? 0, bonus: charge?.bonus ?? 0 };
+  }
+
   /** Releases a whole hold (nothing was used). */
   release(holdId: string): Promise<void> {
     return this.settle(holdId, 0);
@@ -267,33 +281,31 @@ export class LedgerService {
    * Mints the emission due up to `asOf` (REWARD_EMISSION_GLOB_PER_DAY pro rata to the time since the last accrual)
    * into the rewards account; one accrual at a time. Returns the units minted.
    */
-  async accrueEmission(asOf: Date): Promise<number> {
-    return this.transactions.run(async (tx) => {
-      const state = await this.ledger.lockEmission(tx);
-      const elapsed = asOf.getTime() - state.accruedAt.getTime();
-      const rate = this.config.rewards.emissionUnitsPerDay;
-      const units = Math.floor((rate * Math.max(0, elapsed)) / DAY_MS);
-      if (units <= 0) {
-        // A time without emission is over (raising the rate later pays nothing back); below one unit the time is
-        // left to accrue with the next run rather than rounded away.
-        if (rate === 0 && elapsed > 0) await this.ledger.setEmissionAccrued(asOf, tx);
-        return 0;
-      }
-      await this.post(
-        {
-          type: 'reward',
-          description: 'Rewards emission',
-          reference: asOf.toISOString(),
-          lines: [
-            { accountId: await this.platformAccount('platform:emission', tx), amount: -units },
-            { accountId: await this.platformAccount('platform:rewards', tx), amount: units },
-          ],
-        },
-        tx,
-      );
-      await this.ledger.setEmissionAccrued(asOf, tx);
-      return units;
-    });
+  async accrueEmission(asOf: Date, tx: Tx): Promise<number> {
+    const state = await this.ledger.lockEmission(tx);
+    const elapsed = asOf.getTime() - state.accruedAt.getTime();
+    const rate = this.config.rewards.emissionUnitsPerDay;
+    const units = Math.floor((rate * Math.max(0, elapsed)) / DAY_MS);
+    if (units <= 0) {
+      // A time without emission is over (raising the rate later pays nothing back); below one unit the time is
+      // left to accrue with the next run rather than rounded away.
+      if (rate === 0 && elapsed > 0) await this.ledger.setEmissionAccrued(asOf, tx);
+      return 0;
+    }
+    await this.post(
+      {
+        type: 'reward',
+        description: 'Rewards emission',
+        reference: asOf.toISOString(),
+        lines: [
+          { accountId: await this.platformAccount('platform:emission', tx), amount: -units },
+          { accountId: await this.platformAccount('platform:rewards', tx), amount: units },
+        ],
+      },
+      tx,
+    );
+    await this.ledger.setEmissionAccrued(asOf, tx);
+    return units;
   }
 
   // ---- reads ----
@@ -400,11 +412,7 @@ export class LedgerService {
     if (-balance('platform:emission') > allowed) {
       problems.push(`the emission issued ${-balance('platform:emission')}, more than ${allowed} allowed since ${emission.startedAt.toISOString()}`);
     }
-    for (const e of await this.ledger.unearnedEarnings(tx)) problems.push(`earning ${e.transaction_id}: ${e.reason}`);
     for (const r of await this.ledger.unjustifiedRefunds(tx)) problems.push(`refund ${r.transaction_id}: ${r.reason}`);
-    for (const r of await this.ledger.unbalancedRewardShares(tx)) {
-      problems.push(`reward of task ${r.task_id}: its nodes' shares add up to ${r.shared}, not its ${r.units}`);
-    }
     return problems;
   }
 
