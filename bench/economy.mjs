@@ -17,6 +17,7 @@ if (!existsSync(join(modelsDir, 'glob-tiny-chat.gguf'))) spawnSync('npm', ['run'
 
 const backend = await startBackend({
   NODE_ENV: 'development',
+  LOG_LEVEL: 'log',
   PAYMENTS_TEST_MODE: 'true',
   WORKER_MODELS: 'none',
   MODELS_DIR: modelsDir,
@@ -25,7 +26,7 @@ const backend = await startBackend({
   REWARD_SETTLEMENT_HOURS: '0',
   REWARD_SETTLE_INTERVAL_MS: '200',
   // A small welcome bonus, so that the bought GLOB is reached after a few replies; checks are trust.mjs's subject.
-  WELCOME_BONUS_GLOB: '40',
+  WELCOME_BONUS_GLOB: '100',
   SPOT_CHECK_FIRST: '0',
   SPOT_CHECK_PERCENT: '0',
 });
@@ -55,7 +56,7 @@ async function reply(requester, node) {
     headers: node.auth,
     body: JSON.stringify({ wait_seconds: 5 }),
   });
-  if (claim.status !== 200) throw new Error(`claim answered ${claim.status}`);
+  if (claim.status !== 200) throw new Error(`claim answered ${claim.status}; the reply: ${await started}`);
   const job = await claim.json();
   const text = Array.from({ length: WORDS }, (_, i) => ` word${i}`).join('');
   const events = [

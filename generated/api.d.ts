@@ -413,6 +413,32 @@ export interface paths {
         patch: operations["updateNode"];
         trace?: never;
     };
+    "/api/nodes/earnings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        /**
+         * What a node earned, and for what work
+         * @description Owner only. Over the last 30 UTC days (today included, oldest first, zeros included): the tokens the node
+         *     served (prompt and completion of its completed tasks, as the platform counted them), the GLOB its rewards paid
+         *     and the GLOB still pending (a pool member's are its share by layers), by day and in all; the hours it was online;
+         *     the effective GLOB per online hour ((earned + pending) / online hours, 0 before its first hour); and the
+         *     platform's checks of its work (passed, failed, inconclusive). Withheld rewards count as neither.
+         */
+        get: operations["getNodeEarnings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/nodes/heartbeat": {
         parameters: {
             query?: never;
@@ -2140,6 +2166,35 @@ export interface components {
                 prompt_tokens: number;
             };
         };
+        NodeEarnings: {
+            /** @description The platform's spot checks of the node's replies, all time. */
+            checks: {
+                failed: number;
+                inconclusive: number;
+                passed: number;
+            };
+            /** @description One entry per UTC day of the window, oldest first, zeros included. */
+            daily: {
+                /** Format: date */
+                date: string;
+                earned: number;
+                pending: number;
+                tokens: number;
+            }[];
+            /** @description The window, in UTC days (today included). */
+            days: number;
+            /** @description GLOB paid for the node's work in the window (a pool member's share by layers). */
+            earned: number;
+            /** @description (earned + pending) / online_hours, rounded to 3 decimals; 0 while it has not been online. */
+            glob_per_hour: number;
+            node_id: components["schemas"]["Uuid"];
+            /** @description Hours the node was online in the window. */
+            online_hours: number;
+            /** @description GLOB recorded for the node's work in the window and not yet paid (withheld rewards excluded). */
+            pending: number;
+            /** @description Prompt and completion tokens of the node's completed tasks in the window, as the platform counted them. */
+            tokens_served: number;
+        };
         NodeErrorEvent: {
             /** @description For the platform's log; the requester sees a generic message. */
             message: string;
@@ -3273,6 +3328,7 @@ export type SchemaNodeBenchmark = components['schemas']['NodeBenchmark'];
 export type SchemaNodeClaim = components['schemas']['NodeClaim'];
 export type SchemaNodeCredential = components['schemas']['NodeCredential'];
 export type SchemaNodeDoneEvent = components['schemas']['NodeDoneEvent'];
+export type SchemaNodeEarnings = components['schemas']['NodeEarnings'];
 export type SchemaNodeErrorEvent = components['schemas']['NodeErrorEvent'];
 export type SchemaNodeHeartbeat = components['schemas']['NodeHeartbeat'];
 export type SchemaNodeJob = components['schemas']['NodeJob'];
@@ -4869,6 +4925,60 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getNodeEarnings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The node's figures. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "node_id": "7c1e9a52-3b8d-4f60-a2e4-9d5b1c7f3e08",
+                     *       "days": 30,
+                     *       "tokens_served": 48210,
+                     *       "earned": 612.5,
+                     *       "pending": 87.5,
+                     *       "online_hours": 166.4,
+                     *       "glob_per_hour": 4.207,
+                     *       "checks": {
+                     *         "passed": 12,
+                     *         "failed": 0,
+                     *         "inconclusive": 1
+                     *       },
+                     *       "daily": [
+                     *         {
+                     *           "date": "2026-11-24",
+                     *           "tokens": 5120,
+                     *           "earned": 64,
+                     *           "pending": 0
+                     *         },
+                     *         {
+                     *           "date": "2026-11-25",
+                     *           "tokens": 2048,
+                     *           "earned": 0,
+                     *           "pending": 87.5
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NodeEarnings"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
         };

@@ -47,6 +47,7 @@ const FIXTURES: Array<{ prefix: string; value: (w: World) => string }> = [
   { prefix: '/api/notifications/{id}', value: (w) => w.notificationId },
   { prefix: '/api/inference/stream/{id}', value: (w) => w.streamId },
   { prefix: '/api/nodes/{id}', value: (w) => w.a.node.id },
+  { prefix: '/api/nodes/earnings/{id}', value: (w) => w.a.node.id },
   { prefix: '/api/nodes/jobs/{jobId}', value: (w) => w.nodeJobId },
   { prefix: '/api/nodes/pools/{poolId}', value: (w) => w.poolId },
   // /api/users/{id}/notifications: here `{id}` is the user's id.

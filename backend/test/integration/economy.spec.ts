@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { RewardsService } from '../../src/modules/rewards/rewards.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { startStack, type TestStack } from '../support/app';
+import { expectSpecResponse } from '../support/contract';
 import { ScriptedNode } from '../support/scripted-node';
 import { newUser } from '../support/users';
 import { readSse, startReply } from '../support/worker';
@@ -92,6 +93,26 @@ describe('the economy: a pair of accounts cannot gain by sending requests to its
     expect(after.map((f) => f.transferable_balance)).toEqual([0, 0]);
     expect(sum(after.map((f) => f.balance))).toBeLessThanOrEqual(sum(before.map((f) => f.balance)));
     expect(await e.problems()).toEqual([]);
+
+    // Its owner sees what the node earned and for what work; nobody else sees it.
+    const page = await e.stack.http.get(`/api/nodes/earnings/${node.id}`).set(owner.auth).expect(200);
+    expectSpecResponse(page, 'getNodeEarnings');
+    const [served] = (await e.stack.db.query(
+      `SELECT sum(prompt_tokens + completion_tokens)::int AS tokens FROM inference_tasks WHERE node_id = $1 AND status = 'completed'`,
+      [node.id],
+    )) as Array<{ tokens: number }>;
+    expect(page.body).toMatchObject({
+      node_id: node.id,
+      days: 30,
+      tokens_served: served!.tokens,
+      pending: 0,
+      checks: { passed: 0, failed: 0, inconclusive: 0 },
+    });
+    expect(page.body.earned).toBeCloseTo(after[0]!.balance - before[0]!.balance, 3);
+    expect(page.body.daily).toHaveLength(30);
+    expect(page.body.daily.at(-1)).toMatchObject({ date: new Date().toISOString().slice(0, 10), tokens: served!.tokens });
+    expect(page.body.glob_per_hour).toBeGreaterThan(0);
+    await e.stack.http.get(`/api/nodes/earnings/${node.id}`).set(second.auth).expect(404);
   }, 120_000);
 });
 

@@ -28,3 +28,10 @@ export function formatGlob(amount: number | string | null | undefined): string {
 export function formatUsd(amount: number): string {
   return usd.format(Number.isFinite(amount) ? amount : 0);
 }
+
+const day = new Intl.DateTimeFormat(LOCALE, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+/** A UTC day (YYYY-MM-DD) as 'Nov 21'. */
+export function formatDay(isoDate: string): string {
+  const d = new Date(`${isoDate}T00:00:00Z`);
+  return Number.isNaN(d.getTime()) ? isoDate : day.format(d);
+}

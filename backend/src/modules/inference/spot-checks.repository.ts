@@ -103,6 +103,18 @@ export class SpotChecksRepository extends ConfiguredRepository {
     );
   }
 
+  /** The node's spot checks by verdict. */
+  async verdictsOf(nodeId: string, tx?: Tx): Promise<{ passed: number; failed: number; inconclusive: number }> {
+    const row = await this.one<{ passed: number; failed: number; inconclusive: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'passed')::int AS passed, count(*) FILTER (WHERE status = 'failed')::int AS failed,
+              count(*) FILTER (WHERE status = 'inconclusive')::int AS inconclusive
+       FROM spot_checks WHERE node_id = $1`,
+      [nodeId],
+      tx,
+    );
+    return row ?? { passed: 0, failed: 0, inconclusive: 0 };
+  }
+
   // ---- peer replays ----
 
   /**

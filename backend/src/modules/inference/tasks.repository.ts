@@ -149,6 +149,19 @@ export class TasksRepository extends ConfiguredRepository {
     );
   }
 
+  /** Tokens (prompt and completion, as counted) of the node's completed tasks per UTC day of the last `days`. */
+  async servedByDay(nodeId: string, days: number, tx?: Tx): Promise<Map<string, number>> {
+    const rows = await this.rows<{ date: string; tokens: string }>(
+      `SELECT to_char(d.day, 'YYYY-MM-DD') AS date, coalesce(sum(t.prompt_tokens + t.completion_tokens), 0) AS tokens
+       FROM generate_series((now() AT TIME ZONE 'UTC')::date - ($2::int - 1), (now() AT TIME ZONE 'UTC')::date, interval '1 day') AS d(day)
+       LEFT JOIN inference_tasks t ON t.node_id = $1 AND t.status = 'completed' AND (t.completed_at AT TIME ZONE 'UTC')::date = d.day
+       GROUP BY d.day ORDER BY d.day`,
+      [nodeId, days],
+      tx,
+    );
+    return new Map(rows.map((r) => [r.date, Number(r.tokens)]));
+  }
+
   /** Open tasks older than `graceSeconds` (or the one of `streamId`), oldest first, with their node's liveness. */
   open(graceSeconds: number, streamId: string | null, tx?: Tx): Promise<OpenTask[]> {
     return this.rows<OpenTask>(

@@ -60,6 +60,11 @@ export class NodesController {
     return this.pools.remove(user.id, poolId);
   }
 
+  @Get('nodes/earnings/:id')
+  getNodeEarnings(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<ResponseBody<'getNodeEarnings', 200>> {
+    return this.nodes.earnings(user.id, id);
+  }
+
   @Patch('nodes/:id')
   updateNode(
     @CurrentUser() user: AuthUser,

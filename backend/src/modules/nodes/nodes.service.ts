@@ -7,6 +7,8 @@ import { APP_CONFIG } from '../../config/config.module';
 import { RateLimitedException } from '../../contract/errors';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { Transactions } from '../../database/repository';
+import { SpotChecksRepository } from '../inference/spot-checks.repository';
+import { TasksRepository } from '../inference/tasks.repository';
 import { LOWEST_HARDWARE_SCORE } from '../rewards/rewards';
 import { RewardsService } from '../rewards/rewards.service';
 import { toGlob } from '../wallet/units';
@@ -17,6 +19,8 @@ import { nodeStatus, PoolsService } from './pools.service';
 import { ProviderNodesRepository, type NodeIdentity, type ProviderNodeRow } from './provider-nodes.repository';
 
 const JOIN_TOKEN_PREFIX = 'glb_join_';
+/** The window of a node's earnings page, in UTC days (today included). */
+const EARNINGS_DAYS = 30;
 const JOIN_TOKEN_TTL_SECONDS = 15 * 60;
 /** Below this battery charge (on battery) a node takes no jobs. */
 const BATTERY_PAUSE_PERCENT = 20;
@@ -38,6 +42,8 @@ export class NodesService {
     private readonly pools: PoolsService,
     private readonly limiter: RateLimiter,
     private readonly proofs: ModelProofsService,
+    private readonly tasks: TasksRepository,
+    private readonly checks: SpotChecksRepository,
   ) {}
 
   async createJoinToken(userId: string): Promise<Schemas['JoinToken']> {
@@ -112,6 +118,33 @@ export class NodesService {
     const ids = rows.map((r) => r.id);
     const [totals, proven] = [await this.rewards.totalsByNode(ids), await this.proofs.provenBy(ids)];
     return { nodes: rows.map((r) => toNode(r, totals.get(r.id)!, proven.get(r.id)!)) };
+  }
+
+  /** What the owner's node earned over the last EARNINGS_DAYS, for what work, and how its work was checked. */
+  async earnings(ownerId: string, id: string): Promise<Schemas['NodeEarnings']> {
+    const row = await this.nodes.byId(id);
+    if (!row || row.owner_id !== ownerId) throw new NotFoundException('Node not found');
+    const [rewards, tokens, checks, seconds] = [
+      await this.rewards.dailyByNode(id, EARNINGS_DAYS),
+      await this.tasks.servedByDay(id, EARNINGS_DAYS),
+      await this.checks.verdictsOf(id),
+      await this.nodes.onlineSeconds(id, EARNINGS_DAYS),
+    ];
+    const daily = rewards.map((d) => ({ date: d.date, tokens: tokens.get(d.date) ?? 0, earned: toGlob(d.earned), pending: toGlob(d.pending) }));
+    const earnedUnits = rewards.reduce((s, d) => s + d.earned, 0);
+    const pendingUnits = rewards.reduce((s, d) => s + d.pending, 0);
+    const hours = seconds / 3600;
+    return {
+      node_id: id,
+      days: EARNINGS_DAYS,
+      tokens_served: daily.reduce((s, d) => s + d.tokens, 0),
+      earned: toGlob(earnedUnits),
+      pending: toGlob(pendingUnits),
+      online_hours: Math.round(hours * 10) / 10,
+      glob_per_hour: hours > 0 ? Math.round((toGlob(earnedUnits + pendingUnits) / hours) * 1000) / 1000 : 0,
+      checks,
+      daily,
+    };
   }
 
   async update(ownerId: string, id: string, body: RequestBody<'updateNode'>): Promise<Schemas['Node']> {

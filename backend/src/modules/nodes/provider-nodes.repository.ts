@@ -107,6 +107,16 @@ export class ProviderNodesRepository extends ConfiguredRepository {
     );
   }
 
+  /** Seconds the node was online over the last `days` days. */
+  async onlineSeconds(nodeId: string, days: number, tx?: Tx): Promise<number> {
+    const row = await this.one<{ seconds: string }>(
+      `SELECT coalesce(sum(seconds), 0) AS seconds FROM node_presence WHERE node_id = $1 AND day > current_date - $2::int`,
+      [nodeId, days],
+      tx,
+    );
+    return Number(row?.seconds ?? 0);
+  }
+
   /** The node asked for work (a node that stops asking is not given another's work to replay). */
   async askedForWork(id: string, tx?: Tx): Promise<void> {
     await this.rows(`UPDATE nodes SET claimed_at = now() WHERE id = $1`, [id], tx);

@@ -179,6 +179,22 @@ export class RewardsRepository extends Repository {
     );
   }
 
+  /** The node's shares of rewards per UTC day of the last `days` (oldest first, zeros included): paid and pending. */
+  async dailyByNode(nodeId: string, days: number, tx?: Tx): Promise<Array<{ date: string; earned: number; pending: number }>> {
+    const rows = await this.rows<{ date: string; earned: string; pending: string }>(
+      `SELECT to_char(d.day, 'YYYY-MM-DD') AS date,
+              coalesce(sum(s.units) FILTER (WHERE r.paid_at IS NOT NULL), 0) AS earned,
+              coalesce(sum(s.units) FILTER (WHERE r.paid_at IS NULL AND r.withheld_at IS NULL), 0) AS pending
+       FROM generate_series((now() AT TIME ZONE 'UTC')::date - ($2::int - 1), (now() AT TIME ZONE 'UTC')::date, interval '1 day') AS d(day)
+       LEFT JOIN (node_reward_shares s JOIN node_rewards r ON r.task_id = s.task_id)
+              ON s.node_id = $1 AND (r.created_at AT TIME ZONE 'UTC')::date = d.day
+       GROUP BY d.day ORDER BY d.day`,
+      [nodeId, days],
+      tx,
+    );
+    return rows.map((r) => ({ date: r.date, earned: Number(r.earned), pending: Number(r.pending) }));
+  }
+
   // ---- the emission's share of rewards ----
 
   /** Emission minted and not yet shared out, locked until the transaction ends. */

@@ -100,6 +100,11 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
     return charged;
   }
 
+  /** The node's shares of rewards per UTC day of the last `days`, in units: paid and pending. */
+  dailyByNode(nodeId: string, days: number): Promise<Array<{ date: string; earned: number; pending: number }>> {
+    return this.rewards.dailyByNode(nodeId, days);
+  }
+
   /**
    * Records the pending reward of a completed task (once; a second call finds the first). Null when the task earns
    * nothing: not completed, no node owner, requested by that owner, or charged nothing.

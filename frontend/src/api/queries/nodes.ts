@@ -12,6 +12,7 @@ export type Pool = components['schemas']['Pool'];
 export type PoolStatus = components['schemas']['PoolStatus'];
 export type PoolRole = components['schemas']['PoolRole'];
 export type PoolCreate = components['schemas']['PoolCreate'];
+export type NodeEarnings = components['schemas']['NodeEarnings'];
 
 /** The node list is polled every 10 s, so a newly paired node appears and goes online without a reload. */
 export const NODES_POLL_MS = 10_000;
@@ -28,6 +29,13 @@ export const nodeQueries = {
       queryKey: [...nodeQueries.all, 'list'] as const,
       queryFn: () => unwrap(api.GET('/api/nodes')).then((r) => r.nodes),
       refetchInterval: NODES_POLL_MS,
+    }),
+
+  /** GET /api/nodes/earnings/{id} — what one of the caller's nodes earned over the last 30 days, for what work. */
+  earnings: (id: string) =>
+    queryOptions({
+      queryKey: [...nodeQueries.all, 'earnings', id] as const,
+      queryFn: () => unwrap(api.GET('/api/nodes/earnings/{id}', { params: { path: { id } } })),
     }),
 
   /** GET /api/nodes/pools — the caller's pools, newest first; polled like the nodes, so forming → healthy shows on its own. */

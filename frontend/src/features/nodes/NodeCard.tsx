@@ -5,6 +5,7 @@ import { LOCALE, formatDateTime, formatGlob } from '../../components/format';
 import { AllocationForm } from './AllocationForm';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { formatScore, formatShare, hostSummary } from './format';
+import { NodeEarnings } from './NodeEarnings';
 import { NodeName } from './NodeName';
 import { NODES_TEXTS, STATUS_LABELS } from './texts';
 import { failureText } from '../session/errors';
@@ -87,6 +88,8 @@ export function NodeCard({ node, onRevoked }: Props) {
           <dd>{formatGlob(node.pending)} GLOB</dd>
         </div>
       </dl>
+
+      <NodeEarnings nodeId={node.id} />
 
       <AllocationForm
         nodeName={node.name}

@@ -46,6 +46,21 @@ afterEach(() => {
 });
 
 describe('NodesPage', () => {
+  it('opens a node’s earnings: tokens served, hours online, GLOB per online hour, its checks, and the days as a chart and a table', async () => {
+    const EARNINGS = example('/api/nodes/earnings/{id}', 'get', 200);
+    await render();
+    const node = await waitFor(() => card(NODE.name));
+    await userEvent.click(within(node).getByText(NODES_TEXTS.earningsTitle));
+    await waitFor(() => expect(fact(node, 'Tokens served')).toHaveTextContent('48,210'));
+    expect(fact(node, 'Hours online')).toHaveTextContent('166.4');
+    expect(fact(node, 'GLOB per online hour')).toHaveTextContent('4.21 GLOB');
+    expect(fact(node, 'Checks of its work')).toHaveTextContent('12 passed, 0 failed, 1 inconclusive');
+    expect(within(node).getByRole('img', { name: '612.5 GLOB earned and 87.5 GLOB pending for 48,210 tokens served.' })).toBeInTheDocument();
+    // One bar per day, earned and pending together; the table has a row per day.
+    expect(node.querySelectorAll('rect.earnings-bar')).toHaveLength(EARNINGS.daily.length);
+    expect(within(node).getAllByRole('row')).toHaveLength(EARNINGS.daily.length + 1);
+  });
+
   it('lists each node with the figures of GET /api/nodes', async () => {
     await render();
     expect(screen.getByRole('heading', { level: 1, name: 'Your nodes' })).toBeInTheDocument();

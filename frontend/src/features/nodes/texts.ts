@@ -38,6 +38,21 @@ export const NODES_TEXTS = {
   earned: 'GLOB earned',
   pending: 'GLOB pending',
 
+  earningsTitle: 'Earnings and checks (30 days)',
+  earningsLoading: 'Loading earnings...',
+  earningsError: 'The earnings of this node could not be loaded.',
+  tokensServed: 'Tokens served',
+  onlineHours: 'Hours online',
+  perHour: 'GLOB per online hour',
+  checks: 'Checks of its work',
+  checksValue: (c: { passed: number; failed: number; inconclusive: number }) =>
+    `${c.passed} passed, ${c.failed} failed, ${c.inconclusive} inconclusive`,
+  earningsSummary: (earned: string, pending: string, tokens: string) =>
+    `${earned} GLOB earned and ${pending} GLOB pending for ${tokens} tokens served.`,
+  dailyTable: 'Show daily figures as a table',
+  day: 'Date',
+  tokens: 'Tokens',
+
   rename: 'Rename',
   nameLabel: 'Node name',
   nameRequired: 'Enter a name',

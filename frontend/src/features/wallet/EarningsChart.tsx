@@ -1,14 +1,8 @@
 import { useId } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { EARNINGS_DAYS, walletQueries } from '../../api/queries/wallet';
-import { formatGlob } from '../../components/format';
-import { formatDay } from './format';
-
-const WIDTH = 600;
-const HEIGHT = 160;
-const GAP = 4;
-/** Bars never get wider than this, so a short window does not draw slabs. */
-const MAX_BAR = 36;
+import { formatDay, formatGlob } from '../../components/format';
+import { DailyBars } from '../../components/DailyBars';
 
 /**
  * Daily earnings of the last 30 days (GET earnings?days=30) as a small SVG bar chart. The chart is an image with a
@@ -20,10 +14,7 @@ export function EarningsChart({ userId }: { userId: string }) {
   const days = query.data?.earnings ?? [];
   const total = query.data?.total ?? 0;
   const tasks = days.reduce((n, d) => n + d.tasks, 0);
-  const max = days.reduce((m, d) => Math.max(m, d.amount), 0);
   const best = days.reduce<(typeof days)[number] | null>((b, d) => (d.amount > 0 && (!b || d.amount > b.amount) ? d : b), null);
-  const slot = days.length ? WIDTH / days.length : 0;
-  const barWidth = Math.min(Math.max(slot - GAP, 1), MAX_BAR);
 
   const summary =
     total > 0
@@ -44,30 +35,7 @@ export function EarningsChart({ userId }: { userId: string }) {
             </figcaption>
             {days.length > 0 ? (
               <>
-                <svg className="earnings-chart" viewBox={`0 0 ${WIDTH} ${HEIGHT}`} preserveAspectRatio="none" role="img" aria-labelledby={summaryId}>
-                  <line x1="0" x2={WIDTH} y1={HEIGHT - 0.5} y2={HEIGHT - 0.5} className="earnings-axis" />
-                  {days.map((d, i) => {
-                    const h = max > 0 ? Math.max((d.amount / max) * (HEIGHT - 8), d.amount > 0 ? 3 : 0) : 0;
-                    return (
-                      <rect
-                        key={d.date}
-                        className={d.amount > 0 ? 'earnings-bar' : 'earnings-bar zero'}
-                        data-date={d.date}
-                        x={i * slot + (slot - barWidth) / 2}
-                        y={HEIGHT - Math.max(h, 2)}
-                        width={barWidth}
-                        height={Math.max(h, 2)}
-                        rx={2}
-                      >
-                        <title>{`${formatDay(d.date)}: ${formatGlob(d.amount)} GLOB`}</title>
-                      </rect>
-                    );
-                  })}
-                </svg>
-                <div className="earnings-range" aria-hidden="true">
-                  <span>{formatDay(days[0]!.date)}</span>
-                  <span>{formatDay(days[days.length - 1]!.date)}</span>
-                </div>
+                <DailyBars days={days} labelledBy={summaryId} />
                 <details className="earnings-details">
                   <summary>Show daily earnings as a table</summary>
                   <div className="tx-scroll" role="region" aria-label="Daily earnings table, scrollable" tabIndex={0}>

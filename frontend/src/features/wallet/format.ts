@@ -29,13 +29,6 @@ export function transactionSign(tx: Pick<Transaction, 'type'> & { direction?: Tr
   return PLUS_TYPES.has(tx.type) ? '+' : '-';
 }
 
-const day = new Intl.DateTimeFormat(LOCALE, { month: 'short', day: 'numeric', timeZone: 'UTC' });
-/** A UTC day (YYYY-MM-DD) as 'Nov 21'. */
-export function formatDay(isoDate: string): string {
-  const d = new Date(`${isoDate}T00:00:00Z`);
-  return Number.isNaN(d.getTime()) ? isoDate : day.format(d);
-}
-
 const whole = new Intl.NumberFormat(LOCALE, { style: 'currency', currency: 'USD', maximumFractionDigits: 0 });
 const cents = new Intl.NumberFormat(LOCALE, { style: 'currency', currency: 'USD', minimumFractionDigits: 2 });
 /** A package price as the document writes it: '$10', '$45', '$85', '$400' (cents only when there are any). */

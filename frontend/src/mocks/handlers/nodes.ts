@@ -142,6 +142,9 @@ export const nodesHandlers = [
     nodes = nodes.filter((n) => n.id !== params.id);
     return response(204).empty();
   }),
+  http.get('/api/nodes/earnings/{id}', ({ params, response }) =>
+    response(200).json({ ...example('/api/nodes/earnings/{id}', 'get', 200), node_id: String(params.id) }),
+  ),
   http.get('/api/nodes/pools', ({ response }) => response(200).json({ pools })),
   http.post('/api/nodes/pools', async ({ request, response }) => {
     const result = createPool(await readJson(request));
