@@ -12,7 +12,6 @@ export type Pool = components['schemas']['Pool'];
 export type PoolStatus = components['schemas']['PoolStatus'];
 export type PoolRole = components['schemas']['PoolRole'];
 export type PoolCreate = components['schemas']['PoolCreate'];
-export type NodeEarnings = components['schemas']['NodeEarnings'];
 
 /** The node list is polled every 10 s, so a newly paired node appears and goes online without a reload. */
 export const NODES_POLL_MS = 10_000;
