@@ -114,6 +114,31 @@ describe('the economy: a pair of accounts cannot gain by sending requests to its
     expect(page.body.glob_per_hour).toBeGreaterThan(0);
     await e.stack.http.get(`/api/nodes/earnings/${node.id}`).set(second.auth).expect(404);
   }, 120_000);
+
+  it('ledger:check catches a reward above its charge, bonus paid as transferable, work not counted, emission not minted', async () => {
+    const [paid] = (await e.stack.db.query(
+      `SELECT task_id, transaction_id FROM node_rewards WHERE paid_at IS NOT NULL AND bonus_units > 0 LIMIT 1`,
+    )) as Array<{ task_id: string; transaction_id: string }>;
+    const [taskId, earning] = [paid!.task_id, paid!.transaction_id];
+    const rollback = new Error('rollback');
+    const seen = async (sql: string, params: unknown[], expected: RegExp) =>
+      expect(
+        e.stack.db.transaction(async (tx) => {
+          await tx.query(sql, params);
+          expect((await e.stack.app.get(RewardsService).reconcile(tx)).join('\n')).toMatch(expected);
+          throw rollback;
+        }),
+      ).rejects.toBe(rollback);
+    await seen(`UPDATE inference_tasks SET charged_units = 1 WHERE id = $1`, [taskId], /is \d+, above its charge 1/);
+    await seen(
+      `UPDATE ledger_entries SET bonus = 0 WHERE transaction_id = $1 AND amount > 0`,
+      [earning],
+      /transferable, more than the 0 its charge paid/,
+    );
+    await seen(`UPDATE node_rewards SET tokens = tokens + 1 WHERE task_id = $1`, [taskId], /pays for \d+ tokens, but the platform counted/);
+    await seen(`UPDATE reward_emission SET undistributed_units = undistributed_units + 1000000000000`, [], /more than the -?\d+ it minted/);
+    expect(await e.problems()).toEqual([]);
+  });
 });
 
 describe('the economy: with bought GLOB (no welcome bonus here), a pair ends with at most what it had', () => {

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { Locator } from '@playwright/test';
 import { NODES_TEXTS } from '../../src/features/nodes/texts';
 import { navigate, registerThroughUi, type Person } from '../support/app';
-import { expect, test } from '../support/fixtures';
+import { expect, expectAccessible, test } from '../support/fixtures';
 import { signUpByApi, uniqueEmail } from '../support/platform';
 import PROVIDER_MODEL from '../support/provider-model.json' with { type: 'json' };
 
@@ -102,6 +102,13 @@ test('a provider pairs a node from the web app and sees it serve a reply and ear
     await expect(fact(card, NODES_TEXTS.pending)).not.toHaveText('0 GLOB');
     await expect(fact(card, NODES_TEXTS.pending)).toHaveText(/^[\d,.]+ GLOB$/);
     await expect(fact(card, NODES_TEXTS.earned)).toHaveText('0 GLOB');
+
+    // Its earnings panel: the tokens the platform counted for that reply, today's bar, and no checks yet.
+    await card.getByText(NODES_TEXTS.earningsTitle).click();
+    await expect(fact(card, NODES_TEXTS.tokensServed)).toHaveText(/^[1-9][\d,]*$/);
+    await expect(fact(card, NODES_TEXTS.checks)).toHaveText(NODES_TEXTS.checksValue({ passed: 0, failed: 0, inconclusive: 0 }));
+    await expect(card.locator('rect.earnings-bar:not(.zero)')).toHaveCount(1);
+    await expectAccessible(page);
 
     // Ctrl-C in the provider's terminal: the agent stops and says so.
     await stop(agent, 'SIGINT');

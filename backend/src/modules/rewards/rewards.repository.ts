@@ -71,6 +71,25 @@ export interface RewardableTask {
   hardware_score: string | null;
 }
 
+/** Where the emission stands: it accrues from `startedAt`; the last accrual ended at `accruedAt`. */
+export interface EmissionState {
+  startedAt: Date;
+  accruedAt: Date;
+  /** Minted by rewards paid before rewards were funded, covered once when funding began. */
+  openingUnits: number;
+}
+
+interface EmissionRow {
+  started_at: Date;
+  accrued_at: Date;
+  opening_units: string;
+}
+const toEmission = (r: EmissionRow): EmissionState => ({
+  startedAt: r.started_at,
+  accruedAt: r.accrued_at,
+  openingUnits: Number(r.opening_units),
+});
+
 /** A node's part of a task's reward. */
 export interface RewardShare {
   nodeId: string;
@@ -197,6 +216,20 @@ export class RewardsRepository extends Repository {
 
   // ---- the emission's share of rewards ----
 
+  /** The emission's state, locked until the transaction ends (one accrual at a time). */
+  async lockEmission(tx: Tx): Promise<EmissionState> {
+    return toEmission((await this.one<EmissionRow>(`SELECT started_at, accrued_at, opening_units FROM reward_emission FOR UPDATE`, [], tx))!);
+  }
+
+  emission(tx?: Tx): Promise<EmissionState> {
+    return this.one<EmissionRow>(`SELECT started_at, accrued_at, opening_units FROM reward_emission`, [], tx).then((r) => toEmission(r!));
+  }
+
+  /** The emission has accrued up to `at`, minting `units`, which wait to be shared out. */
+  async accrued(at: Date, units: number, tx: Tx): Promise<void> {
+    await this.rows(`UPDATE reward_emission SET accrued_at = $1, undistributed_units = undistributed_units + $2`, [at, units], tx);
+  }
+
   /** Emission minted and not yet shared out, locked until the transaction ends. */
   async lockUndistributed(tx: Tx): Promise<number> {
     const row = await this.one<{ units: string }>(`SELECT undistributed_units AS units FROM reward_emission FOR UPDATE`, [], tx);
@@ -318,6 +351,17 @@ export class RewardsRepository extends Repository {
       tx,
     );
     return { shared: Number(row?.shared ?? 0), undistributed: Number(row?.undistributed ?? 0), accrued: Number(row?.accrued ?? 0) };
+  }
+
+  /** Rewards for another number of tokens than the platform counted for their task (rewards recorded with their tokens). */
+  uncountedWork(tx?: Tx): Promise<Array<{ task_id: string; tokens: number; counted: number }>> {
+    return this.rows(
+      `SELECT r.task_id, r.tokens, (t.prompt_tokens + t.completion_tokens)::int AS counted
+       FROM node_rewards r JOIN inference_tasks t ON t.id = r.task_id
+       WHERE r.tokens > 0 AND r.tokens <> t.prompt_tokens + t.completion_tokens`,
+      [],
+      tx,
+    );
   }
 
   /** Paid rewards of tasks that failed a spot check. */

@@ -23,6 +23,10 @@ import { RewardsRepository, type NodeReward, type NodeRewardTotals, type Rewarda
 
 export const NO_REWARD = "This task earns no reward: it was requested by the node's owner or charged nothing";
 
+const DAY_MS = 86_400_000;
+/** The most the emission may have minted over `ms` at `unitsPerDay` (a unit of tolerance for rounding). */
+const emissionAllowance = (unitsPerDay: number, ms: number) => Math.floor((unitsPerDay * Math.max(0, ms)) / DAY_MS) + 1;
+
 /** Rewards that may share one settlement's emission. */
 const EMISSION_BATCH = 10_000;
 
@@ -189,10 +193,11 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
   }
 
   /**
-   * What ledger:check proves of rewards: every earning is a recorded reward for someone else's paid task, whose nodes'
-   * shares add up to it; no reward is above its task's charge, nor pays as transferable more than the charge paid
-   * that was not welcome bonus; the emission shared out and waiting is no more than it minted; and no reward of a
-   * task that failed its check was paid.
+   * What ledger:check proves of rewards: the emission minted no more than its rate allows since it started, and
+   * shared out no more than it minted; every earning is a recorded reward for someone else's paid task, whose nodes'
+   * shares add up to it; no reward is above its task's charge, nor pays as transferable more than the part of the
+   * charge that was not welcome bonus; none of a task that failed its check was paid; and each pays for the tokens
+   * the platform counted for its task.
    */
   async reconcile(tx?: Tx): Promise<string[]> {
     const problems: string[] = [];
@@ -205,14 +210,27 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
     for (const r of await this.rewards.bonusMadeTransferable(tx)) {
       problems.push(`reward of task ${r.task_id} paid ${r.transferable} transferable, more than the ${r.paid} its charge paid that was not bonus`);
     }
+    const state = await this.rewards.emission(tx);
+    // The test clock may have accrued ahead of now.
+    const until = Math.max(Date.now(), state.accruedAt.getTime());
+    const allowed = state.openingUnits + emissionAllowance(this.config.rewards.emissionUnitsPerDay, until - state.startedAt.getTime());
     const emission = await this.rewards.emissionUse(tx);
+    if (emission.accrued + state.openingUnits > allowed) {
+      problems.push(
+        `the emission issued ${emission.accrued + state.openingUnits}, more than ${allowed} allowed since ${state.startedAt.toISOString()}`,
+      );
+    }
     if (emission.shared + emission.undistributed > emission.accrued) {
       problems.push(
         `the emission shared ${emission.shared} and holds ${emission.undistributed} undistributed, more than the ${emission.accrued} it minted`,
       );
     }
-    for (const r of await this.rewards.paidDespiteFailedCheck(tx))
+    for (const r of await this.rewards.paidDespiteFailedCheck(tx)) {
       problems.push(`reward of task ${r.task_id} was paid though the task failed its check`);
+    }
+    for (const r of await this.rewards.uncountedWork(tx)) {
+      problems.push(`reward of task ${r.task_id} pays for ${r.tokens} tokens, but the platform counted ${r.counted}`);
+    }
     return problems;
   }
 
@@ -243,11 +261,35 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
     }
   }
 
-  /** Mints the emission due up to `asOf` into the rewards account, where it waits to be shared out by work. */
+  /**
+   * Mints the emission due up to `asOf` (REWARD_EMISSION_GLOB_PER_DAY pro rata to the time since the last accrual)
+   * into the rewards account, where it waits to be shared out by work; one accrual at a time. Answers the units.
+   */
   private accrueEmission(asOf: Date): Promise<number> {
     return this.transactions.run(async (tx) => {
-      const units = await this.ledger.accrueEmission(asOf, tx);
-      if (units > 0) await this.rewards.addUndistributed(units, tx);
+      const state = await this.rewards.lockEmission(tx);
+      const elapsed = asOf.getTime() - state.accruedAt.getTime();
+      const rate = this.config.rewards.emissionUnitsPerDay;
+      const units = Math.floor((rate * Math.max(0, elapsed)) / DAY_MS);
+      if (units <= 0) {
+        // A time without emission is over (raising the rate later pays nothing back); below one unit the time is
+        // left to accrue with the next run rather than rounded away.
+        if (rate === 0 && elapsed > 0) await this.rewards.accrued(asOf, 0, tx);
+        return 0;
+      }
+      await this.ledger.post(
+        {
+          type: 'reward',
+          description: 'Rewards emission',
+          reference: asOf.toISOString(),
+          lines: [
+            { accountId: await this.ledger.platformAccount('platform:emission', tx), amount: -units },
+            { accountId: await this.ledger.platformAccount('platform:rewards', tx), amount: units },
+          ],
+        },
+        tx,
+      );
+      await this.rewards.accrued(asOf, units, tx);
       return units;
     });
   }

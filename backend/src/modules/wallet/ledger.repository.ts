@@ -85,26 +85,7 @@ const toFunds = (r: { balance: string; held: string; bonus: string }): Funds => 
   bonus: Number(r.bonus),
 });
 
-/** Where the emission stands: it accrues from `startedAt`; the last accrual ended at `accruedAt`. */
-export interface EmissionState {
-  startedAt: Date;
-  accruedAt: Date;
-  /** Minted by rewards paid before rewards were funded, covered once when funding began. */
-  openingUnits: number;
-}
-
-interface EmissionRow {
-  started_at: Date;
-  accrued_at: Date;
-  opening_units: string;
-}
-const toEmission = (r: EmissionRow): EmissionState => ({
-  startedAt: r.started_at,
-  accruedAt: r.accrued_at,
-  openingUnits: Number(r.opening_units),
-});
-
-/** The ledger's tables: ledger_accounts, ledger_transactions and ledger_entries; and the emission's state. */
+/** The ledger's tables: ledger_accounts, ledger_transactions and ledger_entries. */
 @Injectable()
 export class LedgerRepository extends Repository {
   async platformAccountId(code: PlatformAccount, tx?: Tx): Promise<string | undefined> {
@@ -219,14 +200,6 @@ export class LedgerRepository extends Repository {
   // ---- the emission ----
 
   /** The emission's state, locked until the transaction ends (one accrual at a time). */
-  async lockEmission(tx: Tx): Promise<EmissionState> {
-    return toEmission((await this.one<EmissionRow>(`SELECT started_at, accrued_at, opening_units FROM reward_emission FOR UPDATE`, [], tx))!);
-  }
-
-  async setEmissionAccrued(at: Date, tx: Tx): Promise<void> {
-    await this.rows(`UPDATE reward_emission SET accrued_at = $1`, [at], tx);
-  }
-
   // ---- reads for the wallet ----
 
   /** Rewards recorded for the user's nodes and not yet paid (nor withheld after a failed spot check), in units. */
@@ -371,10 +344,6 @@ export class LedgerRepository extends Repository {
 
   async userSupply(tx?: Tx): Promise<number> {
     return Number((await this.one<{ sum: string }>(`SELECT coalesce(sum(balance), 0) AS sum FROM ledger_accounts WHERE kind = 'user'`, [], tx))!.sum);
-  }
-
-  emission(tx?: Tx): Promise<EmissionState> {
-    return this.one<EmissionRow>(`SELECT started_at, accrued_at, opening_units FROM reward_emission`, [], tx).then((r) => toEmission(r!));
   }
 
   /** Entries on a mint that credit it, or debit it by a transaction of a type that mint does not issue. */
