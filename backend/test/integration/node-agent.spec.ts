@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
-import { startAgent, type AgentProcess } from '../support/agent';
+import { killAgent, startAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { newUser } from '../support/users';
 import { atFirstToken, readSse, startReply, taskOf } from '../support/worker';
@@ -31,10 +31,7 @@ describe('node agent: a separate process serving the network over HTTP only', ()
     dataDir = await mkdtemp(join(tmpdir(), 'glob-node-agent-'));
   }, 60_000);
   afterAll(async () => {
-    if (agent && agent.child.exitCode === null) {
-      agent.child.kill('SIGKILL');
-      await agent.exited;
-    }
+    await killAgent(agent);
     expect(await stack.app.get(LedgerService).reconcile()).toEqual([]);
     await stack.close();
     await rm(dataDir, { recursive: true, force: true });

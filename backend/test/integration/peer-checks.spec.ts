@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FAILED_PROOF, FAILED_REPLAY, FAILED_SPOT_CHECK } from '../../src/modules/inference/spot-checks.service';
-import { startAgent, type AgentProcess } from '../support/agent';
+import { killAgent, pairAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { ledgerCheckCli } from '../support/ledger-check';
 import { modelsAnswer, ScriptedNode } from '../support/scripted-node';
@@ -89,10 +89,7 @@ describe('peer checks: other owners’ nodes replay a node’s work when no trus
     dataDir = await mkdtemp(join(tmpdir(), 'glob-peer-'));
   }, 90_000);
   afterAll(async () => {
-    if (agent && agent.child.exitCode === null) {
-      agent.child.kill('SIGKILL');
-      await agent.exited;
-    }
+    await killAgent(agent);
     try {
       if (stack) expect(await ledgerCheckCli(stack)).toMatchObject({ code: 0 });
     } finally {
@@ -103,11 +100,7 @@ describe('peer checks: other owners’ nodes replay a node’s work when no trus
 
   it('the first node of a model is proven by its file; the next by the project’s agent replaying its challenge', async () => {
     agentOwner = await owner('agent-owner');
-    const token = await stack.http.post('/api/nodes/join-tokens').set(agentOwner.auth).expect(201);
-    agent = startAgent([
-      ...['--api', stack.url, '--join-token', token.body.join_token as string, '--name', 'peer-agent'],
-      ...['--models-dir', process.env.MODELS_DIR!, '--data-dir', dataDir, '--threads', '1', '--gpu', 'off'],
-    ]);
+    agent = await pairAgent(stack, agentOwner, 'peer-agent', dataDir);
     await agent.waitFor(/Answered the platform's challenge for glob-tiny-chat/);
     agentNodeId = ((await stack.db.query(`SELECT id FROM nodes WHERE name = 'peer-agent'`)) as Array<{ id: string }>)[0]!.id;
     const generation = async (nodeId: string) =>

@@ -5,7 +5,7 @@ import type Redis from 'ioredis';
 import { REDIS } from '../../src/redis/redis.module';
 import { RewardsService } from '../../src/modules/rewards/rewards.service';
 import { FAILED_PROOF, FAILED_SPOT_CHECK, verifierKey } from '../../src/modules/inference/spot-checks.service';
-import { startAgent, type AgentProcess } from '../support/agent';
+import { killAgent, pairAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { ledgerCheckCli } from '../support/ledger-check';
 import { modelsAnswer, ScriptedNode } from '../support/scripted-node';
@@ -55,10 +55,7 @@ describe('spot checks: a trusted generator replays remote nodes’ replies', () 
     dataDir = await mkdtemp(join(tmpdir(), 'glob-spot-'));
   }, 90_000);
   afterAll(async () => {
-    if (agent && agent.child.exitCode === null) {
-      agent.child.kill('SIGKILL');
-      await agent.exited;
-    }
+    await killAgent(agent);
     await worker?.stop();
     try {
       if (stack) expect(await ledgerCheckCli(stack)).toMatchObject({ code: 0 });
@@ -77,12 +74,7 @@ describe('spot checks: a trusted generator replays remote nodes’ replies', () 
   });
 
   it('the project’s agent passes the checks of its first replies, sampled with the seed the platform gave it', async () => {
-    const token = await stack.http.post('/api/nodes/join-tokens').set(owner.auth).expect(201);
-    agent = startAgent([
-      ...['--api', stack.url, '--join-token', token.body.join_token as string, '--name', 'honest-box'],
-      ...['--models-dir', process.env.MODELS_DIR!, '--data-dir', dataDir, '--threads', '1', '--gpu', 'off'],
-    ]);
-    await agent.waitFor(/Paired as honest-box/);
+    agent = await pairAgent(stack, owner, 'honest-box', dataDir);
     await agent.waitFor(/Serving glob-tiny-chat with 1 thread/);
     const nodeId = ((await stack.db.query(`SELECT id FROM nodes WHERE name = 'honest-box'`)) as Array<{ id: string }>)[0]!.id;
     // Its model is offered once it answered the platform's challenge for it.

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, type SpawnOptions } from 'node:child_process';
 import { resolve } from 'node:path';
+import type { TestStack } from './app';
 import type { NetnsHost } from './netns';
 
 const REPO = resolve(__dirname, '..', '..', '..');
@@ -43,4 +44,30 @@ export function startAgent(args: string[], host?: NetnsHost): AgentProcess {
       }
     },
   };
+}
+
+/**
+ * The project's agent paired with a fresh join token of `owner` as `name`, on the test models (one thread, no GPU),
+ * its credential kept in `dataDir`; resolves once it has paired.
+ */
+export async function pairAgent(
+  stack: Pick<TestStack, 'url' | 'http'>,
+  owner: { auth: Record<string, string> },
+  name: string,
+  dataDir: string,
+): Promise<AgentProcess> {
+  const token = await stack.http.post('/api/nodes/join-tokens').set(owner.auth).expect(201);
+  const agent = startAgent([
+    ...['--api', stack.url, '--join-token', token.body.join_token as string, '--name', name],
+    ...['--models-dir', process.env.MODELS_DIR!, '--data-dir', dataDir, '--threads', '1', '--gpu', 'off'],
+  ]);
+  await agent.waitFor(new RegExp(`Paired as ${name}`));
+  return agent;
+}
+
+/** Kills the agent if it still runs (a test that failed half-way), and waits for it to exit. */
+export async function killAgent(agent: AgentProcess | undefined): Promise<void> {
+  if (!agent || agent.child.exitCode !== null) return;
+  agent.child.kill('SIGKILL');
+  await agent.exited;
 }
