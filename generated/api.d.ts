@@ -1493,6 +1493,11 @@ export interface components {
             stream_id: string;
         };
         /**
+         * @description The node agent's version (semver). A node that does not say is taken to be older than any minimum.
+         * @example 0.1.0
+         */
+        AgentVersion: string;
+        /**
          * @description One of the caller's API keys as the list shows it: never the key itself (only its first characters, `prefix`),
          *     with what it has spent. `tokens`, `requests` and `spent` count the replies it paid for (prompt and completion
          *     tokens, charged at the model's price); `spent_today` is today's (UTC) spending, replies still running included,
@@ -2078,6 +2083,8 @@ export interface components {
          */
         NextCursor: string | null;
         Node: {
+            /** @description The version its agent last reported; null before it reported one. */
+            agent_version: components["schemas"]["AgentVersion"] | null;
             allocation: components["schemas"]["NodeAllocation"];
             created_at: components["schemas"]["Timestamp"];
             earned: components["schemas"]["GlobAmount"];
@@ -2108,6 +2115,8 @@ export interface components {
             proven_models: components["schemas"]["ProvenModel"][];
             status: components["schemas"]["NodeStatus"];
             tasks_served: number;
+            /** @description True while its agent is older than the platform accepts (it takes no jobs until updated). */
+            update_required: boolean;
             /** @description Share of the last 30 days (since pairing, if later) in which the node called in. */
             uptime_30d: number;
         };
@@ -2205,6 +2214,7 @@ export interface components {
             type: "error";
         };
         NodeHeartbeat: {
+            agent_version?: components["schemas"]["AgentVersion"];
             /** @description The battery's charge when running on battery; null on mains power or without a battery. */
             battery_percent?: number | null;
             /** @description The machine's load over the last minute as a share of its cores; null when unknown. */
@@ -2318,6 +2328,8 @@ export interface components {
             pending: components["schemas"]["GlobAmount"];
             /** @description The node's part in a pool; null (or absent) when it is in none. */
             pool?: components["schemas"]["PoolAssignment"] | null;
+            /** @description Set while the node's agent is older than the platform's minimum (NODE_MIN_VERSION); null otherwise. */
+            update_required?: components["schemas"]["UpdateRequired"] | null;
         };
         /**
          * @description `online`: the node's last call was within the live window (three heartbeats) and it is not paused;
@@ -2988,6 +3000,12 @@ export interface components {
             /** @description The transfer as the sender sees it (`direction` debit, `counterparty` the receiver's address). */
             transaction: components["schemas"]["Transaction"];
         };
+        /** @description The node's agent is older than the network accepts; it takes no jobs until it is updated. */
+        UpdateRequired: {
+            /** @description What to do, in plain words (the agent prints it). */
+            message: string;
+            minimum_version: components["schemas"]["AgentVersion"];
+        };
         /** @description A signed-in user as the web app stores it. */
         User: {
             created_at: components["schemas"]["Timestamp"];
@@ -3259,6 +3277,7 @@ export interface components {
 }
 export type SchemaAcknowledgement = components['schemas']['Acknowledgement'];
 export type SchemaActiveStream = components['schemas']['ActiveStream'];
+export type SchemaAgentVersion = components['schemas']['AgentVersion'];
 export type SchemaApiKey = components['schemas']['ApiKey'];
 export type SchemaApiKeyCreate = components['schemas']['ApiKeyCreate'];
 export type SchemaApiKeyCreated = components['schemas']['ApiKeyCreated'];
@@ -3406,6 +3425,7 @@ export type SchemaTransactionStatus = components['schemas']['TransactionStatus']
 export type SchemaTransactionType = components['schemas']['TransactionType'];
 export type SchemaTransferRequest = components['schemas']['TransferRequest'];
 export type SchemaTransferResult = components['schemas']['TransferResult'];
+export type SchemaUpdateRequired = components['schemas']['UpdateRequired'];
 export type SchemaUser = components['schemas']['User'];
 export type SchemaUsername = components['schemas']['Username'];
 export type SchemaUuid = components['schemas']['Uuid'];
@@ -4816,6 +4836,8 @@ export interface operations {
                      *           "hardware_score": 1.2,
                      *           "measured_tokens_per_second": 41.5,
                      *           "paused_reason": null,
+                     *           "agent_version": "0.1.0",
+                     *           "update_required": false,
                      *           "allocation": {
                      *             "cpu_percent": 50,
                      *             "memory_percent": 40,
@@ -4911,6 +4933,8 @@ export interface operations {
                      *       "hardware_score": 1.2,
                      *       "measured_tokens_per_second": 41.5,
                      *       "paused_reason": null,
+                     *       "agent_version": "0.1.0",
+                     *       "update_required": false,
                      *       "allocation": {
                      *         "cpu_percent": 50,
                      *         "memory_percent": 40,

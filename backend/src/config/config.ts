@@ -113,6 +113,11 @@ const envSchema = z.object({
   REAPER_INTERVAL_MS: positiveInt.default(5_000),
   /** A remote node's first token must arrive this soon after its claim, or the job goes to another node. */
   NODE_FIRST_TOKEN_SECONDS: positiveInt.default(30),
+  /** The oldest node agent version that may take jobs (semver); unset, any version may. */
+  NODE_MIN_VERSION: z
+    .string()
+    .regex(/^[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]+)?$/, 'a version such as 0.2.0')
+    .optional(),
   /** Token events one node may send per second, over all its jobs; past it the job ends as failed. */
   NODE_EVENTS_PER_SECOND: positiveInt.default(2_000),
   /** The share of a trusted node's replies (after its first SPOT_CHECK_FIRST, which are all checked) replayed by a trusted generator. */
@@ -261,6 +266,8 @@ export interface AppConfig {
     reaperIntervalMs: number;
     streamsPerUser: number;
     nodeFirstTokenMs: number;
+    /** The oldest agent version that may take jobs; null for none. */
+    nodeMinVersion: string | null;
     nodeEventsPerSecond: number;
     spotCheckPercent: number;
     spotCheckFirst: number;
@@ -403,6 +410,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       reaperIntervalMs: env.REAPER_INTERVAL_MS,
       streamsPerUser: env.STREAMS_PER_USER,
       nodeFirstTokenMs: env.NODE_FIRST_TOKEN_SECONDS * 1000,
+      nodeMinVersion: env.NODE_MIN_VERSION ?? null,
       nodeEventsPerSecond: env.NODE_EVENTS_PER_SECOND,
       spotCheckPercent: env.SPOT_CHECK_PERCENT,
       spotCheckFirst: env.SPOT_CHECK_FIRST,

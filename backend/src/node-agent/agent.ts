@@ -2,6 +2,8 @@
  * The node agent: pairs the machine (once), loads the models its allocation allows, reports in every 5 s and,
  * while not paused, takes jobs from the network and streams their replies back — over HTTP only.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Schemas } from '../contract/types';
 import { hashRanges } from '../modules/inference/engine/file-proof';
@@ -14,7 +16,7 @@ import { type BatterySource, type BatteryState, batteryPause, batteryPercent } f
 import type { CredentialStore, StoredCredential } from './credential-store';
 import { EventSender, type NodeJobEvent, type SendResult } from './job-events';
 import type { HostFacts, LocalModel } from './machine';
-import type { AgentOptions } from './options';
+import { REPO_ROOT, type AgentOptions } from './options';
 import type { LlamaServer } from './llama-server';
 import type { PoolMember } from './pool-member';
 
@@ -22,6 +24,8 @@ import type { PoolMember } from './pool-member';
 const EVENT_BATCH_MS = 50;
 /** Jobs this node runs at once: each loaded model gets one context sequence, and the node tells the platform so. */
 const JOB_SLOTS = 1;
+/** This agent's version, reported in every heartbeat: the platform may require a newer one. */
+export const AGENT_VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'backend', 'package.json'), 'utf8')) as { version: string }).version;
 
 /** The engine calls the agent makes (LlamaEngine; a fake in tests). */
 export type Engine = Pick<LlamaEngine, 'load' | 'unload' | 'loadedModels' | 'isLoaded' | 'generate' | 'benchmark' | 'dispose'>;
@@ -92,6 +96,8 @@ export class Agent {
   private pendingAllocation: Allocation | null = null;
   private ownerPaused = false;
   private batteryPaused = false;
+  /** What the platform said when it found this agent too old to take jobs; null while it accepts it. */
+  private updateRequired: string | null = null;
   private battery: BatteryState | null = null;
   /** The last battery reading changed the pause (its log says so; the platform's echo of it needs no second line). */
   private batteryChanged = false;
@@ -280,7 +286,7 @@ export class Agent {
   // --- heartbeat --------------------------------------------------------------------------------------
 
   private get paused(): boolean {
-    return this.ownerPaused || this.batteryPaused;
+    return this.ownerPaused || this.batteryPaused || this.updateRequired !== null;
   }
 
   private scheduleHeartbeat(): void {
@@ -320,6 +326,7 @@ export class Agent {
           models: this.servedModels(),
           running_jobs: this.job ? 1 : 0,
           slots: JOB_SLOTS,
+          agent_version: AGENT_VERSION,
           ...(this.proofs.length ? { proofs: this.proofs.splice(0) } : {}),
           cpu_load: (this.deps.cpuLoad ?? (() => null))(),
           battery_percent: batteryPercent(this.battery),
@@ -363,6 +370,13 @@ export class Agent {
       const pool = this.pool;
       const assignment = state.pool;
       this.poolApplying = this.poolApplying.then(() => pool.apply(assignment)).catch((err: unknown) => this.fail(err));
+    }
+    // Too old for the network: say how to update, once, and take no jobs until the platform accepts this version.
+    const update = state.update_required?.message ?? null;
+    if (update !== this.updateRequired) {
+      this.log(update ?? `Version ${AGENT_VERSION} is accepted again: taking jobs`);
+      this.updateRequired = update;
+      this.wake?.();
     }
     for (const c of state.challenges ?? []) this.prove(c);
     const earned = `${state.earned}/${state.pending}`;

@@ -130,13 +130,14 @@ export class ScriptedNode {
     return res;
   }
 
-  async heartbeat(models: string[], slots?: number): Promise<Response> {
+  /** Sends its heartbeat; `extra` adds fields (an agent version, say). */
+  async heartbeat(models: string[], slots?: number, extra: object = {}): Promise<Response> {
     const proofs = this.proofs.splice(0);
     const res = this.spec(
       await this.stack.http
         .post('/api/nodes/heartbeat')
         .set(this.auth)
-        .send({ models, running_jobs: 0, ...(slots ? { slots } : {}), ...(proofs.length ? { proofs } : {}) }),
+        .send({ models, running_jobs: 0, ...(slots ? { slots } : {}), ...(proofs.length ? { proofs } : {}), ...extra }),
       'nodeHeartbeat',
     );
     if (res.status === 200) this.proofs = await answerChallenges(res.body.challenges as Challenge[] | undefined, this.write);

@@ -27,6 +27,7 @@ import { SpotChecksService } from '../inference/spot-checks.service';
 import { PeerReplaysService } from '../inference/peer-replays.service';
 import { stopChannel } from '../inference/streams';
 import { TokenCounter } from '../inference/token-counter';
+import { outdated } from './agent-version';
 import { ProviderNodesRepository, type NodeIdentity } from './provider-nodes.repository';
 
 /** One events call carries at most this much; the body parser of that route enforces the bytes. */
@@ -195,7 +196,8 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     for (;;) {
       if (hungUp?.aborted) return null;
       const state = await this.nodes.byId(node.id);
-      if (!state || state.revoked) return null;
+      // An agent older than the platform accepts takes nothing (its heartbeat tells it how to update).
+      if (!state || state.revoked || outdated(state.agent_version, this.config.inference.nodeMinVersion)) return null;
       // A node holds at most the jobs it runs at once: one that claims more is asking to sit on them.
       if ((await this.redis.scard(this.heldKey(node.id))) >= state.slots) return null;
       const working = !state.paused && !state.battery_paused;

@@ -12,6 +12,7 @@ import { TasksRepository } from '../inference/tasks.repository';
 import { LOWEST_HARDWARE_SCORE } from '../rewards/rewards';
 import { RewardsService } from '../rewards/rewards.service';
 import { toGlob } from '../wallet/units';
+import { outdated, updateMessage } from './agent-version';
 import { JoinTokensRepository } from './join-tokens.repository';
 import { ModelProofsService } from './model-proofs.service';
 import { NodeJobsService } from './node-jobs.service';
@@ -97,7 +98,15 @@ export class NodesService {
     // Only proven models count: the others get a challenge to answer.
     const proofs = await this.proofs.onHeartbeat(node.id, this.nodeJobs.catalogModels(body.models), body.proofs ?? []);
     const pool = await this.pools.onHeartbeat(node, body, proofs.proven);
-    await this.nodes.report(node.id, pool.models, battery !== null && battery < BATTERY_PAUSE_PERCENT, body.slots ?? 1);
+    const agentVersion = body.agent_version ?? null;
+    const minimum = this.config.inference.nodeMinVersion;
+    await this.nodes.report(node.id, {
+      // An agent too old to take jobs serves nothing: its models are not offered.
+      models: outdated(agentVersion, minimum) ? [] : pool.models,
+      batteryPaused: battery !== null && battery < BATTERY_PAUSE_PERCENT,
+      slots: body.slots ?? 1,
+      agentVersion,
+    });
     await this.nodeJobs.renewAll(node.id);
     const row = (await this.nodes.byId(node.id))!;
     const totals = (await this.rewards.totalsByNode([row.id])).get(row.id)!;
@@ -110,6 +119,7 @@ export class NodesService {
       pending: toGlob(totals.pendingUnits),
       pool: pool.assignment,
       challenges: proofs.challenges,
+      update_required: outdated(agentVersion, minimum) ? { minimum_version: minimum!, message: updateMessage(agentVersion, minimum!) } : null,
     };
   }
 
@@ -117,7 +127,7 @@ export class NodesService {
     const rows = await this.nodes.listOwned(ownerId);
     const ids = rows.map((r) => r.id);
     const [totals, proven] = [await this.rewards.totalsByNode(ids), await this.proofs.provenBy(ids)];
-    return { nodes: rows.map((r) => toNode(r, totals.get(r.id)!, proven.get(r.id)!)) };
+    return { nodes: rows.map((r) => toNode(r, totals.get(r.id)!, proven.get(r.id)!, this.config.inference.nodeMinVersion)) };
   }
 
   /** What the owner's node earned over the last EARNINGS_DAYS, for what work, and how its work was checked. */
@@ -151,7 +161,7 @@ export class NodesService {
     if (!(await this.nodes.change(id, ownerId, body))) throw new NotFoundException('Node not found');
     const row = (await this.nodes.byId(id))!;
     const totals = (await this.rewards.totalsByNode([id])).get(id)!;
-    return toNode(row, totals, (await this.proofs.provenBy([id])).get(id)!);
+    return toNode(row, totals, (await this.proofs.provenBy([id])).get(id)!, this.config.inference.nodeMinVersion);
   }
 
   /**
@@ -171,7 +181,12 @@ const allocationOf = (r: ProviderNodeRow): Schemas['NodeAllocation'] => ({
   gpu_percent: r.gpu_percent,
 });
 
-function toNode(r: ProviderNodeRow, totals: { earnedUnits: number; pendingUnits: number }, proven: Schemas['ProvenModel'][]): Schemas['Node'] {
+function toNode(
+  r: ProviderNodeRow,
+  totals: { earnedUnits: number; pendingUnits: number },
+  proven: Schemas['ProvenModel'][],
+  minVersion: string | null,
+): Schemas['Node'] {
   return {
     id: r.id,
     name: r.name,
@@ -193,6 +208,8 @@ function toNode(r: ProviderNodeRow, totals: { earnedUnits: number; pendingUnits:
     hardware_score: Number(r.hardware_score),
     measured_tokens_per_second: r.measured_tps === null ? null : Math.round(r.measured_tps * 10) / 10,
     paused_reason: r.paused_reason,
+    agent_version: r.agent_version,
+    update_required: outdated(r.agent_version, minVersion),
     allocation: allocationOf(r),
     tasks_served: r.tasks_served,
     earned: toGlob(totals.earnedUnits),

@@ -44,6 +44,8 @@ export interface ProviderNodeRow extends Allocation {
   slots: number;
   /** Why the platform paused it; null unless the platform did. */
   paused_reason: string | null;
+  /** The version its agent last reported. */
+  agent_version: string | null;
   models: string[];
   paused: boolean;
   battery_paused: boolean;
@@ -69,7 +71,7 @@ export interface NodeChanges {
 }
 
 const ROW = (live: string) => `n.id, n.owner_id, n.name, n.host, n.os, n.arch, n.cpu_cores, n.ram_bytes, n.gpu, n.vram_bytes, n.hardware_score,
-  n.claimed_tps, n.measured_tps, n.measured_tokens, n.slots, n.paused_reason, n.models, n.paused, n.battery_paused, n.cpu_percent, n.memory_percent, n.gpu_percent, n.created_at,
+  n.claimed_tps, n.measured_tps, n.measured_tokens, n.slots, n.paused_reason, n.agent_version, n.models, n.paused, n.battery_paused, n.cpu_percent, n.memory_percent, n.gpu_percent, n.created_at,
   n.last_seen_at, ${liveNode('n', live)} AS live, n.revoked_at IS NOT NULL AS revoked,
   least(1, coalesce((SELECT sum(p.seconds) FROM node_presence p WHERE p.node_id = n.id AND p.day > current_date - 30), 0)
     / greatest(1, extract(epoch FROM now() - greatest(n.created_at, now() - interval '30 days'))))::float8 AS uptime,
@@ -138,9 +140,13 @@ export class ProviderNodesRepository extends ConfiguredRepository {
     );
   }
 
-  /** What the node reported: the models it has loaded, whether its battery pauses it, and how many jobs it runs at once. */
-  async report(id: string, models: string[], batteryPaused: boolean, slots: number, tx?: Tx): Promise<void> {
-    await this.rows(`UPDATE nodes SET models = $2, battery_paused = $3, slots = $4 WHERE id = $1`, [id, models, batteryPaused, slots], tx);
+  /** What the node reported: its loaded models, whether its battery pauses it, how many jobs it runs at once, its agent's version. */
+  async report(id: string, r: { models: string[]; batteryPaused: boolean; slots: number; agentVersion: string | null }, tx?: Tx): Promise<void> {
+    await this.rows(
+      `UPDATE nodes SET models = $2, battery_paused = $3, slots = $4, agent_version = $5 WHERE id = $1`,
+      [id, r.models, r.batteryPaused, r.slots, r.agentVersion],
+      tx,
+    );
   }
 
   /**

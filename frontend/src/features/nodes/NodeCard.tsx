@@ -48,6 +48,7 @@ export function NodeCard({ node, onRevoked }: Props) {
         </span>
       </div>
       {node.paused_reason ? <p className="nodes-paused-reason">{node.paused_reason}</p> : null}
+      {node.update_required ? <p className="nodes-paused-reason">{NODES_TEXTS.updateRequired}</p> : null}
 
       <dl className="nodes-facts">
         <div>
@@ -74,6 +75,10 @@ export function NodeCard({ node, onRevoked }: Props) {
               <span className="nodes-muted"> ({formatGlob(node.measured_tokens_per_second)} tokens/s measured)</span>
             ) : null}
           </dd>
+        </div>
+        <div>
+          <dt>{NODES_TEXTS.agentVersion}</dt>
+          <dd>{node.agent_version ?? NODES_TEXTS.versionUnknown}</dd>
         </div>
         <div>
           <dt>{NODES_TEXTS.tasksServed}</dt>

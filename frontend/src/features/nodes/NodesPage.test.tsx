@@ -46,6 +46,26 @@ afterEach(() => {
 });
 
 describe('NodesPage', () => {
+  it('shows each node’s agent version, and says when the platform requires an update', async () => {
+    server.use(
+      http.get('/api/nodes', ({ response }) =>
+        response(200).json({
+          nodes: [
+            { ...NODE, agent_version: '0.0.9', update_required: true },
+            { ...NODE, id: '00000000-0000-4000-8000-00000000beef', name: 'quiet-box', agent_version: null },
+          ],
+        }),
+      ),
+    );
+    await render();
+    const old = await waitFor(() => card(NODE.name));
+    expect(fact(old, 'Agent version')).toHaveTextContent('0.0.9');
+    expect(within(old).getByText(NODES_TEXTS.updateRequired)).toBeInTheDocument();
+    const quiet = card('quiet-box');
+    expect(fact(quiet, 'Agent version')).toHaveTextContent('Not reported');
+    expect(within(quiet).queryByText(NODES_TEXTS.updateRequired)).toBeNull();
+  });
+
   it('opens a node’s earnings: tokens served, hours online, GLOB per online hour, its checks, and the days as a chart and a table', async () => {
     const EARNINGS = example('/api/nodes/earnings/{id}', 'get', 200);
     await render();

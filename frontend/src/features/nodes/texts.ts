@@ -35,6 +35,9 @@ export const NODES_TEXTS = {
   hardwareScore: 'Hardware score',
   measuredSpeed: 'Measured speed',
   tasksServed: 'Tasks served',
+  agentVersion: 'Agent version',
+  versionUnknown: 'Not reported',
+  updateRequired: 'Update required: this node takes no jobs until its agent is updated (in its clone, git pull && npm ci, then npm run node).',
   earned: 'GLOB earned',
   pending: 'GLOB pending',
 
