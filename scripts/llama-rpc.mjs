@@ -3,11 +3,14 @@
 // (node_modules/node-llama-cpp/llama/gitRelease.bundle), with GGML_RPC on, into a cache outside the clone:
 // ~/.cache/glob-network/llama.cpp-<bundle hash>/bin (GLOB_CACHE_DIR overrides ~/.cache/glob-network), linked
 // statically so the binaries stand alone. Nothing is downloaded. A second run finds the build and only prints where it is.
+// With the CUDA toolkit (nvcc) and an NVIDIA GPU (nvidia-smi) present, it builds the CUDA backend (into
+// llama.cpp-<hash>-cuda), so pool members with GPUs compute their layers there; GLOB_LLAMA_BACKEND=cpu|cuda decides
+// instead. It says which backend it built, and writes it to backend.json beside bin/.
 //   node scripts/llama-rpc.mjs            build if needed; prints the bin directory
 //   node scripts/llama-rpc.mjs --jobs 2   parallel compile jobs (default: the machine's cores)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,20 +21,44 @@ export const TARGETS = ['ggml-rpc-server', 'llama-server', 'llama-gguf-split'];
 
 const bundle = join(root, 'node_modules', 'node-llama-cpp', 'llama', 'gitRelease.bundle');
 
-/** Where this llama.cpp source's build lives: one directory per bundle, so a new node-llama-cpp builds anew. */
-export function buildDir() {
+/**
+ * Which backend to build: CUDA when the CUDA toolkit (nvcc) and an NVIDIA GPU (nvidia-smi lists one) are both
+ * there, since a CUDA build cannot run without the GPU's driver; otherwise the CPU. GLOB_LLAMA_BACKEND=cpu|cuda
+ * decides instead. Answers the backend, the CUDA version found, and why, in words.
+ */
+export function detectBackend(env = process.env) {
+  const run = (cmd, args) => spawnSync(cmd, args, { encoding: 'utf8', env });
+  const nvcc = run('nvcc', ['--version']);
+  const cuda = nvcc.status === 0 ? (/release (\d+\.\d+)/.exec(nvcc.stdout)?.[1] ?? null) : null;
+  const forced = env.GLOB_LLAMA_BACKEND;
+  if (forced === 'cpu') return { backend: 'cpu', cuda, reason: 'GLOB_LLAMA_BACKEND=cpu' };
+  if (forced === 'cuda') {
+    if (!cuda) throw new Error('GLOB_LLAMA_BACKEND=cuda, but no CUDA toolkit (nvcc) is on PATH');
+    return { backend: 'cuda', cuda, reason: `GLOB_LLAMA_BACKEND=cuda, CUDA ${cuda}` };
+  }
+  if (!cuda) return { backend: 'cpu', cuda, reason: 'no CUDA toolkit (nvcc) on PATH' };
+  const gpu = /^GPU \d+: (.+?)(?: \(UUID|$)/m.exec(run('nvidia-smi', ['-L']).stdout ?? '')?.[1];
+  if (!gpu) return { backend: 'cpu', cuda, reason: `CUDA ${cuda} found, but no NVIDIA GPU (nvidia-smi lists none)` };
+  return { backend: 'cuda', cuda, reason: `CUDA ${cuda}, ${gpu}` };
+}
+
+/** Where this llama.cpp source's build lives: one directory per bundle (and backend), so a new node-llama-cpp builds anew. */
+export function buildDir(backend = detectBackend().backend) {
   if (!existsSync(bundle)) throw new Error(`No llama.cpp source at ${bundle}: run npm install first`);
   const hash = createHash('sha256').update(readFileSync(bundle)).digest('hex').slice(0, 12);
   const cache = process.env.GLOB_CACHE_DIR ?? join(homedir(), '.cache', 'glob-network');
-  return join(cache, `llama.cpp-${hash}`);
+  return join(cache, `llama.cpp-${hash}${backend === 'cuda' ? '-cuda' : ''}`);
 }
 
 /** The bin directory holding TARGETS, building them first when they are missing. */
 export function ensureLlamaRpc({ jobs = availableParallelism(), log = console.log } = {}) {
-  const dir = buildDir();
+  const found = detectBackend();
+  const dir = buildDir(found.backend);
   const bin = join(dir, 'bin');
   if (TARGETS.every((t) => existsSync(join(bin, t)))) return bin;
-  log(`Building llama.cpp with RPC into ${dir} (once per llama.cpp version; a CPU-only build on 2 cores takes a while)…`);
+  log(
+    `Building llama.cpp with RPC and the ${found.backend.toUpperCase()} backend (${found.reason}) into ${dir} (once per llama.cpp version; on 2 cores this takes a while)…`,
+  );
   const work = `${dir}.partial`;
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
@@ -50,14 +77,16 @@ export function ensureLlamaRpc({ jobs = availableParallelism(), log = console.lo
     '-DLLAMA_BUILD_EXAMPLES=OFF',
     '-DCMAKE_BUILD_TYPE=Release',
     '-DBUILD_SHARED_LIBS=OFF',
+    ...(found.backend === 'cuda' ? ['-DGGML_CUDA=ON'] : []),
   ]);
   run(['--build', 'build', '--config', 'Release', '-j', String(jobs), '--target', ...TARGETS]);
   mkdirSync(join(work, 'bin'), { recursive: true });
   for (const t of TARGETS) renameSync(join(src, 'build', 'bin', t), join(work, 'bin', t));
   rmSync(src, { recursive: true, force: true });
+  writeFileSync(join(work, 'backend.json'), `${JSON.stringify(found)}\n`);
   rmSync(dir, { recursive: true, force: true });
   renameSync(work, dir);
-  log(`Built ${TARGETS.join(', ')} in ${bin}`);
+  log(`Built ${TARGETS.join(', ')} with the ${found.backend.toUpperCase()} backend in ${bin}`);
   return bin;
 }
 
