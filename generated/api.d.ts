@@ -2086,6 +2086,8 @@ export interface components {
             /** @description The version its agent last reported; null before it reported one. */
             agent_version: components["schemas"]["AgentVersion"] | null;
             allocation: components["schemas"]["NodeAllocation"];
+            /** @description The backend its engine computes on, as its agent last reported it; null before it reported one. */
+            compute: components["schemas"]["NodeCompute"] | null;
             created_at: components["schemas"]["Timestamp"];
             earned: components["schemas"]["GlobAmount"];
             /**
@@ -2148,6 +2150,13 @@ export interface components {
              * @default 25
              */
             wait_seconds: number;
+        };
+        /** @description What the node's engine computes on now (a GPU backend only while the GPU allocation is above 0 %). */
+        NodeCompute: {
+            /** @enum {string} */
+            backend: "cpu" | "cuda" | "vulkan" | "metal";
+            /** @description The GPU's memory; null on the CPU. */
+            vram_bytes: number | null;
         };
         NodeCredential: {
             allocation: components["schemas"]["NodeAllocation"];
@@ -2217,6 +2226,7 @@ export interface components {
             agent_version?: components["schemas"]["AgentVersion"];
             /** @description The battery's charge when running on battery; null on mains power or without a battery. */
             battery_percent?: number | null;
+            compute?: components["schemas"]["NodeCompute"];
             /** @description The machine's load over the last minute as a share of its cores; null when unknown. */
             cpu_load?: number | null;
             /** @description The catalog models' files on disk (loaded or not), so a pool can pick its coordinator and plan its layers. */
@@ -3345,6 +3355,7 @@ export type SchemaNode = components['schemas']['Node'];
 export type SchemaNodeAllocation = components['schemas']['NodeAllocation'];
 export type SchemaNodeBenchmark = components['schemas']['NodeBenchmark'];
 export type SchemaNodeClaim = components['schemas']['NodeClaim'];
+export type SchemaNodeCompute = components['schemas']['NodeCompute'];
 export type SchemaNodeCredential = components['schemas']['NodeCredential'];
 export type SchemaNodeDoneEvent = components['schemas']['NodeDoneEvent'];
 export type SchemaNodeEarnings = components['schemas']['NodeEarnings'];
@@ -4838,6 +4849,10 @@ export interface operations {
                      *           "paused_reason": null,
                      *           "agent_version": "0.1.0",
                      *           "update_required": false,
+                     *           "compute": {
+                     *             "backend": "cpu",
+                     *             "vram_bytes": null
+                     *           },
                      *           "allocation": {
                      *             "cpu_percent": 50,
                      *             "memory_percent": 40,
@@ -4935,6 +4950,10 @@ export interface operations {
                      *       "paused_reason": null,
                      *       "agent_version": "0.1.0",
                      *       "update_required": false,
+                     *       "compute": {
+                     *         "backend": "cpu",
+                     *         "vram_bytes": null
+                     *       },
                      *       "allocation": {
                      *         "cpu_percent": 50,
                      *         "memory_percent": 40,

@@ -56,6 +56,8 @@ export interface AgentDeps {
   battery: BatterySource;
   createEngine: (opts: EngineOptions) => Promise<Engine>;
   host: HostFacts;
+  /** node-llama-cpp's backend for the machine's GPU (none without one). */
+  gpuBackend?: 'cuda' | 'vulkan' | 'metal' | null;
   /** The catalog models on disk. */
   models: LocalModel[];
   /** The same files with their layer counts, reported so a pool can plan its split. */
@@ -317,6 +319,12 @@ export class Agent {
     }
   }
 
+  /** What the engine computes on now: the GPU's backend while the allocation gives it layers, else the CPU. */
+  private compute(): Schemas['NodeCompute'] {
+    const backend = this.engineConfig?.gpu ? this.deps.gpuBackend : null;
+    return backend ? { backend, vram_bytes: this.deps.host.vram_bytes ?? null } : { backend: 'cpu', vram_bytes: null };
+  }
+
   /** One heartbeat; null when the API is unreachable (and `retry` is false). */
   private async heartbeat(opts: { retry: boolean }): Promise<NodeState | null> {
     await this.readBattery();
@@ -327,6 +335,7 @@ export class Agent {
           running_jobs: this.job ? 1 : 0,
           slots: JOB_SLOTS,
           agent_version: AGENT_VERSION,
+          compute: this.compute(),
           ...(this.proofs.length ? { proofs: this.proofs.splice(0) } : {}),
           cpu_load: (this.deps.cpuLoad ?? (() => null))(),
           battery_percent: batteryPercent(this.battery),

@@ -16,6 +16,8 @@ export type HostFacts = Schemas['HostFacts'];
 export interface Gpu {
   name: string;
   vramBytes: number | null;
+  /** node-llama-cpp's backend for it. */
+  backend: 'cuda' | 'vulkan' | 'metal';
 }
 
 /**
@@ -32,7 +34,7 @@ export async function detectGpu(): Promise<Gpu | null> {
     if (llama.gpu === false) return null;
     const [name] = await llama.getGpuDeviceNames();
     const vram = await llama.getVramState();
-    return { name: (name ?? String(llama.gpu)).slice(0, 200), vramBytes: vram.total > 0 ? vram.total : null };
+    return { name: (name ?? String(llama.gpu)).slice(0, 200), vramBytes: vram.total > 0 ? vram.total : null, backend: llama.gpu };
   } catch {
     return null;
   } finally {

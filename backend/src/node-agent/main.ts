@@ -46,6 +46,7 @@ async function main(): Promise<number> {
     battery: defaultBatterySource(),
     createEngine: (o) => LlamaEngine.create(o),
     host,
+    gpuBackend: gpu?.backend ?? null,
     models,
     files: await modelFiles(models),
     pool: (onChange, threads) =>

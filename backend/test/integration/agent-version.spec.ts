@@ -54,6 +54,12 @@ describe('agent versions: the platform may require a newer node agent', () => {
     expect(listed).toMatchObject({ agent_version: '1.2.3', update_required: true, models: [] });
     expect(await available()).toBe(false);
     expect(await node.claim(1)).toBeNull();
+    // What it computes on, as it reports it; a heartbeat that does not say leaves the last report standing.
+    await node.heartbeat([MODEL], 1, { agent_version: '1.2.3', compute: { backend: 'cuda', vram_bytes: 24 * 2 ** 30 } });
+    await node.heartbeat([MODEL], 1, { agent_version: '1.2.3' });
+    const gpu = (await stack.http.get('/api/nodes').set(owner.auth).expect(200)).body.nodes.find((n: { id: string }) => n.id === node.id);
+    expect(gpu.compute).toEqual({ backend: 'cuda', vram_bytes: 24 * 2 ** 30 });
+    expect((await node.heartbeat([MODEL], 1, { compute: { backend: 'tpu', vram_bytes: null } })).status).toBe(400);
     // A version that is not semver is refused by the spec.
     expect((await node.heartbeat([MODEL], 1, { agent_version: 'banana' })).status).toBe(400);
 
@@ -79,8 +85,14 @@ describe('agent versions: the platform may require a newer node agent', () => {
   it('the project’s agent reports its version; when too old it says how to update and takes no jobs, then resumes once accepted', async () => {
     agent = await pairAgent(stack, owner, 'versioned-box', dataDir);
     await agent.waitFor(/older than the network accepts \(99\.0\.0 or later\)/);
-    const row = (await stack.db.query(`SELECT agent_version FROM nodes WHERE name = 'versioned-box'`)) as Array<{ agent_version: string }>;
+    const row = (await stack.db.query(`SELECT id, agent_version FROM nodes WHERE name = 'versioned-box'`)) as Array<{
+      id: string;
+      agent_version: string;
+    }>;
     expect(row[0]!.agent_version).toBe(AGENT_VERSION);
+    // Started with --gpu off: it computes on the CPU, and says so.
+    const listed = (await stack.http.get('/api/nodes').set(owner.auth).expect(200)).body.nodes.find((n: { id: string }) => n.id === row[0]!.id);
+    expect(listed).toMatchObject({ agent_version: AGENT_VERSION, update_required: true, compute: { backend: 'cpu', vram_bytes: null } });
     expect(await available()).toBe(false);
 
     // The operator lowers the minimum: the agent's next heartbeat is accepted, and it serves again.

@@ -10,7 +10,7 @@ import { NodePools1764500000000 } from './1764500000000-NodePools';
 import { ApiKeys1764600000000 } from './1764600000000-ApiKeys';
 import { NodeTrust1764700000000 } from './1764700000000-NodeTrust';
 import { FairRewards1764800000000 } from './1764800000000-FairRewards';
-import { AgentVersions1764900000000 } from './1764900000000-AgentVersions';
+import { AgentReports1764900000000 } from './1764900000000-AgentReports';
 
 /** Every migration, oldest first. A new migration is added here. */
 export const MIGRATIONS = [
@@ -26,5 +26,5 @@ export const MIGRATIONS = [
   ApiKeys1764600000000,
   NodeTrust1764700000000,
   FairRewards1764800000000,
-  AgentVersions1764900000000,
+  AgentReports1764900000000,
 ];

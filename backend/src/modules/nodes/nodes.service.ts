@@ -106,6 +106,7 @@ export class NodesService {
       batteryPaused: battery !== null && battery < BATTERY_PAUSE_PERCENT,
       slots: body.slots ?? 1,
       agentVersion,
+      compute: body.compute ?? null,
     });
     await this.nodeJobs.renewAll(node.id);
     const row = (await this.nodes.byId(node.id))!;
@@ -210,6 +211,9 @@ function toNode(
     paused_reason: r.paused_reason,
     agent_version: r.agent_version,
     update_required: outdated(r.agent_version, minVersion),
+    compute: r.compute_backend
+      ? { backend: r.compute_backend, vram_bytes: r.compute_vram_bytes === null ? null : Number(r.compute_vram_bytes) }
+      : null,
     allocation: allocationOf(r),
     tasks_served: r.tasks_served,
     earned: toGlob(totals.earnedUnits),

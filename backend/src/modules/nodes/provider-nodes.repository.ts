@@ -46,6 +46,9 @@ export interface ProviderNodeRow extends Allocation {
   paused_reason: string | null;
   /** The version its agent last reported. */
   agent_version: string | null;
+  /** The backend its engine computes on, and the GPU's memory, as last reported. */
+  compute_backend: 'cpu' | 'cuda' | 'vulkan' | 'metal' | null;
+  compute_vram_bytes: string | null;
   models: string[];
   paused: boolean;
   battery_paused: boolean;
@@ -71,7 +74,7 @@ export interface NodeChanges {
 }
 
 const ROW = (live: string) => `n.id, n.owner_id, n.name, n.host, n.os, n.arch, n.cpu_cores, n.ram_bytes, n.gpu, n.vram_bytes, n.hardware_score,
-  n.claimed_tps, n.measured_tps, n.measured_tokens, n.slots, n.paused_reason, n.agent_version, n.models, n.paused, n.battery_paused, n.cpu_percent, n.memory_percent, n.gpu_percent, n.created_at,
+  n.claimed_tps, n.measured_tps, n.measured_tokens, n.slots, n.paused_reason, n.agent_version, n.compute_backend, n.compute_vram_bytes, n.models, n.paused, n.battery_paused, n.cpu_percent, n.memory_percent, n.gpu_percent, n.created_at,
   n.last_seen_at, ${liveNode('n', live)} AS live, n.revoked_at IS NOT NULL AS revoked,
   least(1, coalesce((SELECT sum(p.seconds) FROM node_presence p WHERE p.node_id = n.id AND p.day > current_date - 30), 0)
     / greatest(1, extract(epoch FROM now() - greatest(n.created_at, now() - interval '30 days'))))::float8 AS uptime,
@@ -141,10 +144,24 @@ export class ProviderNodesRepository extends ConfiguredRepository {
   }
 
   /** What the node reported: its loaded models, whether its battery pauses it, how many jobs it runs at once, its agent's version. */
-  async report(id: string, r: { models: string[]; batteryPaused: boolean; slots: number; agentVersion: string | null }, tx?: Tx): Promise<void> {
+  async report(
+    id: string,
+    r: {
+      models: string[];
+      batteryPaused: boolean;
+      slots: number;
+      agentVersion: string | null;
+      compute: { backend: string; vram_bytes: number | null } | null;
+    },
+    tx?: Tx,
+  ): Promise<void> {
+    // A heartbeat without `compute` leaves the last report standing.
     await this.rows(
-      `UPDATE nodes SET models = $2, battery_paused = $3, slots = $4, agent_version = $5 WHERE id = $1`,
-      [id, r.models, r.batteryPaused, r.slots, r.agentVersion],
+      `UPDATE nodes SET models = $2, battery_paused = $3, slots = $4, agent_version = $5,
+              compute_backend = coalesce($6, compute_backend),
+              compute_vram_bytes = CASE WHEN $6::text IS NULL THEN compute_vram_bytes ELSE $7::bigint END
+       WHERE id = $1`,
+      [id, r.models, r.batteryPaused, r.slots, r.agentVersion, r.compute?.backend ?? null, r.compute?.vram_bytes ?? null],
       tx,
     );
   }

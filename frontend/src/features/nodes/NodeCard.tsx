@@ -4,7 +4,7 @@ import { nodeMutations, type NodeUpdate, type ProviderNode } from '../../api/que
 import { LOCALE, formatDateTime, formatGlob } from '../../components/format';
 import { AllocationForm } from './AllocationForm';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
-import { formatScore, formatShare, hostSummary } from './format';
+import { computeSummary, formatScore, formatShare, hostSummary } from './format';
 import { NodeEarnings } from './NodeEarnings';
 import { NodeName } from './NodeName';
 import { NODES_TEXTS, STATUS_LABELS } from './texts';
@@ -75,6 +75,10 @@ export function NodeCard({ node, onRevoked }: Props) {
               <span className="nodes-muted"> ({formatGlob(node.measured_tokens_per_second)} tokens/s measured)</span>
             ) : null}
           </dd>
+        </div>
+        <div>
+          <dt>{NODES_TEXTS.compute}</dt>
+          <dd>{computeSummary(node.compute)}</dd>
         </div>
         <div>
           <dt>{NODES_TEXTS.agentVersion}</dt>

@@ -46,13 +46,13 @@ afterEach(() => {
 });
 
 describe('NodesPage', () => {
-  it('shows each node’s agent version, and says when the platform requires an update', async () => {
+  it('shows what each node computes on and its agent version, and says when the platform requires an update', async () => {
     server.use(
       http.get('/api/nodes', ({ response }) =>
         response(200).json({
           nodes: [
-            { ...NODE, agent_version: '0.0.9', update_required: true },
-            { ...NODE, id: '00000000-0000-4000-8000-00000000beef', name: 'quiet-box', agent_version: null },
+            { ...NODE, agent_version: '0.0.9', update_required: true, compute: { backend: 'cuda', vram_bytes: 24 * 2 ** 30 } },
+            { ...NODE, id: '00000000-0000-4000-8000-00000000beef', name: 'quiet-box', agent_version: null, compute: null },
           ],
         }),
       ),
@@ -60,9 +60,11 @@ describe('NodesPage', () => {
     await render();
     const old = await waitFor(() => card(NODE.name));
     expect(fact(old, 'Agent version')).toHaveTextContent('0.0.9');
+    expect(fact(old, 'Computes on')).toHaveTextContent('CUDA, 24 GB');
     expect(within(old).getByText(NODES_TEXTS.updateRequired)).toBeInTheDocument();
     const quiet = card('quiet-box');
     expect(fact(quiet, 'Agent version')).toHaveTextContent('Not reported');
+    expect(fact(quiet, 'Computes on')).toHaveTextContent('Not reported');
     expect(within(quiet).queryByText(NODES_TEXTS.updateRequired)).toBeNull();
   });
 

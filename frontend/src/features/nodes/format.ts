@@ -37,3 +37,12 @@ export function hostSummary(host: ProviderNode['host']): string {
 export function layerSummary(layers: number, modelLayers: number, share: number): string {
   return `${layers} of ${modelLayers} layers · ${formatShare(share)}`;
 }
+
+const BACKEND_LABELS = { cpu: 'CPU', cuda: 'CUDA', vulkan: 'Vulkan', metal: 'Metal' } as const;
+
+/** What a node computes on, as its row says it: 'CUDA, 24 GB', 'CPU'; null before its agent reported it. */
+export function computeSummary(compute: ProviderNode['compute']): string {
+  if (!compute) return NODES_TEXTS.versionUnknown;
+  const label = BACKEND_LABELS[compute.backend];
+  return compute.vram_bytes ? `${label}, ${formatBytes(compute.vram_bytes)}` : label;
+}

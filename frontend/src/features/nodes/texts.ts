@@ -36,6 +36,7 @@ export const NODES_TEXTS = {
   measuredSpeed: 'Measured speed',
   tasksServed: 'Tasks served',
   agentVersion: 'Agent version',
+  compute: 'Computes on',
   versionUnknown: 'Not reported',
   updateRequired: 'Update required: this node takes no jobs until its agent is updated (in its clone, git pull && npm ci, then npm run node).',
   earned: 'GLOB earned',
