@@ -2,7 +2,7 @@
 // Formatting is Prettier's job, so no stylistic rules here.
 import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
-import { importX } from 'eslint-plugin-import-x';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -28,6 +28,38 @@ export default defineConfig(
     // NestJS injects constructor parameters by their runtime class: importing one as a type would break injection.
     files: ['backend/**/*.ts'],
     rules: { '@typescript-eslint/consistent-type-imports': 'off' },
+  },
+  {
+    // The node agent (a stranger's machine runs it) shares code with the server only through src/engine and the
+    // contract's types; the engine stands alone; server code never reaches into the agent.
+    files: ['backend/src/**/*.ts'],
+    settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.json'] })] },
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: './backend/src/node-agent',
+              from: './backend/src',
+              except: ['./node-agent', './engine', './contract/types.ts'],
+              message: 'The node agent shares code with the server only through src/engine.',
+            },
+            {
+              target: './backend/src/engine',
+              from: './backend/src',
+              except: ['./engine'],
+              message: 'src/engine imports nothing of the server or the agent.',
+            },
+            {
+              target: ['./backend/src/!(node-agent)/**/*', './backend/src/*.ts'],
+              from: './backend/src/node-agent',
+              message: 'Server code never imports the node agent: share it through src/engine.',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['frontend/src/**/*.{ts,tsx}', 'frontend/e2e/**/*.ts', 'frontend/build/**/*.{ts,js}', 'frontend/scripts/media/scene.js'],

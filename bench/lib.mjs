@@ -157,7 +157,7 @@ export async function startAppReply(backend, user, { model, messages, maxTokens 
  */
 export async function benchNode(backend, provider, { name, model, modelPath }) {
   const json = { 'content-type': 'application/json' };
-  const { hashRanges } = createRequire(import.meta.url)(join(root, 'backend/dist/modules/inference/engine/file-proof.js'));
+  const { hashRanges } = createRequire(import.meta.url)(join(root, 'backend/dist/engine/file-proof.js'));
   const token = await (await fetch(`${backend.base}/api/nodes/join-tokens`, { method: 'POST', headers: provider.auth })).json();
   const host = { hostname: 'bench', os: process.platform, arch: process.arch, cpu_cores: 1, memory_bytes: 1 << 30, gpu: null, vram_bytes: null };
   const paired = await (

@@ -11,8 +11,8 @@
  */
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { GgufError, splitPartPath, splitParts } from '../src/modules/inference/engine/gguf';
-import { validateGguf } from '../src/modules/inference/engine/gguf-validate';
+import { GgufError, splitPartPath, splitParts } from '../src/engine/gguf';
+import { validateGguf } from '../src/engine/gguf-validate';
 import { writeTinyLlamaGguf, type TinyModelOptions } from './tiny-model/write-tiny-gguf';
 
 const DEFAULT_OUT = resolve(__dirname, '../../.data/models/glob-tiny-chat.gguf');

@@ -4,6 +4,7 @@
  */
 import constants from '@glob/contract/constants.json';
 import type { Schemas } from '../contract/types';
+import { formatBytes } from '../engine/bytes';
 
 export type Allocation = Schemas['NodeAllocation'];
 
@@ -30,9 +31,6 @@ export interface ModelChoice {
   load: ModelFile[];
   skipped: Array<{ model: ModelFile; reason: string }>;
 }
-
-const GB = 1024 ** 3;
-export const formatBytes = (n: number): string => (n >= GB ? `${(n / GB).toFixed(1)} GB` : `${(n / 1024 ** 2).toFixed(1)} MB`);
 
 /** A model loads only when its file fits in memory % of the machine's memory. */
 export function modelsThatFit(models: ModelFile[], totalMemoryBytes: number, memoryPercent: number): ModelChoice {

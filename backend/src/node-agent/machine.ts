@@ -2,12 +2,11 @@
 import { stat } from 'node:fs/promises';
 import { availableParallelism, hostname, loadavg, platform, arch, totalmem } from 'node:os';
 import { basename, isAbsolute, join } from 'node:path';
-import type { AppConfig } from '../config/config';
 import type { Schemas } from '../contract/types';
-import { type CatalogModel, loadCatalog } from '../modules/inference/catalog';
-import { splitParts } from '../modules/inference/engine/gguf';
-import { validateGguf } from '../modules/inference/engine/gguf-validate';
-import { loadNodeLlamaCpp } from '../modules/inference/engine/node-llama-cpp';
+import { type CatalogEntry, readCatalogFile } from '../engine/catalog';
+import { splitParts } from '../engine/gguf';
+import { validateGguf } from '../engine/gguf-validate';
+import { loadNodeLlamaCpp } from '../engine/node-llama-cpp';
 import type { ModelFile } from './allocation';
 import { withoutControlChars } from './options';
 
@@ -61,9 +60,9 @@ export function cpuLoad(cores = availableParallelism(), os = platform()): number
   return Math.round(Math.min(1, Math.max(0, load / Math.max(1, cores))) * 100) / 100;
 }
 
-export function readCatalog(catalogPath: string | undefined, modelsDir: string): CatalogModel[] {
+export function readCatalog(catalogPath: string | undefined, modelsDir: string): CatalogEntry[] {
   // The catalog reader needs only these two settings; the API's own configuration is never loaded.
-  return loadCatalog({ inference: { catalogPath, modelsDir } } as Pick<AppConfig, 'inference'>);
+  return readCatalogFile({ catalogPath, modelsDir });
 }
 
 export interface LocalModel extends ModelFile {
@@ -74,7 +73,7 @@ export interface LocalModel extends ModelFile {
  * The catalog models whose file (matched by file name) is in `modelsDir`, in catalog order. A split model
  * (path naming its first part) counts only when every part is there, and weighs all of them.
  */
-export async function localModels(catalog: CatalogModel[], modelsDir: string): Promise<LocalModel[]> {
+export async function localModels(catalog: CatalogEntry[], modelsDir: string): Promise<LocalModel[]> {
   const found: LocalModel[] = [];
   for (const m of catalog) {
     const candidates = [join(modelsDir, basename(m.path)), ...(isAbsolute(m.path) ? [m.path] : [])];

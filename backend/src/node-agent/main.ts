@@ -9,7 +9,7 @@ import { llamaBin } from './llama-process';
 import { cpuLoad, detectGpu, hostFacts, localModels, modelFiles, readCatalog } from './machine';
 import { OptionsError, parseOptions, USAGE } from './options';
 import { PoolMember } from './pool-member';
-import { LlamaEngine } from '../modules/inference/engine/llama-engine';
+import { LlamaEngine } from '../engine/llama-engine';
 
 const log = (line: string): void => {
   const t = new Date();

@@ -6,13 +6,14 @@ import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { InferenceJob, inferenceQueue, VerifyJob, verifyQueue } from '../jobs/jobs';
 import { CatalogModel, loadCatalog, modelsForWorker } from '../modules/inference/catalog';
-import { LlamaEngine } from '../modules/inference/engine/llama-engine';
+import { LlamaEngine } from '../engine/llama-engine';
 import { NodesRepository } from '../modules/inference/nodes.repository';
 import { RepliesService } from '../modules/inference/replies.service';
 import { hardwareScore } from '../modules/rewards/rewards';
 import { SpotChecksService, verifierKey } from '../modules/inference/spot-checks.service';
-import { StopSequences } from '../modules/inference/stop-sequences';
-import { stopChannel, TokenBatcher } from '../modules/inference/streams';
+import { StopSequences } from '../engine/stop-sequences';
+import { TokenBatcher } from '../engine/token-batcher';
+import { stopChannel } from '../modules/inference/streams';
 import { createRedis, REDIS } from '../redis/redis.module';
 
 /**

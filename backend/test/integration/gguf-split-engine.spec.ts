@@ -10,8 +10,8 @@ import { mkdtemp, rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
-import { readGgufHeader, splitParts } from '../../src/modules/inference/engine/gguf';
-import { validateGguf } from '../../src/modules/inference/engine/gguf-validate';
+import { readGgufHeader, splitParts } from '../../src/engine/gguf';
+import { validateGguf } from '../../src/engine/gguf-validate';
 import { probeEngine, type ProbeOutput } from '../support/engine-run';
 
 const BACKEND = resolve(__dirname, '../..');

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
 import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
-import { splitPartPath } from '../../src/modules/inference/engine/gguf';
+import { splitPartPath } from '../../src/engine/gguf';
 import { llamaBin } from '../../src/node-agent/llama-process';
 import { LlamaServer } from '../../src/node-agent/llama-server';
 import { openTunnelClient } from '../../src/node-agent/pool-tunnel';

@@ -15,7 +15,7 @@
  * one after the other (one engine start-up serves them all); `parallel` starts that many copies of a run
  * at once (`g` tells them apart); `abortAfterChunks` aborts the signal once that many chunks arrived.
  */
-import { LlamaEngine, type ChatTurn, type GenerateRequest } from '../../src/modules/inference/engine/llama-engine';
+import { LlamaEngine, type ChatTurn, type GenerateRequest } from '../../src/engine/llama-engine';
 
 interface ProbeRun extends Omit<GenerateRequest, 'signal' | 'onToken'> {
   abortAfterChunks?: number;

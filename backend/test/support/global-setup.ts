@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDataSource } from '../../src/database/data-source';
 import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
-import { validateGguf } from '../../src/modules/inference/engine/gguf-validate';
+import { validateGguf } from '../../src/engine/gguf-validate';
 import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
 import { admin, databaseUrl, randomName } from './db';
 

@@ -7,9 +7,9 @@ import { mkdtemp, readFile, rename, rm, truncate, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
-import type { CatalogModel } from '../../src/modules/inference/catalog';
-import { GgufError, readGgufHeader, splitParts } from '../../src/modules/inference/engine/gguf';
-import { validateGguf } from '../../src/modules/inference/engine/gguf-validate';
+import type { CatalogEntry } from '../../src/engine/catalog';
+import { GgufError, readGgufHeader, splitParts } from '../../src/engine/gguf';
+import { validateGguf } from '../../src/engine/gguf-validate';
 import { localModels } from '../../src/node-agent/machine';
 
 const SMALL = { nEmbd: 32, nLayer: 4, nHead: 2, nFf: 64, contextLength: 256 };
@@ -207,14 +207,14 @@ describe('validateGguf on split models', () => {
 });
 
 describe('localModels with split models', () => {
-  const entry = (id: string, path: string): CatalogModel => ({
+  const entry = (id: string, path: string): CatalogEntry => ({
     id,
     name: id,
     displayName: id,
     parameters: '1M',
     description: '',
     contextLength: 256,
-    priceUnits: 1,
+    pricePerToken: 0.001,
     path,
     tokenizerPath: path,
   });

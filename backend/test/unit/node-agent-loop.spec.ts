@@ -6,7 +6,7 @@ import type { BatteryState } from '../../src/node-agent/battery';
 import { CredentialStore } from '../../src/node-agent/credential-store';
 import type { NodeJobEvent } from '../../src/node-agent/job-events';
 import { parseOptions } from '../../src/node-agent/options';
-import type { GenerateRequest, GenerateResult } from '../../src/modules/inference/engine/llama-engine';
+import type { GenerateRequest, GenerateResult } from '../../src/engine/llama-engine';
 
 /**
  * The agent's loop against a fake API (a fetch that answers the node operations in memory) and a fake engine:

@@ -1,4 +1,4 @@
-import { TokenBatcher } from '../../src/modules/inference/streams';
+import { TokenBatcher } from '../../src/engine/token-batcher';
 
 describe('TokenBatcher', () => {
   beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
