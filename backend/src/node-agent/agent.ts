@@ -8,8 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Schemas } from '../contract/types';
 import { hashRanges } from '../engine/file-proof';
 import type { EngineOptions, LlamaEngine } from '../engine/llama-engine';
-import { StopSequences } from '../engine/stop-sequences';
-import { TokenBatcher } from '../engine/token-batcher';
+import { generateReply } from '../engine/generation';
 import { type Allocation, DEFAULT_ALLOCATION, type Machine, type Plan, plan, sameAllocation } from './allocation';
 import { Backoff, Connection, createNodeApi, type NodeApi } from './api-client';
 import { type BatterySource, type BatteryState, batteryPause, batteryPercent } from './battery';
@@ -568,30 +567,25 @@ export class Agent {
     }
     const started = performance.now();
     try {
-      // Every events call costs the API a request (auth, validation, lock renewal): batches of up to 50 ms keep that
-      // cost small against generation, while the first piece still goes out at once.
-      const batcher = new TokenBatcher((text) => sender.pushText(text), EVENT_BATCH_MS);
-      // A stop sequence ends the generation here, at once, so that only the tokens up to it are generated and charged.
-      const cut = new AbortController();
-      const stops = job.params.stop?.length ? new StopSequences(job.params.stop, (text) => batcher.push(text)) : null;
-      const request = {
-        messages: job.messages,
-        // The platform already cut max_tokens to what the requester's hold pays for: never generate more.
-        maxTokens: job.params.max_tokens,
-        temperature: job.params.temperature,
-        topP: job.params.top_p,
-        signal: AbortSignal.any([running.abort.signal, cut.signal]),
-        seed: job.params.seed,
-        onToken: (text: string) => {
-          if (!stops) batcher.push(text);
-          else if (stops.push(text)) cut.abort();
+      const result = await generateReply(
+        (request) => generator.generate(request),
+        {
+          messages: job.messages,
+          // The platform already cut max_tokens to what the requester's hold pays for: never generate more.
+          maxTokens: job.params.max_tokens,
+          temperature: job.params.temperature,
+          topP: job.params.top_p,
+          seed: job.params.seed,
+          stop: job.params.stop,
+          signal: running.abort.signal,
         },
-      };
-      const result = await generator.generate(request);
-      stops?.flush();
-      batcher.flush();
+        (text) => sender.pushText(text),
+        // Every events call costs the API a request (auth, validation, lock renewal): batches of up to 50 ms keep
+        // that cost small against generation, while the first piece still goes out at once.
+        EVENT_BATCH_MS,
+      );
       if (running.reason && running.reason !== 'stop') return;
-      const stopReason: StopReason = running.reason === 'stop' ? 'abort' : stops?.matched ? 'stop' : result.stopReason;
+      const stopReason: StopReason = running.reason === 'stop' ? 'abort' : result.stopReason;
       sender.push({
         type: 'done',
         usage: { prompt_tokens: result.promptTokens, completion_tokens: result.completionTokens },

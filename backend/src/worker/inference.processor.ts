@@ -11,8 +11,7 @@ import { NodesRepository } from '../modules/inference/nodes.repository';
 import { RepliesService } from '../modules/inference/replies.service';
 import { hardwareScore } from '../modules/rewards/rewards';
 import { SpotChecksService, verifierKey } from '../modules/inference/spot-checks.service';
-import { StopSequences } from '../engine/stop-sequences';
-import { TokenBatcher } from '../engine/token-batcher';
+import { generateReply } from '../engine/generation';
 import { stopChannel } from '../modules/inference/streams';
 import { createRedis, REDIS } from '../redis/redis.module';
 
@@ -138,33 +137,29 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     const budget = await this.replies.budget(data, nodeId, promptTokens);
     if (!budget) return;
 
-    const batcher = new TokenBatcher((chunk) => {
+    const send = (chunk: string) => {
       this.replies.tokens(data, chunk).catch((err: Error) => this.logger.warn(`Stream write failed: ${err.message}`));
-    });
+    };
     const abort = new AbortController();
-    // A stop sequence ends the generation here, at once, so that only the tokens up to it are generated and charged.
-    const stops = data.params.stop?.length ? new StopSequences(data.params.stop, (text) => batcher.push(text)) : null;
     this.running.set(data.streamId, abort);
     // A stop asked before the job ran (also one that raced the start request) is honoured at once.
     if (await this.replies.stopRequested(data)) abort.abort();
     try {
-      const result = await engine.generate(data.modelId, {
-        messages: data.messages,
-        maxTokens: budget.maxTokens,
-        temperature: data.params.temperature,
-        topP: data.params.topP,
-        ...(data.params.seed !== undefined ? { seed: data.params.seed } : {}),
-        signal: abort.signal,
-        onToken: (chunk: string) => {
-          if (!stops) batcher.push(chunk);
-          else if (stops.push(chunk)) abort.abort();
+      const result = await generateReply(
+        (request) => engine.generate(data.modelId, request),
+        {
+          messages: data.messages,
+          maxTokens: budget.maxTokens,
+          temperature: data.params.temperature,
+          topP: data.params.topP,
+          ...(data.params.seed !== undefined ? { seed: data.params.seed } : {}),
+          stop: data.params.stop,
+          signal: abort.signal,
         },
-      });
-      stops?.flush();
-      batcher.flush();
-      await this.replies.complete(data, nodeId, result, stops?.matched ? 'stop' : result.stopReason, result.durationMs);
+        send,
+      );
+      await this.replies.complete(data, nodeId, result, result.stopReason, result.durationMs);
     } catch (err) {
-      batcher.flush();
       this.logger.error(`Job ${job.id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       await this.replies.fail(data, nodeId, 'INTERNAL_ERROR', promptTokens);
     } finally {

@@ -1,0 +1,40 @@
+import type { GenerateRequest, GenerateResult } from './llama-engine';
+import { StopSequences } from './stop-sequences';
+import { TokenBatcher } from './token-batcher';
+
+export interface GenerationStep extends Omit<GenerateRequest, 'onToken'> {
+  /** Stop sequences: the first one generated ends the reply, and neither it nor anything after it is sent. */
+  stop?: string[];
+}
+
+/**
+ * One reply generated the way every generator of the network does it (the in-cluster worker and a provider's node
+ * alike): the text goes to `send` in batches (the first piece at once, then at most every `batchMs`); a stop sequence
+ * ends the generation there and then, so only the tokens before it are generated and charged, and the answer's stop
+ * reason says `stop`. Whatever was generated is sent, also when the generation fails.
+ */
+export async function generateReply(
+  generate: (request: GenerateRequest) => Promise<GenerateResult>,
+  step: GenerationStep,
+  send: (text: string) => void,
+  batchMs?: number,
+): Promise<GenerateResult> {
+  const { stop, signal, ...request } = step;
+  const batcher = new TokenBatcher(send, batchMs);
+  const cut = new AbortController();
+  const stops = stop?.length ? new StopSequences(stop, (text) => batcher.push(text)) : null;
+  try {
+    const result = await generate({
+      ...request,
+      signal: signal ? AbortSignal.any([signal, cut.signal]) : cut.signal,
+      onToken: (text) => {
+        if (!stops) batcher.push(text);
+        else if (stops.push(text)) cut.abort();
+      },
+    });
+    stops?.flush();
+    return stops?.matched ? { ...result, stopReason: 'stop' } : result;
+  } finally {
+    batcher.flush();
+  }
+}
