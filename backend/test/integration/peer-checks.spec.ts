@@ -1,10 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FAILED_PROOF, FAILED_REPLAY, FAILED_SPOT_CHECK } from '../../src/modules/inference/spot-checks.service';
 import { killAgent, pairAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
-import { ledgerCheckCli } from '../support/ledger-check';
+import { closeChecked } from '../support/ledger-check';
 import { modelsAnswer, ScriptedNode } from '../support/scripted-node';
 import { newUser } from '../support/users';
 import { readSse, startReply } from '../support/worker';
@@ -90,12 +90,7 @@ describe('peer checks: other owners’ nodes replay a node’s work when no trus
   }, 90_000);
   afterAll(async () => {
     await killAgent(agent);
-    try {
-      if (stack) expect(await ledgerCheckCli(stack)).toMatchObject({ code: 0 });
-    } finally {
-      await stack?.close();
-      await rm(dataDir, { recursive: true, force: true });
-    }
+    await closeChecked(stack, dataDir);
   }, 60_000);
 
   it('the first node of a model is proven by its file; the next by the project’s agent replaying its challenge', async () => {

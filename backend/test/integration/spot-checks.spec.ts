@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Redis from 'ioredis';
@@ -7,10 +7,10 @@ import { RewardsService } from '../../src/modules/rewards/rewards.service';
 import { FAILED_PROOF, FAILED_SPOT_CHECK, verifierKey } from '../../src/modules/inference/spot-checks.service';
 import { killAgent, pairAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
-import { ledgerCheckCli } from '../support/ledger-check';
+import { closeChecked } from '../support/ledger-check';
 import { modelsAnswer, ScriptedNode } from '../support/scripted-node';
 import { newUser } from '../support/users';
-import { readSse, startReply, startWorker, type WorkerProcess } from '../support/worker';
+import { readSse, startReply, startWorker, taskOf, type WorkerProcess } from '../support/worker';
 
 const MODEL = 'glob-tiny-chat';
 let seq = 0;
@@ -57,12 +57,7 @@ describe('spot checks: a trusted generator replays remote nodes’ replies', () 
   afterAll(async () => {
     await killAgent(agent);
     await worker?.stop();
-    try {
-      if (stack) expect(await ledgerCheckCli(stack)).toMatchObject({ code: 0 });
-    } finally {
-      await stack?.close();
-      await rm(dataDir, { recursive: true, force: true });
-    }
+    await closeChecked(stack, dataDir);
   }, 60_000);
 
   it('a verify-only worker serves no replies: the model is offered only once a node serves it', async () => {
@@ -138,10 +133,10 @@ describe('spot checks: a trusted generator replays remote nodes’ replies', () 
       { type: 'done', usage: { prompt_tokens: 10, completion_tokens: 20 }, stop_reason: 'stop' },
     ]);
     expect((await reading).at(-1)!.data).toMatchObject({ type: 'done' });
-    // Its reward was recorded as pending when the reply completed, and the requester paid for it (with welcome bonus)...
-    expect((await wallet()).pending_earnings).toBeGreaterThan(pendingBefore);
-    const charged = (await funds()).balance;
-    expect(charged).toBeLessThan(before.balance);
+    // The requester paid for it (with welcome bonus), and its reward was recorded (the check may already have run:
+    // the trusted generator is quick, so the wallets are read once it has judged)...
+    const charged = Number((await taskOf<{ charged_units: string }>(stack, id)).charged_units);
+    expect(charged).toBeGreaterThan(0);
 
     const [check] = await checksOf(liar.id, 1);
     expect(check!.status).toBe('failed');
@@ -171,7 +166,7 @@ describe('spot checks: a trusted generator replays remote nodes’ replies', () 
       amount: number;
     }>;
     const refunds = history.filter((t) => t.type === 'refund');
-    expect(refunds).toEqual([expect.objectContaining({ direction: 'credit', amount: Math.round((before.balance - charged) * 1000) / 1000 })]);
+    expect(refunds).toEqual([expect.objectContaining({ direction: 'credit', amount: charged / 1000 })]);
     const told = (await stack.http.get(`/api/users/${requester.id}/notifications`).set(requester.auth).expect(200)).body.notifications as Array<{
       title: string;
       message: string;

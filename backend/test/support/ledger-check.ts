@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { TestStack } from './app';
 
@@ -14,4 +15,14 @@ export async function ledgerCheckCli(stack: TestStack): Promise<{ code: number |
   check.stderr!.on('data', (d) => (output += d));
   const code = await new Promise<number | null>((r) => check.once('exit', r));
   return { code, output };
+}
+
+/** Ends a test's stack once ledger:check (the CLI) finds nothing wrong, and removes `dirs` whatever it found. */
+export async function closeChecked(stack: TestStack | undefined, ...dirs: string[]): Promise<void> {
+  try {
+    if (stack) expect(await ledgerCheckCli(stack)).toMatchObject({ code: 0 });
+  } finally {
+    await stack?.close();
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  }
 }
