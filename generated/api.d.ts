@@ -427,7 +427,7 @@ export interface paths {
          * @description Owner only. Over the last 30 UTC days (today included, oldest first, zeros included): the tokens the node
          *     served (prompt and completion of its completed tasks, as the platform counted them), the GLOB its rewards paid
          *     and the GLOB still pending (a pool member's are its share by layers), by day and in all; the hours it was online;
-         *     the effective GLOB per online hour ((earned + pending) / online hours, 0 before its first hour); and the
+         *     the effective GLOB per online hour ((earned + pending) / online hours, 0 before its first hour online); and the
          *     platform's checks of its work (passed, failed, inconclusive). Withheld rewards count as neither.
          */
         get: operations["getNodeEarnings"];
@@ -2203,7 +2203,7 @@ export interface components {
             days: number;
             /** @description GLOB paid for the node's work in the window (a pool member's share by layers). */
             earned: number;
-            /** @description (earned + pending) / online_hours, rounded to 3 decimals; 0 while it has not been online. */
+            /** @description (earned + pending) / online_hours, rounded to 3 decimals; 0 before its first hour online (a minute's pay is no rate). */
             glob_per_hour: number;
             node_id: components["schemas"]["Uuid"];
             /** @description Hours the node was online in the window. */

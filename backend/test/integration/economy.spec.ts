@@ -111,7 +111,12 @@ describe('the economy: a pair of accounts cannot gain by sending requests to its
     expect(page.body.earned).toBeCloseTo(after[0]!.balance - before[0]!.balance, 3);
     expect(page.body.daily).toHaveLength(30);
     expect(page.body.daily.at(-1)).toMatchObject({ date: new Date().toISOString().slice(0, 10), tokens: served!.tokens });
-    expect(page.body.glob_per_hour).toBeGreaterThan(0);
+    // Online for seconds: no rate yet. After two hours online, what it earned per hour.
+    expect(page.body.glob_per_hour).toBe(0);
+    await e.stack.db.query(`UPDATE node_presence SET seconds = 7200 WHERE node_id = $1`, [node.id]);
+    const later = (await e.stack.http.get(`/api/nodes/earnings/${node.id}`).set(owner.auth).expect(200)).body;
+    expect(later.online_hours).toBe(2);
+    expect(later.glob_per_hour).toBe(Math.round(((later.earned + later.pending) / 2) * 1000) / 1000);
     await e.stack.http.get(`/api/nodes/earnings/${node.id}`).set(second.auth).expect(404);
   }, 120_000);
 

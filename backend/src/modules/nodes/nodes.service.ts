@@ -152,7 +152,7 @@ export class NodesService {
       earned: toGlob(earnedUnits),
       pending: toGlob(pendingUnits),
       online_hours: Math.round(hours * 10) / 10,
-      glob_per_hour: hours > 0 ? Math.round((toGlob(earnedUnits + pendingUnits) / hours) * 1000) / 1000 : 0,
+      glob_per_hour: hours >= 1 ? Math.round((toGlob(earnedUnits + pendingUnits) / hours) * 1000) / 1000 : 0,
       checks,
       daily,
     };
