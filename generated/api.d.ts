@@ -413,6 +413,52 @@ export interface paths {
         patch: operations["updateNode"];
         trace?: never;
     };
+    "/api/nodes/catalog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The network's models and where a node gets their files
+         * @description Public: what the node agent reads before it pairs, to pull the models its memory and disk allocation allow.
+         *     Each model's files come with their size and SHA-256 from the operator's catalog (or, for a file the API holds
+         *     itself and the catalog gives no source for, the API's own copy, hashed by the API). Rate-limited per IP.
+         */
+        get: operations["getNodeCatalog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/nodes/catalog/files/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file: components["schemas"]["ModelFileName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A catalog model's file, from the API's own copy
+         * @description Public: the bytes of a catalog model file the API holds and the catalog gives no other source for (the
+         *     project's own models). Answers byte ranges (`Range: bytes=a-b`, 206) so that an interrupted pull resumes.
+         *     Any other name answers 404. Rate-limited per IP.
+         */
+        get: operations["downloadModelFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/nodes/earnings/{id}": {
         parameters: {
             query?: never;
@@ -2066,6 +2112,19 @@ export interface components {
                 offset: number;
             }[];
         };
+        /** @example glob-tiny-chat.gguf */
+        ModelFileName: string;
+        ModelFileSource: {
+            name: components["schemas"]["ModelFileName"];
+            sha256: string;
+            size_bytes: number;
+            /**
+             * Format: uri-reference
+             * @description An http(s) URL that answers byte ranges: the operator's source (a Hugging Face file URL), or a path on this
+             *     API (`/api/nodes/catalog/files/…`, to resolve against the API's URL) for a file the API serves itself.
+             */
+            url: string;
+        };
         ModelIdList: string[];
         ModelList: {
             /** @description Every model of the catalog, available or not, in catalog order. */
@@ -2125,11 +2184,14 @@ export interface components {
         /**
          * @description How much of the machine the node may use. CPU 10-80 % (default 50) sets the threads llama.cpp runs with;
          *     memory 20-70 % (default 40) decides which models it loads (a model loads only when its file fits in this share
-         *     of the machine's memory); GPU 0-90 % (default 60) sets the share of layers offloaded when a GPU is present.
+         *     of the machine's memory); GPU 0-90 % (default 60) sets the share of layers offloaded when a GPU is present;
+         *     disk 1-4000 GB (default 50) is what the models the agent pulls from the catalog may take on its disk.
          */
         NodeAllocation: {
             /** @default 50 */
             cpu_percent: number;
+            /** @default 50 */
+            disk_gb: number;
             /** @default 60 */
             gpu_percent: number;
             /** @default 40 */
@@ -2142,6 +2204,25 @@ export interface components {
         NodeBenchmark: {
             model_id: string;
             tokens_per_second: number;
+        };
+        /** @description The network's models as a node agent needs them, in the catalog's order. */
+        NodeCatalog: {
+            models: components["schemas"]["NodeCatalogModel"][];
+        };
+        NodeCatalogModel: {
+            context_length: number;
+            /** @description The name a node keeps the model's file under (the first part of a split model). */
+            file: components["schemas"]["ModelFileName"];
+            /**
+             * @description The model's GGUF file, or its split parts in order (the first is the one loaded), each with where to get it
+             *     and its SHA-256: a node keeps a file only when its bytes hash to that. Empty when the catalog pins no
+             *     source: a node may still serve a copy it has, which the platform's model challenge checks.
+             */
+            files: components["schemas"]["ModelFileSource"][];
+            id: string;
+            name: string;
+            /** @description All of the model's files together; null while the catalog pins none. */
+            size_bytes: number | null;
         };
         /** @description A node holds at most the `slots` of its last heartbeat; a claim beyond them answers 204 at once. */
         NodeClaim: {
@@ -3347,6 +3428,8 @@ export type SchemaLogoutRequest = components['schemas']['LogoutRequest'];
 export type SchemaMaxTokens = components['schemas']['MaxTokens'];
 export type SchemaModel = components['schemas']['Model'];
 export type SchemaModelChallenge = components['schemas']['ModelChallenge'];
+export type SchemaModelFileName = components['schemas']['ModelFileName'];
+export type SchemaModelFileSource = components['schemas']['ModelFileSource'];
 export type SchemaModelIdList = components['schemas']['ModelIdList'];
 export type SchemaModelList = components['schemas']['ModelList'];
 export type SchemaModelProof = components['schemas']['ModelProof'];
@@ -3354,6 +3437,8 @@ export type SchemaNextCursor = components['schemas']['NextCursor'];
 export type SchemaNode = components['schemas']['Node'];
 export type SchemaNodeAllocation = components['schemas']['NodeAllocation'];
 export type SchemaNodeBenchmark = components['schemas']['NodeBenchmark'];
+export type SchemaNodeCatalog = components['schemas']['NodeCatalog'];
+export type SchemaNodeCatalogModel = components['schemas']['NodeCatalogModel'];
 export type SchemaNodeClaim = components['schemas']['NodeClaim'];
 export type SchemaNodeCompute = components['schemas']['NodeCompute'];
 export type SchemaNodeCredential = components['schemas']['NodeCredential'];
@@ -4856,7 +4941,8 @@ export interface operations {
                      *           "allocation": {
                      *             "cpu_percent": 50,
                      *             "memory_percent": 40,
-                     *             "gpu_percent": 60
+                     *             "gpu_percent": 60,
+                     *             "disk_gb": 50
                      *           },
                      *           "tasks_served": 128,
                      *           "earned": 3712.5,
@@ -4957,7 +5043,8 @@ export interface operations {
                      *       "allocation": {
                      *         "cpu_percent": 50,
                      *         "memory_percent": 40,
-                     *         "gpu_percent": 60
+                     *         "gpu_percent": 60,
+                     *         "disk_gb": 50
                      *       },
                      *       "tasks_served": 128,
                      *       "earned": 3712.5,
@@ -4970,6 +5057,106 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    getNodeCatalog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The catalog. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "models": [
+                     *         {
+                     *           "id": "glob-tiny-chat",
+                     *           "name": "Glob Tiny Chat",
+                     *           "file": "glob-tiny-chat.gguf",
+                     *           "context_length": 2048,
+                     *           "size_bytes": 2151648,
+                     *           "files": [
+                     *             {
+                     *               "name": "glob-tiny-chat.gguf",
+                     *               "url": "/api/nodes/catalog/files/glob-tiny-chat.gguf",
+                     *               "size_bytes": 2151648,
+                     *               "sha256": "5f0c7b1e9a4d3c2b8e6f1a0d9c8b7a6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a"
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "llama-3-70b-instruct",
+                     *           "name": "Llama 3 70B Instruct",
+                     *           "file": "llama-3-70b-instruct-q4_k_m.gguf",
+                     *           "context_length": 8192,
+                     *           "size_bytes": null,
+                     *           "files": []
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NodeCatalog"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    downloadModelFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file: components["schemas"]["ModelFileName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The requested range of the file. */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            /** @description The range lies outside the file. */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 416,
+                     *       "message": "The requested range lies outside the file.",
+                     *       "error": "Range Not Satisfiable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     getNodeEarnings: {
@@ -5073,7 +5260,8 @@ export interface operations {
                      *       "allocation": {
                      *         "cpu_percent": 50,
                      *         "memory_percent": 40,
-                     *         "gpu_percent": 60
+                     *         "gpu_percent": 60,
+                     *         "disk_gb": 50
                      *       },
                      *       "earned": 3712.5,
                      *       "pending": 87.5,
@@ -5564,7 +5752,8 @@ export interface operations {
                      *       "allocation": {
                      *         "cpu_percent": 50,
                      *         "memory_percent": 40,
-                     *         "gpu_percent": 60
+                     *         "gpu_percent": 60,
+                     *         "disk_gb": 50
                      *       }
                      *     }
                      */

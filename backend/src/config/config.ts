@@ -72,6 +72,9 @@ const envSchema = z.object({
   NODE_REGISTER_RATE_WINDOW_SECONDS: positiveInt.default(3600),
   NODE_RATE_LIMIT: positiveInt.default(1200),
   NODE_RATE_WINDOW_SECONDS: positiveInt.default(60),
+  // The catalog and its files, per IP: a pull opens a few ranged requests per file.
+  NODE_CATALOG_RATE_LIMIT: positiveInt.default(300),
+  NODE_CATALOG_RATE_WINDOW_SECONDS: positiveInt.default(3600),
   /** API keys: keys created per account; and per key, /v1 requests and prompt + completion tokens per window. */
   API_KEY_CREATE_RATE_LIMIT: positiveInt.default(10),
   API_KEY_CREATE_RATE_WINDOW_SECONDS: positiveInt.default(3600),
@@ -237,6 +240,7 @@ export interface AppConfig {
     joinToken: { limit: number; windowSeconds: number };
     nodeRegister: { limit: number; windowSeconds: number };
     node: { limit: number; windowSeconds: number };
+    nodeCatalog: { limit: number; windowSeconds: number };
     apiKeyCreate: { limit: number; windowSeconds: number };
     apiKeyRequests: { limit: number; windowSeconds: number };
     apiKeyTokens: { limit: number; windowSeconds: number };
@@ -374,6 +378,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       joinToken: { limit: env.JOIN_TOKEN_RATE_LIMIT, windowSeconds: env.JOIN_TOKEN_RATE_WINDOW_SECONDS },
       nodeRegister: { limit: env.NODE_REGISTER_RATE_LIMIT, windowSeconds: env.NODE_REGISTER_RATE_WINDOW_SECONDS },
       node: { limit: env.NODE_RATE_LIMIT, windowSeconds: env.NODE_RATE_WINDOW_SECONDS },
+      nodeCatalog: { limit: env.NODE_CATALOG_RATE_LIMIT, windowSeconds: env.NODE_CATALOG_RATE_WINDOW_SECONDS },
       apiKeyCreate: { limit: env.API_KEY_CREATE_RATE_LIMIT, windowSeconds: env.API_KEY_CREATE_RATE_WINDOW_SECONDS },
       apiKeyRequests: { limit: env.API_KEY_REQUESTS_PER_WINDOW, windowSeconds: env.API_KEY_RATE_WINDOW_SECONDS },
       apiKeyTokens: { limit: env.API_KEY_TOKENS_PER_WINDOW, windowSeconds: env.API_KEY_RATE_WINDOW_SECONDS },

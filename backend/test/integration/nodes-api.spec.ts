@@ -103,7 +103,7 @@ describe('provider nodes over the public API', () => {
       const first = spec(await register(token), 'registerNode');
       expect(first.status).toBe(201);
       expect(first.body.credential).toMatch(/^glb_node_[A-Za-z0-9_-]{32}$/);
-      expect(first.body.allocation).toEqual({ cpu_percent: 50, memory_percent: 40, gpu_percent: 60 });
+      expect(first.body.allocation).toEqual({ cpu_percent: 50, memory_percent: 40, gpu_percent: 60, disk_gb: 50 });
       const before = await count();
 
       const again = spec(await register(token), 'registerNode');

@@ -55,8 +55,9 @@ test('a provider pairs a node from the web app and sees it serve a reply and ear
       npm!,
       [
         ...args,
-        '--catalog',
-        join(ROOT, PROVIDER_MODEL.catalog),
+        // Only the provider model: a node that also served the tiny model would take other tests' replies.
+        '--models',
+        PROVIDER_MODEL.id,
         '--models-dir',
         models,
         '--data-dir',

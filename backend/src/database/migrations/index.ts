@@ -11,6 +11,7 @@ import { ApiKeys1764600000000 } from './1764600000000-ApiKeys';
 import { NodeTrust1764700000000 } from './1764700000000-NodeTrust';
 import { FairRewards1764800000000 } from './1764800000000-FairRewards';
 import { AgentReports1764900000000 } from './1764900000000-AgentReports';
+import { DiskAllocation1765000000000 } from './1765000000000-DiskAllocation';
 
 /** Every migration, oldest first. A new migration is added here. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   NodeTrust1764700000000,
   FairRewards1764800000000,
   AgentReports1764900000000,
+  DiskAllocation1765000000000,
 ];

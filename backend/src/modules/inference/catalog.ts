@@ -1,13 +1,131 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, isAbsolute, join } from 'node:path';
+import constants from '@glob/contract/constants.json';
+import { z } from 'zod';
 import type { AppConfig } from '../../config/config';
-import { type CatalogEntry, readCatalogFile } from '../../engine/catalog';
+import { splitParts } from '../../engine/gguf';
 import { UNITS_PER_GLOB } from '../wallet/units';
 
-export { GENERATION_DEFAULTS, TINY_MODEL_FILE } from '../../engine/catalog';
+const params = constants.inferenceParamDefaults;
+/** The sampling defaults are the spec's (InferenceParams); a catalog model's context length defaults to 8192. */
+export const GENERATION_DEFAULTS = {
+  temperature: params.temperature,
+  maxTokens: params.max_tokens,
+  topP: params.top_p,
+  contextLength: 8192,
+} as const;
+export const TINY_MODEL_FILE = 'glob-tiny-chat.gguf';
+
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 in lower-case hex');
+const oneOrMore = <T extends z.ZodType>(t: T) => z.union([t, z.array(t).min(1)]).transform((v) => (Array.isArray(v) ? v : [v]));
+const entry = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/),
+    name: z.string().min(1).max(100),
+    display_name: z.string().min(1).max(100).optional(),
+    parameters: z.string().max(20),
+    description: z.string().max(500).default('AI Language Model'),
+    context_length: z.number().int().positive().default(GENERATION_DEFAULTS.contextLength),
+    price_per_token: z.number().min(0).max(1000),
+    path: z.string().regex(/^(.*[/\\])?[A-Za-z0-9._-]{1,200}\.gguf$/, 'a .gguf file name (letters, digits, . _ -)'),
+    /** A GGUF with the model's vocabulary (the model's own file by default): the platform counts tokens with it. */
+    tokenizer: z.string().min(1).optional(),
+    /** Where nodes pull the file (the first part of a split model; the others are named alike). */
+    source: z.url({ protocol: /^https?$/ }).optional(),
+    /**
+     * The file's SHA-256 and size in bytes, one per part of a split model: a node keeps only bytes that match, and
+     * pulls a model only once they are pinned (`npm run model:pin` reads them from the source).
+     */
+    sha256: oneOrMore(sha256).optional(),
+    size_bytes: oneOrMore(z.number().int().positive()).optional(),
+  })
+  .superRefine((m, ctx) => {
+    const parts = splitParts(basename(m.path)).length;
+    for (const key of ['sha256', 'size_bytes'] as const) {
+      const given = m[key];
+      if (given && given.length !== parts) ctx.addIssue({ code: 'custom', path: [key], message: `needs ${parts} value(s), one per file` });
+    }
+  });
+const file = z.object({ models: z.array(entry).min(1) });
+
+/** One file of a catalog model: where the API has it, and where nodes get it, when the catalog pins one. */
+export interface CatalogFile {
+  name: string;
+  /** Where this machine would have it (it may not). */
+  path: string;
+  /** The operator's source, or null: then nodes get the API's own copy, if it has one. */
+  url: string | null;
+  sha256: string | null;
+  sizeBytes: number | null;
+}
+
+/** A catalog model as the file describes it (its price in GLOB per token, its paths resolved). */
+export interface CatalogEntry {
+  id: string;
+  name: string;
+  displayName: string;
+  parameters: string;
+  description: string;
+  contextLength: number;
+  /** GLOB per token. */
+  pricePerToken: number;
+  path: string;
+  /** Where the platform reads the model's tokenizer (the model file itself unless the catalog names another). */
+  tokenizerPath: string;
+  /** The model's file, or its split parts in order. */
+  files: CatalogFile[];
+}
 
 export interface CatalogModel extends CatalogEntry {
   /** Price of one token in milli-GLOB. */
   priceUnits: number;
+}
+
+/** The product's four default models and the project's own tiny model, used when MODEL_CATALOG is unset. */
+export const BUILT_IN_CATALOG: z.input<typeof file> = JSON.parse(
+  readFileSync(join(__dirname, '..', '..', '..', 'models', 'catalog.example.json'), 'utf8'),
+);
+
+const inDir = (dir: string, path: string) => (isAbsolute(path) ? path : join(dir, path));
+/** The URL of each part of a split file, named like the parts (as Hugging Face names them). */
+const partUrls = (url: string, count: number): string[] => {
+  const u = new URL(url);
+  const parts = splitParts(u.pathname);
+  return parts.length === count ? parts.map((p) => Object.assign(new URL(u), { pathname: p }).toString()) : Array.from({ length: count }, () => url);
+};
+
+/** Reads a catalog file (or the built-in one), validated, its paths resolved against `modelsDir`. */
+export function readCatalogFile({ catalogPath, modelsDir }: { catalogPath?: string; modelsDir: string }): CatalogEntry[] {
+  const raw = catalogPath ? JSON.parse(readFileSync(catalogPath, 'utf8')) : BUILT_IN_CATALOG;
+  const parsed = file.safeParse(raw);
+  if (!parsed.success) {
+    throw new Error(
+      `Invalid model catalog ${catalogPath ?? '(built-in)'}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  }
+  return parsed.data.models.map((m) => {
+    const path = inDir(modelsDir, m.path);
+    const parts = splitParts(path);
+    const urls = m.source ? partUrls(m.source, parts.length) : null;
+    return {
+      id: m.id,
+      name: m.name,
+      displayName: m.display_name ?? m.name,
+      parameters: m.parameters,
+      description: m.description,
+      contextLength: m.context_length,
+      pricePerToken: m.price_per_token,
+      path,
+      tokenizerPath: inDir(modelsDir, m.tokenizer ?? m.path),
+      files: parts.map((p, i) => ({
+        name: basename(p),
+        path: p,
+        url: urls?.[i] ?? null,
+        sha256: m.sha256?.[i] ?? null,
+        sizeBytes: m.size_bytes?.[i] ?? null,
+      })),
+    };
+  });
 }
 
 /** The operator's catalog (or the built-in one), priced in milli-GLOB. */

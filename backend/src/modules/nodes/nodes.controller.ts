@@ -6,6 +6,7 @@ import { CurrentNode, NodeOperation } from '../../auth/node-credential.guard';
 import { Public } from '../../auth/public.decorator';
 import { RateLimit, RateLimitRule } from '../../common/rate-limit';
 import type { RequestBody, ResponseBody } from '../../contract/types';
+import { NodeCatalogService } from './node-catalog.service';
 import { NodeJobsService } from './node-jobs.service';
 import { NodesService } from './nodes.service';
 import { PoolsService } from './pools.service';
@@ -18,6 +19,8 @@ const NODE: RateLimitRule = {
   limit: (c) => c.rateLimits.node,
   key: (req: Request) => createHash('sha256').update(String(req.headers.authorization)).digest('hex').slice(0, 32),
 };
+const RANGE_NOT_SATISFIABLE = { statusCode: 416, message: 'The requested range lies outside the file.', error: 'Range Not Satisfiable' };
+const CATALOG: RateLimitRule = { name: 'node-catalog', limit: (c) => c.rateLimits.nodeCatalog };
 
 @Controller('api')
 export class NodesController {
@@ -25,7 +28,29 @@ export class NodesController {
     private readonly nodes: NodesService,
     private readonly nodeJobs: NodeJobsService,
     private readonly pools: PoolsService,
+    private readonly catalog: NodeCatalogService,
   ) {}
+
+  @Public()
+  @Get('nodes/catalog')
+  @RateLimit(CATALOG)
+  getNodeCatalog(): Promise<ResponseBody<'getNodeCatalog', 200>> {
+    return this.catalog.list();
+  }
+
+  /** Express's sendFile answers Range requests (206, 416) and conditional ones, so an interrupted pull resumes. */
+  @Public()
+  @Get('nodes/catalog/files/:file')
+  @RateLimit(CATALOG)
+  async downloadModelFile(@Param('file') file: string, @Res() res: Response): Promise<void> {
+    const path = await this.catalog.ownCopy(file);
+    res.sendFile(path, { acceptRanges: true, dotfiles: 'deny', headers: { 'Content-Type': 'application/octet-stream' } }, (err) => {
+      if (!err || res.headersSent) return;
+      const status = (err as { status?: number }).status === 416 ? 416 : 404;
+      const body = status === 416 ? RANGE_NOT_SATISFIABLE : { statusCode: 404, message: 'No such model file', error: 'Not Found' };
+      res.status(status).json(body);
+    });
+  }
 
   @Get('nodes')
   listNodes(@CurrentUser() user: AuthUser): Promise<ResponseBody<'listNodes', 200>> {

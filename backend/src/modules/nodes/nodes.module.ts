@@ -5,6 +5,7 @@ import { InferenceModule } from '../inference/inference.module';
 import { RewardsModule } from '../rewards/rewards.module';
 import { JoinTokensRepository } from './join-tokens.repository';
 import { ModelProofsService } from './model-proofs.service';
+import { NodeCatalogService } from './node-catalog.service';
 import { NodeJobsService } from './node-jobs.service';
 import { NodesController } from './nodes.controller';
 import { NodePoolsRepository } from './node-pools.repository';
@@ -20,6 +21,7 @@ import { ProviderNodesRepository } from './provider-nodes.repository';
     NodesService,
     NodeJobsService,
     ModelProofsService,
+    NodeCatalogService,
     PoolsService,
     JoinTokensRepository,
     ProviderNodesRepository,

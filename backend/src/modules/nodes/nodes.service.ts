@@ -180,6 +180,7 @@ const allocationOf = (r: ProviderNodeRow): Schemas['NodeAllocation'] => ({
   cpu_percent: r.cpu_percent,
   memory_percent: r.memory_percent,
   gpu_percent: r.gpu_percent,
+  disk_gb: r.disk_gb,
 });
 
 function toNode(

@@ -21,6 +21,7 @@ export interface Allocation {
   cpu_percent: number;
   memory_percent: number;
   gpu_percent: number;
+  disk_gb: number;
 }
 
 /** A paired node as its owner and the node itself see it. */
@@ -74,7 +75,7 @@ export interface NodeChanges {
 }
 
 const ROW = (live: string) => `n.id, n.owner_id, n.name, n.host, n.os, n.arch, n.cpu_cores, n.ram_bytes, n.gpu, n.vram_bytes, n.hardware_score,
-  n.claimed_tps, n.measured_tps, n.measured_tokens, n.slots, n.paused_reason, n.agent_version, n.compute_backend, n.compute_vram_bytes, n.models, n.paused, n.battery_paused, n.cpu_percent, n.memory_percent, n.gpu_percent, n.created_at,
+  n.claimed_tps, n.measured_tps, n.measured_tokens, n.slots, n.paused_reason, n.agent_version, n.compute_backend, n.compute_vram_bytes, n.models, n.paused, n.battery_paused, n.cpu_percent, n.memory_percent, n.gpu_percent, n.disk_gb, n.created_at,
   n.last_seen_at, ${liveNode('n', live)} AS live, n.revoked_at IS NOT NULL AS revoked,
   least(1, coalesce((SELECT sum(p.seconds) FROM node_presence p WHERE p.node_id = n.id AND p.day > current_date - 30), 0)
     / greatest(1, extract(epoch FROM now() - greatest(n.created_at, now() - interval '30 days'))))::float8 AS uptime,
@@ -193,7 +194,7 @@ export class ProviderNodesRepository extends ConfiguredRepository {
       `UPDATE nodes SET name = coalesce($3, name), paused = coalesce($4, paused), cpu_percent = coalesce($5, cpu_percent),
               paused_reason = CASE WHEN $4 = false THEN NULL ELSE paused_reason END,
               missed_first_tokens = CASE WHEN $4 = false THEN 0 ELSE missed_first_tokens END,
-              memory_percent = coalesce($6, memory_percent), gpu_percent = coalesce($7, gpu_percent)
+              memory_percent = coalesce($6, memory_percent), gpu_percent = coalesce($7, gpu_percent), disk_gb = coalesce($8, disk_gb)
        WHERE id = $1 AND owner_id = $2 AND credential_hash IS NOT NULL AND revoked_at IS NULL RETURNING id`,
       [
         id,
@@ -203,6 +204,7 @@ export class ProviderNodesRepository extends ConfiguredRepository {
         c.allocation?.cpu_percent ?? null,
         c.allocation?.memory_percent ?? null,
         c.allocation?.gpu_percent ?? null,
+        c.allocation?.disk_gb ?? null,
       ],
       tx,
     );

@@ -16,7 +16,7 @@ export type PoolCreate = components['schemas']['PoolCreate'];
 /** The node list is polled every 10 s, so a newly paired node appears and goes online without a reload. */
 export const NODES_POLL_MS = 10_000;
 
-/** The allocation's ranges and defaults: the spec's NodeAllocation (CPU 10-80 %, memory 20-70 %, GPU 0-90 %). */
+/** The allocation's ranges and defaults: the spec's NodeAllocation (CPU 10-80 %, memory 20-70 %, GPU 0-90 %, disk 1-4000 GB). */
 export const ALLOCATION_RANGES = constants.nodeAllocation as Record<keyof NodeAllocation, { minimum: number; maximum: number; default: number }>;
 
 export const nodeQueries = {

@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { ALLOCATION_RANGES, type NodeAllocation } from '../../api/queries/nodes';
-import { ALLOCATION_LABELS, NODES_TEXTS } from './texts';
+import { ALLOCATION_LABELS, ALLOCATION_UNITS, NODES_TEXTS } from './texts';
 
 const KEYS = Object.keys(ALLOCATION_RANGES) as (keyof NodeAllocation)[];
 
@@ -50,7 +50,8 @@ export function AllocationForm({ nodeName, allocation, hasGpu, busy, onSave }: P
             <label htmlFor={id}>
               {ALLOCATION_LABELS[key]}{' '}
               <span className="nodes-range">
-                ({range.minimum}–{range.maximum}%)
+                ({range.minimum}–{range.maximum}
+                {ALLOCATION_UNITS[key]})
               </span>
             </label>
             <input
@@ -61,12 +62,13 @@ export function AllocationForm({ nodeName, allocation, hasGpu, busy, onSave }: P
               max={range.maximum}
               step={1}
               value={shown[key]}
-              aria-valuetext={`${shown[key]}%`}
+              aria-valuetext={`${shown[key]}${ALLOCATION_UNITS[key]}`}
               aria-describedby={key === 'gpu_percent' && !hasGpu ? `${baseId}-nogpu` : undefined}
               onChange={(e) => change(key, Number(e.target.value))}
             />
             <output htmlFor={id} className="nodes-slider-value">
-              {shown[key]}%
+              {shown[key]}
+              {ALLOCATION_UNITS[key]}
             </output>
           </div>
         );

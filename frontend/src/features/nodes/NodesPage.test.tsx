@@ -99,13 +99,14 @@ describe('NodesPage', () => {
     expect(fact(node, 'Tasks served')).toHaveTextContent('128');
     expect(fact(node, 'GLOB earned')).toHaveTextContent('3,712.5 GLOB');
     expect(fact(node, 'GLOB pending')).toHaveTextContent('87.5 GLOB');
-    // allocation 50 / 40 / 60 within the spec's ranges
+    // allocation 50 / 40 / 60 % and 50 GB within the spec's ranges
     const cpu = within(node).getByRole('slider', { name: 'CPU (10–80%)' });
     expect(cpu).toHaveValue('50');
     expect(cpu).toHaveAttribute('min', '10');
     expect(cpu).toHaveAttribute('max', '80');
     expect(within(node).getByRole('slider', { name: 'Memory (20–70%)' })).toHaveValue('40');
     expect(within(node).getByRole('slider', { name: 'GPU (0–90%)' })).toHaveValue('60');
+    expect(within(node).getByRole('slider', { name: 'Disk (1–4000 GB)' })).toHaveValue('50');
     expect(within(node).getByText(NODES_TEXTS.noGpu)).toBeInTheDocument();
   });
 
@@ -193,7 +194,7 @@ describe('NodesPage', () => {
     expect(patches).toEqual([{ id: NODE.id, body: { name: 'study-mac' } }]);
   });
 
-  it('saves the allocation with PATCH {allocation}, all three shares together', async () => {
+  it('saves the allocation with PATCH {allocation}, all four shares together', async () => {
     const { patches } = recordCalls();
     const user = userEvent.setup();
     await render();
@@ -202,10 +203,12 @@ describe('NodesPage', () => {
     expect(save).toBeDisabled();
     fireEvent.change(within(node).getByRole('slider', { name: 'CPU (10–80%)' }), { target: { value: '70' } });
     fireEvent.change(within(node).getByRole('slider', { name: 'Memory (20–70%)' }), { target: { value: '25' } });
+    fireEvent.change(within(node).getByRole('slider', { name: 'Disk (1–4000 GB)' }), { target: { value: '120' } });
     expect(within(node).getByText('70%', { selector: 'output' })).toBeInTheDocument();
+    expect(within(node).getByText('120 GB', { selector: 'output' })).toBeInTheDocument();
     await user.click(save);
     expect(await within(node).findByText('Saved')).toBeInTheDocument();
-    expect(patches).toEqual([{ id: NODE.id, body: { allocation: { cpu_percent: 70, memory_percent: 25, gpu_percent: 60 } } }]);
+    expect(patches).toEqual([{ id: NODE.id, body: { allocation: { cpu_percent: 70, memory_percent: 25, gpu_percent: 60, disk_gb: 120 } } }]);
     expect(within(node).getByRole('slider', { name: 'CPU (10–80%)' })).toHaveValue('70');
     expect(save).toBeDisabled();
   });

@@ -91,6 +91,15 @@ export const ALLOCATION_LABELS: Record<keyof NodeAllocation, string> = {
   cpu_percent: 'CPU',
   memory_percent: 'Memory',
   gpu_percent: 'GPU',
+  disk_gb: 'Disk',
+};
+
+/** How each share reads: a percentage of the machine, or gigabytes of disk for the models the node pulls. */
+export const ALLOCATION_UNITS: Record<keyof NodeAllocation, string> = {
+  cpu_percent: '%',
+  memory_percent: '%',
+  gpu_percent: '%',
+  disk_gb: ' GB',
 };
 
 /** The texts of the pools section of "Your nodes". */

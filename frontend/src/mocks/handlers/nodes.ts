@@ -41,7 +41,7 @@ function paired(body: Partial<NodeRegistration>): ProviderNode {
     host: isObject(body.host) ? { ...base.host, ...body.host } : base.host,
     models: Array.isArray(body.models) ? body.models : base.models,
     measured_tokens_per_second: null,
-    allocation: { cpu_percent: 50, memory_percent: 40, gpu_percent: 60 },
+    allocation: { cpu_percent: 50, memory_percent: 40, gpu_percent: 60, disk_gb: 50 },
     tasks_served: 0,
     earned: 0,
     pending: 0,
@@ -154,6 +154,11 @@ export const nodesHandlers = [
     pools = pools.filter((p) => p.id !== params.poolId);
     return response(204).empty();
   }),
+  http.get('/api/nodes/catalog', ({ response }) => response(200).json(example('/api/nodes/catalog', 'get', 200))),
+  // A model file is bytes the spec cannot give an example of: the mocks answer a few (a GGUF file's magic).
+  http.get('/api/nodes/catalog/files/{file}', ({ response }) =>
+    response.untyped(new Response(new TextEncoder().encode('GGUF'), { headers: { 'Content-Type': 'application/octet-stream' } })),
+  ),
   http.post('/api/nodes/heartbeat', ({ response }) => response(200).json(example('/api/nodes/heartbeat', 'post', 200))),
   // No job waits on mocks: the long poll answers at once that there is none.
   http.post('/api/nodes/jobs/claim', ({ response }) => response(204).empty()),

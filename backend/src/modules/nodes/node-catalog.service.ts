@@ -1,0 +1,79 @@
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { stat } from 'node:fs/promises';
+import type { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import type { Schemas } from '../../contract/types';
+import { sha256File } from '../../engine/file-proof';
+import { type CatalogFile, type CatalogModel, loadCatalog } from '../inference/catalog';
+
+type Source = Schemas['ModelFileSource'];
+
+/** Where a node gets a file the API serves itself; relative, so it resolves against whatever URL the node uses. */
+const OWN_COPY = (name: string) => `/api/nodes/catalog/files/${encodeURIComponent(name)}`;
+
+/**
+ * The catalog as node agents pull it: each model's files with their source, size and SHA-256. A file the catalog
+ * pins no source for is served from the API's own copy, hashed here once per version of the file on disk.
+ */
+@Injectable()
+export class NodeCatalogService {
+  private readonly catalog: CatalogModel[];
+  /** SHA-256 of the API's own files, by path, for the size and mtime they had when hashed. */
+  private readonly hashes = new Map<string, { size: number; mtimeMs: number; sha256: Promise<string> }>();
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.catalog = loadCatalog(config);
+  }
+
+  async list(): Promise<Schemas['NodeCatalog']> {
+    const models = await Promise.all(
+      this.catalog.map(async (m) => {
+        const files = await this.sources(m);
+        return {
+          id: m.id,
+          name: m.displayName,
+          file: m.files[0]!.name,
+          context_length: m.contextLength,
+          size_bytes: files.length ? files.reduce((n, f) => n + f.size_bytes, 0) : null,
+          files,
+        };
+      }),
+    );
+    return { models };
+  }
+
+  /** The path of a file the API serves itself (no source pinned, on disk); 404 for any other name. */
+  async ownCopy(name: string): Promise<string> {
+    for (const m of this.catalog) {
+      const f = m.files.find((x) => x.name === name);
+      if (f && !f.url && (await stat(f.path).catch(() => null))?.isFile()) return f.path;
+    }
+    throw new NotFoundException('No such model file');
+  }
+
+  /** All of a model's files, or none when one of them has no source (a model is pulled whole or not at all). */
+  private async sources(m: CatalogModel): Promise<Source[]> {
+    const out: Source[] = [];
+    for (const f of m.files) {
+      const s = f.url ? pinned(f) : await this.ownSource(f);
+      if (!s) return [];
+      out.push(s);
+    }
+    return out;
+  }
+
+  private async ownSource(f: CatalogFile): Promise<Source | null> {
+    const s = await stat(f.path).catch(() => null);
+    if (!s?.isFile()) return null;
+    let known = this.hashes.get(f.path);
+    if (!known || known.size !== s.size || known.mtimeMs !== s.mtimeMs) {
+      known = { size: s.size, mtimeMs: s.mtimeMs, sha256: sha256File(f.path) };
+      this.hashes.set(f.path, known);
+      known.sha256.catch(() => this.hashes.delete(f.path));
+    }
+    return { name: f.name, url: OWN_COPY(f.name), size_bytes: s.size, sha256: await known.sha256 };
+  }
+}
+
+const pinned = (f: CatalogFile): Source | null =>
+  f.url && f.sha256 && f.sizeBytes ? { name: f.name, url: f.url, size_bytes: f.sizeBytes, sha256: f.sha256 } : null;
