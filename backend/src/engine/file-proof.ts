@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 
 export interface ByteRange {
@@ -23,4 +24,11 @@ export async function hashRanges(path: string, nonceHex: string, ranges: ByteRan
   } finally {
     await file.close();
   }
+}
+
+/** SHA-256 of a whole file, streamed: how a pulled model file is checked against the catalog's hash. */
+export async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }

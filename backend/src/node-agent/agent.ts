@@ -17,6 +17,7 @@ import { EventSender, type NodeJobEvent, type SendResult } from './job-events';
 import type { HostFacts, LocalModel } from './machine';
 import { REPO_ROOT, type AgentOptions } from './options';
 import type { LlamaServer } from './llama-server';
+import type { Library } from './model-library';
 import type { PoolMember } from './pool-member';
 
 /** The longest a generated piece waits before it is sent to the API with the pieces after it. */
@@ -57,12 +58,12 @@ export interface AgentDeps {
   host: HostFacts;
   /** node-llama-cpp's backend for the machine's GPU (none without one). */
   gpuBackend?: 'cuda' | 'vulkan' | 'metal' | null;
-  /** The catalog models on disk. */
-  models: LocalModel[];
-  /** The same files with their layer counts, reported so a pool can plan its split. */
-  files?: Schemas['PoolFile'][];
+  /** The models directory: verifies and pulls the catalog's models, and says which are ready to load. */
+  library: Library;
+  /** The ready models' files with their layer counts, reported so a pool can plan its split. */
+  poolFiles?: (models: LocalModel[]) => Promise<Schemas['PoolFile'][]>;
   /** The node's part in a pool (none in tests that do not pool). */
-  pool?: (onChange: () => void, threads: () => number) => PoolMember;
+  pool?: (onChange: () => void, threads: () => number, models: () => LocalModel[]) => PoolMember;
   cpuLoad?: () => number | null;
   fetch?: (request: Request) => Promise<Response>;
   heartbeatMs?: number;
@@ -114,6 +115,10 @@ export class Agent {
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private heartbeatRunning: Promise<void> | null = null;
   private readonly machine: Machine;
+  /** The network's catalog as last read, and the models of it ready here (verified, on disk) with their pool facts. */
+  private catalog: Schemas['NodeCatalogModel'][] = [];
+  private models: LocalModel[] = [];
+  private files: Schemas['PoolFile'][] = [];
   private pool: PoolMember | null = null;
   /** Pool assignments are applied one after another, off the heartbeat's path (loading a split model takes a while). */
   private poolApplying: Promise<void> = Promise.resolve();
@@ -167,7 +172,7 @@ export class Agent {
   // --- start-up ---------------------------------------------------------------------------------------
 
   private async start(): Promise<void> {
-    const { options, store, models } = this.deps;
+    const { options, store } = this.deps;
     const stored = await store.read();
     const api = options.api ?? stored?.api;
     if (!api) {
@@ -180,14 +185,10 @@ export class Agent {
       this.pool = this.deps.pool(
         () => this.onPoolChange(),
         () => this.engineConfig?.threads ?? 1,
+        () => this.models,
       );
       await this.pool.open();
       this.log(`Pool tunnel listening on ${this.pool.endpoint}`);
-    }
-    if (models.length === 0) {
-      throw new AgentError(
-        `No model files in ${options.modelsDir}. Run \`npm run model:tiny\` for the tiny model, or put a catalog model's GGUF file there.`,
-      );
     }
     const samePlace = stored && (!options.api || stored.api === options.api);
     if (stored && (samePlace || !options.joinToken)) {
@@ -197,16 +198,27 @@ export class Agent {
       // The first heartbeat (no models yet) brings the allocation the models are loaded with.
       const state = await this.heartbeat({ retry: true });
       if (state) this.onState(state, true);
+      await this.syncModels(this.allocation);
+      this.assertModels();
       await this.apply(this.allocation);
       if (stored.api !== api) await store.write(this.credential);
     } else {
       if (!options.joinToken) throw new AgentError(`This node is paired with ${stored!.api}: pass --join-token to pair it with ${api}.`);
+      await this.syncModels(DEFAULT_ALLOCATION);
+      this.assertModels();
       await this.apply(DEFAULT_ALLOCATION);
       await this.pair(api, options.joinToken);
     }
     const state = await this.heartbeat({ retry: true });
     if (state) this.onState(state);
     this.scheduleHeartbeat();
+  }
+
+  private assertModels(): void {
+    if (this.models.length > 0) return;
+    throw new AgentError(
+      `No catalog model is in ${this.deps.options.modelsDir} or could be pulled into it; see the messages above (a larger memory or disk allocation, set in the web app, may let one in).`,
+    );
   }
 
   private async pair(api: string, joinToken: string): Promise<void> {
@@ -223,7 +235,7 @@ export class Agent {
             join_token: joinToken,
             name: this.deps.options.name,
             host: this.deps.host,
-            models: this.deps.models.map((m) => m.id),
+            models: this.models.map((m) => m.id),
             benchmark: { model_id: first, tokens_per_second: tokensPerSecond },
           },
           signal,
@@ -241,13 +253,25 @@ export class Agent {
     if (!sameAllocation(c.allocation, this.allocation)) this.pendingAllocation = c.allocation;
   }
 
-  // --- allocation -------------------------------------------------------------------------------------
+  // --- models and allocation -------------------------------------------------------------------------
+
+  /** Reads the network's catalog, then lets the library verify and pull what `allocation` allows. */
+  private async syncModels(allocation: Allocation): Promise<void> {
+    const res = await this.conn.call((signal) => this.api.GET('/api/nodes/catalog', { signal }), { signal: this.stopping.signal });
+    const wanted = this.deps.options.models;
+    if (res.data) {
+      this.catalog = wanted ? res.data.models.filter((m) => wanted.includes(m.id)) : res.data.models;
+      for (const id of wanted ?? []) if (!this.catalog.some((m) => m.id === id)) this.log(`${id} is not in the network's catalog`);
+    } else this.log(`Could not read the network's catalog (${res.response.status}): serving the models already verified here`);
+    this.models = await this.deps.library.sync(this.catalog, allocation, this.machine.memoryBytes, this.stopping.signal);
+    this.files = (await this.deps.poolFiles?.(this.models)) ?? [];
+  }
 
   /** Loads what the allocation allows; a new engine when threads or GPU use change. Only between jobs. */
   private async apply(allocation: Allocation): Promise<void> {
     this.allocation = allocation;
     this.pendingAllocation = null;
-    const p: Plan = plan(allocation, this.machine, this.deps.models, this.deps.options.threads);
+    const p: Plan = plan(allocation, this.machine, this.models, this.deps.options.threads);
     const wantGpu = p.gpu && this.deps.options.gpu !== 'off';
     // Offloaded layers are fixed when a model loads, so a new GPU share reloads like new threads do.
     const gpuShare = wantGpu ? p.gpuShare : 0;
@@ -269,7 +293,7 @@ export class Agent {
     this.loaded = this.loaded.filter((i) => keep.has(i));
     for (const m of p.load) {
       if (this.loaded.includes(m.id)) continue;
-      const local = this.deps.models.find((x) => x.id === m.id)!;
+      const local = this.models.find((x) => x.id === m.id)!;
       try {
         await engine.load(m.id, m.path, { contextSize: local.contextLength, sequences: JOB_SLOTS, ...(wantGpu ? { gpuShare } : {}) });
         this.loaded.push(m.id);
@@ -338,7 +362,7 @@ export class Agent {
           ...(this.proofs.length ? { proofs: this.proofs.splice(0) } : {}),
           cpu_load: (this.deps.cpuLoad ?? (() => null))(),
           battery_percent: batteryPercent(this.battery),
-          ...(this.pool ? { files: this.deps.files ?? [], pool_endpoint: this.pool.endpoint, pool_ready: this.pool.readyFor } : {}),
+          ...(this.pool ? { files: this.files, pool_endpoint: this.pool.endpoint, pool_ready: this.pool.readyFor } : {}),
         },
         signal,
       });
@@ -370,7 +394,7 @@ export class Agent {
     if (initial) this.allocation = state.allocation;
     else if (!sameAllocation(state.allocation, this.pendingAllocation ?? this.allocation)) {
       const a = state.allocation;
-      this.log(`Allocation changed: CPU ${a.cpu_percent} %, memory ${a.memory_percent} %, GPU ${a.gpu_percent} %`);
+      this.log(`Allocation changed: CPU ${a.cpu_percent} %, memory ${a.memory_percent} %, GPU ${a.gpu_percent} %, disk ${a.disk_gb} GB`);
       this.pendingAllocation = sameAllocation(a, this.allocation) ? null : a;
       this.wake?.();
     }
@@ -400,7 +424,7 @@ export class Agent {
    * nonce and byte ranges of the model's file, and the model's reply to the challenge's prompt, in the next heartbeat.
    */
   private prove(c: ModelChallenge): void {
-    const local = this.deps.models.find((m) => m.id === c.model_id);
+    const local = this.models.find((m) => m.id === c.model_id);
     const generator = this.generatorFor(c.model_id);
     if (this.proving.has(c.challenge_id) || !local || !generator) return;
     this.proving.add(c.challenge_id);
@@ -434,7 +458,10 @@ export class Agent {
     const signal = this.stopping.signal;
     while (!signal.aborted) {
       if (this.pendingAllocation) {
-        await this.apply(this.pendingAllocation);
+        const next = this.pendingAllocation;
+        // More memory or disk may let more of the catalog in: pull it before loading.
+        if (next.disk_gb !== this.allocation.disk_gb || next.memory_percent !== this.allocation.memory_percent) await this.syncModels(next);
+        await this.apply(next);
         const state = await this.heartbeat({ retry: false });
         if (state) this.onState(state);
         continue;

@@ -8,11 +8,12 @@ import { formatBytes } from '../engine/bytes';
 
 export type Allocation = Schemas['NodeAllocation'];
 
-/** The spec's NodeAllocation defaults (CPU 50 %, memory 40 %, GPU 60 %): what a node runs with until the API says otherwise. */
+/** The spec's NodeAllocation defaults (CPU 50 %, memory 40 %, GPU 60 %, disk 50 GB): what a node runs with until the API says otherwise. */
 export const DEFAULT_ALLOCATION: Allocation = {
   cpu_percent: constants.nodeAllocation.cpu_percent.default,
   memory_percent: constants.nodeAllocation.memory_percent.default,
   gpu_percent: constants.nodeAllocation.gpu_percent.default,
+  disk_gb: constants.nodeAllocation.disk_gb.default,
 };
 
 /** threads = max(1, round(cores × cpu % / 100)); `override` (--threads) wins. */
@@ -32,9 +33,12 @@ export interface ModelChoice {
   skipped: Array<{ model: ModelFile; reason: string }>;
 }
 
+/** The bytes of model files the memory allocation lets load. */
+export const memoryLimit = (totalMemoryBytes: number, memoryPercent: number): number => Math.floor((totalMemoryBytes * memoryPercent) / 100);
+
 /** A model loads only when its file fits in memory % of the machine's memory. */
 export function modelsThatFit(models: ModelFile[], totalMemoryBytes: number, memoryPercent: number): ModelChoice {
-  const limit = Math.floor((totalMemoryBytes * memoryPercent) / 100);
+  const limit = memoryLimit(totalMemoryBytes, memoryPercent);
   const choice: ModelChoice = { load: [], skipped: [] };
   for (const m of models) {
     if (m.bytes <= limit) choice.load.push(m);
@@ -72,4 +76,4 @@ export function plan(allocation: Allocation, machine: Machine, models: ModelFile
 }
 
 export const sameAllocation = (a: Allocation, b: Allocation): boolean =>
-  a.cpu_percent === b.cpu_percent && a.memory_percent === b.memory_percent && a.gpu_percent === b.gpu_percent;
+  a.cpu_percent === b.cpu_percent && a.memory_percent === b.memory_percent && a.gpu_percent === b.gpu_percent && a.disk_gb === b.disk_gb;

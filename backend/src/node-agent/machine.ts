@@ -1,10 +1,6 @@
 /** What this machine is and which of the network's models it has on disk. */
-import { stat } from 'node:fs/promises';
 import { availableParallelism, hostname, loadavg, platform, arch, totalmem } from 'node:os';
-import { basename, isAbsolute, join } from 'node:path';
 import type { Schemas } from '../contract/types';
-import { type CatalogEntry, readCatalogFile } from '../engine/catalog';
-import { splitParts } from '../engine/gguf';
 import { validateGguf } from '../engine/gguf-validate';
 import { loadNodeLlamaCpp } from '../engine/node-llama-cpp';
 import type { ModelFile } from './allocation';
@@ -60,43 +56,8 @@ export function cpuLoad(cores = availableParallelism(), os = platform()): number
   return Math.round(Math.min(1, Math.max(0, load / Math.max(1, cores))) * 100) / 100;
 }
 
-export function readCatalog(catalogPath: string | undefined, modelsDir: string): CatalogEntry[] {
-  // The catalog reader needs only these two settings; the API's own configuration is never loaded.
-  return readCatalogFile({ catalogPath, modelsDir });
-}
-
 export interface LocalModel extends ModelFile {
   contextLength: number;
-}
-
-/**
- * The catalog models whose file (matched by file name) is in `modelsDir`, in catalog order. A split model
- * (path naming its first part) counts only when every part is there, and weighs all of them.
- */
-export async function localModels(catalog: CatalogEntry[], modelsDir: string): Promise<LocalModel[]> {
-  const found: LocalModel[] = [];
-  for (const m of catalog) {
-    const candidates = [join(modelsDir, basename(m.path)), ...(isAbsolute(m.path) ? [m.path] : [])];
-    for (const path of candidates) {
-      const bytes = await modelBytes(path);
-      if (bytes !== null) {
-        found.push({ id: m.id, path, bytes, contextLength: m.contextLength });
-        break;
-      }
-    }
-  }
-  return found;
-}
-
-/** Bytes of the model's files, or null when one of them is not a file. */
-async function modelBytes(path: string): Promise<number | null> {
-  let bytes = 0;
-  for (const part of splitParts(path)) {
-    const s = await stat(part).catch(() => null);
-    if (!s?.isFile()) return null;
-    bytes += s.size;
-  }
-  return bytes;
 }
 
 /** The local models' files with their layer counts (from each file's header), for pool planning; unreadable ones are left out. */

@@ -6,7 +6,8 @@ import { Agent, AgentError } from './agent';
 import { defaultBatterySource } from './battery';
 import { CredentialStore } from './credential-store';
 import { llamaBin } from './llama-process';
-import { cpuLoad, detectGpu, hostFacts, localModels, modelFiles, readCatalog } from './machine';
+import { cpuLoad, detectGpu, hostFacts, modelFiles } from './machine';
+import { ModelLibrary } from './model-library';
 import { OptionsError, parseOptions, USAGE } from './options';
 import { PoolMember } from './pool-member';
 import { LlamaEngine } from '../engine/llama-engine';
@@ -34,22 +35,23 @@ async function main(): Promise<number> {
   }
   const gpu = options.gpu === 'off' ? null : await detectGpu();
   const host = { ...hostFacts(gpu), ...(options.memoryBytes ? { memory_bytes: options.memoryBytes } : {}) };
-  const models = await localModels(readCatalog(options.catalog, options.modelsDir), options.modelsDir);
   log(
     `${host.hostname}: ${host.cpu_cores} cores, ${(host.memory_bytes / 1024 ** 3).toFixed(1)} GB memory, ${gpu ? `GPU ${gpu.name}` : 'no GPU'}; ` +
-      `models on disk: ${models.map((m) => m.id).join(', ') || 'none'}`,
+      `models in ${options.modelsDir}`,
   );
+  const store = new CredentialStore(options.dataDir);
+  const api = options.api ?? (await store.read())?.api;
   const agent = new Agent({
     options,
-    store: new CredentialStore(options.dataDir),
+    store,
     log,
     battery: defaultBatterySource(),
     createEngine: (o) => LlamaEngine.create(o),
     host,
     gpuBackend: gpu?.backend ?? null,
-    models,
-    files: await modelFiles(models),
-    pool: (onChange, threads) =>
+    library: new ModelLibrary({ dir: options.modelsDir, apiUrl: api ?? 'http://localhost', log, progressBar: process.stdout.isTTY }),
+    poolFiles: modelFiles,
+    pool: (onChange, threads, models) =>
       new PoolMember({ log, listen: options.poolAddress, bin: () => llamaBin(options.llamaBin, log), threads, models, onChange }),
     cpuLoad: () => cpuLoad(host.cpu_cores),
   });

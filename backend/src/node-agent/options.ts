@@ -14,9 +14,9 @@ export interface AgentOptions {
   joinToken: string | undefined;
   name: string;
   modelsDir: string;
+  /** Catalog model ids to pull and serve; undefined for every one the allocation allows. */
+  models: string[] | undefined;
   dataDir: string;
-  /** A custom model catalog (the API's MODEL_CATALOG); undefined for the built-in one. */
-  catalog: string | undefined;
   /** Overrides the threads the CPU allocation gives (for benchmarks). */
   threads: number | undefined;
   /** `off` never uses a GPU, even when one is present. */
@@ -45,8 +45,9 @@ Options (environment variable in brackets):
   --join-token <token>  Pairs this machine on its first run (GLOB_JOIN_TOKEN)
   --name <name>         The node's name (GLOB_NODE_NAME); default: this machine's host name
   --models-dir <dir>    Where the GGUF model files are (GLOB_MODELS_DIR); default: <repo>/.data/models
+  --models <id,id,…>    Pull and serve only these catalog models (GLOB_NODE_MODELS); default: every one
+                        the memory and disk allocation allow
   --data-dir <dir>      Where the node keeps its credential (GLOB_NODE_DATA_DIR); default: <repo>/.data/node
-  --catalog <file>      The API's model catalog, when it is not the built-in one (GLOB_MODEL_CATALOG)
   --threads <n>         llama.cpp threads, instead of what the CPU allocation gives (GLOB_NODE_THREADS)
   --gpu <auto|off>      Use a GPU when one is present (GLOB_NODE_GPU); default: auto
   --pool-address <host[:port]>
@@ -63,8 +64,8 @@ const FLAGS = {
   '--join-token': 'GLOB_JOIN_TOKEN',
   '--name': 'GLOB_NODE_NAME',
   '--models-dir': 'GLOB_MODELS_DIR',
+  '--models': 'GLOB_NODE_MODELS',
   '--data-dir': 'GLOB_NODE_DATA_DIR',
-  '--catalog': 'GLOB_MODEL_CATALOG',
   '--threads': 'GLOB_NODE_THREADS',
   '--gpu': 'GLOB_NODE_GPU',
   '--pool-address': 'GLOB_POOL_ADDRESS',
@@ -127,7 +128,6 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   }
   const gpu = get('--gpu') ?? 'auto';
   if (gpu !== 'auto' && gpu !== 'off') throw new OptionsError(`--gpu must be auto or off, got ${gpu}`);
-  const catalog = get('--catalog');
   const poolRaw = get('--pool-address') ?? '127.0.0.1';
   const pool = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(poolRaw);
   if (!pool || Number(pool[2] ?? 0) > 65535) throw new OptionsError(`--pool-address must be host or host:port, got ${poolRaw}`);
@@ -138,13 +138,20 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   if (memoryMb !== undefined && (!Number.isInteger(memoryMb) || memoryMb < 1))
     throw new OptionsError(`--memory must be a whole number of MB, got ${memoryRaw}`);
   const llamaBin = get('--llama-bin');
+  const modelsRaw = get('--models');
+  const models = modelsRaw
+    ?.split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
+  if (models?.some((m) => !/^[A-Za-z0-9._-]{1,100}$/.test(m)))
+    throw new OptionsError(`--models must be catalog model ids separated by commas, got ${modelsRaw}`);
   return {
     api: api?.replace(/\/+$/, ''),
     joinToken: get('--join-token'),
     name: nodeName(get('--name') ?? host),
     modelsDir: resolve(base, get('--models-dir') ?? resolve(REPO_ROOT, '.data', 'models')),
+    models: models?.length ? models : undefined,
     dataDir: resolve(base, get('--data-dir') ?? resolve(REPO_ROOT, '.data', 'node')),
-    catalog: catalog === undefined ? undefined : resolve(base, catalog),
     threads,
     gpu,
     poolAddress: { host: pool[1]!.replace(/^\[|\]$/g, ''), port: Number(pool[2] ?? 0) },

@@ -19,7 +19,8 @@ export interface PoolMemberDeps {
   /** The directory of llama.cpp's RPC build (found or built on first use). */
   bin: () => Promise<string>;
   threads: () => number;
-  models: LocalModel[];
+  /** The models ready on this machine (they change as the agent pulls). */
+  models: () => LocalModel[];
   /** Something changed that the API should hear of at once (ready or not). */
   onChange: () => void;
 }
@@ -117,7 +118,7 @@ export class PoolMember {
   }
 
   private async startCoordinator(a: Assignment): Promise<void> {
-    const local = this.deps.models.find((m) => m.id === a.model_id);
+    const local = this.deps.models().find((m) => m.id === a.model_id);
     if (!local) {
       this.deps.log(`Pool ${a.pool_id.slice(0, 8)}: ${a.model_id} is not on this machine`);
       return;

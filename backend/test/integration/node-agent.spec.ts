@@ -3,7 +3,7 @@ import OpenAI from 'openai';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
-import { killAgent, startAgent, type AgentProcess } from '../support/agent';
+import { killAgent, startAgent, TEST_AGENT_ARGS, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { newUser } from '../support/users';
 import { atFirstToken, readSse, startReply, taskOf } from '../support/worker';
@@ -50,14 +50,9 @@ describe('node agent: a separate process serving the network over HTTP only', ()
       token.body.join_token as string,
       '--name',
       'test-living-room-pc',
-      '--models-dir',
-      process.env.MODELS_DIR!,
       '--data-dir',
       dataDir,
-      '--threads',
-      '1',
-      '--gpu',
-      'off',
+      ...TEST_AGENT_ARGS,
     ]);
     await agent.waitFor(/Paired as test-living-room-pc \(node [0-9a-f]{4}…\)/);
     await agent.waitFor(/Serving glob-tiny-chat with 1 thread/);
@@ -187,7 +182,7 @@ describe('node agent: a separate process serving the network over HTTP only', ()
   }, 60_000);
 
   it('a later run needs no join token: the stored credential and API', async () => {
-    agent = startAgent(['--models-dir', process.env.MODELS_DIR!, '--data-dir', dataDir, '--threads', '1', '--gpu', 'off']);
+    agent = startAgent(['--data-dir', dataDir, ...TEST_AGENT_ARGS]);
     await agent.waitFor(new RegExp(`Starting node test-living-room-pc \\(node ${nodeId.slice(0, 4)}…\\) on ${stack.url.replace(/[.]/g, '\\.')}`));
     await agent.waitFor(/Serving glob-tiny-chat with 1 thread/);
     agent.child.kill('SIGTERM');
@@ -195,7 +190,7 @@ describe('node agent: a separate process serving the network over HTTP only', ()
   }, 60_000);
 
   it('revoked by its owner: says so in plain words, exits 2 and sets its credential aside', async () => {
-    agent = startAgent(['--models-dir', process.env.MODELS_DIR!, '--data-dir', dataDir, '--threads', '1', '--gpu', 'off']);
+    agent = startAgent(['--data-dir', dataDir, ...TEST_AGENT_ARGS]);
     await agent.waitFor(/Serving glob-tiny-chat with 1 thread/);
     await stack.http.delete(`/api/nodes/${nodeId}`).set(provider.auth).expect(204);
     expect(await agent.exited).toBe(2);

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
-import { startAgent, type AgentProcess } from '../support/agent';
+import { startAgent, TEST_AGENT_ARGS, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { ledgerCheckCli } from '../support/ledger-check';
 import { createNetnsHost, netnsUnavailable, type NetnsHost } from '../support/netns';
@@ -46,14 +46,7 @@ describe('the network: provider nodes on separate hosts share one queue', () => 
       dirs.push(dir);
       const token = await stack.http.post('/api/nodes/join-tokens').set(provider.auth).expect(201);
       const agent = startAgent(
-        ['--api', api, '--join-token', token.body.join_token, '--name', `net-node-${key}`, '--models-dir', process.env.MODELS_DIR!].concat([
-          '--data-dir',
-          dir,
-          '--threads',
-          '1',
-          '--gpu',
-          'off',
-        ]),
+        ['--api', api, '--join-token', token.body.join_token, '--name', `net-node-${key}`, '--data-dir', dir, ...TEST_AGENT_ARGS],
         on,
       );
       await agent.waitFor(new RegExp(`Paired as net-node-${key} `), 90_000);

@@ -141,7 +141,7 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
         const token = await stack.http.post('/api/nodes/join-tokens').set(provider.auth).expect(201);
         const on = lan ? i : undefined;
         const args = [
-          ...['--api', api, '--name', `pool-node-${key}`, '--data-dir', dir, '--catalog', catalog],
+          ...['--api', api, '--name', `pool-node-${key}`, '--data-dir', dir],
           ...['--models-dir', key === 'a' ? coordinatorModels : process.env.MODELS_DIR!, '--threads', '1', '--gpu', 'off'],
           ...['--memory', '48', '--pool-address', lan ? lan.hosts[i]!.address : '127.0.0.1', '--llama-bin', bin],
         ];

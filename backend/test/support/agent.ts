@@ -5,6 +5,12 @@ import type { NetnsHost } from './netns';
 
 const REPO = resolve(__dirname, '..', '..', '..');
 
+/**
+ * How the tests run a node: one thread, no GPU, the shared models directory, serving the tiny model only (the test
+ * catalog gives every model the tiny model's file, so an agent left to itself would serve them all).
+ */
+export const TEST_AGENT_ARGS = ['--models-dir', process.env.MODELS_DIR!, '--threads', '1', '--gpu', 'off', '--models', 'glob-tiny-chat'];
+
 /** A node agent process (`npm run node`'s entry point) as a provider runs it. */
 export interface AgentProcess {
   child: ChildProcess;
@@ -59,7 +65,7 @@ export async function pairAgent(
   const token = await stack.http.post('/api/nodes/join-tokens').set(owner.auth).expect(201);
   const agent = startAgent([
     ...['--api', stack.url, '--join-token', token.body.join_token as string, '--name', name],
-    ...['--models-dir', process.env.MODELS_DIR!, '--data-dir', dataDir, '--threads', '1', '--gpu', 'off'],
+    ...['--data-dir', dataDir, ...TEST_AGENT_ARGS],
   ]);
   await agent.waitFor(new RegExp(`Paired as ${name}`));
   return agent;

@@ -1,6 +1,6 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUILT_IN_CATALOG, TINY_MODEL_FILE } from '../../src/engine/catalog';
+import { BUILT_IN_CATALOG, TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
 
 /**
  * The built-in catalog for test stacks, with every model's file being the tiny model's: the tests' scripted nodes
@@ -9,7 +9,7 @@ import { BUILT_IN_CATALOG, TINY_MODEL_FILE } from '../../src/engine/catalog';
  */
 export function testCatalog(modelsDir = process.env.MODELS_DIR!): string {
   const path = join(modelsDir, 'catalog.test.json');
-  const models = BUILT_IN_CATALOG.models.map((m) => ({ ...m, path: TINY_MODEL_FILE }));
+  const models = BUILT_IN_CATALOG.models.map(({ source: _source, ...m }) => ({ ...m, path: TINY_MODEL_FILE }));
   // Written aside and renamed: test files starting at once never read half a file.
   const temp = `${path}.${process.pid}`;
   writeFileSync(temp, JSON.stringify({ models }));

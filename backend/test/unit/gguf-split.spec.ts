@@ -7,10 +7,9 @@ import { mkdtemp, readFile, rename, rm, truncate, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
-import type { CatalogEntry } from '../../src/engine/catalog';
 import { GgufError, readGgufHeader, splitParts } from '../../src/engine/gguf';
 import { validateGguf } from '../../src/engine/gguf-validate';
-import { localModels } from '../../src/node-agent/machine';
+import { type CatalogModel, ModelLibrary } from '../../src/node-agent/model-library';
 
 const SMALL = { nEmbd: 32, nLayer: 4, nHead: 2, nFf: 64, contextLength: 256 };
 
@@ -206,29 +205,19 @@ describe('validateGguf on split models', () => {
   });
 });
 
-describe('localModels with split models', () => {
-  const entry = (id: string, path: string): CatalogEntry => ({
-    id,
-    name: id,
-    displayName: id,
-    parameters: '1M',
-    description: '',
-    contextLength: 256,
-    pricePerToken: 0.001,
-    path,
-    tokenizerPath: path,
-  });
+describe('the model library with split models the catalog pins no source for', () => {
+  const model = (id: string, file: string): CatalogModel => ({ id, name: id, file, context_length: 256, size_bytes: null, files: [] });
+  const allocation = { cpu_percent: 50, memory_percent: 40, gpu_percent: 60, disk_gb: 50 };
 
   it('counts the bytes of all parts, and leaves out a model with a missing part', async () => {
     const first = await splitModel();
-    const modelsDir = join(first, '..');
+    const library = new ModelLibrary({ dir: join(first, '..'), apiUrl: 'http://api.test', log: () => undefined });
     const parts = splitParts(first);
     const sizes = await Promise.all(parts.map(async (p) => (await readFile(p)).length));
-    const catalog = [entry('split', 'models/tiny-00001-of-00003.gguf'), entry('absent', 'models/nothing.gguf')];
-    expect(await localModels(catalog, modelsDir)).toEqual([
-      { id: 'split', path: first, bytes: sizes.reduce((a, b) => a + b, 0), contextLength: 256 },
-    ]);
+    const catalog = [model('split', 'tiny-00001-of-00003.gguf'), model('absent', 'nothing.gguf')];
+    const sync = () => library.sync(catalog, allocation, 8 * 1024 ** 3, new AbortController().signal);
+    expect(await sync()).toEqual([{ id: 'split', path: first, bytes: sizes.reduce((a, b) => a + b, 0), contextLength: 256 }]);
     await rm(parts[2]!);
-    expect(await localModels(catalog, modelsDir)).toEqual([]);
+    expect(await sync()).toEqual([]);
   });
 });

@@ -34,9 +34,10 @@ describe('node allocation', () => {
     expect(plan({ ...DEFAULT_ALLOCATION, cpu_percent: 80 }, { cores: 8, memoryBytes: 8 * GB, gpu: null }, models, 2).threads).toBe(2);
   });
 
-  it('the spec defaults: CPU 50 %, memory 40 %, GPU 60 %', () => {
-    expect(DEFAULT_ALLOCATION).toEqual({ cpu_percent: 50, memory_percent: 40, gpu_percent: 60 });
-    expect(sameAllocation(DEFAULT_ALLOCATION, { cpu_percent: 50, memory_percent: 40, gpu_percent: 60 })).toBe(true);
-    expect(sameAllocation(DEFAULT_ALLOCATION, { cpu_percent: 30, memory_percent: 40, gpu_percent: 60 })).toBe(false);
+  it('the spec defaults: CPU 50 %, memory 40 %, GPU 60 %, disk 50 GB', () => {
+    expect(DEFAULT_ALLOCATION).toEqual({ cpu_percent: 50, memory_percent: 40, gpu_percent: 60, disk_gb: 50 });
+    expect(sameAllocation(DEFAULT_ALLOCATION, { cpu_percent: 50, memory_percent: 40, gpu_percent: 60, disk_gb: 50 })).toBe(true);
+    expect(sameAllocation(DEFAULT_ALLOCATION, { ...DEFAULT_ALLOCATION, disk_gb: 20 })).toBe(false);
+    expect(sameAllocation(DEFAULT_ALLOCATION, { cpu_percent: 30, memory_percent: 40, gpu_percent: 60, disk_gb: 50 })).toBe(false);
   });
 });

@@ -42,6 +42,8 @@ const job = (id: string, over: Partial<Job> = {}): Job => ({
   ...over,
 });
 
+const CATALOG = [{ id: 'glob-tiny-chat', name: 'Glob Tiny Chat', file: 'glob-tiny-chat.gguf', context_length: 2048, size_bytes: null, files: [] }];
+
 function fakeApi() {
   const state = {
     calls: [] as Array<{ method: string; path: string; auth: string | null; body: unknown }>,
@@ -49,7 +51,7 @@ function fakeApi() {
     events: new Map<string, NodeJobEvent[]>(),
     returned: [] as string[],
     paused: false,
-    allocation: { cpu_percent: 50, memory_percent: 40, gpu_percent: 60 },
+    allocation: { cpu_percent: 50, memory_percent: 40, gpu_percent: 60, disk_gb: 50 },
     earned: 0,
     pending: 0,
     revoked: false,
@@ -67,6 +69,8 @@ function fakeApi() {
       throw new TypeError('fetch failed');
     }
     const path = new URL(req.url).pathname;
+    // The public catalog the library is handed (not a node call: it is left out of `calls`).
+    if (path === '/api/nodes/catalog') return json(200, { models: CATALOG });
     const text = await req.text();
     const body: unknown = text ? JSON.parse(text) : undefined;
     state.calls.push({ method: req.method, path, auth: req.headers.get('authorization'), body });
@@ -163,7 +167,12 @@ describe('the node agent loop (fake API, fake engine)', () => {
       battery: async () => battery(),
       createEngine: fakeEngine(engines),
       host: { hostname: 'pc', os: 'linux', arch: 'x64', cpu_cores: 4, memory_bytes: 8 * 1024 ** 3, gpu: null, vram_bytes: null },
-      models: [{ id: 'glob-tiny-chat', path: '/m/glob-tiny-chat.gguf', bytes: 9e6, contextLength: 2048 }],
+      library: {
+        sync: async (catalog) =>
+          catalog.some((m) => m.id === 'glob-tiny-chat')
+            ? [{ id: 'glob-tiny-chat', path: '/m/glob-tiny-chat.gguf', bytes: 9e6, contextLength: 2048 }]
+            : [],
+      },
       cpuLoad: () => 0.25,
       fetch: (r) => api.fetch(r),
       heartbeatMs: 30,
@@ -339,7 +348,7 @@ describe('the node agent loop (fake API, fake engine)', () => {
     await until('two heartbeats', () => api.state.calls.filter((c) => c.path === '/api/nodes/heartbeat').length >= 2);
     await wait(50);
     expect(api.state.calls.some((c) => c.path === '/api/nodes/jobs/claim')).toBe(false);
-    api.state.allocation = { cpu_percent: 80, memory_percent: 40, gpu_percent: 60 };
+    api.state.allocation = { cpu_percent: 80, memory_percent: 40, gpu_percent: 60, disk_gb: 50 };
     api.state.paused = false;
     await until('a claim', () => api.state.calls.some((c) => c.path === '/api/nodes/jobs/claim'));
     a.stop();
@@ -351,7 +360,7 @@ describe('the node agent loop (fake API, fake engine)', () => {
     expect(lines).toEqual(
       expect.arrayContaining([
         'Paused: this node takes no jobs until it is resumed',
-        'Allocation changed: CPU 80 %, memory 40 %, GPU 60 %',
+        'Allocation changed: CPU 80 %, memory 40 %, GPU 60 %, disk 50 GB',
         'Serving glob-tiny-chat with 3 threads',
         'Resumed: taking jobs',
       ]),

@@ -10,7 +10,6 @@ describe('node agent options', () => {
       name: 'living-room-pc',
       modelsDir: resolve(REPO_ROOT, '.data', 'models'),
       dataDir: resolve(REPO_ROOT, '.data', 'node'),
-      catalog: undefined,
       threads: undefined,
       gpu: 'auto',
       poolAddress: { host: '127.0.0.1', port: 0 },
@@ -44,7 +43,6 @@ describe('node agent options', () => {
         GLOB_NODE_NAME: 'n',
         GLOB_MODELS_DIR: '/models',
         GLOB_NODE_DATA_DIR: '/data',
-        GLOB_MODEL_CATALOG: '/c.json',
         GLOB_NODE_THREADS: '4',
         GLOB_NODE_GPU: 'off',
         GLOB_POOL_ADDRESS: '10.0.0.7:7001',
@@ -59,7 +57,6 @@ describe('node agent options', () => {
       name: 'n',
       modelsDir: '/models',
       dataDir: '/data',
-      catalog: '/c.json',
       threads: 4,
       gpu: 'off',
       poolAddress: { host: '10.0.0.7', port: 7001 },
@@ -88,9 +85,16 @@ describe('node agent options', () => {
   });
 
   it('relative paths are from where the command was typed (npm sets INIT_CWD), not from the package npm runs it in', () => {
-    const o = parseOptions(['--models-dir', 'models', '--data-dir', '../node', '--catalog', 'c.json'], { INIT_CWD: '/home/me/glob' }, 'h');
-    expect(o).toMatchObject({ modelsDir: '/home/me/glob/models', dataDir: '/home/me/node', catalog: '/home/me/glob/c.json' });
+    const o = parseOptions(['--models-dir', 'models', '--data-dir', '../node'], { INIT_CWD: '/home/me/glob' }, 'h');
+    expect(o).toMatchObject({ modelsDir: '/home/me/glob/models', dataDir: '/home/me/node' });
     expect(parseOptions(['--pool-address', '[fd00::2]:7001'], {}, 'h').poolAddress).toEqual({ host: 'fd00::2', port: 7001 });
+  });
+
+  it('--models: the catalog models to pull and serve, by id', () => {
+    expect(parseOptions(['--models', 'glob-tiny-chat, llama-3-8b-instruct'], {}, 'h').models).toEqual(['glob-tiny-chat', 'llama-3-8b-instruct']);
+    expect(parseOptions([], { GLOB_NODE_MODELS: 'glob-tiny-chat' }, 'h').models).toEqual(['glob-tiny-chat']);
+    expect(parseOptions([], {}, 'h').models).toBeUndefined();
+    expect(() => parseOptions(['--models', 'a b'], {}, 'h')).toThrow(/--models must be catalog model ids/);
   });
 
   it('--help', () => {
