@@ -5,12 +5,13 @@ export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 
 NODE_MODULES := node_modules/.package-lock.json
+CODE_DIRS := engine backend node-agent frontend scripts bench
 
-$(NODE_MODULES): package.json package-lock.json backend/package.json frontend/package.json generated/package.json
+$(NODE_MODULES): package.json package-lock.json backend/package.json engine/package.json node-agent/package.json frontend/package.json generated/package.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-.PHONY: help install dev serve test generate generate-check lint lint-spec lint-code dead-code format format-check typecheck db-migrate test-backend build
+.PHONY: help install dev serve test generate generate-check lint lint-spec lint-code dead-code format format-check typecheck db-migrate test-backend test-node-agent build pack-node
 
 help:
 	@echo "make dev         run the whole platform with reload (embedded database if DATABASE_URL is unset)"
@@ -19,7 +20,8 @@ help:
 	@echo "make generate    regenerate generated/ from api-spec/"
 	@echo "make db-migrate  apply database migrations to DATABASE_URL"
 	@echo "make lint        spec lint, format check, ESLint, knip (dead code) and typecheck"
-	@echo "make format      format backend, frontend, scripts and bench with Prettier"
+	@echo "make format      format every package, scripts and bench with Prettier"
+	@echo "make pack-node   the node agent as an npm tarball (node-agent/glob-node-<version>.tgz)"
 
 install: $(NODE_MODULES)
 
@@ -31,6 +33,7 @@ serve: install
 
 build: install
 	npm run build -w backend
+	npm run build -w glob-node
 	npm run build -w frontend
 
 generate: install
@@ -43,21 +46,23 @@ lint-spec: install
 	npx redocly lint api-spec/openapi.yaml --config api-spec/redocly.yaml --format stylish
 
 format: install
-	npx prettier --write backend frontend scripts bench
+	npx prettier --write $(CODE_DIRS)
 
 format-check: install
-	npx prettier --check backend frontend scripts bench
+	npx prettier --check $(CODE_DIRS)
 
-# ESLint (typescript-eslint, react-hooks, import rules) over backend, frontend, scripts and bench.
+# ESLint (typescript-eslint, react-hooks, import rules, the packages' boundaries) over all code.
 lint-code: install
-	npx eslint backend frontend scripts bench --max-warnings 0
+	npx eslint $(CODE_DIRS) --max-warnings 0
 
 # knip: unused files, exports and dependencies.
 dead-code: install
 	npx knip
 
 typecheck: install
+	npx tsc -p engine/tsconfig.json --noEmit
 	npx tsc -p backend/tsconfig.json --noEmit
+	npx tsc -p node-agent/tsconfig.json --noEmit
 	npx tsc -p frontend/tsconfig.json --noEmit
 
 lint: lint-spec format-check lint-code dead-code typecheck
@@ -70,7 +75,14 @@ test-backend: install
 	cd backend && npx jest --ci --json --outputFile=../.data/jest-backend.json
 	@node -e "const r=require('./.data/jest-backend.json'); console.log('backend tests: ' + r.numPassedTests + ' passed, ' + r.numFailedTests + ' failed')"
 
-test: lint-spec format-check lint-code dead-code generate-check typecheck test-backend
+# The node agent's own unit tests (the agent against a real API: test-backend).
+test-node-agent: install
+	cd node-agent && npx jest --ci
+
+pack-node: install
+	cd node-agent && npm pack
+
+test: lint-spec format-check lint-code dead-code generate-check typecheck test-node-agent test-backend
 	npm test -w frontend -- --ci
 	npm run test:e2e -w frontend
 	@echo "make test: all checks passed"

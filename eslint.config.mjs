@@ -30,31 +30,35 @@ export default defineConfig(
     rules: { '@typescript-eslint/consistent-type-imports': 'off' },
   },
   {
-    // The node agent (a stranger's machine runs it) shares code with the server only through src/engine and the
-    // contract's types; the engine stands alone; server code never reaches into the agent.
-    files: ['backend/src/**/*.ts'],
-    settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.json'] })] },
+    // Three packages, kept apart: the node agent (node-agent/, a stranger's machine runs it) and the server
+    // (backend/) share code only through the engine (engine/, @glob/engine) and the generated contract; the engine
+    // imports neither. Package imports resolve to their TypeScript source (the "glob-source" condition) so these
+    // zones see through them.
+    files: ['backend/**/*.ts', 'node-agent/**/*.ts', 'engine/**/*.ts'],
+    settings: {
+      'import-x/resolver-next': [
+        createNodeResolver({ extensions: ['.ts', '.js', '.json'], conditionNames: ['glob-source', 'types', 'node', 'require', 'default'] }),
+      ],
+    },
     rules: {
       'import-x/no-restricted-paths': [
         'error',
         {
           zones: [
             {
-              target: './backend/src/node-agent',
-              from: './backend/src',
-              except: ['./node-agent', './engine', './contract/types.ts'],
-              message: 'The node agent shares code with the server only through src/engine.',
+              target: './node-agent/src',
+              from: './backend',
+              message: 'The node agent never imports the server: share the code through @glob/engine.',
             },
             {
-              target: './backend/src/engine',
-              from: './backend/src',
-              except: ['./engine'],
-              message: 'src/engine imports nothing of the server or the agent.',
+              target: './engine/src',
+              from: ['./backend', './node-agent'],
+              message: '@glob/engine imports nothing of the server or the agent.',
             },
             {
-              target: ['./backend/src/!(node-agent)/**/*', './backend/src/*.ts'],
-              from: './backend/src/node-agent',
-              message: 'Server code never imports the node agent: share it through src/engine.',
+              target: './backend/src',
+              from: './node-agent',
+              message: 'Server code never imports the node agent: share it through @glob/engine.',
             },
           ],
         },

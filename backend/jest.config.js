@@ -1,6 +1,8 @@
 /** One jest run: unit, integration (real PostgreSQL + Redis) and contract tests. */
 module.exports = {
   testEnvironment: 'node',
+  // The shared engine's TypeScript source, as in development (its package's "glob-source" export condition).
+  testEnvironmentOptions: { customExportConditions: ['glob-source', 'node', 'node-addons'] },
   rootDir: '.',
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts'],

@@ -18,7 +18,12 @@ const threads = process.argv[4] ?? '1';
 const MODEL = 'glob-tiny-chat';
 const modelsDir = join(root, '.data', 'models');
 const modelPath = join(modelsDir, 'glob-tiny-chat.gguf');
-if (!existsSync(join(root, 'backend/dist/node-agent/main.js'))) spawnSync('npm', ['run', 'build', '-w', 'backend'], { cwd: root, stdio: 'inherit' });
+// The agent as npm ships it (the bundle `npm pack` packs), and the backend build for the API and the worker.
+for (const [built, workspace] of [
+  ['node-agent/dist/glob-node.cjs', 'glob-node'],
+  ['backend/dist/main.js', 'backend'],
+])
+  if (!existsSync(join(root, built))) spawnSync('npm', ['run', 'build', '-w', workspace], { cwd: root, stdio: 'inherit' });
 if (!existsSync(modelPath)) spawnSync('npm', ['run', 'model:tiny', '-w', 'backend'], { cwd: root, stdio: 'inherit' });
 // At temperature 0 the tiny model answers this prompt at length, so throughput is measured over a real reply.
 const messages = [{ role: 'user', content: 'A long answer please' }];
@@ -117,7 +122,7 @@ try {
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|REDIS_URL|REDIS_PREFIX|GLOB_)/.test(k)));
     const child = spawn(
       'node',
-      ['backend/dist/node-agent/main.js', '--api', backend.base, '--join-token', token.join_token, '--name', name].concat([
+      ['node-agent/dist/glob-node.cjs', '--api', backend.base, '--join-token', token.join_token, '--name', name].concat([
         '--models-dir',
         modelsDir,
         '--data-dir',
@@ -126,6 +131,8 @@ try {
         threads,
         '--gpu',
         'off',
+        '--models',
+        MODEL,
       ]),
       { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] },
     );

@@ -17,23 +17,23 @@ import { createInterface } from 'node:readline';
 
 const root = resolve(import.meta.dirname, '..');
 
-/** The backend's TypeScript loader, a devDependency of the backend workspace, resolved from there. */
-const BACKEND_LOADER = '@swc-node/register';
+/** The agent's TypeScript loader, a devDependency of the node-agent workspace, resolved from there. */
+const AGENT_LOADER = '@swc-node/register';
 
-/** A backend TypeScript module, compiled on load by the backend's loader (as `npm run node` runs the agent). */
-export function backend(path) {
-  process.env.SWC_NODE_PROJECT ??= join(root, 'backend', 'tsconfig.json');
-  const require = createRequire(join(root, 'backend', 'package.json'));
-  require(BACKEND_LOADER);
-  return require(join(root, 'backend', path));
+/** A node agent TypeScript module, compiled on load by the agent's loader (as `npm run node` runs the agent). */
+export function agentModule(path) {
+  process.env.SWC_NODE_PROJECT ??= join(root, 'node-agent', 'tsconfig.json');
+  const require = createRequire(join(root, 'node-agent', 'package.json'));
+  require(AGENT_LOADER);
+  return require(join(root, 'node-agent', 'src', path));
 }
 
 const say = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
 const errorText = (err) => (err instanceof Error ? err.message : String(err));
 
 async function shard({ bin, threads, bind, tunnel }) {
-  const { freePort, RPC_SERVER, spawnTied, waitForPort } = backend('src/node-agent/llama-process.ts');
-  const { openTunnelServer } = backend('src/node-agent/pool-tunnel.ts');
+  const { freePort, RPC_SERVER, spawnTied, waitForPort } = agentModule('llama-process.ts');
+  const { openTunnelServer } = agentModule('pool-tunnel.ts');
   const port = await freePort();
   const lines = [];
   const rpc = spawnTied(join(bin, RPC_SERVER), ['-H', '127.0.0.1', '-p', String(port), '-t', String(threads)], (l) => lines.push(l));
@@ -57,8 +57,8 @@ async function shard({ bin, threads, bind, tunnel }) {
 }
 
 async function coordinator({ bin, modelPath, threads, contextSize, layers, shards, tunnel }) {
-  const { LlamaServer } = backend('src/node-agent/llama-server.ts');
-  const { openTunnelClient } = backend('src/node-agent/pool-tunnel.ts');
+  const { LlamaServer } = agentModule('llama-server.ts');
+  const { openTunnelClient } = agentModule('pool-tunnel.ts');
   const clients = [];
   for (const remote of tunnel ? shards : []) {
     clients.push(await openTunnelClient({ remote, key: Buffer.from(tunnel.key, 'hex'), identity: tunnel.identity }));

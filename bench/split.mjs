@@ -32,7 +32,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { ensureLlamaRpc } from '../scripts/llama-rpc.mjs';
+import { ensureLlamaRpc } from '../node-agent/llama-rpc.mjs';
 import { root, table } from './lib.mjs';
 import { backend } from './split-host.mjs';
 

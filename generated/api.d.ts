@@ -2015,8 +2015,8 @@ export interface components {
         };
         JoinToken: {
             /**
-             * @description The command that pairs a machine with this token, from a clone of the repository.
-             * @example npm run node -- --api https://globnetwork.io --join-token glb_join_3Jx0cX1Qm2bY6nR4vT8wZ5aL7kP9sD0f
+             * @description The command that pairs a machine with this token (the node agent's npm package, run with npx; Node.js 20 or later).
+             * @example npx glob-node --api https://globnetwork.io --join-token glb_join_3Jx0cX1Qm2bY6nR4vT8wZ5aL7kP9sD0f
              */
             command: string;
             expires_at: components["schemas"]["Timestamp"];
@@ -5529,7 +5529,7 @@ export interface operations {
                      * @example {
                      *       "join_token": "glb_join_3Jx0cX1Qm2bY6nR4vT8wZ5aL7kP9sD0f",
                      *       "expires_at": "2026-11-25T09:29:05.000Z",
-                     *       "command": "npm run node -- --api https://globnetwork.io --join-token glb_join_3Jx0cX1Qm2bY6nR4vT8wZ5aL7kP9sD0f"
+                     *       "command": "npx glob-node --api https://globnetwork.io --join-token glb_join_3Jx0cX1Qm2bY6nR4vT8wZ5aL7kP9sD0f"
                      *     }
                      */
                     "application/json": components["schemas"]["JoinToken"];

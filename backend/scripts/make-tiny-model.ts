@@ -1,21 +1,23 @@
 /**
  * Writes the built-in tiny chat model (random weights from a fixed seed; nothing is downloaded).
  *
- *   node -r @swc-node/register scripts/make-tiny-model.ts [out=../.data/models/glob-tiny-chat.gguf] [--force] [--seed=N]
+ *   node --conditions=glob-source -r @swc-node/register scripts/make-tiny-model.ts [out=../.data/models/] [--force] [--seed=N]
  *     [--layers=N] [--embd=N] [--ff=N] [--heads=N] [--splits=N]
  *
  * --layers/--embd/--ff/--heads change the shape (a bigger model for pooling tests); --splits=N writes N
- * files as llama.cpp's gguf-split does, `out` then naming (or being turned into) the first part's name.
+ * files as llama.cpp's gguf-split does, `out` then naming (or being turned into) the first part's name. An `out`
+ * that is a directory (or ends in /) gets the tiny model's file name.
  * Skips writing when the file exists and validates, unless --force. Always validates what it leaves
  * behind and prints path, size and parameter count.
  */
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
-import { GgufError, splitPartPath, splitParts } from '../src/engine/gguf';
-import { validateGguf } from '../src/engine/gguf-validate';
+import { dirname, join, resolve } from 'node:path';
+import { GgufError, splitPartPath, splitParts } from '@glob/engine/gguf';
+import { validateGguf } from '@glob/engine/gguf-validate';
+import { TINY_MODEL_FILE } from '../src/modules/inference/catalog';
 import { writeTinyLlamaGguf, type TinyModelOptions } from './tiny-model/write-tiny-gguf';
 
-const DEFAULT_OUT = resolve(__dirname, '../../.data/models/glob-tiny-chat.gguf');
+const DEFAULT_OUT = resolve(__dirname, '../../.data/models/');
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -31,7 +33,14 @@ async function main(): Promise<void> {
   const splits = int('splits') ?? 1;
   const opts: TinyModelOptions = { seed, nLayer: int('layers'), nEmbd: int('embd'), nFf: int('ff'), nHead: int('heads'), splits };
   const positional = args.filter((a) => !a.startsWith('--'));
-  let out = resolve(positional[0] ?? DEFAULT_OUT);
+  const given = positional[0] ?? DEFAULT_OUT;
+  const isDir =
+    /[/\\]$/.test(given) ||
+    (await stat(given).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ));
+  let out = isDir ? join(resolve(given), TINY_MODEL_FILE) : resolve(given);
   if (splits > 1 && splitParts(out).length !== splits) out = splitPartPath(out.replace(/\.gguf$/, ''), 1, splits);
 
   const KEPT = 'kept: it exists and validates; --force rewrites it';

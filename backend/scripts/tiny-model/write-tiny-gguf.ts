@@ -7,8 +7,8 @@
  */
 import { open } from 'node:fs/promises';
 import { endianness } from 'node:os';
-import { CHATML_TEMPLATE } from '../../src/engine/chatml';
-import { GgufError, splitParts } from '../../src/engine/gguf';
+import { CHATML_TEMPLATE } from '@glob/engine/chatml';
+import { GgufError, splitParts } from '@glob/engine/gguf';
 import { buildVocabulary } from './vocabulary';
 
 const GGUF_MAGIC = 0x46554747; // "GGUF" read as little-endian u32

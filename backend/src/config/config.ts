@@ -340,6 +340,12 @@ function resolveSecrets(env: Env): AppConfig['jwt'] {
   return secrets;
 }
 
+/** Where the model catalog and its files are: all that tools on the API's host (`npm run model:pull`) need. */
+export function catalogLocation(source: NodeJS.ProcessEnv = process.env): { catalogPath: string | undefined; modelsDir: string } {
+  const env = envSchema.pick({ MODEL_CATALOG: true, MODELS_DIR: true }).parse(source);
+  return { catalogPath: env.MODEL_CATALOG ? resolve(env.MODEL_CATALOG) : undefined, modelsDir: resolve(env.MODELS_DIR) };
+}
+
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   const parsed = envSchema.safeParse(source);
   if (!parsed.success) {
@@ -394,8 +400,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     publicWebUrl: (env.PUBLIC_WEB_URL ?? env.WEB_ORIGIN.split(',')[0]!.trim()).replace(/\/$/, ''),
     oauth: oauthProviders(source),
     inference: {
-      catalogPath: env.MODEL_CATALOG ? resolve(env.MODEL_CATALOG) : undefined,
-      modelsDir: resolve(env.MODELS_DIR),
+      ...catalogLocation(source),
       threads: env.INFERENCE_THREADS ?? Math.max(1, availableParallelism()),
       gpu: env.INFERENCE_GPU ?? false,
       workerModels: env.WORKER_MODELS

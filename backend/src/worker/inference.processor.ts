@@ -6,12 +6,12 @@ import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { InferenceJob, inferenceQueue, VerifyJob, verifyQueue } from '../jobs/jobs';
 import { CatalogModel, loadCatalog, modelsForWorker } from '../modules/inference/catalog';
-import { LlamaEngine } from '../engine/llama-engine';
+import { LlamaEngine } from '@glob/engine/llama-engine';
 import { NodesRepository } from '../modules/inference/nodes.repository';
 import { RepliesService } from '../modules/inference/replies.service';
 import { hardwareScore } from '../modules/rewards/rewards';
 import { SpotChecksService, verifierKey } from '../modules/inference/spot-checks.service';
-import { generateReply } from '../engine/generation';
+import { generateReply } from '@glob/engine/generation';
 import { stopChannel } from '../modules/inference/streams';
 import { createRedis, REDIS } from '../redis/redis.module';
 

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AGENT_VERSION } from '../../src/node-agent/agent';
+import { AGENT_VERSION } from '../../../node-agent/src/agent';
 import { killAgent, pairAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { ScriptedNode } from '../support/scripted-node';
@@ -48,7 +48,7 @@ describe('agent versions: the platform may require a newer node agent', () => {
         minimum_version: '99.0.0',
         message: expect.stringMatching(/older than the network accepts \(99\.0\.0 or later\)/),
       });
-      expect(beat.body.update_required.message).toContain('git pull && npm ci');
+      expect(beat.body.update_required.message).toContain('npx glob-node@latest');
     }
     const listed = (await stack.http.get('/api/nodes').set(owner.auth).expect(200)).body.nodes.find((n: { id: string }) => n.id === node.id);
     expect(listed).toMatchObject({ agent_version: '1.2.3', update_required: true, models: [] });

@@ -2,7 +2,7 @@
  * A split model loads in the native engine from its first part and generates exactly what the same model
  * in one file does (greedy decoding); a broken split is refused with a GgufError, never a crash. The engine
  * runs in child processes (test/support/engine-probe.ts). When llama.cpp's own llama-gguf-split has been
- * built (scripts/llama-rpc.mjs), our parts are also merged by it, and a model it split is checked by us.
+ * built (node-agent/llama-rpc.mjs), our parts are also merged by it, and a model it split is checked by us.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -10,8 +10,8 @@ import { mkdtemp, rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
-import { readGgufHeader, splitParts } from '../../src/engine/gguf';
-import { validateGguf } from '../../src/engine/gguf-validate';
+import { readGgufHeader, splitParts } from '@glob/engine/gguf';
+import { validateGguf } from '@glob/engine/gguf-validate';
 import { probeEngine, type ProbeOutput } from '../support/engine-run';
 
 const BACKEND = resolve(__dirname, '../..');
@@ -34,12 +34,12 @@ function greedyResult(p: Probe): { text: string; completionTokens: number; stopR
   return { text: result.text, completionTokens: result.completionTokens, stopReason: result.stopReason, tokens };
 }
 
-/** llama.cpp's gguf-split when scripts/llama-rpc.mjs has built it on this machine, else null. */
+/** llama.cpp's gguf-split when node-agent/llama-rpc.mjs has built it on this machine, else null. */
 function ggufSplitBinary(): string | null {
   try {
     const dir = execFileSync(
       process.execPath,
-      ['--input-type=module', '-e', "import('../scripts/llama-rpc.mjs').then((m) => console.log(m.buildDir()))"],
+      ['--input-type=module', '-e', "import('../node-agent/llama-rpc.mjs').then((m) => console.log(m.buildDir()))"],
       {
         cwd: BACKEND,
         encoding: 'utf8',
@@ -124,5 +124,5 @@ it('refuses a split model with a truncated part with a GgufError, before llama.c
 });
 
 if (!ggufSplitBin) {
-  it.todo('llama-gguf-split round trips (skipped: run `node scripts/llama-rpc.mjs` to build llama-gguf-split)');
+  it.todo('llama-gguf-split round trips (skipped: run `node node-agent/llama-rpc.mjs` to build llama-gguf-split)');
 }

@@ -3,7 +3,7 @@ import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
-import { splitParts } from '../../src/engine/gguf';
+import { splitParts } from '@glob/engine/gguf';
 import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
 import { killAgent, startAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';

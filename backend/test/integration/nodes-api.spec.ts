@@ -94,7 +94,7 @@ describe('provider nodes over the public API', () => {
       const res = spec(await stack.http.post('/api/nodes/join-tokens').set(owner.auth), 'createJoinToken');
       const token = res.body.join_token as string;
       expect(token).toMatch(/^glb_join_[A-Za-z0-9_-]{32}$/);
-      expect(res.body.command).toBe(`npm run node -- --api ${stack.config.publicWebUrl} --join-token ${token}`);
+      expect(res.body.command).toBe(`npx glob-node --api ${stack.config.publicWebUrl} --join-token ${token}`);
       expect(new Date(res.body.expires_at as string).getTime() - Date.now()).toBeGreaterThan(14 * 60_000);
       const rows = (await stack.db.query(`SELECT token_hash FROM node_join_tokens`)) as Array<{ token_hash: string }>;
       expect(rows.map((r) => r.token_hash)).not.toContain(token);

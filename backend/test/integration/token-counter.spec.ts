@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { buildVocabulary } from '../../scripts/tiny-model/vocabulary';
 import { loadConfig } from '../../src/config/config';
 import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
-import type { ChatTurn } from '../../src/engine/chat-history';
+import type { ChatTurn } from '@glob/engine/chat-history';
 import { TokenCounter } from '../../src/modules/inference/token-counter';
 import { testCatalog } from '../support/catalog';
 import { probeEngine, type ProbeLine, type ProbeOutput } from '../support/engine-run';

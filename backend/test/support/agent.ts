@@ -18,6 +18,8 @@ export interface AgentProcess {
   /** Resolves when the output matches (or fails with the output so far). */
   waitFor(pattern: RegExp, ms?: number): Promise<RegExpMatchArray>;
   exited: Promise<number | null>;
+  /** Signals the whole process group (npx runs the agent in a child process of its own). */
+  kill(signal: NodeJS.Signals): void;
 }
 
 /**
@@ -25,13 +27,23 @@ export interface AgentProcess {
  * it knows of the platform is the API URL it is given. With `host`, it runs inside that network namespace.
  */
 export function startAgent(args: string[], host?: NetnsHost): AgentProcess {
+  return startAgentCommand([process.execPath, '--conditions=glob-source', '-r', '@swc-node/register', 'node-agent/src/main.ts', ...args], {
+    cwd: REPO,
+    host,
+  });
+}
+
+/**
+ * Any agent command (the packed agent's `npx glob-node …`, say) in the same bare environment, plus `env`, in a
+ * process group of its own, as a terminal runs it.
+ */
+export function startAgentCommand(command: string[], o: { cwd: string; host?: NetnsHost; env?: NodeJS.ProcessEnv }): AgentProcess {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (!/^(DATABASE_URL|REDIS_URL|REDIS_PREFIX|MODELS_DIR|GLOB_)/.test(k)) env[k] = v;
+    if (!/^(DATABASE_URL|REDIS_URL|REDIS_PREFIX|MODELS_DIR|MODEL_CATALOG|GLOB_)/.test(k)) env[k] = v;
   }
-  const command = [process.execPath, '-r', '@swc-node/register', 'backend/src/node-agent/main.ts', ...args];
-  const options: SpawnOptions = { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] };
-  const child = host ? host.spawn(command[0]!, command.slice(1), options) : spawn(command[0]!, command.slice(1), options);
+  const options: SpawnOptions = { cwd: o.cwd, env: { ...env, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true };
+  const child = o.host ? o.host.spawn(command[0]!, command.slice(1), options) : spawn(command[0]!, command.slice(1), options);
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -40,6 +52,13 @@ export function startAgent(args: string[], host?: NetnsHost): AgentProcess {
     child,
     output: () => out,
     exited,
+    kill(signal) {
+      try {
+        process.kill(-child.pid!, signal);
+      } catch {
+        child.kill(signal);
+      }
+    },
     async waitFor(pattern, ms = 60_000) {
       const deadline = Date.now() + ms;
       for (;;) {
@@ -74,6 +93,6 @@ export async function pairAgent(
 /** Kills the agent if it still runs (a test that failed half-way), and waits for it to exit. */
 export async function killAgent(agent: AgentProcess | undefined): Promise<void> {
   if (!agent || agent.child.exitCode !== null) return;
-  agent.child.kill('SIGKILL');
+  agent.kill('SIGKILL');
   await agent.exited;
 }

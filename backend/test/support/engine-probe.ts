@@ -8,14 +8,14 @@
  *   {"type":"benchmark","tokensPerSecond":…}                     when `benchmark` is given
  *   {"type":"error","name":"GgufError","code":"…","message":"…"}  then exit code 2, on failure
  *
- *   node -r @swc-node/register test/support/engine-probe.ts <model.gguf> '<json request>'
+ *   node --conditions=glob-source -r @swc-node/register test/support/engine-probe.ts <model.gguf> '<json request>'
  *
  * Request: { threads?, contextSize?, countTokens?: ChatTurn[][], generate?: Run | Run[], benchmark?: number }
  * where Run = { messages, maxTokens, temperature, topP, seed?, abortAfterChunks?, parallel? }. Runs execute
  * one after the other (one engine start-up serves them all); `parallel` starts that many copies of a run
  * at once (`g` tells them apart); `abortAfterChunks` aborts the signal once that many chunks arrived.
  */
-import { LlamaEngine, type ChatTurn, type GenerateRequest } from '../../src/engine/llama-engine';
+import { LlamaEngine, type ChatTurn, type GenerateRequest } from '@glob/engine/llama-engine';
 
 interface ProbeRun extends Omit<GenerateRequest, 'signal' | 'onToken'> {
   abortAfterChunks?: number;

@@ -16,10 +16,14 @@ export interface ProbeOutput {
 /** Runs LlamaEngine on `model` in a child process (test/support/engine-probe.ts) with `request`; killed after 80 s. */
 export function probeEngine(model: string, request: object): Promise<ProbeOutput> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', 'test/support/engine-probe.ts', model, JSON.stringify(request)], {
-      cwd: BACKEND,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--conditions=glob-source', '-r', '@swc-node/register', 'test/support/engine-probe.ts', model, JSON.stringify(request)],
+      {
+        cwd: BACKEND,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -8,7 +9,8 @@ import rangeParser from 'range-parser';
 
 /**
  * A model mirror for pull tests, as Hugging Face serves files: one directory over HTTP, single byte ranges (206),
- * throttled so that a pull takes long enough to interrupt, counting the bytes it sends by file.
+ * throttled so that a pull takes long enough to interrupt, counting the bytes it sends by file. With `lfsHeaders`,
+ * it also states each file's SHA-256 and size as Hugging Face does for its LFS files (x-linked-etag, x-linked-size).
  */
 export interface FileServer {
   url: string;
@@ -19,7 +21,7 @@ export interface FileServer {
   close(): Promise<void>;
 }
 
-export async function startFileServer(dir: string, opts: { bytesPerSecond: number }): Promise<FileServer> {
+export async function startFileServer(dir: string, opts: { bytesPerSecond: number; lfsHeaders?: boolean }): Promise<FileServer> {
   const sent = new Map<string, number>();
   const corrupt = new Set<string>();
   const chunk = 64 * 1024;
@@ -47,6 +49,13 @@ export async function startFileServer(dir: string, opts: { bytesPerSecond: numbe
       res.setHeader('Accept-Ranges', 'bytes');
       res.setHeader('Content-Length', end - start + 1);
       res.setHeader('Content-Type', 'application/octet-stream');
+      if (opts.lfsHeaders) {
+        const sha = createHash('sha256')
+          .update(await readFile(join(dir, name)))
+          .digest('hex');
+        res.setHeader('X-Linked-Etag', `"${sha}"`);
+        res.setHeader('X-Linked-Size', file.size);
+      }
       if (req.method === 'HEAD') {
         res.end();
         return;

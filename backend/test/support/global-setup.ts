@@ -1,11 +1,8 @@
 import 'reflect-metadata';
-import { mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDataSource } from '../../src/database/data-source';
-import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
-import { validateGguf } from '../../src/engine/gguf-validate';
-import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
 import { admin, databaseUrl, randomName } from './db';
 
 /**
@@ -20,14 +17,13 @@ export default async function globalSetup(): Promise<void> {
   await ds.destroy();
   process.env.GLOB_TEST_TEMPLATE_DB = template;
 
-  // The tiny model the inference tests run on, generated (deterministically) once per machine.
+  // The tiny model the inference tests run on, generated (deterministically) once per machine by `npm run
+  // model:tiny`'s script. In a process of its own: jest's setup runs outside the test environment, where the
+  // engine package resolves to its build rather than its source.
   const modelsDir = join(tmpdir(), 'glob-test-models');
-  mkdirSync(modelsDir, { recursive: true });
-  const model = join(modelsDir, TINY_MODEL_FILE);
-  try {
-    await validateGguf(model);
-  } catch {
-    await writeTinyLlamaGguf(model);
-  }
+  execFileSync(process.execPath, ['--conditions=glob-source', '-r', '@swc-node/register', 'scripts/make-tiny-model.ts', `${modelsDir}/`], {
+    cwd: join(__dirname, '..', '..'),
+    stdio: 'ignore',
+  });
   process.env.MODELS_DIR = modelsDir;
 }

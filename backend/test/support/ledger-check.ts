@@ -5,7 +5,7 @@ import type { TestStack } from './app';
 
 /** Runs `npm run ledger:check`'s program against the stack's database as an operator does; resolves with its exit code and output. */
 export async function ledgerCheckCli(stack: TestStack): Promise<{ code: number | null; output: string }> {
-  const check = spawn(process.execPath, ['-r', '@swc-node/register', 'src/ledger-check.cli.ts'], {
+  const check = spawn(process.execPath, ['--conditions=glob-source', '-r', '@swc-node/register', 'src/ledger-check.cli.ts'], {
     cwd: resolve(__dirname, '..', '..'),
     env: { ...process.env, DATABASE_URL: stack.config.database.url, REDIS_URL: stack.config.redis.url },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Response } from 'supertest';
 import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
-import { hashRanges } from '../../src/engine/file-proof';
+import { hashRanges } from '@glob/engine/file-proof';
 import type { TestStack } from './app';
 import { expectSpecResponse } from './contract';
 import { probeEngine } from './engine-run';

@@ -16,7 +16,7 @@ export interface WorkerProcess {
  */
 export async function startWorker(stack: TestStack, env: Record<string, string> = {}, name = `test-worker-${Date.now()}`): Promise<WorkerProcess> {
   const c = stack.config;
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/worker.ts'], {
+  const child = spawn(process.execPath, ['--conditions=glob-source', '-r', '@swc-node/register', 'src/worker.ts'], {
     cwd: join(__dirname, '..', '..'),
     env: {
       ...process.env,

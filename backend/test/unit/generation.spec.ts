@@ -1,5 +1,5 @@
-import { generateReply } from '../../src/engine/generation';
-import type { GenerateRequest, GenerateResult } from '../../src/engine/llama-engine';
+import { generateReply } from '@glob/engine/generation';
+import type { GenerateRequest, GenerateResult } from '@glob/engine/llama-engine';
 
 /** A generator that emits `pieces` one by one, stopping early when its signal aborts (as llama.cpp's does). */
 function scripted(pieces: string[]) {

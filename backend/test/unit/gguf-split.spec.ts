@@ -7,9 +7,8 @@ import { mkdtemp, readFile, rename, rm, truncate, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
-import { GgufError, readGgufHeader, splitParts } from '../../src/engine/gguf';
-import { validateGguf } from '../../src/engine/gguf-validate';
-import { type CatalogModel, ModelLibrary } from '../../src/node-agent/model-library';
+import { GgufError, readGgufHeader, splitParts } from '@glob/engine/gguf';
+import { validateGguf } from '@glob/engine/gguf-validate';
 
 const SMALL = { nEmbd: 32, nLayer: 4, nHead: 2, nFf: 64, contextLength: 256 };
 
@@ -202,22 +201,5 @@ describe('validateGguf on split models', () => {
     const err2 = await rejection(renamed);
     expect(err2.code).toBe('split_mismatch');
     expect(err2.message).toMatch(/-00001-of-00003\.gguf/);
-  });
-});
-
-describe('the model library with split models the catalog pins no source for', () => {
-  const model = (id: string, file: string): CatalogModel => ({ id, name: id, file, context_length: 256, size_bytes: null, files: [] });
-  const allocation = { cpu_percent: 50, memory_percent: 40, gpu_percent: 60, disk_gb: 50 };
-
-  it('counts the bytes of all parts, and leaves out a model with a missing part', async () => {
-    const first = await splitModel();
-    const library = new ModelLibrary({ dir: join(first, '..'), apiUrl: 'http://api.test', log: () => undefined });
-    const parts = splitParts(first);
-    const sizes = await Promise.all(parts.map(async (p) => (await readFile(p)).length));
-    const catalog = [model('split', 'tiny-00001-of-00003.gguf'), model('absent', 'nothing.gguf')];
-    const sync = () => library.sync(catalog, allocation, 8 * 1024 ** 3, new AbortController().signal);
-    expect(await sync()).toEqual([{ id: 'split', path: first, bytes: sizes.reduce((a, b) => a + b, 0), contextLength: 256 }]);
-    await rm(parts[2]!);
-    expect(await sync()).toEqual([]);
   });
 });

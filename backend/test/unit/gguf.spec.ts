@@ -3,8 +3,8 @@ import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
-import { GgufError, readGgufHeader } from '../../src/engine/gguf';
-import { validateGguf } from '../../src/engine/gguf-validate';
+import { GgufError, readGgufHeader } from '@glob/engine/gguf';
+import { validateGguf } from '@glob/engine/gguf-validate';
 
 /** Small enough to write in a few milliseconds; same layout as the default model. */
 const SMALL = { nEmbd: 32, nLayer: 2, nHead: 2, nFf: 64, contextLength: 256 };

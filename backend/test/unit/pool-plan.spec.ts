@@ -1,4 +1,3 @@
-import { splitArgs } from '../../src/node-agent/llama-server';
 import { proportional } from '../../src/common/proportional';
 import { offeredMemory, planPool, type PlanNode } from '../../src/modules/nodes/pool-plan';
 
@@ -58,14 +57,5 @@ describe('pool planning', () => {
     expect(planPool('big', [node('a', 4, { files: [file] }), node('b', 4)], null).problem).toBe(
       "The members offer 4.0 GB in all, less than the model's 10.0 GB: raise their memory allocation or add a node.",
     );
-  });
-});
-
-describe('llama-server split arguments', () => {
-  it('the coordinator’s layers stay on its CPU; the shards get theirs, the output layer counted on the last', () => {
-    // 12 layers as 4/4/4: 13 "layers" with the output one, 4 on the CPU, 4 and 4+1 on the two RPC devices.
-    expect(splitArgs([4, 4, 4])).toEqual(['-ngl', '9', '--tensor-split', '4,5']);
-    expect(splitArgs([0, 6, 6])).toEqual(['-ngl', '13', '--tensor-split', '6,7']);
-    expect(splitArgs([10, 2])).toEqual(['-ngl', '3', '--tensor-split', '3']);
   });
 });

@@ -1,4 +1,4 @@
-import { TokenBatcher } from '../../src/engine/token-batcher';
+import { TokenBatcher } from '@glob/engine/token-batcher';
 
 describe('TokenBatcher', () => {
   beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));

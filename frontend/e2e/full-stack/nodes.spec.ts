@@ -38,22 +38,26 @@ test('a provider pairs a node from the web app and sees it serve a reply and ear
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     await page.getByRole('button', { name: NODES_TEXTS.pairButton }).click();
     const command = (await page.getByTestId('join-command').textContent())!;
-    expect(command).toMatch(/^npm run node -- --api http:\/\/127\.0\.0\.1:\d+ --join-token glb_join_\S+$/);
+    expect(command).toMatch(/^npx glob-node --api http:\/\/127\.0\.0\.1:\d+ --join-token glb_join_\S+$/);
     await page.getByRole('button', { name: NODES_TEXTS.copyCommand }).click();
     await expect(page.getByText(NODES_TEXTS.copied)).toBeVisible();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     expect(copied).toBe(command);
 
-    // The copied command, run from the repository as a provider would, plus where this machine keeps its files.
+    // The copied command's options, given to this repository's agent (`npm run node`: the package `npx glob-node`
+    // installs is built from it, and backend/test/integration/agent-package.spec.ts runs that one from its tarball),
+    // plus where this machine keeps its files.
     mkdirSync(models);
     symlinkSync(join(ROOT, '.data', 'models', 'glob-tiny-chat.gguf'), join(models, PROVIDER_MODEL.file));
-    const [npm, ...args] = copied.split(' ');
+    const [npx, pkg, ...args] = copied.split(' ');
+    expect([npx, pkg]).toEqual(['npx', 'glob-node']);
     const env = Object.fromEntries(
       Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|REDIS_URL|REDIS_PREFIX|MODEL_CATALOG|GLOB_)/.test(k)),
     );
     agent = spawn(
-      npm!,
+      'npm',
       [
+        ...['run', 'node', '--'],
         ...args,
         // Only the provider model: a node that also served the tiny model would take other tests' replies.
         '--models',

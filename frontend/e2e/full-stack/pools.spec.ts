@@ -49,7 +49,7 @@ function modelsAnswer(c: Challenge): Promise<string> {
   return new Promise((done, fail) =>
     execFile(
       process.execPath,
-      ['-r', '@swc-node/register', 'test/support/engine-probe.ts', PROVIDER_MODEL_FILE, JSON.stringify(request)],
+      ['--conditions=glob-source', '-r', '@swc-node/register', 'test/support/engine-probe.ts', PROVIDER_MODEL_FILE, JSON.stringify(request)],
       { cwd: join(REPO, 'backend'), timeout: 80_000 },
       (err, stdout) => {
         const result = stdout

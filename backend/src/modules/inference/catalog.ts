@@ -3,7 +3,7 @@ import { basename, isAbsolute, join } from 'node:path';
 import constants from '@glob/contract/constants.json';
 import { z } from 'zod';
 import type { AppConfig } from '../../config/config';
-import { splitParts } from '../../engine/gguf';
+import { splitParts } from '@glob/engine/gguf';
 import { UNITS_PER_GLOB } from '../wallet/units';
 
 const params = constants.inferenceParamDefaults;
@@ -82,9 +82,8 @@ export interface CatalogModel extends CatalogEntry {
 }
 
 /** The product's four default models and the project's own tiny model, used when MODEL_CATALOG is unset. */
-export const BUILT_IN_CATALOG: z.input<typeof file> = JSON.parse(
-  readFileSync(join(__dirname, '..', '..', '..', 'models', 'catalog.example.json'), 'utf8'),
-);
+export const BUILT_IN_CATALOG_PATH = join(__dirname, '..', '..', '..', 'models', 'catalog.example.json');
+export const BUILT_IN_CATALOG: z.input<typeof file> = JSON.parse(readFileSync(BUILT_IN_CATALOG_PATH, 'utf8'));
 
 const inDir = (dir: string, path: string) => (isAbsolute(path) ? path : join(dir, path));
 /** The URL of each part of a split file, named like the parts (as Hugging Face names them). */

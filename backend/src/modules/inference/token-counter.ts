@@ -5,8 +5,8 @@ import { Worker } from 'node:worker_threads';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { CatalogModel, loadCatalog } from './catalog';
-import { chatHistory, type ChatTurn } from '../../engine/chat-history';
-import { CHATML_TEMPLATE } from '../../engine/chatml';
+import { chatHistory, type ChatTurn } from '@glob/engine/chat-history';
+import { CHATML_TEMPLATE } from '@glob/engine/chatml';
 
 /**
  * The thread's code, as a string so it runs the same from src (swc, jest) and from dist. It loads each model's

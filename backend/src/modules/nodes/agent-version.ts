@@ -10,6 +10,6 @@ export function outdated(version: string | null, minimum: string | null): boolea
 export function updateMessage(version: string | null, minimum: string): string {
   return (
     `This node agent${version ? ` (version ${version})` : ''} is older than the network accepts (${minimum} or later), so it takes no jobs. ` +
-    'Update it: in your clone of the Glob Network repository run `git pull && npm ci`, then start it again with `npm run node`.'
+    'Update it: stop it and start it again with `npx glob-node@latest` (or pull the newest glob-node image).'
   );
 }

@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { Schemas } from '../../contract/types';
 import { Transactions } from '../../database/repository';
 import { CatalogModel, loadCatalog } from '../inference/catalog';
-import { hashRanges } from '../../engine/file-proof';
+import { hashRanges } from '@glob/engine/file-proof';
 import { PEER_ACTIVE_SECONDS } from '../inference/spot-check-verdict';
 import { SpotChecksService } from '../inference/spot-checks.service';
 import { SpotChecksRepository, type ChallengeBody, type ModelProofRow } from '../inference/spot-checks.repository';

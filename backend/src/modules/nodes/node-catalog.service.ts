@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { Schemas } from '../../contract/types';
-import { sha256File } from '../../engine/file-proof';
+import { sha256File } from '@glob/engine/file-proof';
 import { type CatalogFile, type CatalogModel, loadCatalog } from '../inference/catalog';
 
 type Source = Schemas['ModelFileSource'];

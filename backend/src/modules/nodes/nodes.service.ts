@@ -56,7 +56,7 @@ export class NodesService {
     return {
       join_token: token,
       expires_at: expiresAt.toISOString(),
-      command: `npm run node -- --api ${this.config.publicWebUrl} --join-token ${token}`,
+      command: `npx glob-node --api ${this.config.publicWebUrl} --join-token ${token}`,
     };
   }
 

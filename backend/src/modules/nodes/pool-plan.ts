@@ -3,7 +3,7 @@
  * in proportion to the memory each member offers (its GPU memory share when it has a GPU, else its memory share),
  * coordinator first, then the shards in the order the owner listed them.
  */
-import { formatBytes } from '../../engine/bytes';
+import { formatBytes } from '@glob/engine/bytes';
 import { proportional } from '../../common/proportional';
 
 export interface PoolFile {

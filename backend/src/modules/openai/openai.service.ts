@@ -12,7 +12,7 @@ import type { RequestBody, Schemas } from '../../contract/types';
 import type { ApiKeyIdentity } from '../api-keys/api-keys.repository';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { InferenceService } from '../inference/inference.service';
-import { StopSequences } from '../../engine/stop-sequences';
+import { StopSequences } from '@glob/engine/stop-sequences';
 import type { StreamEvent } from '../inference/streams';
 import { InsufficientTokensException } from '../wallet/ledger.service';
 import { KeyLimits } from './key-limits';

@@ -10,7 +10,7 @@ export const NODES_TEXTS = {
   pairButton: 'Pair a new node',
   pairing: 'Creating a join token...',
   pairTitle: 'Pair a new node',
-  pairStep: 'On the machine you want to share, in a clone of the Glob Network repository, run:',
+  pairStep: 'On the machine you want to share (with Node.js 20 or later), run:',
   pairValidity: 'The token in this command is valid for 15 minutes and works once.',
   pairExpires: 'Expires',
   pairAfter: 'The node appears in this list as soon as it has paired, and its status turns to online.',
@@ -38,7 +38,7 @@ export const NODES_TEXTS = {
   agentVersion: 'Agent version',
   compute: 'Computes on',
   versionUnknown: 'Not reported',
-  updateRequired: 'Update required: this node takes no jobs until its agent is updated (in its clone, git pull && npm ci, then npm run node).',
+  updateRequired: 'Update required: this node takes no jobs until its agent is updated (stop it, then start it again with npx glob-node@latest).',
   earned: 'GLOB earned',
   pending: 'GLOB pending',
 

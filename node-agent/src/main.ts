@@ -10,7 +10,7 @@ import { cpuLoad, detectGpu, hostFacts, modelFiles } from './machine';
 import { ModelLibrary } from './model-library';
 import { OptionsError, parseOptions, USAGE } from './options';
 import { PoolMember } from './pool-member';
-import { LlamaEngine } from '../engine/llama-engine';
+import { LlamaEngine } from '@glob/engine/llama-engine';
 
 const log = (line: string): void => {
   const t = new Date();

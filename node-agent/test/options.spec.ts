@@ -1,15 +1,17 @@
-import { resolve } from 'node:path';
-import { nodeName, OptionsError, parseOptions, REPO_ROOT } from '../../src/node-agent/options';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { nodeName, OptionsError, parseOptions } from '../src/options';
 
 describe('node agent options', () => {
-  it('defaults: the host name, the repository .data directories, GPU auto, no API until one is given', () => {
+  it("defaults: the host name, the credential and models under the user's ~/.glob-network, GPU auto, no API until one is given", () => {
     const o = parseOptions([], {}, 'living-room-pc');
     expect(o).toEqual({
       api: undefined,
       joinToken: undefined,
       name: 'living-room-pc',
-      modelsDir: resolve(REPO_ROOT, '.data', 'models'),
-      dataDir: resolve(REPO_ROOT, '.data', 'node'),
+      home: join(homedir(), '.glob-network'),
+      modelsDir: join(homedir(), '.glob-network', 'models'),
+      dataDir: join(homedir(), '.glob-network', 'node'),
       threads: undefined,
       gpu: 'auto',
       poolAddress: { host: '127.0.0.1', port: 0 },
@@ -17,7 +19,16 @@ describe('node agent options', () => {
       llamaBin: undefined,
       help: false,
     });
-    expect(REPO_ROOT).toBe(resolve(__dirname, '..', '..', '..'));
+  });
+
+  it('--home moves both directories (relative to where the command was typed); the last of a repeated flag wins', () => {
+    const o = parseOptions(['--home', '.data', '--home', 'other'], { INIT_CWD: '/repo' }, 'h');
+    expect(o).toMatchObject({ home: '/repo/other', dataDir: '/repo/other/node', modelsDir: '/repo/other/models' });
+    expect(parseOptions(['--home', '/srv/glob', '--models-dir', '/big/models'], {}, 'h')).toMatchObject({
+      dataDir: '/srv/glob/node',
+      modelsDir: '/big/models',
+    });
+    expect(parseOptions([], { GLOB_NODE_HOME: '/data' }, 'h').dataDir).toBe('/data/node');
   });
 
   it('reads flags as `--flag value` and `--flag=value`; flags win over the environment', () => {
@@ -41,7 +52,9 @@ describe('node agent options', () => {
         GLOB_API_URL: 'http://127.0.0.1:3000',
         GLOB_JOIN_TOKEN: 'glb_join_x',
         GLOB_NODE_NAME: 'n',
+        GLOB_NODE_HOME: '/srv/glob',
         GLOB_MODELS_DIR: '/models',
+        GLOB_NODE_MODELS: 'a,b',
         GLOB_NODE_DATA_DIR: '/data',
         GLOB_NODE_THREADS: '4',
         GLOB_NODE_GPU: 'off',
@@ -55,7 +68,9 @@ describe('node agent options', () => {
       api: 'http://127.0.0.1:3000',
       joinToken: 'glb_join_x',
       name: 'n',
+      home: '/srv/glob',
       modelsDir: '/models',
+      models: ['a', 'b'],
       dataDir: '/data',
       threads: 4,
       gpu: 'off',

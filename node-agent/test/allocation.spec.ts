@@ -1,4 +1,4 @@
-import { DEFAULT_ALLOCATION, modelsThatFit, plan, sameAllocation, threadsFor } from '../../src/node-agent/allocation';
+import { DEFAULT_ALLOCATION, modelsThatFit, plan, sameAllocation, threadsFor } from '../src/allocation';
 
 const GB = 1024 ** 3;
 

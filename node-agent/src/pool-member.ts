@@ -4,7 +4,7 @@
  * layers on itself and the rest on the shards' RPC devices. Either reports ready only while its part runs.
  */
 import { join } from 'node:path';
-import type { Schemas } from '../contract/types';
+import type { Schemas } from './contract';
 import { freePort, RPC_SERVER, spawnTied, type Tied, waitForPort } from './llama-process';
 import { LlamaServer } from './llama-server';
 import type { LocalModel } from './machine';

@@ -1,12 +1,12 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, type Engine } from '../../src/node-agent/agent';
-import type { BatteryState } from '../../src/node-agent/battery';
-import { CredentialStore } from '../../src/node-agent/credential-store';
-import type { NodeJobEvent } from '../../src/node-agent/job-events';
-import { parseOptions } from '../../src/node-agent/options';
-import type { GenerateRequest, GenerateResult } from '../../src/engine/llama-engine';
+import { Agent, type Engine } from '../src/agent';
+import type { BatteryState } from '../src/battery';
+import { CredentialStore } from '../src/credential-store';
+import type { NodeJobEvent } from '../src/job-events';
+import { parseOptions } from '../src/options';
+import type { GenerateRequest, GenerateResult } from '@glob/engine/llama-engine';
 
 /**
  * The agent's loop against a fake API (a fetch that answers the node operations in memory) and a fake engine:

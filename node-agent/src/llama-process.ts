@@ -1,6 +1,6 @@
 /**
  * llama.cpp's own programs a pool member runs: `ggml-rpc-server` (a shard's layers) and `llama-server` (the
- * coordinator's model, driven over HTTP on loopback). They come from scripts/llama-rpc.mjs, which builds them once
+ * coordinator's model, driven over HTTP on loopback). They come from this package's llama-rpc.mjs, which builds them once
  * per llama.cpp version from the source node-llama-cpp ships, with GGML_RPC on.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { REPO_ROOT } from './options';
+import { PACKAGE_DIR } from './options';
 
 export const RPC_SERVER = 'ggml-rpc-server';
 export const LLAMA_SERVER = 'llama-server';
@@ -23,7 +23,7 @@ export function llamaBin(dir: string | undefined, log: (line: string) => void): 
     return Promise.resolve(dir);
   }
   found ??= new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'scripts', 'llama-rpc.mjs')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(PACKAGE_DIR, 'llama-rpc.mjs')], { stdio: ['ignore', 'pipe', 'pipe'] });
     let last = '';
     let errors = '';
     child.stdout.on('data', (d: Buffer) => {

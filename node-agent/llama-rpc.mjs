@@ -6,20 +6,30 @@
 // With the CUDA toolkit (nvcc) and an NVIDIA GPU (nvidia-smi) present, it builds the CUDA backend (into
 // llama.cpp-<hash>-cuda), so pool members with GPUs compute their layers there; GLOB_LLAMA_BACKEND=cpu|cuda decides
 // instead. It says which backend it built, and writes it to backend.json beside bin/.
-//   node scripts/llama-rpc.mjs            build if needed; prints the bin directory
-//   node scripts/llama-rpc.mjs --jobs 2   parallel compile jobs (default: the machine's cores)
+//   node node-agent/llama-rpc.mjs            build if needed; prints the bin directory
+//   node node-agent/llama-rpc.mjs --jobs 2   parallel compile jobs (default: the machine's cores)
+// It ships in the glob-node package beside the agent, which runs it on a node's first pool assignment.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { availableParallelism, homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { root } from './lib.mjs';
 
 /** The targets the platform needs: the RPC server a pool member runs, and the server a coordinator drives. */
 export const TARGETS = ['ggml-rpc-server', 'llama-server', 'llama-gguf-split'];
 
-const bundle = join(root, 'node_modules', 'node-llama-cpp', 'llama', 'gitRelease.bundle');
+/** node-llama-cpp's package directory, wherever npm put it (the repository's root, or an installed agent's). */
+function nodeLlamaCppDir() {
+  let dir = dirname(createRequire(import.meta.url).resolve('node-llama-cpp'));
+  const isIt = (d) => existsSync(join(d, 'package.json')) && JSON.parse(readFileSync(join(d, 'package.json'), 'utf8')).name === 'node-llama-cpp';
+  while (!isIt(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+const bundle = join(nodeLlamaCppDir(), 'llama', 'gitRelease.bundle');
 
 /**
  * Which backend to build: CUDA when the CUDA toolkit (nvcc) and an NVIDIA GPU (nvidia-smi lists one) are both
@@ -90,7 +100,7 @@ export function ensureLlamaRpc({ jobs = availableParallelism(), log = console.lo
   return bin;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (fileURLToPath(import.meta.url) === process.argv[1]) {
   const { values } = parseArgs({ options: { jobs: { type: 'string' } } });
   const started = Date.now();
   const bin = ensureLlamaRpc({ jobs: values.jobs ? Number(values.jobs) : undefined });

@@ -1,4 +1,4 @@
-import { Backoff, Connection, isTransientStatus } from '../../src/node-agent/api-client';
+import { Backoff, Connection, isTransientStatus } from '../src/api-client';
 
 const answer = (status: number) => ({ response: new Response(status === 204 ? null : '{}', { status }) });
 

@@ -6,7 +6,7 @@
  */
 import { createParser } from 'eventsource-parser';
 import { join } from 'node:path';
-import type { ChatTurn, GenerateRequest, GenerateResult } from '../engine/llama-engine';
+import type { ChatTurn, GenerateRequest, GenerateResult } from '@glob/engine/llama-engine';
 import { freePort, LLAMA_SERVER, spawnTied, type Tied, waitForPort } from './llama-process';
 
 export interface LlamaServerSplit {

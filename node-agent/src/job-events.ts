@@ -2,7 +2,7 @@
  * A job's events on their way to the API: in order, at most one request in flight, and whatever accumulated
  * meanwhile goes in the next request (at most 512 events and 256 KiB per call, the API's limits).
  */
-import type { Schemas } from '../contract/types';
+import type { Schemas } from './contract';
 
 export type NodeJobEvent = Schemas['NodeJobEvent'];
 

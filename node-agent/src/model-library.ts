@@ -5,10 +5,10 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Schemas } from '../contract/types';
-import { formatBytes } from '../engine/bytes';
-import { splitParts } from '../engine/gguf';
-import { discardFile, isVerified, pullFiles } from '../engine/model-files';
+import type { Schemas } from './contract';
+import { formatBytes } from '@glob/engine/bytes';
+import { splitParts } from '@glob/engine/gguf';
+import { discardFile, isVerified, pullFiles } from '@glob/engine/model-files';
 import { type Allocation, memoryLimit } from './allocation';
 import type { LocalModel } from './machine';
 

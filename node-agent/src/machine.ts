@@ -1,8 +1,8 @@
 /** What this machine is and which of the network's models it has on disk. */
 import { availableParallelism, hostname, loadavg, platform, arch, totalmem } from 'node:os';
-import type { Schemas } from '../contract/types';
-import { validateGguf } from '../engine/gguf-validate';
-import { loadNodeLlamaCpp } from '../engine/node-llama-cpp';
+import type { Schemas } from './contract';
+import { validateGguf } from '@glob/engine/gguf-validate';
+import { loadNodeLlamaCpp } from '@glob/engine/node-llama-cpp';
 import type { ModelFile } from './allocation';
 import { withoutControlChars } from './options';
 

@@ -3,8 +3,8 @@
  * heartbeat): CPU % → llama.cpp threads, memory % → which models load, GPU % → whether layers go to a GPU.
  */
 import constants from '@glob/contract/constants.json';
-import type { Schemas } from '../contract/types';
-import { formatBytes } from '../engine/bytes';
+import type { Schemas } from './contract';
+import { formatBytes } from '@glob/engine/bytes';
 
 export type Allocation = Schemas['NodeAllocation'];
 

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CredentialStore } from '../../src/node-agent/credential-store';
+import { CredentialStore } from '../src/credential-store';
 
 describe('the node credential store', () => {
   let dir: string;

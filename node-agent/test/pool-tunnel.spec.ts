@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { openTunnelClient, openTunnelServer, type TunnelClient, type TunnelServer } from '../../src/node-agent/pool-tunnel';
+import { openTunnelClient, openTunnelServer, type TunnelClient, type TunnelServer } from '../src/pool-tunnel';
 
 interface Echo {
   port: number;

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { batteryPause, batteryPercent, defaultBatterySource, readSysfsBattery } from '../../src/node-agent/battery';
+import { batteryPause, batteryPercent, defaultBatterySource, readSysfsBattery } from '../src/battery';
 
 describe('battery (a fake /sys/class/power_supply)', () => {
   let root: string;

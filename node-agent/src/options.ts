@@ -2,17 +2,22 @@
  * The node agent's own options: command-line flags, each with an environment equivalent. The agent never reads
  * the API's configuration (no DATABASE_URL, no REDIS_URL): it talks to the API over HTTP only.
  */
-import { hostname } from 'node:os';
-import { resolve } from 'node:path';
+import { homedir, hostname } from 'node:os';
+import { join, resolve } from 'node:path';
 
-/** The repository's root (this file is backend/src/node-agent/options.ts). */
-export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
+/** This package's own directory: src/ or dist/ is one level below it, in the repository and once installed alike. */
+export const PACKAGE_DIR = resolve(__dirname, '..');
+
+/** Where a node keeps its credential (node/) and its models (models/) unless told otherwise. */
+export const DEFAULT_HOME = join(homedir(), '.glob-network');
 
 export interface AgentOptions {
   /** The API's base URL; undefined when it should come from the stored credential. */
   api: string | undefined;
   joinToken: string | undefined;
   name: string;
+  /** The node's own directory: its credential and its models live below it unless given elsewhere. */
+  home: string;
   modelsDir: string;
   /** Catalog model ids to pull and serve; undefined for every one the allocation allows. */
   models: string[] | undefined;
@@ -34,7 +39,7 @@ export class OptionsError extends Error {
   override readonly name = 'OptionsError';
 }
 
-export const USAGE = `Usage: npm run node -- [options]
+export const USAGE = `Usage: glob-node [options]
 
 Runs this machine as a Glob Network node: it serves the network's models with llama.cpp and earns GLOB.
 The first run pairs the machine with a join token from the web app ("Your nodes" → "Pair a node");
@@ -44,10 +49,11 @@ Options (environment variable in brackets):
   --api <url>           The API, e.g. https://globnetwork.io (GLOB_API_URL); default: the paired one
   --join-token <token>  Pairs this machine on its first run (GLOB_JOIN_TOKEN)
   --name <name>         The node's name (GLOB_NODE_NAME); default: this machine's host name
-  --models-dir <dir>    Where the GGUF model files are (GLOB_MODELS_DIR); default: <repo>/.data/models
+  --home <dir>          The node's directory (GLOB_NODE_HOME); default: ~/.glob-network
+  --models-dir <dir>    Where the GGUF model files are (GLOB_MODELS_DIR); default: <home>/models
   --models <id,id,…>    Pull and serve only these catalog models (GLOB_NODE_MODELS); default: every one
                         the memory and disk allocation allow
-  --data-dir <dir>      Where the node keeps its credential (GLOB_NODE_DATA_DIR); default: <repo>/.data/node
+  --data-dir <dir>      Where the node keeps its credential (GLOB_NODE_DATA_DIR); default: <home>/node
   --threads <n>         llama.cpp threads, instead of what the CPU allocation gives (GLOB_NODE_THREADS)
   --gpu <auto|off>      Use a GPU when one is present (GLOB_NODE_GPU); default: auto
   --pool-address <host[:port]>
@@ -56,13 +62,14 @@ Options (environment variable in brackets):
                         machine only), any free port
   --memory <MB>         The memory to count as this machine's (GLOB_NODE_MEMORY_MB); default: all of it
   --llama-bin <dir>     llama.cpp's RPC build to pool with (GLOB_LLAMA_BIN); default: built once into
-                        ~/.cache/glob-network by scripts/llama-rpc.mjs
+                        ~/.cache/glob-network by this package's llama-rpc.mjs
   --help                This text`;
 
 const FLAGS = {
   '--api': 'GLOB_API_URL',
   '--join-token': 'GLOB_JOIN_TOKEN',
   '--name': 'GLOB_NODE_NAME',
+  '--home': 'GLOB_NODE_HOME',
   '--models-dir': 'GLOB_MODELS_DIR',
   '--models': 'GLOB_NODE_MODELS',
   '--data-dir': 'GLOB_NODE_DATA_DIR',
@@ -145,13 +152,15 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     .filter(Boolean);
   if (models?.some((m) => !/^[A-Za-z0-9._-]{1,100}$/.test(m)))
     throw new OptionsError(`--models must be catalog model ids separated by commas, got ${modelsRaw}`);
+  const home = resolve(base, get('--home') ?? DEFAULT_HOME);
   return {
     api: api?.replace(/\/+$/, ''),
     joinToken: get('--join-token'),
     name: nodeName(get('--name') ?? host),
-    modelsDir: resolve(base, get('--models-dir') ?? resolve(REPO_ROOT, '.data', 'models')),
+    home,
+    modelsDir: resolve(base, get('--models-dir') ?? join(home, 'models')),
     models: models?.length ? models : undefined,
-    dataDir: resolve(base, get('--data-dir') ?? resolve(REPO_ROOT, '.data', 'node')),
+    dataDir: resolve(base, get('--data-dir') ?? join(home, 'node')),
     threads,
     gpu,
     poolAddress: { host: pool[1]!.replace(/^\[|\]$/g, ''), port: Number(pool[2] ?? 0) },

@@ -1,12 +1,4 @@
-import {
-  EventSender,
-  MAX_BYTES_PER_CALL,
-  MAX_EVENTS_PER_CALL,
-  type NodeJobEvent,
-  type SendResult,
-  takeBatch,
-  tokenEvents,
-} from '../../src/node-agent/job-events';
+import { EventSender, MAX_BYTES_PER_CALL, MAX_EVENTS_PER_CALL, type NodeJobEvent, type SendResult, takeBatch, tokenEvents } from '../src/job-events';
 
 /** A fake API: records each call, answers when the test says so. */
 function fakeApi() {

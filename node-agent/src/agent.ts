@@ -2,20 +2,19 @@
  * The node agent: pairs the machine (once), loads the models its allocation allows, reports in every 5 s and,
  * while not paused, takes jobs from the network and streams their replies back — over HTTP only.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import packageJson from '../package.json';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Schemas } from '../contract/types';
-import { hashRanges } from '../engine/file-proof';
-import type { EngineOptions, LlamaEngine } from '../engine/llama-engine';
-import { generateReply } from '../engine/generation';
+import type { Schemas } from './contract';
+import { hashRanges } from '@glob/engine/file-proof';
+import type { EngineOptions, LlamaEngine } from '@glob/engine/llama-engine';
+import { generateReply } from '@glob/engine/generation';
 import { type Allocation, DEFAULT_ALLOCATION, type Machine, type Plan, plan, sameAllocation } from './allocation';
 import { Backoff, Connection, createNodeApi, type NodeApi } from './api-client';
 import { type BatterySource, type BatteryState, batteryPause, batteryPercent } from './battery';
 import type { CredentialStore, StoredCredential } from './credential-store';
 import { EventSender, type NodeJobEvent, type SendResult } from './job-events';
 import type { HostFacts, LocalModel } from './machine';
-import { REPO_ROOT, type AgentOptions } from './options';
+import type { AgentOptions } from './options';
 import type { LlamaServer } from './llama-server';
 import type { Library } from './model-library';
 import type { PoolMember } from './pool-member';
@@ -25,7 +24,7 @@ const EVENT_BATCH_MS = 50;
 /** Jobs this node runs at once: each loaded model gets one context sequence, and the node tells the platform so. */
 const JOB_SLOTS = 1;
 /** This agent's version, reported in every heartbeat: the platform may require a newer one. */
-export const AGENT_VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'backend', 'package.json'), 'utf8')) as { version: string }).version;
+export const AGENT_VERSION = packageJson.version;
 
 /** The engine calls the agent makes (LlamaEngine; a fake in tests). */
 export type Engine = Pick<LlamaEngine, 'load' | 'unload' | 'loadedModels' | 'isLoaded' | 'generate' | 'benchmark' | 'dispose'>;

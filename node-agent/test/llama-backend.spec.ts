@@ -3,13 +3,13 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
-const REPO = resolve(__dirname, '..', '..', '..');
+const PACKAGE = resolve(__dirname, '..');
 
 /**
- * The pool build's backend detection (scripts/llama-rpc.mjs), run as it runs: in a process whose PATH holds fake
+ * The pool build's backend detection (llama-rpc.mjs), run as it runs: in a process whose PATH holds fake
  * `nvcc` and `nvidia-smi` or not (the machine's own tools are kept off it).
  */
-describe('scripts/llama-rpc.mjs: which llama.cpp backend the pool build builds', () => {
+describe('llama-rpc.mjs: which llama.cpp backend the pool build builds', () => {
   let bin: string;
   beforeAll(() => {
     bin = mkdtempSync(join(tmpdir(), 'glob-fake-cuda-'));
@@ -21,9 +21,9 @@ describe('scripts/llama-rpc.mjs: which llama.cpp backend the pool build builds',
     chmodSync(join(bin, name), 0o755);
   };
   const detect = (env: Record<string, string> = {}) => {
-    const script = "import('./scripts/llama-rpc.mjs').then((m) => console.log(JSON.stringify({ ...m.detectBackend(), dir: m.buildDir() })))";
+    const script = "import('./llama-rpc.mjs').then((m) => console.log(JSON.stringify({ ...m.detectBackend(), dir: m.buildDir() })))";
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: REPO,
+      cwd: PACKAGE,
       encoding: 'utf8',
       env: { HOME: process.env.HOME!, PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin`, ...env },
     });

@@ -1,0 +1,111 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
+import { type AgentProcess, killAgent, startAgentCommand } from '../support/agent';
+import { startStack, type TestStack } from '../support/app';
+import { newUser } from '../support/users';
+import { readSse, startReply, taskOf } from '../support/worker';
+
+const run = promisify(execFile);
+const groupAlive = (pgid: number) => {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const AGENT_PACKAGE = resolve(__dirname, '..', '..', '..', 'node-agent');
+
+/**
+ * The node agent as a provider gets it: `npm pack` of the node-agent package, installed with npm into an empty
+ * directory outside the repository, started with `npx glob-node --api … --join-token …` in a home of its own and an
+ * environment that knows nothing of the platform but the API's URL. It pulls the tiny model from the API's own
+ * copy (SHA-256 checked), pairs and serves a reply.
+ */
+describe('the packed node agent (npx glob-node) on a machine that never saw the repository', () => {
+  let stack: TestStack;
+  let dir: string;
+  let app: string;
+  let home: string;
+  let agent: AgentProcess | undefined;
+  let packed: { filename: string; files: Array<{ path: string }> };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'glob-packed-'));
+    app = join(dir, 'app');
+    home = join(dir, 'home');
+    await mkdir(app);
+    await mkdir(home);
+    // `npm pack` runs the package's prepack script: the bundle is built from the sources under test.
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: AGENT_PACKAGE });
+    packed = (JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<typeof packed>)[0]!;
+    // From npm's cache when it holds the packages (CI's `npm ci` filled it), from the registry otherwise.
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(dir, packed.filename)], { cwd: app });
+    stack = await startStack();
+  }, 300_000);
+
+  afterAll(async () => {
+    await killAgent(agent);
+    await stack?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('ships one bundled file and the pool build script, and installs none of the server’s packages', async () => {
+    expect(packed.files.map((f) => f.path).sort()).toEqual(['README.md', 'dist/glob-node.cjs', 'llama-rpc.mjs', 'package.json']);
+    const manifest = JSON.parse(await readFile(join(app, 'node_modules', 'glob-node', 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(['ipull', 'node-llama-cpp']);
+    const installed = await readdir(join(app, 'node_modules'));
+    for (const server of ['@nestjs', 'typeorm', 'pg', 'bullmq', 'ioredis', 'react', '@glob']) expect(installed).not.toContain(server);
+  });
+
+  it('pairs with the web app’s command, pulls and verifies the tiny model into ~/.glob-network, and serves a reply', async () => {
+    const owner = await newUser(stack, 'packed-owner');
+    const token = await stack.http.post('/api/nodes/join-tokens').set(owner.auth).expect(201);
+    const command = (token.body.command as string).replace(stack.config.publicWebUrl, stack.url).split(' ');
+    expect(command.slice(0, 2)).toEqual(['npx', 'glob-node']);
+    agent = startAgentCommand([...command, '--name', 'packed-pc', '--models', 'glob-tiny-chat', '--threads', '1', '--gpu', 'off'], {
+      cwd: app,
+      env: { HOME: home, USERPROFILE: home },
+    });
+    await agent.waitFor(/Pulled and verified glob-tiny-chat/, 120_000);
+    await agent.waitFor(/Paired as packed-pc/, 60_000);
+    await agent.waitFor(/Serving glob-tiny-chat with 1 thread/, 60_000);
+
+    const nodeHome = join(home, '.glob-network');
+    const sha = async (p: string) =>
+      createHash('sha256')
+        .update(await readFile(p))
+        .digest('hex');
+    expect(await sha(join(nodeHome, 'models', TINY_MODEL_FILE))).toBe(await sha(join(process.env.MODELS_DIR!, TINY_MODEL_FILE)));
+    expect((await stat(join(nodeHome, 'node', 'credential.json'))).mode & 0o777).toBe(0o600);
+
+    const node = async () =>
+      ((await stack.http.get('/api/nodes').set(owner.auth).expect(200)).body.nodes as Array<{ id: string; status: string; models: string[] }>)[0];
+    const deadline = Date.now() + 30_000;
+    while ((await node())?.models.join() !== 'glob-tiny-chat') {
+      if (Date.now() > deadline) throw new Error(`never offered the model:\n${agent.output()}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const asker = await newUser(stack, 'packed-asker');
+    const streamId = `s_packed_${Date.now().toString(36)}`;
+    const res = await startReply(stack, asker.auth, { streamId, modelId: 'glob-tiny-chat', prompt: 'Hello', params: { max_tokens: 8 } });
+    expect(res.status).toBe(200);
+    expect((await readSse(res)).at(-1)!.data).toMatchObject({ type: 'done', success: true });
+    expect(await taskOf(stack, streamId)).toMatchObject({ status: 'completed', node_id: (await node())!.id });
+
+    // Stopped as a terminal's Ctrl-C stops it: the signal reaches npx and the agent alike; the agent stops cleanly.
+    const group = agent.child.pid!;
+    agent.kill('SIGINT');
+    for (const until = Date.now() + 20_000; groupAlive(group) && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
+    expect(groupAlive(group)).toBe(false);
+    expect(agent.output()).toContain('Stopping…');
+    expect(agent.output()).not.toMatch(/Error|at .*glob-node\.cjs/);
+  }, 240_000);
+});
