@@ -31,7 +31,7 @@ function freePort() {
 
 /** Builds the backend if needed, creates a database, migrates, starts the API; stop() undoes it all. */
 export async function startBackend(env = {}) {
-  if (!existsSync(join(root, 'backend/dist/main.js'))) {
+  if (!existsSync(join(root, 'backend/dist/main.js')) || !existsSync(join(root, 'engine/dist/generation.js'))) {
     spawnSync('npm', ['run', 'build', '-w', 'backend'], { cwd: root, stdio: 'inherit' });
   }
   const db = `glob_bench_${randomBytes(4).toString('hex')}`;

@@ -17,7 +17,7 @@ import { validateGguf } from '@glob/engine/gguf-validate';
 import { TINY_MODEL_FILE } from '../src/modules/inference/catalog';
 import { writeTinyLlamaGguf, type TinyModelOptions } from './tiny-model/write-tiny-gguf';
 
-const DEFAULT_OUT = resolve(__dirname, '../../.data/models/');
+const DEFAULT_OUT = resolve(__dirname, '..', '..', '.data', 'models', TINY_MODEL_FILE);
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);

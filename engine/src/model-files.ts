@@ -77,40 +77,52 @@ export interface PullResult {
  */
 export async function pullFiles(o: PullOptions): Promise<PullResult> {
   const started = performance.now();
-  const { downloadFile, downloadSequence } = await loadIpull();
+  const { downloadFile } = await loadIpull();
   const total = o.files.reduce((n, f) => n + f.size_bytes, 0);
-  const engines = await Promise.all(
-    o.files.map((f) =>
-      downloadFile({
+  // One engine per file, run one after another. Not ipull's downloadSequence: closing a sequence finishes its files,
+  // which truncates the progress record kept beside each, so a stopped pull would start again from nothing (measured).
+  const engines: Array<Awaited<ReturnType<typeof downloadFile>>> = [];
+  for (const f of o.files) {
+    engines.push(
+      await downloadFile({
         url: new URL(f.url, o.baseUrl).toString(),
         savePath: join(o.dir, f.name),
         // A complete file of the right size is not fetched again (it is verified below); a partial one resumes.
         skipExisting: true,
         chunkSize: CHUNK_BYTES,
+        cliProgress: o.progressBar ?? false,
       }),
-    ),
-  );
-  const sequence = await downloadSequence({ cliProgress: o.progressBar ?? false, parallelDownloads: 3 }, ...engines);
+    );
+  }
   let logged = 0;
   let fetchedBytes = 0;
   const already = engines.reduce((n, e) => n + e.status.transferredBytes, 0);
   if (already > 0) o.log(`Resuming ${o.label}: ${formatBytes(already)} of ${formatBytes(total)} already here`);
-  sequence.on('progress', (status) => {
-    fetchedBytes = Math.max(0, status.transferredBytes - already);
+  const transferred = engines.map((e) => e.status.transferredBytes);
+  const onProgress = () => {
+    const now = transferred.reduce((a, b) => a + b, 0);
+    fetchedBytes = Math.max(0, now - already);
     if (o.progressBar) return;
-    const share = total > 0 ? status.transferredBytes / total : 1;
+    const share = total > 0 ? now / total : 1;
     if (share < 1 && share - logged < LOG_STEP) return;
     logged = share;
     const rate = fetchedBytes / Math.max(0.001, (performance.now() - started) / 1000);
-    o.log(
-      `Pulling ${o.label}: ${Math.floor(share * 100)} % (${formatBytes(status.transferredBytes)} of ${formatBytes(total)}, ${formatBytes(rate)}/s)`,
-    );
-  });
-  const onAbort = () => void sequence.close().catch(() => undefined);
+    o.log(`Pulling ${o.label}: ${Math.floor(share * 100)} % (${formatBytes(now)} of ${formatBytes(total)}, ${formatBytes(rate)}/s)`);
+  };
+  engines.forEach((e, i) =>
+    e.on('progress', (status) => {
+      transferred[i] = status.transferredBytes;
+      onProgress();
+    }),
+  );
+  const onAbort = () => engines.forEach((e) => void e.close().catch(() => undefined));
   o.signal?.addEventListener('abort', onAbort, { once: true });
   const seconds = () => (performance.now() - started) / 1000;
   try {
-    await sequence.download();
+    for (const e of engines) {
+      o.signal?.throwIfAborted();
+      await e.download();
+    }
   } catch (err) {
     if (o.signal?.aborted) throw o.signal.reason;
     o.log(`Could not pull ${o.label}: ${err instanceof Error ? err.message : String(err)}`);
