@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { DockerfileParser, type Instruction } from 'dockerfile-ast';
+import { DockerfileParser } from 'dockerfile-ast';
 import { validate } from 'dockerfile-utils';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -9,7 +9,7 @@ const ROOT = resolve(__dirname, '..', '..');
  * The images' Dockerfiles, checked without a Docker engine (CI machines may have none): the Docker language
  * server's own validator, every COPY source present in the build context (the repository's root), every workspace's
  * package.json copied before `npm ci` (which refuses a lockfile whose workspaces are missing), and the node image's
- * promises: non-root, the credential and models on a volume, the agent as entry point, a CPU and a CUDA target.
+ * promises: non-root, the credential and models on a volume, the agent as entry point, a CPU and a CUDA variant.
  */
 describe.each(['Dockerfile', 'node-agent/Dockerfile'])('%s', (file) => {
   const text = readFileSync(join(ROOT, file), 'utf8');
@@ -39,36 +39,27 @@ describe.each(['Dockerfile', 'node-agent/Dockerfile'])('%s', (file) => {
 
 describe('the node image', () => {
   const dockerfile = DockerfileParser.parse(readFileSync(join(ROOT, 'node-agent', 'Dockerfile'), 'utf8'));
-  const stage = (name: string): Instruction[] => {
-    const froms = dockerfile.getFROMs();
-    const i = froms.findIndex((f) => f.getBuildStage() === name);
-    const start = froms[i]!.getRange().start.line;
-    const end = froms[i + 1]?.getRange().start.line ?? Infinity;
-    return dockerfile.getInstructions().filter((x) => x.getRange().start.line >= start && x.getRange().start.line < end);
-  };
+  const froms = dockerfile.getFROMs();
   const arg = (name: string) =>
     dockerfile
       .getInitialARGs()
       .map((a) => a.getProperty())
       .find((p) => p?.getName() === name)
       ?.getValue();
+  const last = froms.at(-1)!;
+  const final = dockerfile.getInstructions().filter((i) => i.getRange().start.line > last.getRange().start.line);
+  const text = (keyword: string) => final.filter((i) => i.getKeyword() === keyword).map((i) => i.getArgumentsContent() ?? '');
 
-  it('builds the CPU image by default and a CUDA one on NVIDIA’s runtime image', () => {
-    expect(dockerfile.getFROMs().at(-1)!.getBuildStage()).toBe('cpu');
+  it('runs on Node’s image by default, on NVIDIA’s CUDA runtime with VARIANT=cuda', () => {
+    expect(last.getImage()).toBe('${VARIANT}-base');
+    expect(arg('VARIANT')).toBe('cpu');
+    const base = (name: string) => froms.find((f) => f.getBuildStage() === name)!.getImage();
+    expect(base('cpu-base')).toBe('${NODE_IMAGE}');
+    expect(base('cuda-base')).toBe('${CUDA_IMAGE}');
     expect(arg('CUDA_IMAGE')).toMatch(/^nvidia\/cuda:13\.[\d.]+-runtime-/);
-    expect(
-      dockerfile
-        .getFROMs()
-        .find((f) => f.getBuildStage() === 'cuda')!
-        .getImage(),
-    ).toBe('${CUDA_IMAGE}');
   });
 
-  it.each(['cpu', 'cuda'])('%s: runs the agent as a user of its own, with its credential and models on the /data volume', (name) => {
-    const text = (keyword: string) =>
-      stage(name)
-        .filter((i) => i.getKeyword() === keyword)
-        .map((i) => i.getArgumentsContent() ?? '');
+  it('runs the agent as a user of its own, with its credential and models on the /data volume', () => {
     expect(text('USER')).toEqual(['glob']);
     expect(text('VOLUME')).toEqual(['/data']);
     expect(text('ENTRYPOINT')).toEqual(['["glob-node"]']);
