@@ -86,8 +86,12 @@ export default defineConfig({
       },
     }),
   ],
-  server: { port: Number(process.env.WEB_PORT ?? 5173), proxy: { '/api': { target: api, changeOrigin: false } } },
-  preview: { port: Number(process.env.WEB_PORT ?? 4173), proxy: { '/api': api } },
+  // The API's two roots: /api for the web app, /v1 for OpenAI clients (the API keys page shows this origin's /v1).
+  server: {
+    port: Number(process.env.WEB_PORT ?? 5173),
+    proxy: { '/api': { target: api, changeOrigin: false }, '/v1': { target: api, changeOrigin: false } },
+  },
+  preview: { port: Number(process.env.WEB_PORT ?? 4173), proxy: { '/api': api, '/v1': api } },
   // Every target browser (es2022) preloads modules itself: no polyfill in the entry.
   build: { outDir: 'dist', sourcemap: true, target: 'es2022', modulePreload: { polyfill: false } },
 });

@@ -35,8 +35,11 @@ test('a developer creates an API key, copies it, calls /v1/chat/completions with
   const key = await page.evaluate(() => navigator.clipboard.readText());
   expect(key).toBe(secret);
   // The curl example names this site's /v1 and the new key.
-  await expect(page.getByTestId('api-curl')).toContainText(`${new URL(page.url()).origin}/v1/chat/completions`);
-  await expect(page.getByTestId('api-curl')).toContainText(key);
+  await expect(page.getByTestId('api-snippet')).toContainText(`${new URL(page.url()).origin}/v1/chat/completions`);
+  await expect(page.getByTestId('api-snippet')).toContainText(key);
+  await page.getByRole('button', { name: API_KEYS_TEXTS.languages.javascript }).click();
+  await page.getByRole('button', { name: API_KEYS_TEXTS.copySnippet }).click();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(`baseURL: '${new URL(page.url()).origin}/v1', apiKey: '${key}'`);
   const row = page.getByTestId('api-key-row').filter({ hasText: 'my script' });
   await expect(row.getByTestId('api-key-tokens')).toHaveText('0');
 

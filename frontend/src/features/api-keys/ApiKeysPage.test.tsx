@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { formatGlob } from '../../components/format';
@@ -32,7 +32,15 @@ describe('ApiKeysPage', () => {
     await user.click(screen.getByRole('button', { name: T.createButton }));
     const secret = await screen.findByTestId('api-key-secret');
     expect(secret.textContent).toMatch(/^glb_sk_/);
-    expect(screen.getByTestId('api-curl')).toHaveTextContent(secret.textContent!);
+    expect(screen.getByTestId('api-snippet')).toHaveTextContent(secret.textContent!);
+    // The same call in Python, with this site's /v1 as the base URL, copied with its own button.
+    await user.click(screen.getByRole('button', { name: T.languages.python }));
+    expect(screen.getByRole('button', { name: T.languages.python })).toHaveAttribute('aria-pressed', 'true');
+    expect(screen.getByTestId('api-snippet')).toHaveTextContent(`base_url="${window.location.origin}/v1", api_key="${secret.textContent!}"`);
+    const written = jest.spyOn(navigator.clipboard, 'writeText');
+    await user.click(screen.getByRole('button', { name: T.copySnippet }));
+    expect(written).toHaveBeenCalledWith(screen.getByTestId('api-snippet').textContent);
+    expect(screen.getByText(T.copied)).toBeInTheDocument();
     await waitFor(() => row('ci job'));
     await user.click(screen.getByRole('button', { name: T.done }));
     expect(screen.queryByTestId('api-key-secret')).not.toBeInTheDocument();

@@ -2,20 +2,68 @@ import { useId, useRef, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { apiKeyMutations, apiKeyQueries, type ApiKey, type ApiKeyCreated } from '../../api/queries/api-keys';
 import { copyText } from '../../components/clipboard';
+import { CopyButton } from '../../components/CopyButton';
 import { formatDateTime, formatGlob } from '../../components/format';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { API_KEYS_TEXTS as T } from './texts';
 import './api-keys.css';
 import { failureText } from '../session/errors';
 
-/** The curl call of the "Use the API" block: this site's /v1 and the user's first key (its prefix until one is copied). */
-export function curlExample(origin: string, key: string): string {
-  return [
-    `curl ${origin}/v1/chat/completions \\`,
-    `  -H "Authorization: Bearer ${key}" \\`,
-    `  -H "Content-Type: application/json" \\`,
-    `  -d '{"model": "glob-tiny-chat", "messages": [{"role": "user", "content": "Hello!"}]}'`,
-  ].join('\n');
+/** The "Use the API" snippets: this site's /v1 and the user's first key (its prefix until one is copied). */
+export const API_SNIPPETS = {
+  curl: (origin: string, key: string) =>
+    [
+      `curl ${origin}/v1/chat/completions \\`,
+      `  -H "Authorization: Bearer ${key}" \\`,
+      `  -H "Content-Type: application/json" \\`,
+      `  -d '{"model": "glob-tiny-chat", "messages": [{"role": "user", "content": "Hello!"}]}'`,
+    ].join('\n'),
+  javascript: (origin: string, key: string) =>
+    [
+      `import OpenAI from 'openai';`,
+      ``,
+      `const client = new OpenAI({ baseURL: '${origin}/v1', apiKey: '${key}' });`,
+      `const reply = await client.chat.completions.create({`,
+      `  model: 'glob-tiny-chat',`,
+      `  messages: [{ role: 'user', content: 'Hello!' }],`,
+      `});`,
+      `console.log(reply.choices[0].message.content);`,
+    ].join('\n'),
+  python: (origin: string, key: string) =>
+    [
+      `from openai import OpenAI`,
+      ``,
+      `client = OpenAI(base_url="${origin}/v1", api_key="${key}")`,
+      `reply = client.chat.completions.create(`,
+      `    model="glob-tiny-chat",`,
+      `    messages=[{"role": "user", "content": "Hello!"}],`,
+      `)`,
+      `print(reply.choices[0].message.content)`,
+    ].join('\n'),
+} as const;
+type SnippetLanguage = keyof typeof API_SNIPPETS;
+
+/** The snippets, one language at a time (curl first), each with a copy button. */
+function UseTheApi({ origin, apiKey }: { origin: string; apiKey: string }) {
+  const [language, setLanguage] = useState<SnippetLanguage>('curl');
+  const snippet = API_SNIPPETS[language](origin, apiKey);
+  return (
+    <section className="card app-section api-keys-use" aria-labelledby="api-keys-use-title">
+      <h2 id="api-keys-use-title">{T.useTitle}</h2>
+      <p>{T.useText}</p>
+      <div className="api-keys-languages" role="group" aria-label={T.languageLabel}>
+        {(Object.keys(API_SNIPPETS) as SnippetLanguage[]).map((l) => (
+          <button key={l} type="button" className="btn btn-secondary" aria-pressed={l === language} onClick={() => setLanguage(l)}>
+            {T.languages[l]}
+          </button>
+        ))}
+      </div>
+      <pre>
+        <code data-testid="api-snippet">{snippet}</code>
+      </pre>
+      <CopyButton text={snippet} label={T.copySnippet} copiedLabel={T.copied} failedLabel={T.copySnippetFailed} />
+    </section>
+  );
 }
 
 /** The new key, shown once, with a copy button. */
@@ -65,7 +113,7 @@ function KeyRow({ k, onRevoke }: { k: ApiKey; onRevoke: (k: ApiKey) => void }) {
 
 /**
  * "API keys": create a named key (shown once, with an optional daily limit), the list with each key's usage, revoke
- * with a confirmation, and how to call the API with curl.
+ * with a confirmation, and how to call the API (curl, JavaScript and Python, with this site's /v1).
  */
 export function ApiKeysPage() {
   const list = useQuery(apiKeyQueries.list());
@@ -171,13 +219,7 @@ export function ApiKeysPage() {
         )}
       </section>
 
-      <section className="card app-section api-keys-use" aria-labelledby="api-keys-use-title">
-        <h2 id="api-keys-use-title">{T.useTitle}</h2>
-        <p>{T.useText}</p>
-        <pre>
-          <code data-testid="api-curl">{curlExample(origin, exampleKey)}</code>
-        </pre>
-      </section>
+      <UseTheApi origin={origin} apiKey={exampleKey} />
 
       {revoking ? (
         <ConfirmDialog

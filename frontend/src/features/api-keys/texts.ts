@@ -29,4 +29,8 @@ export const API_KEYS_TEXTS = {
   noLimit: 'None',
   useTitle: 'Use the API',
   useText: 'Chat with the platform’s models from any OpenAI client, or with curl:',
+  languageLabel: 'Example in',
+  languages: { curl: 'curl', javascript: 'JavaScript', python: 'Python' },
+  copySnippet: 'Copy example',
+  copySnippetFailed: 'Copy failed: select the example and copy it by hand.',
 } as const;
