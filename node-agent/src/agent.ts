@@ -176,7 +176,7 @@ export class Agent {
     const api = options.api ?? stored?.api;
     if (!api) {
       throw new AgentError(
-        'This machine is not paired yet. Run: npm run node -- --api <url> --join-token <token> (create the token in the web app, under "Your nodes").',
+        'This machine is not paired yet. Run: npx glob-node --api <url> --join-token <token> (create the token in the web app, under "Your nodes").',
       );
     }
     this.api = createNodeApi(api, () => this.credential?.credential, this.deps.fetch);
@@ -186,8 +186,6 @@ export class Agent {
         () => this.engineConfig?.threads ?? 1,
         () => this.models,
       );
-      await this.pool.open();
-      this.log(`Pool tunnel listening on ${this.pool.endpoint}`);
     }
     const samePlace = stored && (!options.api || stored.api === options.api);
     if (stored && (samePlace || !options.joinToken)) {

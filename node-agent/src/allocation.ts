@@ -5,6 +5,7 @@
 import constants from '@glob/contract/constants.json';
 import type { Schemas } from './contract';
 import { formatBytes } from '@glob/engine/bytes';
+import { threadsFor } from '@glob/engine/threads';
 
 export type Allocation = Schemas['NodeAllocation'];
 
@@ -15,12 +16,6 @@ export const DEFAULT_ALLOCATION: Allocation = {
   gpu_percent: constants.nodeAllocation.gpu_percent.default,
   disk_gb: constants.nodeAllocation.disk_gb.default,
 };
-
-/** threads = max(1, round(cores × cpu % / 100)); `override` (--threads) wins. */
-export function threadsFor(cores: number, cpuPercent: number, override?: number): number {
-  if (override !== undefined) return override;
-  return Math.max(1, Math.round((cores * cpuPercent) / 100));
-}
 
 export interface ModelFile {
   id: string;

@@ -1,4 +1,5 @@
-import { DEFAULT_ALLOCATION, modelsThatFit, plan, sameAllocation, threadsFor } from '../src/allocation';
+import { threadsFor } from '@glob/engine/threads';
+import { DEFAULT_ALLOCATION, modelsThatFit, plan, sameAllocation } from '../src/allocation';
 
 const GB = 1024 ** 3;
 

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
+import constants from '@glob/contract/constants.json';
+import { threadsFor } from '@glob/engine/threads';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { UNITS_PER_GLOB } from '../modules/wallet/units';
@@ -401,7 +403,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     oauth: oauthProviders(source),
     inference: {
       ...catalogLocation(source),
-      threads: env.INFERENCE_THREADS ?? Math.max(1, availableParallelism()),
+      // The share of the cores a node uses by default (its CPU allocation's default), measured the same way.
+      threads: env.INFERENCE_THREADS ?? threadsFor(availableParallelism(), constants.nodeAllocation.cpu_percent.default),
       gpu: env.INFERENCE_GPU ?? false,
       workerModels: env.WORKER_MODELS
         ? env.WORKER_MODELS.split(',')

@@ -90,6 +90,14 @@ describe('provider nodes over the public API', () => {
   }, 60_000);
 
   describe('pairing', () => {
+    it('counts uptime from pairing: a node that has called in since it paired is up all that time, not only until its last call', async () => {
+      const node = await pair(owner);
+      await new Promise((r) => setTimeout(r, 1_500));
+      const nodes = (await stack.http.get('/api/nodes').set(owner.auth).expect(200)).body.nodes as Array<{ id: string; uptime_30d: number }>;
+      expect(nodes.find((n) => n.id === node.id)!.uptime_30d).toBeGreaterThanOrEqual(0.9);
+      await stack.http.delete(`/api/nodes/${node.id}`).set(owner.auth).expect(204);
+    });
+
     it('a join token pairs once: a second use, a late use or an unknown token gets 401 and creates nothing', async () => {
       const res = spec(await stack.http.post('/api/nodes/join-tokens').set(owner.auth), 'createJoinToken');
       const token = res.body.join_token as string;

@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config/config';
 
@@ -14,6 +14,9 @@ describe('config from the environment', () => {
     expect(c.mail.smtpUrl).toBeUndefined();
     expect(c.validateResponses).toBe(true);
     expect(c.jwt.accessSecret).toHaveLength(64);
+    // The worker's llama.cpp threads: a node's default CPU share (50 %) of this machine's cores, as an agent uses.
+    expect(c.inference.threads).toBe(Math.max(1, Math.round(availableParallelism() / 2)));
+    expect(loadConfig({ ...base, INFERENCE_THREADS: '3' }).inference.threads).toBe(3);
   });
 
   it('refuses a missing or malformed database URL and bad numbers, naming each variable', () => {

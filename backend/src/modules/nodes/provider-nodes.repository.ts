@@ -77,7 +77,8 @@ export interface NodeChanges {
 const ROW = (live: string) => `n.id, n.owner_id, n.name, n.host, n.os, n.arch, n.cpu_cores, n.ram_bytes, n.gpu, n.vram_bytes, n.hardware_score,
   n.claimed_tps, n.measured_tps, n.measured_tokens, n.slots, n.paused_reason, n.agent_version, n.compute_backend, n.compute_vram_bytes, n.models, n.paused, n.battery_paused, n.cpu_percent, n.memory_percent, n.gpu_percent, n.disk_gb, n.created_at,
   n.last_seen_at, ${liveNode('n', live)} AS live, n.revoked_at IS NOT NULL AS revoked,
-  least(1, coalesce((SELECT sum(p.seconds) FROM node_presence p WHERE p.node_id = n.id AND p.day > current_date - 30), 0)
+  least(1, (coalesce((SELECT sum(p.seconds) FROM node_presence p WHERE p.node_id = n.id AND p.day > current_date - 30), 0)
+      + CASE WHEN ${liveNode('n', live)} THEN extract(epoch FROM now() - n.last_seen_at) ELSE 0 END)
     / greatest(1, extract(epoch FROM now() - greatest(n.created_at, now() - interval '30 days'))))::float8 AS uptime,
   (SELECT count(*)::int FROM inference_tasks t WHERE t.node_id = n.id AND t.status = 'completed') AS tasks_served`;
 
