@@ -39,7 +39,6 @@ describe('a pull stopped by its signal', () => {
       },
     });
     await expect(first).rejects.toThrow('stopped');
-    const sentBefore = mirror.sent.get('model.gguf')!;
     expect(await readdir(out)).toEqual(['model.gguf.ipull']);
 
     const lines: string[] = [];
@@ -48,7 +47,8 @@ describe('a pull stopped by its signal', () => {
     const kept = Number(/Resuming m: ([\d.]+) MB/.exec(lines.join('\n'))![1]) * 1024 ** 2;
     expect(kept).toBeGreaterThan(size * 0.4);
     expect(second.fetchedBytes).toBeLessThanOrEqual(size - kept + 1);
-    // The mirror sent the file about once in all, not once and a half.
-    expect(mirror.sent.get('model.gguf')! - sentBefore).toBeLessThan(size * 0.65);
+    // In all, the mirror sent the file once plus what was in flight at the stop (at most a few 2 MiB chunks), not the
+    // half again that starting over would cost.
+    expect(mirror.sent.get('model.gguf')!).toBeLessThan(size * 1.4);
   }, 60_000);
 });
