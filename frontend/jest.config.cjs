@@ -3,8 +3,11 @@ module.exports = {
   rootDir: __dirname,
   testEnvironment: 'jest-fixed-jsdom',
   testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/src/**/*.test.tsx'],
-  // A few of MSW's and openapi-msw's dependencies ship ES modules only: compile them too.
-  transformIgnorePatterns: ['/node_modules/(?!(rettime|until-async|openapi-msw|@open-draft)/)'],
+  // Some dependencies ship ES modules only: MSW's and openapi-msw's few, and the Markdown renderer's unified
+  // ecosystem (react-markdown, remark, micromark, mdast/hast/unist utilities, vfile and their small helpers).
+  transformIgnorePatterns: [
+    '/node_modules/(?!(rettime|until-async|openapi-msw|@open-draft|react-markdown|remark-.*|micromark.*|mdast-.*|hast-.*|unist-.*|unified|bail|is-plain-obj|trough|vfile.*|devlop|decode-named-character-reference|character-entities.*|character-reference-invalid|property-information|space-separated-tokens|comma-separated-tokens|html-url-attributes|trim-lines|ccount|escape-string-regexp|markdown-table|longest-streak|zwitch|estree-util-.*|is-.*|parse-entities|stringify-entities)/)',
+  ],
   transform: {
     '^.+\\.(t|j)sx?$|^.+\\.mjs$': [
       '@swc/jest',

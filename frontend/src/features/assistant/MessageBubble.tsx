@@ -1,6 +1,8 @@
 import { Link } from '@tanstack/react-router';
 import { Icon } from '../../components/Icon';
 import { LOCALE } from '../../components/format';
+import { Markdown } from './markdown/Markdown';
+import { REPLY_TEXT } from './reply-texts';
 import { TEXT } from './texts';
 import type { UiMessage } from './types';
 
@@ -70,9 +72,17 @@ export function MessageBubble({ message, onRetry, canRetry, modelName = (id) => 
             <span className="visually-hidden">Sent</span>
           </span>
         )}
+        {!isUser && message.stopped && <span className="assistant-msg-stopped">{REPLY_TEXT.stopped}</span>}
       </div>
       <div className="assistant-msg-body">
-        {message.kind === 'insufficient' ? <InsufficientNotice /> : message.content && <p className="assistant-msg-text">{message.content}</p>}
+        {message.kind === 'insufficient' ? (
+          <InsufficientNotice />
+        ) : !message.content ? null : isUser || message.kind ? (
+          // What the user typed (and the app's own notices) stays plain text.
+          <p className="assistant-msg-text assistant-msg-content">{message.content}</p>
+        ) : (
+          <Markdown text={message.content} streaming={streaming} />
+        )}
         {streaming && (
           <p className="assistant-msg-generating" role="status">
             <span className="assistant-dots" aria-hidden="true">
