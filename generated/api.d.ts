@@ -1715,6 +1715,11 @@ export interface components {
             model: string | null;
             role: components["schemas"]["ChatRole"];
             status: components["schemas"]["ChatMessageStatus"];
+            /**
+             * @description True for a reply its requester stopped: its text ends where the stop reached the generator, which is what
+             *     the requester was shown and charged for.
+             */
+            stopped: boolean;
             timestamp: components["schemas"]["Timestamp"];
             /** @description Tokens the message used (prompt tokens for a user message, completion tokens for a reply); 0 when unknown. */
             tokens: number;
@@ -1749,7 +1754,7 @@ export interface components {
         };
         /**
          * @description A user message is `sending`, then `sent` or `error`. An assistant reply is `streaming` while it is generated,
-         *     then `sent` (also after a stop) or `error`.
+         *     then `sent` (also after a stop: see `stopped`) or `error`.
          * @enum {string}
          */
         ChatMessageStatus: "sending" | "sent" | "streaming" | "error";
@@ -2849,6 +2854,13 @@ export interface components {
             params?: components["schemas"]["InferenceParams"];
             prompt?: string;
             /**
+             * @description With `conversation_id`: a user message of that conversation which this turn replaces, with every message
+             *     after it (regenerating the last reply sends its user message's text again; editing a message sends the new
+             *     text). The model sees only the messages before it. What the replaced replies cost stays in the wallet's
+             *     history. 404 when the conversation has no such user message.
+             */
+            replace_from?: components["schemas"]["Uuid"];
+            /**
              * @description Chosen by the client; becomes the job id, the id of `GET /api/inference/stream/{id}` and of the stop call.
              * @example msg_1732184100000_k3j9x
              */
@@ -3867,6 +3879,7 @@ export interface operations {
                      *             "role": "user",
                      *             "content": "Explain list comprehensions in Python in two sentences.",
                      *             "status": "sent",
+                     *             "stopped": false,
                      *             "model": null,
                      *             "tokens": 14,
                      *             "timestamp": "2026-11-21T10:15:00.000Z"
@@ -3876,6 +3889,7 @@ export interface operations {
                      *             "role": "assistant",
                      *             "content": "List comprehensions build a list from an iterable in one expression.",
                      *             "status": "sent",
+                     *             "stopped": false,
                      *             "model": "llama-3.3-70b-instruct",
                      *             "tokens": 9,
                      *             "timestamp": "2026-11-21T10:15:04.000Z"
@@ -3970,6 +3984,7 @@ export interface operations {
                      *             "role": "user",
                      *             "content": "Explain list comprehensions in Python in two sentences.",
                      *             "status": "sent",
+                     *             "stopped": false,
                      *             "model": null,
                      *             "tokens": 14,
                      *             "timestamp": "2026-11-21T10:15:00.000Z"
@@ -3979,6 +3994,7 @@ export interface operations {
                      *             "role": "assistant",
                      *             "content": "List comprehensions build a list from an iterable in one expression.",
                      *             "status": "sent",
+                     *             "stopped": false,
                      *             "model": "llama-3.3-70b-instruct",
                      *             "tokens": 9,
                      *             "timestamp": "2026-11-21T10:15:04.000Z"
@@ -4185,6 +4201,7 @@ export interface operations {
                      *         "role": "user",
                      *         "content": "And how do dict comprehensions differ?",
                      *         "status": "sent",
+                     *         "stopped": false,
                      *         "model": null,
                      *         "tokens": 9,
                      *         "timestamp": "2026-11-21T10:16:30.000Z"
@@ -4815,7 +4832,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such model in the catalog, or no such conversation of the caller ('Conversation not found'). */
+            /**
+             * @description No such model in the catalog, no such conversation of the caller ('Conversation not found'), or no such
+             *     user message in it to replace ('Message not found').
+             */
             404: {
                 headers: {
                     [name: string]: unknown;

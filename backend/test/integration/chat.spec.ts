@@ -26,7 +26,7 @@ describe('chat: conversations saved on the server', () => {
     await stack.db.transaction((em) =>
       stack.app
         .get(ChatService)
-        .saveReply(c.id, { content: 'a\u0000b\u0000c', tokens: 3, model: 'glob-tiny-chat', status: 'sent', promptTokens: 0 }, em),
+        .saveReply(c.id, { content: 'a\u0000b\u0000c', tokens: 3, model: 'glob-tiny-chat', status: 'sent', stopped: false, promptTokens: 0 }, em),
     );
     const got = await stack.http.get(`/api/chat/conversations/${c.id}`).set(u.auth).expect(200);
     expect(got.body.conversation.messages.map((m: { content: string }) => m.content)).toEqual(['abc']);

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { ChatService } from '../../src/modules/chat/chat.service';
 import { RewardsService } from '../../src/modules/rewards/rewards.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { expectSpecResponse } from '../support/contract';
@@ -387,7 +389,7 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     expect(after.body.conversation.messages).toHaveLength(2);
   });
 
-  it('saves a stopped reply with what was generated', async () => {
+  it('saves a stopped reply with what was generated, marked stopped', async () => {
     const u = await newUser(stack, 'halter');
     const conv = await stack.http.post('/api/chat/conversations').set(u.auth).send({ model_id: MODEL }).expect(201);
     const cid = conv.body.conversation.id as string;
@@ -417,7 +419,86 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
       .join('');
     const got = await stack.http.get(`/api/chat/conversations/${cid}`).set(u.auth).expect(200);
     const reply = got.body.conversation.messages[1];
-    expect(reply).toMatchObject({ role: 'assistant', status: 'sent', content: text, tokens: events.at(-1)!.data.usage!.completion_tokens });
+    // Marked stopped, with the text the requester saw (every token streamed until done), in the list and the export.
+    expect(reply).toMatchObject({
+      role: 'assistant',
+      status: 'sent',
+      stopped: true,
+      content: text,
+      tokens: events.at(-1)!.data.usage!.completion_tokens,
+    });
+    expect(got.body.conversation.messages[0].stopped).toBe(false);
+    const exported = await stack.http.get(`/api/chat/conversations/${cid}/export`).query({ format: 'markdown' }).set(u.auth).expect(200);
+    expect(exported.body.content).toContain(' · stopped_');
+    // The next turn's history holds the stopped reply like any other.
+    expect((await stack.app.get(ChatService).history(cid))!.at(-1)).toEqual({ role: 'assistant', content: text });
+  });
+
+  it('replaces a turn: regenerating the last reply or editing a message discards what follows; every charge stays', async () => {
+    const u = await newUser(stack, 'reviser');
+    const conv = await stack.http.post('/api/chat/conversations').set(u.auth).send({ model_id: MODEL }).expect(201);
+    const cid = conv.body.conversation.id as string;
+    const turn = async (prompt: string, replaceFrom?: string) => {
+      const res = await startReply(stack, u.auth, {
+        streamId: streamId(),
+        modelId: MODEL,
+        prompt,
+        conversation_id: cid,
+        ...(replaceFrom ? { replace_from: replaceFrom } : {}),
+        params: { max_tokens: 8 },
+      });
+      expect(res.status).toBe(200);
+      expect((await readSse(res)).at(-1)!.data.type).toBe('done');
+    };
+    const messages = async () =>
+      (await stack.http.get(`/api/chat/conversations/${cid}`).set(u.auth).expect(200)).body.conversation as {
+        messages: Array<{ id: string; role: string; content: string; tokens: number }>;
+        metadata: { total_messages: number; total_tokens: number };
+      };
+    await turn('First question');
+    await turn('Second question');
+    const before = await messages();
+    expect(before.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+
+    // Regenerate: the last user message again, its old reply replaced.
+    await turn('Second question', before.messages[2]!.id);
+    const regenerated = await messages();
+    expect(regenerated.messages.map((m) => m.content.slice(0, 15))).toEqual([
+      'First question',
+      before.messages[1]!.content.slice(0, 15),
+      'Second question',
+      expect.any(String),
+    ]);
+    expect(regenerated.messages.slice(0, 2).map((m) => m.id)).toEqual(before.messages.slice(0, 2).map((m) => m.id));
+    expect(regenerated.messages.map((m) => m.id)).not.toContain(before.messages[3]!.id);
+    expect(regenerated.metadata).toEqual({
+      total_messages: 4,
+      total_tokens: regenerated.messages.reduce((a, m) => a + m.tokens, 0),
+    });
+
+    // Edit the first message: everything after it goes.
+    await turn('First question, edited', regenerated.messages[0]!.id);
+    const edited = await messages();
+    expect(edited.messages.map((m) => [m.role, m.role === 'user' ? m.content : ''])).toEqual([
+      ['user', 'First question, edited'],
+      ['assistant', ''],
+    ]);
+    expect(edited.metadata.total_messages).toBe(2);
+
+    // Four replies were generated and charged; each charge stays in the history.
+    const spent = (await stack.http.get(`/api/users/${u.id}/transactions`).set(u.auth).expect(200)).body.transactions.filter(
+      (t: { type: string }) => t.type === 'spending',
+    );
+    expect(spent).toHaveLength(4);
+
+    // Bad input: no conversation, or a message that is not one of its user messages.
+    const bad = (body: object) => startReply(stack, u.auth, { streamId: streamId(), modelId: MODEL, prompt: 'x', ...body });
+    const orphan = await bad({ replace_from: edited.messages[0]!.id });
+    expect(orphan.status).toBe(400);
+    expect(await orphan.json()).toMatchObject({ statusCode: 400, message: 'replace_from: needs conversation_id' });
+    expect((await bad({ conversation_id: cid, replace_from: edited.messages[1]!.id })).status).toBe(404);
+    expect((await bad({ conversation_id: cid, replace_from: randomUUID() })).status).toBe(404);
+    expect((await messages()).messages).toHaveLength(2);
   });
 
   describe('with a second worker', () => {

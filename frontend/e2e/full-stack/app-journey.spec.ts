@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import type { APIRequestContext, Page } from '@playwright/test';
 import { formatGlob } from '../../src/components/format';
+import { REPLY_TEXT } from '../../src/features/assistant/reply-texts';
 import { navigate, recordReplyGrowth, registerThroughUi, statValue, topBarBalance, transactions, type Person } from '../support/app';
 import { query } from '../support/db';
 import { expect, test } from '../support/fixtures';
@@ -86,13 +87,13 @@ test('the web app, end to end on the real platform', async ({ page, request }) =
     const streamed = samples.filter((s) => s.streaming && s.length > 0).map((s) => s.length);
     expect(new Set(streamed).size, `lengths seen while streaming: ${streamed.join(', ')}`).toBeGreaterThanOrEqual(3);
     expect(streamed).toEqual([...streamed].sort((a, b) => a - b));
-    firstReply = (await reply.locator('.assistant-msg-text').textContent()) ?? '';
+    firstReply = (await reply.locator('.assistant-msg-content').textContent()) ?? '';
     expect(firstReply.length).toBeGreaterThan(streamed[0]!);
     // After 'done': tokens used and the model on the reply, the conversation's total in the header.
     await expect(reply.locator('.assistant-msg-usage')).toHaveText(/^\d+ tokens.*Glob Tiny Chat$/);
     await expect(page.getByText(/^Tokens used: [1-9]\d* • Cost: \$0\.\d{4}$/)).toBeVisible();
-    // The conversation was created by the first message, titled 'Chat {date}'.
-    await expect(page.locator('.conv-item .conv-title').first()).toHaveText(/^Chat \d{2}\/\d{2}\/\d{4}$/);
+    // The conversation was created by the first message, titled 'Chat {date}' in the app's date format ('Chat Nov 25, 2026').
+    await expect(page.locator('.conv-item .conv-title').first()).toHaveText(/^Chat [A-Z][a-z]{2} \d{1,2}, \d{4}$/);
   });
 
   await test.step("a second message, stopped mid-stream with 'Stop generation'", async () => {
@@ -113,7 +114,7 @@ test('the web app, end to end on the real platform', async ({ page, request }) =
     await expect(reply).toHaveAttribute('data-status', 'streaming');
     await expect(reply.getByText('Generating...')).toBeVisible();
     await expect(input).toBeDisabled();
-    const text = reply.locator('.assistant-msg-text');
+    const text = reply.locator('.assistant-msg-content');
     await expect.poll(async () => ((await text.textContent()) ?? '').length, { timeout: 20_000 }).toBeGreaterThan(40);
     await page.getByRole('button', { name: 'Stop generation' }).click();
 
@@ -121,9 +122,17 @@ test('the web app, end to end on the real platform', async ({ page, request }) =
     await expect(reply).toHaveAttribute('data-status', 'sent');
     await expect(reply.getByText('Generating...')).toHaveCount(0);
     await expect(input).toBeEnabled();
+    await expect(reply.getByText(REPLY_TEXT.stopped, { exact: true })).toBeVisible();
+    // What was generated until the stop reached the worker still arrives; the server's done ends it (usage shown).
+    await expect(reply.locator('.assistant-msg-usage')).toContainText(/\d+ tokens?/);
     const stoppedAt = (await text.textContent()) ?? '';
     await page.waitForTimeout(1500);
     expect(await text.textContent(), 'the reply stops growing').toBe(stoppedAt);
+    // Saved as shown: after a reload, the same text, still marked stopped.
+    await page.reload();
+    const saved = page.getByRole('log', { name: 'Messages' }).locator('.assistant-msg.is-assistant').nth(-1);
+    await expect(saved.locator('.assistant-msg-content')).toHaveText(stoppedAt);
+    await expect(saved.getByText(REPLY_TEXT.stopped, { exact: true })).toBeVisible();
     // The worker really stopped: the saved reply is far from the 2048 tokens this prompt runs to.
     const [task] = await query<{ completion_tokens: number; status: string }>(
       `SELECT t.completion_tokens, t.status FROM inference_tasks t JOIN users u ON u.id = t.user_id

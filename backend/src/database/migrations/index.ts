@@ -12,6 +12,7 @@ import { NodeTrust1764700000000 } from './1764700000000-NodeTrust';
 import { FairRewards1764800000000 } from './1764800000000-FairRewards';
 import { AgentReports1764900000000 } from './1764900000000-AgentReports';
 import { DiskAllocation1765000000000 } from './1765000000000-DiskAllocation';
+import { StoppedReplies1765100000000 } from './1765100000000-StoppedReplies';
 
 /** Every migration, oldest first. A new migration is added here. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   FairRewards1764800000000,
   AgentReports1764900000000,
   DiskAllocation1765000000000,
+  StoppedReplies1765100000000,
 ];

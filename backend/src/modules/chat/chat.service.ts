@@ -5,6 +5,7 @@ import { Transactions, type Tx } from '../../database/repository';
 import { ConversationsRepository, type ConversationRow, type MessageRow, type MessageStatus as Status } from './conversations.repository';
 
 const NOT_FOUND = 'Conversation not found';
+const MESSAGE_NOT_FOUND = 'Message not found';
 
 const summary = (c: ConversationRow): Schemas['ConversationSummary'] => ({
   conversation_id: c.id,
@@ -23,6 +24,7 @@ const message = (m: MessageRow): Schemas['ChatMessage'] => ({
   role: m.role,
   content: m.content,
   status: m.status,
+  stopped: m.stopped,
   model: m.model,
   tokens: m.tokens,
   timestamp: m.created_at.toISOString(),
@@ -139,7 +141,7 @@ export class ChatService {
         lines.push(
           `### ${m.role === 'user' ? 'User' : 'Assistant'}`,
           '',
-          `_${m.timestamp}${m.model ? ` · ${m.model}` : ''}${m.tokens ? ` · ${m.tokens} tokens` : ''}_`,
+          `_${m.timestamp}${m.model ? ` · ${m.model}` : ''}${m.tokens ? ` · ${m.tokens} tokens` : ''}${m.stopped ? ' · stopped' : ''}_`,
           '',
           m.content,
           '',
@@ -150,10 +152,38 @@ export class ChatService {
     return { content: JSON.stringify(conversation, null, 2), filename: `${slug}.json`, format: 'json', mime_type: 'application/json' };
   }
 
-  /** The model's view of a conversation: its saved messages, oldest first. */
-  async history(conversationId: string): Promise<Array<{ role: 'user' | 'assistant'; content: string }>> {
-    const rows = await this.messages(conversationId);
+  /**
+   * The model's view of a conversation: its saved messages, oldest first; with `before` (a user message of it),
+   * only those before that one. Null when `before` is not a user message of the conversation.
+   */
+  async history(conversationId: string, before?: string): Promise<Array<{ role: 'user' | 'assistant'; content: string }> | null> {
+    let rows = await this.messages(conversationId);
+    if (before !== undefined) {
+      const at = rows.findIndex((m) => m.id === before && m.role === 'user');
+      if (at < 0) return null;
+      rows = rows.slice(0, at);
+    }
     return rows.filter((m) => m.status === 'sent' && m.content).map((m) => ({ role: m.role, content: m.content }));
+  }
+
+  /**
+   * A turn that replaces `userMessageId` and everything after it (a regenerated reply, an edited message): they go,
+   * and the new user message is saved, in one transaction. 404 when the conversation has no such user message.
+   */
+  async replaceFrom(userId: string, id: string, userMessageId: string, m: { content: string; model: string }): Promise<Schemas['ChatMessage']> {
+    return this.transactions.run(async (tx) => {
+      await this.owned(userId, id, true, tx);
+      const gone = await this.conversations.truncateFrom(id, userMessageId, tx);
+      if (!gone) throw new NotFoundException(MESSAGE_NOT_FOUND);
+      await this.conversations.addToTotals(id, -gone.messages, -gone.tokens, tx);
+      const row = await this.conversations.addMessage(
+        id,
+        { role: 'user', content: m.content, status: 'sent', model: m.model, tokens: 0, timestamp: null },
+        tx,
+      );
+      await this.conversations.addToTotals(id, 1, 0, tx);
+      return message(row);
+    });
   }
 
   /**
@@ -162,7 +192,7 @@ export class ChatService {
    */
   async saveReply(
     conversationId: string,
-    reply: { content: string; tokens: number; model: string; status: Status; userMessageId?: string; promptTokens: number },
+    reply: { content: string; tokens: number; model: string; status: Status; stopped: boolean; userMessageId?: string; promptTokens: number },
     tx: Tx,
   ): Promise<void> {
     if (!(await this.conversations.lock(conversationId, tx))) return; // deleted meanwhile
@@ -175,6 +205,7 @@ export class ChatService {
         role: 'assistant',
         content: reply.content.replaceAll('\0', ''),
         status: reply.status,
+        stopped: reply.stopped,
         model: reply.model,
         tokens: reply.tokens,
         timestamp: null,

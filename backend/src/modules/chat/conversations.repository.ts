@@ -21,6 +21,7 @@ export interface MessageRow {
   role: 'user' | 'assistant';
   content: string;
   status: MessageStatus;
+  stopped: boolean;
   model: string | null;
   tokens: number;
   created_at: Date;
@@ -30,6 +31,8 @@ export interface NewMessage {
   role: 'user' | 'assistant';
   content: string;
   status: MessageStatus;
+  /** A reply its requester stopped (false when absent). */
+  stopped?: boolean;
   model: string | null;
   tokens: number;
   /** When the client wrote it; now when absent. */
@@ -44,7 +47,7 @@ export interface ConversationCursor {
 }
 
 const COLUMNS = 'c.id, c.title, c.model_id, c.is_pinned, c.total_messages, c.total_tokens, c.created_at, c.updated_at';
-const MESSAGE = 'id, role, content, status, model, tokens, created_at';
+const MESSAGE = 'id, role, content, status, stopped, model, tokens, created_at';
 
 /** `50%_off` searched literally: LIKE wildcards escaped. */
 const likePattern = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -122,10 +125,10 @@ export class ConversationsRepository extends Repository {
 
   async addMessage(conversationId: string, m: NewMessage, tx: Tx): Promise<MessageRow> {
     return (await this.one<MessageRow>(
-      `INSERT INTO messages (conversation_id, role, content, status, model, tokens, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, coalesce($7::timestamptz, now()))
+      `INSERT INTO messages (conversation_id, role, content, status, model, tokens, created_at, stopped)
+       VALUES ($1, $2, $3, $4, $5, $6, coalesce($7::timestamptz, now()), $8)
        RETURNING ${MESSAGE}`,
-      [conversationId, m.role, m.content, m.status, m.model, m.tokens, m.timestamp],
+      [conversationId, m.role, m.content, m.status, m.model, m.tokens, m.timestamp, m.stopped ?? false],
       tx,
     ))!;
   }
@@ -139,6 +142,27 @@ export class ConversationsRepository extends Repository {
         tx,
       )) > 0
     );
+  }
+
+  /**
+   * Deletes a user message of the conversation and every message after it (a turn replaced by a regenerated or
+   * edited one); null when the conversation has no such user message, else what went.
+   */
+  async truncateFrom(conversationId: string, userMessageId: string, tx: Tx): Promise<{ messages: number; tokens: number } | null> {
+    const from = await this.one<{ created_at: Date; seq: string }>(
+      `SELECT created_at, seq FROM messages WHERE id = $1 AND conversation_id = $2 AND role = 'user'`,
+      [userMessageId, conversationId],
+      tx,
+    );
+    if (!from) return null;
+    const gone = await this.one<{ messages: number; tokens: number }>(
+      `WITH gone AS (
+         DELETE FROM messages WHERE conversation_id = $1 AND (created_at, seq) >= ($2::timestamptz, $3::bigint) RETURNING tokens)
+       SELECT count(*)::int AS messages, coalesce(sum(tokens), 0)::int AS tokens FROM gone`,
+      [conversationId, from.created_at, from.seq],
+      tx,
+    );
+    return gone!;
   }
 
   /** Counts messages and tokens added to a conversation, which becomes the most recently updated. */

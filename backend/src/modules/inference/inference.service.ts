@@ -1,4 +1,5 @@
 import {
+  BadRequestException,
   ConflictException,
   HttpException,
   HttpStatus,
@@ -136,7 +137,7 @@ export class InferenceService {
       ...(api?.stop?.length ? { stop: api.stop } : {}),
     };
     const requestHash = createHash('sha256')
-      .update(JSON.stringify([input.modelId, messages, params]))
+      .update(JSON.stringify([input.modelId, messages, params, input.replace_from ?? null]))
       .digest('hex');
     const existing = await this.tasks.byStream(input.streamId);
     if (existing) {
@@ -145,16 +146,31 @@ export class InferenceService {
     }
     const model = await this.availableModel(input.modelId);
     const conversationId = input.conversation_id;
+    const replaceFrom = input.replace_from;
+    if (replaceFrom && !conversationId) throw new BadRequestException('replace_from: needs conversation_id');
     if (conversationId) {
-      // With a bare prompt the model also sees the conversation so far (the engine trims the oldest turns to fit).
+      // With a bare prompt the model also sees the conversation so far (the engine trims the oldest turns to fit):
+      // for a turn that replaces an earlier one, only what came before it.
       await this.chat.assertOwned(userId, conversationId);
-      if (!input.messages) messages = [...(await this.chat.history(conversationId)), messages.at(-1)!];
+      const history = await this.chat.history(conversationId, replaceFrom);
+      if (!history) throw new NotFoundException('Message not found');
+      if (!input.messages) messages = [...history, messages.at(-1)!];
     }
     // A prompt the balance cannot pay for is refused before anything is saved (a retry would save it twice).
     await this.assertAffordable(userId, model, messages);
     const slot = await this.slots.acquire(userId);
     try {
-      await this.queue({ userId, streamId: input.streamId, model, messages, params, requestHash, conversationId, apiKeyId: api?.apiKeyId });
+      await this.queue({
+        userId,
+        streamId: input.streamId,
+        model,
+        messages,
+        params,
+        requestHash,
+        conversationId,
+        replaceFrom,
+        apiKeyId: api?.apiKeyId,
+      });
     } catch (err) {
       await slot.release();
       throw err;
@@ -179,6 +195,8 @@ export class InferenceService {
     params: InferenceJob['params'];
     requestHash: string;
     conversationId?: string;
+    /** A user message of the conversation this turn replaces, with everything after it. */
+    replaceFrom?: string;
     apiKeyId?: string;
   }): Promise<void> {
     const { model, params } = args;
@@ -214,7 +232,9 @@ export class InferenceService {
       // Saved at once, so a closed tab loses nothing; the reply joins it when the stream ends.
       const last = args.messages.at(-1)!;
       userMessageId = (
-        await this.chat.append(args.userId, args.conversationId, { role: 'user', content: last.content, status: 'sent', model: model.id })
+        args.replaceFrom
+          ? await this.chat.replaceFrom(args.userId, args.conversationId, args.replaceFrom, { content: last.content, model: model.id })
+          : await this.chat.append(args.userId, args.conversationId, { role: 'user', content: last.content, status: 'sent', model: model.id })
       ).id;
     }
     await this.jobs.enqueue(

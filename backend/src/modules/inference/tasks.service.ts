@@ -68,6 +68,8 @@ export class TasksService {
             tokens: outcome.completionTokens,
             model: reply.model,
             status: outcome.status === 'completed' ? 'sent' : 'error',
+            // A reply its requester stopped ends where the stop reached the generator: that text is saved and charged.
+            stopped: outcome.status === 'completed' && outcome.stopReason === 'abort',
           },
           tx,
         );

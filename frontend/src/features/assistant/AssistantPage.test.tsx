@@ -7,7 +7,8 @@ import { example } from '../../mocks/examples';
 import { server } from '../../mocks/node';
 import { testQueryClient } from '../../test/render';
 import { chatCache } from './cache';
-import { LAST_CONVERSATION_KEY, TEXT, usageLine } from './texts';
+import { REPLY_TEXT } from './reply-texts';
+import { chatTitle, LAST_CONVERSATION_KEY, TEXT, usageLine } from './texts';
 import { USER, controlledStream, renderAssistant, signIn, timedStream } from './testing';
 
 const API = 'http://localhost/api';
@@ -178,7 +179,7 @@ describe('assistant page: chatting', () => {
     await waitFor(() => expect(bodies).toHaveLength(1));
 
     expect(creates).toHaveLength(1);
-    expect(creates[0]).toEqual({ title: expect.stringMatching(/^Chat \d{2}\/\d{2}\/\d{4}$/), model_id: 'llama-3.3-70b-instruct' });
+    expect(creates[0]).toEqual({ title: chatTitle(), model_id: 'llama-3.3-70b-instruct' });
     expect(bodies[0]).toEqual({
       streamId: expect.stringMatching(/^[A-Za-z0-9_-]+$/),
       modelId: 'llama-3.3-70b-instruct',
@@ -233,7 +234,7 @@ describe('assistant page: chatting', () => {
     const seen: string[] = [];
     await waitFor(
       () => {
-        const text = log().querySelectorAll('.assistant-msg-text');
+        const text = log().querySelectorAll('.assistant-msg-content');
         const last = text[text.length - 1]?.textContent ?? '';
         if (seen.at(-1) !== last) seen.push(last);
         expect(last).toBe('One two three');
@@ -246,7 +247,7 @@ describe('assistant page: chatting', () => {
     await waitFor(() => expect(screen.getByText('Tokens used: 7 • Cost: $0.0140')).toBeInTheDocument());
   });
 
-  it('Stop calls the stop endpoint, keeps the text received so far and marks the reply sent', async () => {
+  it('Stop calls the stop endpoint and marks the reply sent and Stopped, ending where the server’s saved reply ends', async () => {
     const stream = controlledStream();
     const bodies = onStart(() => stream.response());
     const stops: string[] = [];
@@ -266,15 +267,16 @@ describe('assistant page: chatting', () => {
 
     await user.click(screen.getByRole('button', { name: 'Stop generation' }));
     await waitFor(() => expect(stops).toEqual([bodies[0]!.streamId]));
-    stream.token(' a time'); // arrives after Stop: not shown
+    // Generated before the stop reached the worker: saved and charged, so shown too.
+    stream.token(' a time');
     expect(within(log()).queryByText('Generating...')).toBeNull();
     expect(screen.getByRole('button', { name: 'Send message' })).toBeInTheDocument();
     expect(field()).not.toBeDisabled();
     const reply = within(log()).getByText('Once upon').closest('.assistant-msg') as HTMLElement;
     expect(reply).toHaveAttribute('data-status', 'sent');
+    expect(within(reply).getByText(REPLY_TEXT.stopped)).toBeInTheDocument();
     await waitFor(() => expect(within(reply).getByText('1 token')).toBeInTheDocument());
-    expect(within(log()).queryByText(/a time/)).toBeNull();
-    expect(within(reply).getByText('Once upon')).toBeInTheDocument();
+    expect(within(reply).getByText('Once upon a time')).toBeInTheDocument();
   });
 
   it("a 402 shows the 'Insufficient GLB Tokens' notice with the Token Wallet link", async () => {

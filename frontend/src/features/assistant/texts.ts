@@ -1,4 +1,5 @@
 import { USD_PER_GLOB } from '../../api/queries/wallet';
+import { formatLocalDate } from '../../components/format';
 
 /** The assistant's words, verbatim from the web-app document. */
 export const TEXT = {
@@ -46,9 +47,8 @@ export const usageLine = (tokens: number, pricePerToken: number) =>
 /** 'Using {model}'. */
 export const usingLine = (model: string) => `Using ${model}`;
 
-const twoDigits = (n: number) => String(n).padStart(2, '0');
-/** A conversation created by the first message is titled 'Chat dd/mm/yyyy' (a fixed pattern, not a locale's). */
-export const chatTitle = (date: Date = new Date()) => `Chat ${twoDigits(date.getDate())}/${twoDigits(date.getMonth() + 1)}/${date.getFullYear()}`;
+/** A conversation created by the first message is titled 'Chat {date}', in the app's one date format ('Chat Nov 25, 2026'). */
+export const chatTitle = (date: Date = new Date()) => `Chat ${formatLocalDate(date)}`;
 
 /** Collapsed, the sidebar lists the 10 most recent conversations. */
 export const COLLAPSED_LIMIT = 10;

@@ -1,4 +1,4 @@
-/** Message status: a user message is sending, then sent or error; a reply is streaming, then sent. */
+/** Message status: a user message is sending, then sent or error; a reply is streaming, then sent (also when stopped). */
 export type MessageStatus = 'sending' | 'sent' | 'streaming' | 'error';
 
 /**
@@ -14,6 +14,8 @@ export interface UiMessage {
   status: MessageStatus;
   model?: string | null;
   tokens?: number;
+  /** A reply its requester stopped: its text ends where the stop reached the generator (what is saved and charged). */
+  stopped?: boolean;
   kind?: 'greeting' | 'insufficient' | 'auth' | 'failure';
   replyTo?: string;
 }

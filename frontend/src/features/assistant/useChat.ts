@@ -5,7 +5,7 @@ import { chatMutations, chatQueries, getConversation, type ActiveStream, type Co
 import { GENERATION_PARAMS, resumeStream, startStream, stopStream } from '../../api/queries/inference';
 import { tokenStore } from '../../api/tokens';
 import { chatCache } from './cache';
-import { followStream, StreamEventError } from './sse';
+import { followStream, type FollowResult, StreamEventError } from './sse';
 import { LAST_CONVERSATION_KEY, TEXT, chatTitle } from './texts';
 import type { OpenConversation, UiMessage, UiModel } from './types';
 
@@ -39,6 +39,7 @@ export function fromServer(c: Conversation): OpenConversation {
       status: m.status,
       model: m.model,
       tokens: m.tokens,
+      ...(m.stopped ? { stopped: true } : {}),
     })),
   };
 }
@@ -95,6 +96,9 @@ export function failureKind(err: unknown): 'insufficient' | 'auth' | 'failure' {
 }
 
 const NOTICE_TEXT = { insufficient: TEXT.insufficientTitle, auth: TEXT.authRequired, failure: TEXT.failure } as const;
+
+/** A finished reply: sent, and marked stopped when its requester stopped it (the server saves it so too). */
+const ended = (done: Extract<FollowResult, { type: 'done' }>) => ({ status: 'sent' as const, stopped: done.stop_reason === 'abort' });
 
 interface Run {
   controller: AbortController;
@@ -169,12 +173,15 @@ export function useChat({ userId, onModel }: ChatOptions) {
     [setGeneratingId],
   );
 
-  /** Stop generation: the reply keeps what it has and is sent; the worker is told to stop. */
+  /**
+   * Stop generation: the reply is marked stopped and the worker told to stop. The tokens already on their way still
+   * arrive until the server's `done`, so the reply on screen ends where the saved (and charged) one does.
+   */
   const stop = useCallback(() => {
     const replyId = generating.current;
     if (!replyId) return;
     const run = runs.current.get(replyId);
-    dispatch({ type: 'patch', id: replyId, patch: { status: 'sent' } });
+    dispatch({ type: 'patch', id: replyId, patch: { status: 'sent', stopped: true } });
     setGeneratingId(null);
     if (!run) return;
     run.stopped = true;
@@ -268,7 +275,6 @@ export function useChat({ userId, onModel }: ChatOptions) {
           },
           resume: (lastEventId, signal) => resumeStream(run.streamId, lastEventId, signal),
           onToken: (token) => {
-            if (run.stopped) return;
             text += token;
             dispatch({ type: 'append', id: replyId, text: token });
           },
@@ -276,7 +282,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
         });
         if (epoch.current !== myEpoch) return;
         if (result.type === 'done') {
-          dispatch({ type: 'patch', id: replyId, patch: { status: 'sent', tokens: result.usage.completion_tokens, model: model.id } });
+          dispatch({ type: 'patch', id: replyId, patch: { ...ended(result), tokens: result.usage.completion_tokens, model: model.id } });
           dispatch({ type: 'patch', id: user.id, patch: { status: 'sent', tokens: result.usage.prompt_tokens } });
         }
       } catch (err) {
@@ -379,13 +385,11 @@ export function useChat({ userId, onModel }: ChatOptions) {
         const result = await followStream({
           open: (signal) => resumeStream(run.streamId, 0, signal),
           resume: (lastEventId, signal) => resumeStream(run.streamId, lastEventId, signal),
-          onToken: (token) => {
-            if (!run.stopped) dispatch({ type: 'append', id: replyId, text: token });
-          },
+          onToken: (token) => dispatch({ type: 'append', id: replyId, text: token }),
           signal: run.controller.signal,
         });
         if (epoch.current === myEpoch && result.type === 'done') {
-          dispatch({ type: 'patch', id: replyId, patch: { status: 'sent', tokens: result.usage.completion_tokens } });
+          dispatch({ type: 'patch', id: replyId, patch: { ...ended(result), tokens: result.usage.completion_tokens } });
         }
       } catch {
         // An error event, or the stream already gone (404): either way the server saved the reply (or its
