@@ -13,6 +13,9 @@ const TINY_MODEL_ID = 'glob-tiny-chat';
 /** The tiny model's price per token, in GLOB (its catalog entry). */
 const PRICE = 0.125;
 
+// A laptop's width: the keys table fits its card there.
+test.use({ viewport: { width: 1440, height: 900 } });
+
 test('a developer creates an API key, copies it, calls /v1/chat/completions with it and sees the usage on the key', async ({
   page,
   context,
@@ -42,6 +45,10 @@ test('a developer creates an API key, copies it, calls /v1/chat/completions with
   expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(`baseURL: '${new URL(page.url()).origin}/v1', apiKey: '${key}'`);
   const row = page.getByTestId('api-key-row').filter({ hasText: 'my script' });
   await expect(row.getByTestId('api-key-tokens')).toHaveText('0');
+  const table = (await page.locator('.api-keys-table').boundingBox())!;
+  const card = (await page.locator('.api-keys-table-wrap').boundingBox())!;
+  expect(table.width).toBeLessThanOrEqual(card.width);
+  await expect(row.getByRole('button', { name: API_KEYS_TEXTS.revoke })).toBeInViewport({ ratio: 1 });
 
   const res = await request.post(`${new URL(page.url()).origin}/v1/chat/completions`, {
     headers: { Authorization: `Bearer ${key}` },

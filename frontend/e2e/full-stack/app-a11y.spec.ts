@@ -52,11 +52,18 @@ for (const { width, height, label } of [
       await expect(reply).toHaveAttribute('data-status', 'sent', { timeout: 30_000 });
       await expect(page.locator('.conv-item')).toHaveCount(1);
       await axe('assistant with messages and a conversation');
+      // One scroll area: the page is no taller than the screen and the message box is on it, without scrolling.
+      const inputBox = (await input.boundingBox())!;
+      expect(inputBox.y + inputBox.height).toBeLessThanOrEqual(height);
+      expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThanOrEqual(height + 1);
 
       await navigate(page, 'Token Wallet');
       await expect(h1).toHaveText('Token Wallet');
       await expect(transactions(page).first()).toBeVisible();
       await expect(page.locator('[data-package]')).toHaveCount(4);
+      // Every transaction's amount is on screen, not past the right edge of a phone.
+      const amount = (await transactions(page).first().locator('.tx-amount').boundingBox())!;
+      expect(amount.x + amount.width).toBeLessThanOrEqual(width);
       await axe('wallet');
       await page.getByRole('button', { name: 'Send Tokens' }).click();
       const dialog = page.getByRole('dialog', { name: 'Send Tokens' });

@@ -93,7 +93,7 @@ export async function recordReplyGrowth(page: Page): Promise<() => Promise<Growt
       const bubbles = log.querySelectorAll('.assistant-msg.is-assistant');
       if (bubbles.length <= baseline) return;
       const last = bubbles[bubbles.length - 1]!;
-      const length = last.querySelector('.assistant-msg-text')?.textContent?.length ?? 0;
+      const length = last.querySelector('.assistant-msg-content')?.textContent?.length ?? 0;
       const streaming = last.getAttribute('data-status') === 'streaming';
       const previous = record.samples.at(-1);
       if (!previous || previous.length !== length || previous.streaming !== streaming) record.samples.push({ length, streaming });

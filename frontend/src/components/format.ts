@@ -15,6 +15,13 @@ export function formatDateTime(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : dateTime.format(d);
 }
 
+const localDate = new Intl.DateTimeFormat(LOCALE, { dateStyle: 'medium' });
+
+/** A moment's day as 'Nov 21, 2026' in the visitor's time zone (the date part of formatDateTime). */
+export function formatLocalDate(d: Date): string {
+  return Number.isNaN(d.getTime()) ? '' : localDate.format(d);
+}
+
 const glob = new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 0, maximumFractionDigits: 2 });
 const usd = new Intl.NumberFormat(LOCALE, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
 

@@ -26,7 +26,7 @@ export function TransactionsTable({ userId }: { userId: string }) {
         </div>
       ) : (
         <div className="card tx-card">
-          {/* Scrolls sideways on a phone; focusable so a keyboard can scroll it too. */}
+          {/* On a phone each transaction is a small card (wallet.css); wider, a table that may scroll sideways, focusable so a keyboard can scroll it too. */}
           <div className="tx-scroll" role="region" aria-label="Transactions table, scrollable" tabIndex={0}>
             <table className="tx-table">
               <thead>
@@ -47,13 +47,13 @@ export function TransactionsTable({ userId }: { userId: string }) {
                     <tr key={`${tx.id}-${tx.direction}`}>
                       <td className="tx-type">{typeLabel(tx.type)}</td>
                       <td className="tx-desc">{tx.description}</td>
-                      <td className="num">
+                      <td className="num tx-amount-cell">
                         <span className={sign === '+' ? 'tx-amount credit' : 'tx-amount debit'}>
                           {sign}
                           {formatGlob(tx.amount)} GLOB
                         </span>
                       </td>
-                      <td>
+                      <td className="tx-status">
                         <span className={STATUS_BADGE[tx.status]}>{STATUS_LABEL[tx.status]}</span>
                       </td>
                       <td className="tx-date">
