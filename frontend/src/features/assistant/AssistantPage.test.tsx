@@ -620,3 +620,91 @@ describe('assistant page: conversations', () => {
     expect(within(log()).getByText(TEXT.greeting)).toBeInTheDocument();
   });
 });
+
+describe('assistant page: message actions and shortcuts', () => {
+  const done = (text: string) =>
+    timedStream([
+      { type: 'token', text },
+      { type: 'done', success: true, usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }, stop_reason: 'stop' },
+    ]);
+  // The server's copy of the two turns (its ids are what replace_from names).
+  const storedUsers = [
+    { ...STORED.messages[0]!, id: '11111111-1111-4111-8111-111111111111', content: 'First' },
+    { ...STORED.messages[0]!, id: '33333333-3333-4333-8333-333333333333', content: 'Second' },
+  ];
+  const storedTurns = {
+    ...STORED,
+    messages: [storedUsers[0]!, { ...STORED.messages[1]!, content: 'Answer 1' }, storedUsers[1]!, { ...STORED.messages[1]!, content: 'Answer 2' }],
+  };
+
+  async function twoTurns() {
+    let n = 0;
+    const bodies = onStart(() => done(`Answer ${(n += 1)}`));
+    server.use(plain.get(`${API}/chat/conversations/:id`, () => HttpResponse.json({ conversation: storedTurns })));
+    const ctx = await ready();
+    await ctx.user.type(field(), 'First{Enter}');
+    expect(await within(log()).findByText('Answer 1')).toBeInTheDocument();
+    await waitFor(() => expect(field()).not.toBeDisabled());
+    await ctx.user.type(field(), 'Second{Enter}');
+    expect(await within(log()).findByText('Answer 2')).toBeInTheDocument();
+    await waitFor(() => expect(field()).not.toBeDisabled());
+    return { ...ctx, bodies };
+  }
+  const bubble = (text: string) => within(log()).getByText(text).closest('.assistant-msg') as HTMLElement;
+
+  it('copies any message with its Copy action', async () => {
+    const { user } = await twoTurns();
+    const written = jest.spyOn(navigator.clipboard, 'writeText');
+    await user.click(within(bubble('Second')).getByRole('button', { name: REPLY_TEXT.copy }));
+    expect(written).toHaveBeenCalledWith('Second');
+    await user.click(within(bubble('Answer 2')).getByRole('button', { name: REPLY_TEXT.copy }));
+    expect(written).toHaveBeenLastCalledWith('Answer 2');
+  });
+
+  it('regenerates only the last reply: its user message is sent again in place of the old turn', async () => {
+    const { user, bodies } = await twoTurns();
+    expect(within(bubble('Answer 1')).queryByRole('button', { name: REPLY_TEXT.regenerate })).toBeNull();
+    await user.click(within(bubble('Answer 2')).getByRole('button', { name: REPLY_TEXT.regenerate }));
+    expect(await within(log()).findByText('Answer 3')).toBeInTheDocument();
+    expect(bodies.at(-1)).toMatchObject({ prompt: 'Second', conversation_id: CREATED.id, replace_from: storedUsers[1]!.id });
+    expect(within(log()).queryByText('Answer 2')).toBeNull();
+    expect(within(log()).getAllByText('Second')).toHaveLength(1);
+  });
+
+  it('edits a message and resends it after confirming that the later turns go', async () => {
+    const { user, bodies } = await twoTurns();
+    await user.click(within(bubble('First')).getByRole('button', { name: REPLY_TEXT.edit }));
+    const box = screen.getByRole('textbox', { name: REPLY_TEXT.editLabel });
+    await user.clear(box);
+    await user.type(box, 'First, better');
+    await user.click(screen.getByRole('button', { name: REPLY_TEXT.saveAndSend }));
+    const dialog = screen.getByRole('alertdialog', { name: REPLY_TEXT.discardTitle });
+    await user.click(within(dialog).getByRole('button', { name: REPLY_TEXT.saveAndSend }));
+    expect(await within(log()).findByText('Answer 3')).toBeInTheDocument();
+    expect(bodies.at(-1)).toMatchObject({ prompt: 'First, better', replace_from: storedUsers[0]!.id });
+    for (const gone of ['First', 'Answer 1', 'Second', 'Answer 2']) expect(within(log()).queryByText(gone)).toBeNull();
+  });
+
+  it('Esc stops a reply, Shift+Esc focuses the message box; the shortcuts are listed in the help', async () => {
+    const stream = controlledStream();
+    onStart(() => stream.response());
+    const stops: string[] = [];
+    server.use(
+      plain.post(`${API}/inference/stream/:id/stop`, ({ params }) => {
+        stops.push(String(params.id));
+        setTimeout(() => stream.done({ prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, 'abort'), 10);
+        return HttpResponse.json({ stopped: true, stream_id: String(params.id) });
+      }),
+    );
+    const { user } = await ready();
+    await user.type(field(), 'Go on{Enter}');
+    stream.token('Going');
+    expect(await within(log()).findByText('Going')).toBeInTheDocument();
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(stops).toHaveLength(1));
+    await user.click(screen.getByRole('button', { name: REPLY_TEXT.shortcuts }));
+    expect(screen.getByText('Stop generating')).toBeInTheDocument();
+    await user.keyboard('{Shift>}{Escape}{/Shift}');
+    expect(field()).toHaveFocus();
+  });
+});

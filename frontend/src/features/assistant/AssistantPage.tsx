@@ -1,12 +1,14 @@
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useEffectEvent, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { inferenceQueries } from '../../api/queries/inference';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { LOCALE } from '../../components/format';
 import { useSession, userId as idOf } from '../session/session';
 import { ChatInput, type ChatInputHandle } from './ChatInput';
 import { ConversationSidebar } from './ConversationSidebar';
 import { MessageBubble } from './MessageBubble';
 import { DEFAULT_MODELS, defaultModelId, isAvailable, modelLabel, toUiModel } from './models';
+import { REPLY_TEXT } from './reply-texts';
 import { TEXT, usageLine, usingLine } from './texts';
 import { useChat } from './useChat';
 import './assistant.css';
@@ -54,6 +56,31 @@ export function AssistantPage() {
   const input = useRef<ChatInputHandle>(null);
   const log = useRef<HTMLDivElement>(null);
 
+  const [pendingEdit, setPendingEdit] = useState<{ id: string; text: string } | null>(null);
+  const [helpOpen, setHelpOpen] = useState(false);
+
+  // Keyboard: Esc stops a reply, Ctrl+Shift+O (⌘⇧O) starts a new conversation, Shift+Esc focuses the message box.
+  const onShortcut = useEffectEvent((e: KeyboardEvent) => {
+    if (e.key === 'Escape' && e.shiftKey) {
+      e.preventDefault();
+      input.current?.focus();
+    } else if (e.key === 'Escape' && chat.generating) {
+      e.preventDefault();
+      chat.stop();
+    } else if ((e.ctrlKey || e.metaKey) && e.shiftKey && e.key.toLowerCase() === 'o') {
+      e.preventDefault();
+      if (!chat.generating) {
+        chat.newConversation();
+        input.current?.focus();
+      }
+    }
+  });
+  useEffect(() => {
+    const listener = (e: KeyboardEvent) => onShortcut(e);
+    document.addEventListener('keydown', listener);
+    return () => document.removeEventListener('keydown', listener);
+  }, []);
+
   // Follow the conversation as it grows (new messages and streamed tokens).
   const lastMessage = chat.conversation.messages.at(-1);
   useLayoutEffect(() => {
@@ -71,6 +98,14 @@ export function AssistantPage() {
   }
 
   const messages = chat.conversation.messages;
+  const lastReply = chat.generating ? undefined : messages.findLast((m) => m.role === 'assistant' && !m.kind);
+  const canAct = !chat.generating && Boolean(selected) && Boolean(chat.conversation.id);
+  // Editing a message discards the turns after it: asked first when there are any.
+  const editMessage = (id: string, text: string) => {
+    const at = messages.findIndex((m) => m.id === id);
+    if (messages.slice(at + 1).some((m) => m.role === 'user')) setPendingEdit({ id, text });
+    else chat.edit(id, text, selected);
+  };
   const startFirst = () => {
     chat.newConversation();
     input.current?.focus();
@@ -164,6 +199,8 @@ export function AssistantPage() {
                   message={m}
                   canRetry={!chat.generating && Boolean(selected)}
                   onRetry={(id) => chat.retry(id, selected)}
+                  onRegenerate={canAct && m.id === lastReply?.id ? () => chat.regenerate(selected) : undefined}
+                  onEdit={canAct && m.role === 'user' ? (text) => editMessage(m.id, text) : undefined}
                   modelName={(id) => models.find((x) => x.id === id)?.name ?? id}
                 />
               ))
@@ -180,7 +217,47 @@ export function AssistantPage() {
           <footer className="assistant-footer">
             <span>{TEXT.footerTokens}</span>
             {selected && <span>{usingLine(selected.name)}</span>}
+            <span className="assistant-shortcuts">
+              <button
+                type="button"
+                className="assistant-link"
+                aria-expanded={helpOpen}
+                aria-controls="assistant-shortcuts"
+                onClick={() => setHelpOpen((o) => !o)}
+              >
+                {REPLY_TEXT.shortcuts}
+              </button>
+              {helpOpen && (
+                <dl id="assistant-shortcuts" className="assistant-shortcuts-list">
+                  {REPLY_TEXT.shortcutList.map(([keys, what]) => (
+                    <div key={keys}>
+                      <dt>
+                        <kbd>{keys}</kbd>
+                      </dt>
+                      <dd>{what}</dd>
+                    </div>
+                  ))}
+                </dl>
+              )}
+            </span>
           </footer>
+          {pendingEdit && (
+            <ConfirmDialog
+              title={REPLY_TEXT.discardTitle}
+              name={`“${pendingEdit.text.slice(0, 60)}${pendingEdit.text.length > 60 ? '…' : ''}”`}
+              text={REPLY_TEXT.discardText}
+              confirmLabel={REPLY_TEXT.saveAndSend}
+              busyLabel={REPLY_TEXT.saveAndSend}
+              cancelLabel={REPLY_TEXT.cancel}
+              busy={false}
+              error={null}
+              onConfirm={() => {
+                chat.edit(pendingEdit.id, pendingEdit.text, selected);
+                setPendingEdit(null);
+              }}
+              onClose={() => setPendingEdit(null)}
+            />
+          )}
         </section>
       </div>
     </div>

@@ -1,4 +1,6 @@
+import { useState } from 'react';
 import { Link } from '@tanstack/react-router';
+import { CopyButton } from '../../components/CopyButton';
 import { Icon } from '../../components/Icon';
 import { LOCALE } from '../../components/format';
 import { Markdown } from './markdown/Markdown';
@@ -50,13 +52,53 @@ interface Props {
   message: UiMessage;
   onRetry: (id: string) => void;
   canRetry: boolean;
+  /** Regenerates this reply (only the last reply has it, and not while one streams). */
+  onRegenerate?: () => void;
+  /** Sends an edited text in place of this user message (not while a reply streams). */
+  onEdit?: (text: string) => void;
   /** The display name of a model id (the id itself when unknown). */
   modelName?: (id: string) => string;
 }
 
-export function MessageBubble({ message, onRetry, canRetry, modelName = (id) => id }: Props) {
+export function MessageBubble({ message, onRetry, canRetry, onRegenerate, onEdit, modelName = (id) => id }: Props) {
   const isUser = message.role === 'user';
   const streaming = message.status === 'streaming';
+  const [editing, setEditing] = useState<string | null>(null);
+  if (editing !== null && isUser) {
+    return (
+      <form
+        className="assistant-msg is-user is-editing"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!editing.trim() || !onEdit) return;
+          onEdit(editing);
+          setEditing(null);
+        }}
+      >
+        <label className="visually-hidden" htmlFor={`edit-${message.id}`}>
+          {REPLY_TEXT.editLabel}
+        </label>
+        <textarea
+          id={`edit-${message.id}`}
+          className="assistant-edit"
+          value={editing}
+          onChange={(e) => setEditing(e.target.value)}
+          onKeyDown={(e) => e.key === 'Escape' && setEditing(null)}
+          rows={Math.min(8, editing.split('\n').length + 1)}
+          autoFocus
+        />
+        <div className="assistant-msg-actions">
+          <button type="submit" className="btn btn-sm btn-primary" disabled={!editing.trim() || !onEdit}>
+            {REPLY_TEXT.saveAndSend}
+          </button>
+          <button type="button" className="btn btn-sm" onClick={() => setEditing(null)}>
+            {REPLY_TEXT.cancel}
+          </button>
+        </div>
+      </form>
+    );
+  }
+  const actionable = !message.kind && Boolean(message.content) && !streaming;
   return (
     <div
       className={`assistant-msg ${isUser ? 'is-user' : 'is-assistant'}${message.kind ? ` is-${message.kind}` : ''}${message.status === 'error' ? ' is-error' : ''}`}
@@ -99,6 +141,27 @@ export function MessageBubble({ message, onRetry, canRetry, modelName = (id) => 
           {message.tokens !== undefined && <span>{`${message.tokens} ${message.tokens === 1 ? 'token' : 'tokens'}`}</span>}
           {message.model && <span>{modelName(message.model)}</span>}
         </p>
+      )}
+      {actionable && (
+        <div className="assistant-msg-actions" role="group" aria-label={REPLY_TEXT.actionsLabel}>
+          <CopyButton
+            text={message.content}
+            label={REPLY_TEXT.copy}
+            copiedLabel={REPLY_TEXT.copied}
+            failedLabel={REPLY_TEXT.copyFailed}
+            className="assistant-link"
+          />
+          {!isUser && onRegenerate && (
+            <button type="button" className="assistant-link" onClick={onRegenerate}>
+              {REPLY_TEXT.regenerate}
+            </button>
+          )}
+          {isUser && onEdit && message.status === 'sent' && (
+            <button type="button" className="assistant-link" onClick={() => setEditing(message.content)}>
+              {REPLY_TEXT.edit}
+            </button>
+          )}
+        </div>
       )}
       {isUser && message.status === 'error' && (
         <p className="assistant-msg-failed">

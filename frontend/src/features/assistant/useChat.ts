@@ -208,7 +208,8 @@ export function useChat({ userId, onModel }: ChatOptions) {
   }, [setGeneratingId, stop]);
 
   const exchange = useCallback(
-    async (user: UiMessage, model: UiModel) => {
+    /** `replaceFrom`: the server's id of a user message this turn replaces, with what follows it (regenerate, edit). */
+    async (user: UiMessage, model: UiModel, replaceFrom?: string) => {
       const owner = userId;
       const myEpoch = epoch.current;
       const replyId = localId('reply');
@@ -264,7 +265,14 @@ export function useChat({ userId, onModel }: ChatOptions) {
         const result = await followStream({
           open: async (signal) => {
             const body = await startStream(
-              { streamId: run.streamId, modelId: model.id, prompt: user.content, params: { ...GENERATION_PARAMS }, conversation_id: conversationId },
+              {
+                streamId: run.streamId,
+                modelId: model.id,
+                prompt: user.content,
+                params: { ...GENERATION_PARAMS },
+                conversation_id: conversationId,
+                ...(replaceFrom ? { replace_from: replaceFrom } : {}),
+              },
               signal,
             );
             run.started = true;
@@ -332,6 +340,50 @@ export function useChat({ userId, onModel }: ChatOptions) {
     },
     [dispatch, exchange],
   );
+
+  /**
+   * Sends `content` in place of a user message of the open conversation, discarding it and everything after it
+   * (the server does the same: stream/start's replace_from). The server's id of that message is found by its place
+   * among the user messages the server holds (a local message that never reached it, a failed send, is skipped).
+   */
+  const replaceTurn = useCallback(
+    async (messageId: string, content: string, model: UiModel | null) => {
+      const open = current.current;
+      if (generating.current || !model || !open.id || !content.trim()) return;
+      const at = open.messages.findIndex((m) => m.id === messageId && m.role === 'user');
+      if (at < 0) return;
+      const saved = (m: UiMessage) => m.role === 'user' && !m.kind && m.status !== 'error';
+      const place = open.messages.slice(0, at).filter(saved).length;
+      let serverId: string | undefined;
+      try {
+        serverId = (await getConversation(open.id)).messages.filter((m) => m.role === 'user')[place]?.id;
+      } catch {
+        setError(TEXT.errors.load);
+        return;
+      }
+      if (!serverId || current.current.id !== open.id || generating.current) return;
+      dispatch({ type: 'remove', ids: current.current.messages.slice(at).map((m) => m.id) });
+      const user: UiMessage = { id: localId('user'), role: 'user', content, timestamp: new Date().toISOString(), status: 'sending' };
+      dispatch({ type: 'add', message: user });
+      void exchange(user, model, serverId);
+    },
+    [dispatch, exchange],
+  );
+
+  /** Generates the last reply again (its user message sent anew); the old reply goes, its charge stays in the wallet. */
+  const regenerate = useCallback(
+    (model: UiModel | null) => {
+      const messages = current.current.messages;
+      const reply = messages.findLastIndex((m) => m.role === 'assistant' && !m.kind);
+      const user = messages.slice(0, reply).findLast((m) => m.role === 'user');
+      if (reply < 0 || !user) return;
+      void replaceTurn(user.id, user.content, model);
+    },
+    [replaceTurn],
+  );
+
+  /** Sends an edited user message in place of the original; the messages after it are discarded. */
+  const edit = useCallback((messageId: string, content: string, model: UiModel | null) => void replaceTurn(messageId, content, model), [replaceTurn]);
 
   /** Stops listening to every stream and drops answers still on their way. */
   const detach = useCallback(() => {
@@ -531,6 +583,8 @@ export function useChat({ userId, onModel }: ChatOptions) {
     send,
     stop,
     retry,
+    regenerate,
+    edit,
     newConversation,
     clear,
     open,
