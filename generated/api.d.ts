@@ -1796,12 +1796,14 @@ export interface components {
             messages: components["schemas"]["ChatMessage"][];
             metadata: components["schemas"]["ConversationMetadata"];
             model_id: string;
+            settings: components["schemas"]["ConversationSettings"];
             title: string;
             updated_at: components["schemas"]["Timestamp"];
         };
         ConversationCreate: {
             /** @description The model the conversation uses; stored as given (the catalog is checked when a stream starts). */
             model_id: string;
+            settings?: components["schemas"]["ConversationSettings"];
             /**
              * @description Trimmed by the server.
              * @default New Conversation
@@ -1839,6 +1841,18 @@ export interface components {
             /** @description Sum of the messages' `tokens`. */
             total_tokens: number;
         };
+        /**
+         * @description A conversation's own system prompt and sampling parameters. The model reads the system prompt (when not empty)
+         *     before the conversation on every turn started with `prompt` and this conversation; clients send the parameters
+         *     with each turn. New conversations start with an empty system prompt and the parameters' defaults.
+         */
+        ConversationSettings: {
+            max_tokens: components["schemas"]["MaxTokens"];
+            /** @example You answer in short, plain sentences. */
+            system_prompt: string;
+            temperature: components["schemas"]["Temperature"];
+            top_p: components["schemas"]["TopP"];
+        };
         /** @description A conversation as listed, without its messages. `conversation_id` and `id` carry the same uuid. */
         ConversationSummary: {
             conversation_id: components["schemas"]["Uuid"];
@@ -1856,6 +1870,7 @@ export interface components {
         };
         ConversationUpdate: {
             is_pinned?: boolean;
+            settings?: components["schemas"]["ConversationSettings"];
             /** @description Trimmed by the server; must not be blank. */
             title?: string;
         };
@@ -3410,6 +3425,7 @@ export type SchemaConversationExport = components['schemas']['ConversationExport
 export type SchemaConversationExportFormat = components['schemas']['ConversationExportFormat'];
 export type SchemaConversationList = components['schemas']['ConversationList'];
 export type SchemaConversationMetadata = components['schemas']['ConversationMetadata'];
+export type SchemaConversationSettings = components['schemas']['ConversationSettings'];
 export type SchemaConversationSummary = components['schemas']['ConversationSummary'];
 export type SchemaConversationUpdate = components['schemas']['ConversationUpdate'];
 export type SchemaCurrentUser = components['schemas']['CurrentUser'];
@@ -3809,6 +3825,12 @@ export interface operations {
                      *         "title": "Chat 21/11/2026",
                      *         "model_id": "llama-3.3-70b-instruct",
                      *         "is_pinned": false,
+                     *         "settings": {
+                     *           "system_prompt": "",
+                     *           "temperature": 0.7,
+                     *           "max_tokens": 2048,
+                     *           "top_p": 0.9
+                     *         },
                      *         "created_at": "2026-11-21T10:15:00.000Z",
                      *         "updated_at": "2026-11-21T10:15:00.000Z",
                      *         "metadata": {
@@ -3867,6 +3889,12 @@ export interface operations {
                      *         "title": "Python list comprehensions",
                      *         "model_id": "llama-3.3-70b-instruct",
                      *         "is_pinned": false,
+                     *         "settings": {
+                     *           "system_prompt": "",
+                     *           "temperature": 0.7,
+                     *           "max_tokens": 2048,
+                     *           "top_p": 0.9
+                     *         },
                      *         "created_at": "2026-11-21T10:15:00.000Z",
                      *         "updated_at": "2026-11-21T10:15:04.000Z",
                      *         "metadata": {
@@ -3972,6 +4000,12 @@ export interface operations {
                      *         "title": "Python list comprehensions",
                      *         "model_id": "llama-3.3-70b-instruct",
                      *         "is_pinned": false,
+                     *         "settings": {
+                     *           "system_prompt": "",
+                     *           "temperature": 0.7,
+                     *           "max_tokens": 2048,
+                     *           "top_p": 0.9
+                     *         },
                      *         "created_at": "2026-11-21T10:15:00.000Z",
                      *         "updated_at": "2026-11-21T10:15:04.000Z",
                      *         "metadata": {

@@ -17,8 +17,13 @@ describe('chat: conversations saved on the server', () => {
       .send({ ...(title ? { title } : {}), model_id: 'glob-tiny-chat' })
       .expect(201);
     expectSpecResponse(res, 'createConversation');
-    return res.body.conversation as { id: string; conversation_id: string; title: string };
+    return res.body.conversation as { id: string; conversation_id: string; title: string; settings: object };
   }
+  /** Checks the response against the spec and hands it back. */
+  const spec = <R extends Parameters<typeof expectSpecResponse>[0]>(res: R, operationId: string): R => {
+    expectSpecResponse(res, operationId);
+    return res;
+  };
 
   it('saves a model reply that contains a NUL byte without it (PostgreSQL cannot store one)', async () => {
     const u = await newUser(stack, 'nulreply');
@@ -79,6 +84,35 @@ describe('chat: conversations saved on the server', () => {
     await stack.http.get(`/api/chat/conversations/${c.id}`).set(u.auth).expect(404);
     const left = (await stack.db.query(`SELECT count(*)::int AS n FROM messages WHERE conversation_id = $1`, [c.id])) as Array<{ n: number }>;
     expect(left[0]!.n).toBe(0);
+  });
+
+  it('keeps a system prompt and sampling parameters per conversation: defaults, given at creation, updated, exported', async () => {
+    const u = await newUser(stack, 'settings');
+    const plain = await conversation(u);
+    expect(plain.settings).toEqual({ system_prompt: '', temperature: 0.7, max_tokens: 2048, top_p: 0.9 });
+    const settings = { system_prompt: 'You answer like a pirate.', temperature: 0.2, max_tokens: 256, top_p: 0.5 };
+    const made = await stack.http.post('/api/chat/conversations').set(u.auth).send({ model_id: 'glob-tiny-chat', settings }).expect(201);
+    expect(made.body.conversation.settings).toEqual(settings);
+    const id = made.body.conversation.id as string;
+    const changed = { ...settings, system_prompt: 'You answer in one sentence.', temperature: 1.1 };
+    const updated = spec(await stack.http.put(`/api/chat/conversations/${id}`).set(u.auth).send({ settings: changed }), 'updateConversation');
+    expect(updated.status).toBe(200);
+    expect(updated.body.conversation.settings).toEqual(changed);
+    expect((await stack.http.get(`/api/chat/conversations/${id}`).set(u.auth).expect(200)).body.conversation.settings).toEqual(changed);
+    const md = await stack.http.get(`/api/chat/conversations/${id}/export`).query({ format: 'markdown' }).set(u.auth).expect(200);
+    expect(md.body.content).toContain('### System prompt\n\nYou answer in one sentence.');
+    expect(md.body.content).toContain('Temperature 1.1 · max tokens 256 · top_p 0.5');
+    // Out of range, incomplete or unknown: 400 in the Error shape, nothing changed.
+    for (const bad of [
+      { ...changed, temperature: 3 },
+      { system_prompt: 'x' },
+      { ...changed, seed: 1 },
+      { ...changed, system_prompt: 'y'.repeat(8001) },
+    ]) {
+      const res = spec(await stack.http.put(`/api/chat/conversations/${id}`).set(u.auth).send({ settings: bad }), 'updateConversation');
+      expect(res.status).toBe(400);
+    }
+    expect((await stack.http.get(`/api/chat/conversations/${id}`).set(u.auth).expect(200)).body.conversation.settings).toEqual(changed);
   });
 
   it('refuses blank or overlong titles and empty updates', async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ChatService } from '../../src/modules/chat/chat.service';
+import { TokenCounter } from '../../src/modules/inference/token-counter';
 import { RewardsService } from '../../src/modules/rewards/rewards.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { expectSpecResponse } from '../support/contract';
@@ -432,6 +433,30 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     expect(exported.body.content).toContain(' · stopped_');
     // The next turn's history holds the stopped reply like any other.
     expect((await stack.app.get(ChatService).history(cid))!.at(-1)).toEqual({ role: 'assistant', content: text });
+  });
+
+  it('puts the conversation’s system prompt before it on every turn: the model reads (and the user pays for) it', async () => {
+    const u = await newUser(stack, 'systematic');
+    const system = 'You are a careful assistant who always answers in short sentences about engines and numbers.';
+    const prompts: number[] = [];
+    for (const settings of [undefined, { system_prompt: system, temperature: 0.7, max_tokens: 2048, top_p: 0.9 }]) {
+      const conv = await stack.http
+        .post('/api/chat/conversations')
+        .set(u.auth)
+        .send({ model_id: MODEL, ...(settings ? { settings } : {}) })
+        .expect(201);
+      const res = await startReply(stack, u.auth, {
+        streamId: streamId(),
+        modelId: MODEL,
+        prompt: 'Hello',
+        conversation_id: conv.body.conversation.id,
+        params: { max_tokens: 4 },
+      });
+      prompts.push((await readSse(res)).at(-1)!.data.usage!.prompt_tokens);
+    }
+    const systemTokens = await stack.app.get(TokenCounter).countText(MODEL, system);
+    // The same prompt, with the system turn in front: its tokens (and the chat template's few around it) more.
+    expect(prompts[1]! - prompts[0]!).toBeGreaterThanOrEqual(systemTokens - 10);
   });
 
   it('replaces a turn: regenerating the last reply or editing a message discards what follows; every charge stays', async () => {

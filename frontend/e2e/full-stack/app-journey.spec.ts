@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import type { APIRequestContext, Page } from '@playwright/test';
 import { formatGlob } from '../../src/components/format';
-import { REPLY_TEXT } from '../../src/features/assistant/reply-texts';
+import { REPLY_TEXT, SETTINGS_TEXT } from '../../src/features/assistant/reply-texts';
 import { navigate, recordReplyGrowth, registerThroughUi, statValue, topBarBalance, transactions, type Person } from '../support/app';
 import { query } from '../support/db';
 import { expect, test } from '../support/fixtures';
@@ -29,6 +29,7 @@ async function balanceOf(page: Page, request: APIRequestContext): Promise<{ bala
 }
 
 const PROMPT = 'A long answer please';
+const SYSTEM_PROMPT = 'You answer like a ship’s log.';
 
 test('the web app, end to end on the real platform', async ({ page, request }) => {
   test.setTimeout(240_000);
@@ -143,6 +144,48 @@ test('the web app, end to end on the real platform', async ({ page, request }) =
     expect(task!.completion_tokens).toBeLessThan(2048);
   });
 
+  await test.step('a system prompt for this conversation, saved on the server (the export below shows it)', async () => {
+    await page.getByRole('button', { name: SETTINGS_TEXT.open }).click();
+    await page.getByLabel(SETTINGS_TEXT.systemPrompt).fill(SYSTEM_PROMPT);
+    await page.getByRole('button', { name: SETTINGS_TEXT.save }).click();
+    await expect(page.getByLabel(SETTINGS_TEXT.systemPrompt)).toHaveCount(0);
+    await page.reload();
+    await page.getByRole('button', { name: SETTINGS_TEXT.open }).click();
+    await expect(page.getByLabel(SETTINGS_TEXT.systemPrompt)).toHaveValue(SYSTEM_PROMPT);
+    await page.getByRole('button', { name: SETTINGS_TEXT.cancel }).click();
+  });
+
+  await test.step('regenerate the last reply, then edit the last message and resend it', async () => {
+    // Short replies: only max_tokens of the real requests is changed.
+    await page.route(
+      '**/api/inference/stream/start',
+      async (route) => {
+        const body = route.request().postDataJSON() as { params?: Record<string, number> };
+        await route.continue({ postData: JSON.stringify({ ...body, params: { ...body.params, max_tokens: 24 } }) });
+      },
+      { times: 2 },
+    );
+    const log = page.getByRole('log', { name: 'Messages' });
+    const bubbles = log.locator('.assistant-msg');
+    const count = await bubbles.count();
+    const last = log.locator('.assistant-msg.is-assistant').last();
+    await last.getByRole('button', { name: REPLY_TEXT.regenerate }).click();
+    // The stopped reply is replaced by a new one; nothing else changes.
+    await expect(last.locator('.assistant-msg-usage')).toContainText(/\d+ tokens?/, { timeout: 30_000 });
+    await expect(last.getByText(REPLY_TEXT.stopped, { exact: true })).toHaveCount(0);
+    await expect(bubbles).toHaveCount(count);
+
+    await log.locator('.assistant-msg.is-user').last().getByRole('button', { name: REPLY_TEXT.edit }).click();
+    await page.getByRole('textbox', { name: REPLY_TEXT.editLabel }).fill('A short answer please');
+    await page.getByRole('button', { name: REPLY_TEXT.saveAndSend }).click();
+    await expect(log.locator('.assistant-msg.is-assistant').last().locator('.assistant-msg-usage')).toContainText(/\d+ tokens?/, { timeout: 30_000 });
+    // As saved: the edited message in place of the old one, one reply after it.
+    await page.reload();
+    await expect(bubbles).toHaveCount(count);
+    await expect(log.locator('.assistant-msg.is-user').last()).toContainText('A short answer please');
+    await expect(log.locator('.assistant-msg.is-user').first()).toContainText(PROMPT);
+  });
+
   await test.step('the conversation sidebar: rename, pin, search, export, delete', async () => {
     const sidebar = page.locator('.conv-sidebar');
     const actions = (title: string) => sidebar.getByRole('button', { name: `Actions for ${title}` });
@@ -180,6 +223,7 @@ test('the web app, end to end on the real platform', async ({ page, request }) =
     const json = JSON.stringify(exported);
     expect(json).toContain('Analytical engine notes');
     expect(json).toContain(PROMPT);
+    expect(json).toContain(JSON.stringify(SYSTEM_PROMPT));
     expect(json).toContain(JSON.stringify(firstReply).slice(1, 40));
 
     page.once('dialog', (dialog) => {

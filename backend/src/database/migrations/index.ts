@@ -13,6 +13,7 @@ import { FairRewards1764800000000 } from './1764800000000-FairRewards';
 import { AgentReports1764900000000 } from './1764900000000-AgentReports';
 import { DiskAllocation1765000000000 } from './1765000000000-DiskAllocation';
 import { StoppedReplies1765100000000 } from './1765100000000-StoppedReplies';
+import { ConversationSettings1765200000000 } from './1765200000000-ConversationSettings';
 
 /** Every migration, oldest first. A new migration is added here. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   AgentReports1764900000000,
   DiskAllocation1765000000000,
   StoppedReplies1765100000000,
+  ConversationSettings1765200000000,
 ];

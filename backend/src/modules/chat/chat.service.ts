@@ -1,4 +1,5 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import constants from '@glob/contract/constants.json';
 import { decodeKeys, encodeKeys } from '../../common/cursor';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { Transactions, type Tx } from '../../database/repository';
@@ -17,6 +18,15 @@ const summary = (c: ConversationRow): Schemas['ConversationSummary'] => ({
   updated_at: c.updated_at.toISOString(),
   metadata: { total_messages: c.total_messages, total_tokens: c.total_tokens },
   last_message_preview: c.last_message_preview ?? null,
+});
+
+const params = constants.inferenceParamDefaults;
+/** A conversation's settings: what it was given, the defaults for the rest (an empty system prompt). */
+export const settingsOf = (c: Pick<ConversationRow, 'settings'>): Schemas['ConversationSettings'] => ({
+  system_prompt: c.settings.system_prompt ?? '',
+  temperature: c.settings.temperature ?? params.temperature,
+  max_tokens: c.settings.max_tokens ?? params.max_tokens,
+  top_p: c.settings.top_p ?? params.top_p,
 });
 
 const message = (m: MessageRow): Schemas['ChatMessage'] => ({
@@ -54,8 +64,8 @@ export class ChatService {
   }
 
   async create(userId: string, input: RequestBody<'createConversation'>): Promise<Schemas['ConversationEnvelope']> {
-    const row = await this.conversations.create(userId, (input.title ?? 'New Conversation').trim(), input.model_id);
-    return { conversation: { ...summary(row), messages: [] } as Schemas['Conversation'] };
+    const row = await this.conversations.create(userId, (input.title ?? 'New Conversation').trim(), input.model_id, input.settings ?? null);
+    return { conversation: { ...summary(row), messages: [], settings: settingsOf(row) } as Schemas['Conversation'] };
   }
 
   private async owned(userId: string, id: string, lock = false, tx?: Tx): Promise<ConversationRow> {
@@ -72,7 +82,7 @@ export class ChatService {
     const c = await this.owned(userId, id);
     const { last_message_preview: _, ...full } = summary(c);
     const [messages, active] = await Promise.all([this.messages(id), this.activeStream(id)]);
-    return { conversation: { ...full, messages: messages.map(message), active_stream: active } };
+    return { conversation: { ...full, messages: messages.map(message), settings: settingsOf(c), active_stream: active } };
   }
 
   /**
@@ -88,7 +98,7 @@ export class ChatService {
     await this.owned(userId, id);
     const title = input.title?.trim();
     if (input.title !== undefined && !title) throw new BadRequestException('title: must not be blank');
-    await this.conversations.update(userId, id, title ?? null, input.is_pinned ?? null);
+    await this.conversations.update(userId, id, { title: title ?? null, pinned: input.is_pinned ?? null, settings: input.settings ?? null });
     return this.get(userId, id);
   }
 
@@ -136,7 +146,15 @@ export class ChatService {
         .replace(/^-+|-+$/g, '')
         .slice(0, 80) || 'conversation';
     if (format === 'markdown') {
-      const lines = [`# ${conversation.title}`, '', `Model: ${conversation.model_id} · Exported ${new Date().toISOString()}`, ''];
+      const { system_prompt: system, temperature, max_tokens, top_p } = conversation.settings;
+      const lines = [
+        `# ${conversation.title}`,
+        '',
+        `Model: ${conversation.model_id} · Exported ${new Date().toISOString()}`,
+        `Temperature ${temperature} · max tokens ${max_tokens} · top_p ${top_p}`,
+        '',
+        ...(system ? ['### System prompt', '', system, ''] : []),
+      ];
       for (const m of conversation.messages) {
         lines.push(
           `### ${m.role === 'user' ? 'User' : 'Assistant'}`,
@@ -164,6 +182,12 @@ export class ChatService {
       rows = rows.slice(0, at);
     }
     return rows.filter((m) => m.status === 'sent' && m.content).map((m) => ({ role: m.role, content: m.content }));
+  }
+
+  /** The system prompt the model reads before the conversation (empty: none). */
+  async systemPrompt(conversationId: string): Promise<string> {
+    const row = await this.conversations.settings(conversationId);
+    return row ? settingsOf(row).system_prompt : '';
   }
 
   /**

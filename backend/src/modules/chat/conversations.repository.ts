@@ -14,6 +14,8 @@ export interface ConversationRow {
   created_at: Date;
   updated_at: Date;
   last_message_preview?: string | null;
+  /** As given (jsonb): what is left out takes its default when read. */
+  settings: Partial<Schemas['ConversationSettings']>;
 }
 
 export interface MessageRow {
@@ -46,7 +48,7 @@ export interface ConversationCursor {
   id: string;
 }
 
-const COLUMNS = 'c.id, c.title, c.model_id, c.is_pinned, c.total_messages, c.total_tokens, c.created_at, c.updated_at';
+const COLUMNS = 'c.id, c.title, c.model_id, c.is_pinned, c.total_messages, c.total_tokens, c.created_at, c.updated_at, c.settings';
 const MESSAGE = 'id, role, content, status, stopped, model, tokens, created_at';
 
 /** `50%_off` searched literally: LIKE wildcards escaped. */
@@ -78,10 +80,10 @@ export class ConversationsRepository extends Repository {
     );
   }
 
-  async create(userId: string, title: string, modelId: string, tx?: Tx): Promise<ConversationRow> {
+  async create(userId: string, title: string, modelId: string, settings: Schemas['ConversationSettings'] | null, tx?: Tx): Promise<ConversationRow> {
     return (await this.one<ConversationRow>(
-      `INSERT INTO conversations (user_id, title, model_id) VALUES ($1, $2, $3) RETURNING *`,
-      [userId, title, modelId],
+      `INSERT INTO conversations (user_id, title, model_id, settings) VALUES ($1, $2, $3, coalesce($4::jsonb, '{}'::jsonb)) RETURNING *`,
+      [userId, title, modelId, settings ? JSON.stringify(settings) : null],
       tx,
     ))!;
   }
@@ -95,15 +97,26 @@ export class ConversationsRepository extends Repository {
     );
   }
 
+  /** A conversation's settings as stored, whoever owns it. */
+  settings(conversationId: string, tx?: Tx): Promise<Pick<ConversationRow, 'settings'> | undefined> {
+    return this.one<Pick<ConversationRow, 'settings'>>(`SELECT settings FROM conversations WHERE id = $1`, [conversationId], tx);
+  }
+
   /** Locks a conversation, whoever owns it; false when it no longer exists. */
   async lock(id: string, tx: Tx): Promise<boolean> {
     return (await this.count(`SELECT id FROM conversations WHERE id = $1 FOR UPDATE`, [id], tx)) > 0;
   }
 
-  async update(userId: string, id: string, title: string | null, pinned: boolean | null, tx?: Tx): Promise<void> {
+  async update(
+    userId: string,
+    id: string,
+    c: { title: string | null; pinned: boolean | null; settings: Schemas['ConversationSettings'] | null },
+    tx?: Tx,
+  ): Promise<void> {
     await this.rows(
-      `UPDATE conversations SET title = coalesce($3, title), is_pinned = coalesce($4, is_pinned), updated_at = now() WHERE id = $1 AND user_id = $2`,
-      [id, userId, title, pinned],
+      `UPDATE conversations SET title = coalesce($3, title), is_pinned = coalesce($4, is_pinned),
+              settings = coalesce($5::jsonb, settings), updated_at = now() WHERE id = $1 AND user_id = $2`,
+      [id, userId, c.title, c.pinned, c.settings ? JSON.stringify(c.settings) : null],
       tx,
     );
   }

@@ -154,7 +154,11 @@ export class InferenceService {
       await this.chat.assertOwned(userId, conversationId);
       const history = await this.chat.history(conversationId, replaceFrom);
       if (!history) throw new NotFoundException('Message not found');
-      if (!input.messages) messages = [...history, messages.at(-1)!];
+      if (!input.messages) {
+        // The conversation's system prompt comes first, as the model's chat template expects it.
+        const system = await this.chat.systemPrompt(conversationId);
+        messages = [...(system ? [{ role: 'system' as const, content: system }] : []), ...history, messages.at(-1)!];
+      }
     }
     // A prompt the balance cannot pay for is refused before anything is saved (a retry would save it twice).
     await this.assertAffordable(userId, model, messages);

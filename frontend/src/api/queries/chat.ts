@@ -8,6 +8,7 @@ export type ConversationSummary = components['schemas']['ConversationSummary'];
 export type ActiveStream = components['schemas']['ActiveStream'];
 export type ConversationExport = components['schemas']['ConversationExport'];
 export type ConversationExportFormat = components['schemas']['ConversationExportFormat'];
+export type ConversationSettings = components['schemas']['ConversationSettings'];
 
 /** Conversations per page of the list. */
 export const CONVERSATIONS_PAGE = 50;
@@ -19,13 +20,15 @@ export async function getConversation(id: string): Promise<Conversation> {
 }
 
 /** POST /api/chat/conversations. */
-async function createConversation(title: string, modelId: string): Promise<Conversation> {
-  const { conversation } = await unwrap(api.POST('/api/chat/conversations', { body: { title, model_id: modelId } }));
+async function createConversation(title: string, modelId: string, settings?: ConversationSettings): Promise<Conversation> {
+  const { conversation } = await unwrap(
+    api.POST('/api/chat/conversations', { body: { title, model_id: modelId, ...(settings ? { settings } : {}) } }),
+  );
   return conversation;
 }
 
-/** PUT /api/chat/conversations/{id} — rename and/or pin. */
-async function updateConversation(id: string, body: { title?: string; is_pinned?: boolean }): Promise<Conversation> {
+/** PUT /api/chat/conversations/{id} — rename, pin, and/or its settings. */
+async function updateConversation(id: string, body: { title?: string; is_pinned?: boolean; settings?: ConversationSettings }): Promise<Conversation> {
   const { conversation } = await unwrap(api.PUT('/api/chat/conversations/{id}', { params: { path: { id } }, body }));
   return conversation;
 }
@@ -65,16 +68,18 @@ export const chatMutations = {
   create: () =>
     mutationOptions({
       mutationKey: [...chatQueries.all, 'create'] as const,
-      mutationFn: ({ title, modelId }: { title: string; modelId: string }) => createConversation(title, modelId),
+      mutationFn: ({ title, modelId, settings }: { title: string; modelId: string; settings?: ConversationSettings }) =>
+        createConversation(title, modelId, settings),
       onSuccess: (_conversation, _vars, _ctx, { client }) => {
         void client.invalidateQueries({ queryKey: chatQueries.lists() });
       },
     }),
-  /** Rename and/or pin; the list reloads whether or not it worked. */
+  /** Rename, pin and/or settings; the list reloads whether or not it worked. */
   update: () =>
     mutationOptions({
       mutationKey: [...chatQueries.all, 'update'] as const,
-      mutationFn: ({ id, ...body }: { id: string; title?: string; is_pinned?: boolean }) => updateConversation(id, body),
+      mutationFn: ({ id, ...body }: { id: string; title?: string; is_pinned?: boolean; settings?: ConversationSettings }) =>
+        updateConversation(id, body),
       onSettled: (_conversation, _error, _vars, _ctx, { client }) => {
         void client.invalidateQueries({ queryKey: chatQueries.lists() });
       },

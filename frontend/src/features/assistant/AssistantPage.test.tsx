@@ -7,7 +7,7 @@ import { example } from '../../mocks/examples';
 import { server } from '../../mocks/node';
 import { testQueryClient } from '../../test/render';
 import { chatCache } from './cache';
-import { REPLY_TEXT } from './reply-texts';
+import { REPLY_TEXT, SETTINGS_TEXT } from './reply-texts';
 import { chatTitle, LAST_CONVERSATION_KEY, TEXT, usageLine } from './texts';
 import { USER, controlledStream, renderAssistant, signIn, timedStream } from './testing';
 
@@ -706,5 +706,58 @@ describe('assistant page: message actions and shortcuts', () => {
     expect(screen.getByText('Stop generating')).toBeInTheDocument();
     await user.keyboard('{Shift>}{Escape}{/Shift}');
     expect(field()).toHaveFocus();
+  });
+});
+
+describe('assistant page: chat settings', () => {
+  it('sets a new conversation’s system prompt and parameters: created with them, each turn sent with them', async () => {
+    const creates: Array<Record<string, unknown>> = [];
+    server.use(
+      plain.post(`${API}/chat/conversations`, async ({ request }) => {
+        creates.push((await request.json()) as Record<string, unknown>);
+        return HttpResponse.json({ conversation: CREATED }, { status: 201 });
+      }),
+    );
+    const bodies = onStart(() =>
+      timedStream([{ type: 'done', success: true, usage: { prompt_tokens: 1, completion_tokens: 0, total_tokens: 1 }, stop_reason: 'stop' }]),
+    );
+    const { user } = await ready();
+    await user.click(screen.getByRole('button', { name: SETTINGS_TEXT.open }));
+    await user.type(screen.getByLabelText(SETTINGS_TEXT.systemPrompt), 'Be brief.');
+    const temperature = screen.getByLabelText(SETTINGS_TEXT.temperature);
+    await user.clear(temperature);
+    await user.type(temperature, '0.2');
+    await user.click(screen.getByRole('button', { name: SETTINGS_TEXT.save }));
+    expect(screen.queryByLabelText(SETTINGS_TEXT.systemPrompt)).toBeNull();
+    await user.type(field(), 'Hi{Enter}');
+    await waitFor(() => expect(bodies).toHaveLength(1));
+    expect(creates[0]).toMatchObject({ settings: { system_prompt: 'Be brief.', temperature: 0.2, max_tokens: 2048, top_p: 0.9 } });
+    expect(bodies[0]!.params).toEqual({ temperature: 0.2, max_tokens: 2048, top_p: 0.9 });
+  });
+
+  it('saves an open conversation’s settings on the server, and refuses values out of range with the field focused', async () => {
+    const updates: Array<Record<string, unknown>> = [];
+    server.use(
+      plain.put(`${API}/chat/conversations/:id`, async ({ request }) => {
+        const body = (await request.json()) as { settings: object };
+        updates.push(body);
+        return HttpResponse.json({ conversation: { ...STORED, settings: body.settings } });
+      }),
+    );
+    localStorage.setItem(LAST_CONVERSATION_KEY, STORED.id);
+    const { user } = await ready();
+    expect(await within(log()).findByText(STORED.messages[0]!.content)).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: SETTINGS_TEXT.open }));
+    const topP = screen.getByLabelText(SETTINGS_TEXT.topP);
+    await user.clear(topP);
+    await user.type(topP, '5');
+    await user.click(screen.getByRole('button', { name: SETTINGS_TEXT.save }));
+    expect(screen.getByText(SETTINGS_TEXT.invalid.top_p)).toBeInTheDocument();
+    expect(topP).toHaveFocus();
+    expect(updates).toHaveLength(0);
+    await user.clear(topP);
+    await user.type(topP, '0.5');
+    await user.click(screen.getByRole('button', { name: SETTINGS_TEXT.save }));
+    await waitFor(() => expect(updates).toEqual([{ settings: { system_prompt: '', temperature: 0.7, max_tokens: 2048, top_p: 0.5 } }]));
   });
 });

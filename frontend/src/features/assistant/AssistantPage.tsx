@@ -8,9 +8,10 @@ import { ChatInput, type ChatInputHandle } from './ChatInput';
 import { ConversationSidebar } from './ConversationSidebar';
 import { MessageBubble } from './MessageBubble';
 import { DEFAULT_MODELS, defaultModelId, isAvailable, modelLabel, toUiModel } from './models';
-import { REPLY_TEXT } from './reply-texts';
+import { REPLY_TEXT, SETTINGS_TEXT } from './reply-texts';
+import { SettingsPanel } from './SettingsPanel';
 import { TEXT, usageLine, usingLine } from './texts';
-import { useChat } from './useChat';
+import { DEFAULT_SETTINGS, useChat } from './useChat';
 import './assistant.css';
 
 /** Below this width the sidebar starts collapsed (it then shows the recent conversations in one row). */
@@ -58,6 +59,7 @@ export function AssistantPage() {
 
   const [pendingEdit, setPendingEdit] = useState<{ id: string; text: string } | null>(null);
   const [helpOpen, setHelpOpen] = useState(false);
+  const [settingsOpen, setSettingsOpen] = useState(false);
 
   // Keyboard: Esc stops a reply, Ctrl+Shift+O (⌘⇧O) starts a new conversation, Shift+Esc focuses the message box.
   const onShortcut = useEffectEvent((e: KeyboardEvent) => {
@@ -151,6 +153,15 @@ export function AssistantPage() {
           <button type="button" className="btn btn-sm assistant-clear" onClick={chat.clear} disabled={messages.length === 0 && !chat.conversation.id}>
             Clear conversation
           </button>
+          <button
+            type="button"
+            className="btn btn-sm assistant-clear"
+            aria-expanded={settingsOpen}
+            onClick={() => setSettingsOpen((o) => !o)}
+            disabled={chat.generating}
+          >
+            {SETTINGS_TEXT.open}
+          </button>
         </div>
       </header>
 
@@ -168,6 +179,15 @@ export function AssistantPage() {
         />
 
         <section className="assistant-chat" aria-label="Chat">
+          {settingsOpen && (
+            <SettingsPanel
+              key={chat.conversation.id ?? 'new'}
+              settings={chat.conversation.settings}
+              defaults={DEFAULT_SETTINGS}
+              onSave={chat.saveSettings}
+              onClose={() => setSettingsOpen(false)}
+            />
+          )}
           {modelsFailed && (
             <p className="alert alert-warn assistant-banner" role="status">
               {TEXT.modelsFailed}

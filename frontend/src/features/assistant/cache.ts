@@ -1,3 +1,4 @@
+import type { ConversationSettings } from '../../api/queries/chat';
 import type { UiMessage } from './types';
 
 /**
@@ -19,6 +20,8 @@ export interface CachedConversation {
   model_id: string | null;
   updated_at: string;
   messages: UiMessage[];
+  /** Absent in copies written before conversations had settings. */
+  settings?: ConversationSettings;
 }
 
 interface Setting {

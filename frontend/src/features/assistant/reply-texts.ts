@@ -26,3 +26,25 @@ export const REPLY_TEXT = {
     ['Enter', 'Send (Shift + Enter: new line)'],
   ],
 } as const;
+
+/** The conversation settings panel's words (the document gives the defaults, not the panel). */
+export const SETTINGS_TEXT = {
+  open: 'Chat settings',
+  title: 'Chat settings',
+  intro: 'For this conversation: the model reads the system prompt before it, and every message uses these parameters.',
+  systemPrompt: 'System prompt',
+  systemPlaceholder: 'e.g. You answer in short, plain sentences.',
+  temperature: 'Temperature (0–2)',
+  maxTokens: 'Max tokens (1–8192)',
+  topP: 'Top P (0–1)',
+  save: 'Save settings',
+  saving: 'Saving…',
+  cancel: 'Cancel',
+  defaults: 'Reset to defaults',
+  failed: 'The settings could not be saved. Please try again.',
+  invalid: {
+    temperature: 'Temperature must be a number from 0 to 2.',
+    max_tokens: 'Max tokens must be a whole number from 1 to 8192.',
+    top_p: 'Top P must be a number from 0 to 1.',
+  },
+} as const;

@@ -1,3 +1,5 @@
+import type { ConversationSettings } from '../../api/queries/chat';
+
 /** Message status: a user message is sending, then sent or error; a reply is streaming, then sent (also when stopped). */
 export type MessageStatus = 'sending' | 'sent' | 'streaming' | 'error';
 
@@ -38,4 +40,6 @@ export interface OpenConversation {
   title: string;
   model_id: string | null;
   messages: UiMessage[];
+  /** Its system prompt and sampling parameters, sent with each turn (a new conversation's are the defaults). */
+  settings: ConversationSettings;
 }

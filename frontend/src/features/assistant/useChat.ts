@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useEffectEvent, useLayoutEffect, useReducer, useRef, useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../../api/client';
-import { chatMutations, chatQueries, getConversation, type ActiveStream, type Conversation } from '../../api/queries/chat';
+import { chatMutations, chatQueries, getConversation, type ActiveStream, type Conversation, type ConversationSettings } from '../../api/queries/chat';
 import { GENERATION_PARAMS, resumeStream, startStream, stopStream } from '../../api/queries/inference';
 import { tokenStore } from '../../api/tokens';
 import { chatCache } from './cache';
@@ -24,13 +24,23 @@ export const greetingMessage = (): UiMessage => ({
 });
 
 /** A new conversation is one greeting message and no id yet. */
-export const freshConversation = (): OpenConversation => ({ id: null, title: TEXT.defaultTitle, model_id: null, messages: [greetingMessage()] });
+/** A new conversation's settings: no system prompt, the spec's sampling defaults. */
+export const DEFAULT_SETTINGS: ConversationSettings = { system_prompt: '', ...GENERATION_PARAMS };
+
+export const freshConversation = (): OpenConversation => ({
+  id: null,
+  title: TEXT.defaultTitle,
+  model_id: null,
+  messages: [greetingMessage()],
+  settings: DEFAULT_SETTINGS,
+});
 
 export function fromServer(c: Conversation): OpenConversation {
   return {
     id: c.conversation_id ?? c.id,
     title: c.title,
     model_id: c.model_id,
+    settings: c.settings ?? DEFAULT_SETTINGS,
     messages: c.messages.map((m) => ({
       id: m.id,
       role: m.role,
@@ -64,7 +74,8 @@ type Action =
   | { type: 'patch'; id: string; patch: Partial<UiMessage> }
   | { type: 'append'; id: string; text: string }
   | { type: 'remove'; ids: string[] }
-  | { type: 'rename'; title: string };
+  | { type: 'rename'; title: string }
+  | { type: 'settings'; settings: ConversationSettings };
 
 function reducer(state: OpenConversation, action: Action): OpenConversation {
   switch (action.type) {
@@ -74,6 +85,8 @@ function reducer(state: OpenConversation, action: Action): OpenConversation {
       return { ...state, id: action.id, title: action.title, model_id: action.model_id };
     case 'rename':
       return { ...state, title: action.title };
+    case 'settings':
+      return { ...state, settings: action.settings };
     case 'add':
       return { ...state, messages: [...state.messages, action.message] };
     case 'patch':
@@ -96,6 +109,9 @@ export function failureKind(err: unknown): 'insufficient' | 'auth' | 'failure' {
 }
 
 const NOTICE_TEXT = { insufficient: TEXT.insufficientTitle, auth: TEXT.authRequired, failure: TEXT.failure } as const;
+
+/** A turn's sampling parameters: the conversation's. */
+const paramsOf = ({ temperature, max_tokens, top_p }: ConversationSettings) => ({ temperature, max_tokens, top_p });
 
 /** A finished reply: sent, and marked stopped when its requester stopped it (the server saves it so too). */
 const ended = (done: Extract<FollowResult, { type: 'done' }>) => ({ status: 'sent' as const, stopped: done.stop_reason === 'abort' });
@@ -163,6 +179,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
       model_id: c.model_id,
       updated_at: new Date().toISOString(),
       messages: c.messages.filter((m) => m.kind !== 'greeting'),
+      settings: c.settings,
     });
   }, []);
 
@@ -244,7 +261,10 @@ export function useChat({ userId, onModel }: ChatOptions) {
       let conversationId = current.current.id;
       if (!conversationId) {
         try {
-          const created = await createConversation({ title: chatTitle(), modelId: model.id });
+          // Settings the user changed before the first message go with it; the defaults are the server's anyway.
+          const { settings } = current.current;
+          const changed = (Object.keys(DEFAULT_SETTINGS) as Array<keyof ConversationSettings>).some((k) => settings[k] !== DEFAULT_SETTINGS[k]);
+          const created = await createConversation({ title: chatTitle(), modelId: model.id, ...(changed ? { settings } : {}) });
           if (epoch.current !== myEpoch) return;
           conversationId = created.conversation_id ?? created.id;
           dispatch({ type: 'identify', id: conversationId, title: created.title, model_id: created.model_id });
@@ -269,7 +289,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
                 streamId: run.streamId,
                 modelId: model.id,
                 prompt: user.content,
-                params: { ...GENERATION_PARAMS },
+                params: paramsOf(current.current.settings),
                 conversation_id: conversationId,
                 ...(replaceFrom ? { replace_from: replaceFrom } : {}),
               },
@@ -385,6 +405,29 @@ export function useChat({ userId, onModel }: ChatOptions) {
   /** Sends an edited user message in place of the original; the messages after it are discarded. */
   const edit = useCallback((messageId: string, content: string, model: UiModel | null) => void replaceTurn(messageId, content, model), [replaceTurn]);
 
+  /**
+   * The open conversation's system prompt and parameters: saved on the server when it has one (else kept for its
+   * creation with the first message). Resolves false when the server refused them.
+   */
+  const { mutateAsync: updateConversation } = useMutation(chatMutations.update());
+  const saveSettings = useCallback(
+    async (settings: ConversationSettings): Promise<boolean> => {
+      const id = current.current.id;
+      if (id) {
+        try {
+          await updateConversation({ id, settings });
+        } catch {
+          return false;
+        }
+        if (current.current.id !== id) return true;
+      }
+      dispatch({ type: 'settings', settings });
+      if (id) persist(userId);
+      return true;
+    },
+    [dispatch, persist, updateConversation, userId],
+  );
+
   /** Stops listening to every stream and drops answers still on their way. */
   const detach = useCallback(() => {
     epoch.current += 1;
@@ -413,7 +456,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
     setGeneratingId(null);
     setError(null);
     forget();
-    dispatch({ type: 'reset', conversation: { id: null, title: TEXT.defaultTitle, model_id: null, messages: [] } });
+    dispatch({ type: 'reset', conversation: { id: null, title: TEXT.defaultTitle, model_id: null, messages: [], settings: DEFAULT_SETTINGS } });
   }, [dispatch, leave, setGeneratingId]);
 
   /**
@@ -508,7 +551,13 @@ export function useChat({ userId, onModel }: ChatOptions) {
         if (cached && epoch.current === myEpoch) {
           dispatch({
             type: 'reset',
-            conversation: { id: cached.conversation_id, title: cached.title, model_id: cached.model_id, messages: cached.messages },
+            conversation: {
+              id: cached.conversation_id,
+              title: cached.title,
+              model_id: cached.model_id,
+              messages: cached.messages,
+              settings: cached.settings ?? DEFAULT_SETTINGS,
+            },
           });
           if (cached.model_id) onModelRef.current?.(cached.model_id);
         }
@@ -585,6 +634,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
     retry,
     regenerate,
     edit,
+    saveSettings,
     newConversation,
     clear,
     open,
