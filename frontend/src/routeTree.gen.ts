@@ -32,6 +32,8 @@ import { Route as AppShellAssistantRouteImport } from './routes/app/_shell/assis
 import { Route as AppShellDashboardRouteImport } from './routes/app/_shell/dashboard';
 import { Route as AppShellNodesRouteImport } from './routes/app/_shell/nodes';
 import { Route as AppShellWalletRouteImport } from './routes/app/_shell/wallet';
+import { Route as AppShellAssistantIndexRouteImport } from './routes/app/_shell/assistant.index';
+import { Route as AppShellAssistantConversationIdRouteImport } from './routes/app/_shell/assistant.$conversationId';
 import { Route as AppOauthCallbackProviderRouteImport } from './routes/app/oauth/callback/$provider';
 
 const SiteRoute = SiteRouteImport.update({
@@ -147,6 +149,16 @@ const AppShellWalletRoute = AppShellWalletRouteImport.update({
   path: '/wallet',
   getParentRoute: () => AppShellRoute,
 } as any);
+const AppShellAssistantIndexRoute = AppShellAssistantIndexRouteImport.update({
+  id: '/',
+  path: '/',
+  getParentRoute: () => AppShellAssistantRoute,
+} as any);
+const AppShellAssistantConversationIdRoute = AppShellAssistantConversationIdRouteImport.update({
+  id: '/$conversationId',
+  path: '/$conversationId',
+  getParentRoute: () => AppShellAssistantRoute,
+} as any);
 const AppOauthCallbackProviderRoute = AppOauthCallbackProviderRouteImport.update({
   id: '/oauth/callback/$provider',
   path: '/oauth/callback/$provider',
@@ -170,12 +182,14 @@ export interface FileRoutesByFullPath {
   '/app/': typeof AppIndexRoute;
   '/blog/$slug': typeof SiteBlogSlugRoute;
   '/app/api-keys': typeof AppShellApiKeysRoute;
-  '/app/assistant': typeof AppShellAssistantRoute;
+  '/app/assistant': typeof AppShellAssistantRouteWithChildren;
   '/app/dashboard': typeof AppShellDashboardRoute;
   '/app/nodes': typeof AppShellNodesRoute;
   '/app/wallet': typeof AppShellWalletRoute;
   '/blog/': typeof SiteBlogIndexRoute;
+  '/app/assistant/$conversationId': typeof AppShellAssistantConversationIdRoute;
   '/app/oauth/callback/$provider': typeof AppOauthCallbackProviderRoute;
+  '/app/assistant/': typeof AppShellAssistantIndexRoute;
 }
 export interface FileRoutesByTo {
   '/about': typeof SiteAboutRoute;
@@ -193,12 +207,13 @@ export interface FileRoutesByTo {
   '/': typeof SiteIndexRoute;
   '/blog/$slug': typeof SiteBlogSlugRoute;
   '/app/api-keys': typeof AppShellApiKeysRoute;
-  '/app/assistant': typeof AppShellAssistantRoute;
   '/app/dashboard': typeof AppShellDashboardRoute;
   '/app/nodes': typeof AppShellNodesRoute;
   '/app/wallet': typeof AppShellWalletRoute;
   '/blog': typeof SiteBlogIndexRoute;
+  '/app/assistant/$conversationId': typeof AppShellAssistantConversationIdRoute;
   '/app/oauth/callback/$provider': typeof AppOauthCallbackProviderRoute;
+  '/app/assistant': typeof AppShellAssistantIndexRoute;
 }
 export interface FileRoutesById {
   __root__: typeof rootRouteImport;
@@ -220,12 +235,14 @@ export interface FileRoutesById {
   '/app/': typeof AppIndexRoute;
   '/_site/blog/$slug': typeof SiteBlogSlugRoute;
   '/app/_shell/api-keys': typeof AppShellApiKeysRoute;
-  '/app/_shell/assistant': typeof AppShellAssistantRoute;
+  '/app/_shell/assistant': typeof AppShellAssistantRouteWithChildren;
   '/app/_shell/dashboard': typeof AppShellDashboardRoute;
   '/app/_shell/nodes': typeof AppShellNodesRoute;
   '/app/_shell/wallet': typeof AppShellWalletRoute;
   '/_site/blog/': typeof SiteBlogIndexRoute;
+  '/app/_shell/assistant/$conversationId': typeof AppShellAssistantConversationIdRoute;
   '/app/oauth/callback/$provider': typeof AppOauthCallbackProviderRoute;
+  '/app/_shell/assistant/': typeof AppShellAssistantIndexRoute;
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath;
@@ -251,7 +268,9 @@ export interface FileRouteTypes {
     | '/app/nodes'
     | '/app/wallet'
     | '/blog/'
-    | '/app/oauth/callback/$provider';
+    | '/app/assistant/$conversationId'
+    | '/app/oauth/callback/$provider'
+    | '/app/assistant/';
   fileRoutesByTo: FileRoutesByTo;
   to:
     | '/about'
@@ -269,12 +288,13 @@ export interface FileRouteTypes {
     | '/'
     | '/blog/$slug'
     | '/app/api-keys'
-    | '/app/assistant'
     | '/app/dashboard'
     | '/app/nodes'
     | '/app/wallet'
     | '/blog'
-    | '/app/oauth/callback/$provider';
+    | '/app/assistant/$conversationId'
+    | '/app/oauth/callback/$provider'
+    | '/app/assistant';
   id:
     | '__root__'
     | '/_site'
@@ -300,7 +320,9 @@ export interface FileRouteTypes {
     | '/app/_shell/nodes'
     | '/app/_shell/wallet'
     | '/_site/blog/'
-    | '/app/oauth/callback/$provider';
+    | '/app/_shell/assistant/$conversationId'
+    | '/app/oauth/callback/$provider'
+    | '/app/_shell/assistant/';
   fileRoutesById: FileRoutesById;
 }
 export interface RootRouteChildren {
@@ -471,6 +493,20 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppShellWalletRouteImport;
       parentRoute: typeof AppShellRoute;
     };
+    '/app/_shell/assistant/': {
+      id: '/app/_shell/assistant/';
+      path: '/';
+      fullPath: '/app/assistant/';
+      preLoaderRoute: typeof AppShellAssistantIndexRouteImport;
+      parentRoute: typeof AppShellAssistantRoute;
+    };
+    '/app/_shell/assistant/$conversationId': {
+      id: '/app/_shell/assistant/$conversationId';
+      path: '/$conversationId';
+      fullPath: '/app/assistant/$conversationId';
+      preLoaderRoute: typeof AppShellAssistantConversationIdRouteImport;
+      parentRoute: typeof AppShellAssistantRoute;
+    };
     '/app/oauth/callback/$provider': {
       id: '/app/oauth/callback/$provider';
       path: '/oauth/callback/$provider';
@@ -515,9 +551,21 @@ const SiteRouteChildren: SiteRouteChildren = {
 
 const SiteRouteWithChildren = SiteRoute._addFileChildren(SiteRouteChildren);
 
+interface AppShellAssistantRouteChildren {
+  AppShellAssistantConversationIdRoute: typeof AppShellAssistantConversationIdRoute;
+  AppShellAssistantIndexRoute: typeof AppShellAssistantIndexRoute;
+}
+
+const AppShellAssistantRouteChildren: AppShellAssistantRouteChildren = {
+  AppShellAssistantConversationIdRoute: AppShellAssistantConversationIdRoute,
+  AppShellAssistantIndexRoute: AppShellAssistantIndexRoute,
+};
+
+const AppShellAssistantRouteWithChildren = AppShellAssistantRoute._addFileChildren(AppShellAssistantRouteChildren);
+
 interface AppShellRouteChildren {
   AppShellApiKeysRoute: typeof AppShellApiKeysRoute;
-  AppShellAssistantRoute: typeof AppShellAssistantRoute;
+  AppShellAssistantRoute: typeof AppShellAssistantRouteWithChildren;
   AppShellDashboardRoute: typeof AppShellDashboardRoute;
   AppShellNodesRoute: typeof AppShellNodesRoute;
   AppShellWalletRoute: typeof AppShellWalletRoute;
@@ -525,7 +573,7 @@ interface AppShellRouteChildren {
 
 const AppShellRouteChildren: AppShellRouteChildren = {
   AppShellApiKeysRoute: AppShellApiKeysRoute,
-  AppShellAssistantRoute: AppShellAssistantRoute,
+  AppShellAssistantRoute: AppShellAssistantRouteWithChildren,
   AppShellDashboardRoute: AppShellDashboardRoute,
   AppShellNodesRoute: AppShellNodesRoute,
   AppShellWalletRoute: AppShellWalletRoute,

@@ -186,6 +186,22 @@ test('the web app, end to end on the real platform', async ({ page, request }) =
     await expect(log.locator('.assistant-msg.is-user').first()).toContainText(PROMPT);
   });
 
+  await test.step('the conversation is in the URL: a new one goes back to /app/assistant, Back reopens it, a link opens it', async () => {
+    await expect(page).toHaveURL(/\/app\/assistant\/[0-9a-f-]{36}$/);
+    const url = page.url();
+    const log = page.getByRole('log', { name: 'Messages' });
+    await page.getByRole('button', { name: 'New conversation' }).first().click();
+    await expect(page).toHaveURL(/\/app\/assistant$/);
+    await expect(log.locator('.assistant-msg.is-user')).toHaveCount(0);
+    await page.goBack();
+    await expect(page).toHaveURL(url);
+    await expect(log.locator('.assistant-msg.is-user').first()).toContainText(PROMPT);
+    // A link to it works from anywhere in the app.
+    await page.goto('/app/dashboard');
+    await page.goto(url);
+    await expect(log.locator('.assistant-msg.is-user').first()).toContainText(PROMPT);
+  });
+
   await test.step('the conversation sidebar: rename, pin, search, export, delete', async () => {
     const sidebar = page.locator('.conv-sidebar');
     const actions = (title: string) => sidebar.getByRole('button', { name: `Actions for ${title}` });

@@ -5,7 +5,7 @@ import { HttpResponse, http as plain } from 'msw';
 import { tokenStore } from '../../api/tokens';
 import { example } from '../../mocks/examples';
 import { server } from '../../mocks/node';
-import { testQueryClient } from '../../test/render';
+import { testQueryClient, visitRoute } from '../../test/render';
 import { chatCache } from './cache';
 import { REPLY_TEXT, SETTINGS_TEXT } from './reply-texts';
 import { chatTitle, LAST_CONVERSATION_KEY, TEXT, usageLine } from './texts';
@@ -759,5 +759,29 @@ describe('assistant page: chat settings', () => {
     await user.type(topP, '0.5');
     await user.click(screen.getByRole('button', { name: SETTINGS_TEXT.save }));
     await waitFor(() => expect(updates).toEqual([{ settings: { system_prompt: '', temperature: 0.7, max_tokens: 2048, top_p: 0.5 } }]));
+  });
+});
+
+describe('assistant page: the conversation in the URL', () => {
+  it('opens the conversation the URL names, not the remembered one', async () => {
+    localStorage.setItem(LAST_CONVERSATION_KEY, '99999999-9999-4999-8999-999999999999');
+    const router = await visitRoute(`/app/assistant/${STORED.id}`);
+    expect(await screen.findByText(STORED.messages[1]!.content)).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe(`/app/assistant/${STORED.id}`);
+  });
+
+  it('names a new conversation in the URL once its first message created it, and goes back to /app/assistant for a new one', async () => {
+    onStart(() =>
+      timedStream([{ type: 'done', success: true, usage: { prompt_tokens: 1, completion_tokens: 0, total_tokens: 1 }, stop_reason: 'stop' }]),
+    );
+    const user = userEvent.setup();
+    const router = await visitRoute('/app/assistant');
+    await screen.findByRole('heading', { level: 1, name: 'AI Assistant' });
+    await waitFor(() => expect(field()).not.toBeDisabled());
+    await user.type(field(), 'Hello{Enter}');
+    await waitFor(() => expect(router.state.location.pathname).toBe(`/app/assistant/${CREATED.id}`));
+    await waitFor(() => expect(field()).not.toBeDisabled());
+    await user.keyboard('{Control>}{Shift>}o{/Shift}{/Control}');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/app/assistant'));
   });
 });

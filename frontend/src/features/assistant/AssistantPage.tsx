@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useEffectEvent, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { useNavigate, useParams } from '@tanstack/react-router';
 import { inferenceQueries } from '../../api/queries/inference';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { LOCALE } from '../../components/format';
@@ -52,7 +53,22 @@ export function AssistantPage() {
     [models],
   );
 
-  const chat = useChat({ userId: uid, onModel });
+  // The conversation is in the URL (/app/assistant/<id>): back and forward move between conversations.
+  const urlId = useParams({ strict: false }).conversationId;
+  const navigate = useNavigate();
+  const chat = useChat({ userId: uid, onModel, initialId: urlId });
+  const openId = chat.conversation.id;
+  const followUrl = useEffectEvent((id: string | undefined) => {
+    if (chat.booting || !id || id === chat.conversation.id) return;
+    void chat.open(id);
+  });
+  useEffect(() => followUrl(urlId), [urlId]);
+  const nameInUrl = useEffectEvent((id: string | null) => {
+    if (chat.booting || (id ?? undefined) === urlId) return;
+    if (id) void navigate({ to: '/app/assistant/$conversationId', params: { conversationId: id }, replace: urlId === undefined });
+    else void navigate({ to: '/app/assistant' });
+  });
+  useEffect(() => nameInUrl(openId), [openId, chat.booting]);
   const [collapsed, setCollapsed] = useState(startsCollapsed);
   const input = useRef<ChatInputHandle>(null);
   const log = useRef<HTMLDivElement>(null);

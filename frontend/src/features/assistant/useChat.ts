@@ -130,6 +130,8 @@ export interface ChatOptions {
   userId: string | null;
   /** Called when a conversation is opened, with its model (the page selects it). */
   onModel?: (modelId: string) => void;
+  /** The conversation the URL names: opened first, instead of the remembered one. */
+  initialId?: string;
 }
 
 /**
@@ -137,7 +139,7 @@ export interface ChatOptions {
  * server saves the user's message and the reply, so the client saves neither), stop, retry, opening and
  * clearing conversations, the local cache, and the reset when the session ends.
  */
-export function useChat({ userId, onModel }: ChatOptions) {
+export function useChat({ userId, onModel, initialId }: ChatOptions) {
   const queryClient = useQueryClient();
   // mutateAsync keeps one identity, so `exchange` below does not change on every render.
   const { mutateAsync: createConversation } = useMutation(chatMutations.create());
@@ -585,6 +587,8 @@ export function useChat({ userId, onModel }: ChatOptions) {
     [newConversation, userId],
   );
 
+  // Read once, at the first load: later URL changes are the page's to follow (AssistantPage).
+  const initialIdRef = useRef(initialId);
   // The latest `open`, without making the first load depend on it: that runs once per signed-in user.
   const reopen = useEffectEvent((id: string) => open(id, { quietIfGone: true }));
 
@@ -593,7 +597,7 @@ export function useChat({ userId, onModel }: ChatOptions) {
     let cancelled = false;
     void (async () => {
       if (userId && (await chatCache.ensureUser(userId))) forget();
-      const last = rememberedConversation();
+      const last = initialIdRef.current ?? rememberedConversation();
       if (!cancelled && last && userId) await reopen(last);
       if (!cancelled) setBooting(false);
     })();
