@@ -7,10 +7,20 @@ interface Props {
   copiedLabel: string;
   failedLabel: string;
   className?: string;
+  statusClassName?: string;
+  disabled?: boolean;
 }
 
 /** A button that copies `text`, then says so (or that it failed) for two seconds in a live region beside it. */
-export function CopyButton({ text, label, copiedLabel, failedLabel, className = 'btn btn-secondary' }: Props) {
+export function CopyButton({
+  text,
+  label,
+  copiedLabel,
+  failedLabel,
+  className = 'btn btn-secondary',
+  statusClassName = 'copy-status',
+  disabled,
+}: Props) {
   const [copied, setCopied] = useState<'yes' | 'no' | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   useEffect(
@@ -27,10 +37,10 @@ export function CopyButton({ text, label, copiedLabel, failedLabel, className = 
   };
   return (
     <>
-      <button type="button" className={className} onClick={() => void copy()}>
+      <button type="button" className={className} onClick={() => void copy()} disabled={disabled}>
         {label}
       </button>
-      <span role="status" className="copy-status">
+      <span role="status" className={statusClassName}>
         {copied === 'yes' ? copiedLabel : copied === 'no' ? failedLabel : ''}
       </span>
     </>
