@@ -8,244 +8,246 @@
 // You should NOT make any changes in this file as it will be overwritten.
 // Additionally, you should also exclude this file from your linter and/or formatter to prevent it from being checked or modified.
 
-import { Route as rootRouteImport } from './routes/__root';
-import { Route as SiteRouteImport } from './routes/_site';
-import { Route as AppRouteImport } from './routes/app';
-import { Route as SiteIndexRouteImport } from './routes/_site/index';
-import { Route as SiteAboutRouteImport } from './routes/_site/about';
-import { Route as SiteAccountDeletionRouteImport } from './routes/_site/account-deletion';
-import { Route as SiteContactRouteImport } from './routes/_site/contact';
-import { Route as SiteDocumentationRouteImport } from './routes/_site/documentation';
-import { Route as SiteDownloadsRouteImport } from './routes/_site/downloads';
-import { Route as SiteLicenseRouteImport } from './routes/_site/license';
-import { Route as SiteNewsRouteImport } from './routes/_site/news';
-import { Route as SitePrivacyPolicyRouteImport } from './routes/_site/privacy-policy';
-import { Route as SiteTermsOfServiceRouteImport } from './routes/_site/terms-of-service';
-import { Route as SiteUpdatesRouteImport } from './routes/_site/updates';
-import { Route as AppIndexRouteImport } from './routes/app/index';
-import { Route as AppShellRouteImport } from './routes/app/_shell';
-import { Route as AppAuthRouteImport } from './routes/app/auth';
-import { Route as SiteBlogIndexRouteImport } from './routes/_site/blog/index';
-import { Route as SiteBlogSlugRouteImport } from './routes/_site/blog/$slug';
-import { Route as AppShellApiKeysRouteImport } from './routes/app/_shell/api-keys';
-import { Route as AppShellAssistantRouteImport } from './routes/app/_shell/assistant';
-import { Route as AppShellDashboardRouteImport } from './routes/app/_shell/dashboard';
-import { Route as AppShellNodesRouteImport } from './routes/app/_shell/nodes';
-import { Route as AppShellWalletRouteImport } from './routes/app/_shell/wallet';
-import { Route as AppShellAssistantIndexRouteImport } from './routes/app/_shell/assistant.index';
-import { Route as AppShellAssistantConversationIdRouteImport } from './routes/app/_shell/assistant.$conversationId';
-import { Route as AppOauthCallbackProviderRouteImport } from './routes/app/oauth/callback/$provider';
+import { Route as rootRouteImport } from './routes/__root'
+import { Route as SiteRouteImport } from './routes/_site'
+import { Route as AppRouteImport } from './routes/app'
+import { Route as SiteIndexRouteImport } from './routes/_site/index'
+import { Route as SiteAboutRouteImport } from './routes/_site/about'
+import { Route as SiteAccountDeletionRouteImport } from './routes/_site/account-deletion'
+import { Route as SiteContactRouteImport } from './routes/_site/contact'
+import { Route as SiteDocumentationRouteImport } from './routes/_site/documentation'
+import { Route as SiteDownloadsRouteImport } from './routes/_site/downloads'
+import { Route as SiteLicenseRouteImport } from './routes/_site/license'
+import { Route as SiteNewsRouteImport } from './routes/_site/news'
+import { Route as SitePrivacyPolicyRouteImport } from './routes/_site/privacy-policy'
+import { Route as SiteTermsOfServiceRouteImport } from './routes/_site/terms-of-service'
+import { Route as SiteUpdatesRouteImport } from './routes/_site/updates'
+import { Route as AppIndexRouteImport } from './routes/app/index'
+import { Route as AppShellRouteImport } from './routes/app/_shell'
+import { Route as AppAuthRouteImport } from './routes/app/auth'
+import { Route as SiteBlogIndexRouteImport } from './routes/_site/blog/index'
+import { Route as SiteBlogSlugRouteImport } from './routes/_site/blog/$slug'
+import { Route as AppShellApiKeysRouteImport } from './routes/app/_shell/api-keys'
+import { Route as AppShellAssistantRouteImport } from './routes/app/_shell/assistant'
+import { Route as AppShellDashboardRouteImport } from './routes/app/_shell/dashboard'
+import { Route as AppShellNodesRouteImport } from './routes/app/_shell/nodes'
+import { Route as AppShellWalletRouteImport } from './routes/app/_shell/wallet'
+import { Route as AppShellAssistantIndexRouteImport } from './routes/app/_shell/assistant.index'
+import { Route as AppShellAssistantConversationIdRouteImport } from './routes/app/_shell/assistant.$conversationId'
+import { Route as AppOauthCallbackProviderRouteImport } from './routes/app/oauth/callback/$provider'
 
 const SiteRoute = SiteRouteImport.update({
   id: '/_site',
   getParentRoute: () => rootRouteImport,
-} as any);
+} as any)
 const AppRoute = AppRouteImport.update({
   id: '/app',
   path: '/app',
   getParentRoute: () => rootRouteImport,
-} as any);
+} as any)
 const SiteIndexRoute = SiteIndexRouteImport.update({
   id: '/',
   path: '/',
   getParentRoute: () => SiteRoute,
-} as any);
+} as any)
 const SiteAboutRoute = SiteAboutRouteImport.update({
   id: '/about',
   path: '/about',
   getParentRoute: () => SiteRoute,
-} as any);
+} as any)
 const SiteAccountDeletionRoute = SiteAccountDeletionRouteImport.update({
   id: '/account-deletion',
   path: '/account-deletion',
   getParentRoute: () => SiteRoute,
-} as any);
+} as any)
 const SiteContactRoute = SiteContactRouteImport.update({
   id: '/contact',
   path: '/contact',
   getParentRoute: () => SiteRoute,
-} as any);
+} as any)
 const SiteDocumentationRoute = SiteDocumentationRouteImport.update({
   id: '/documentation',
   path: '/documentation',
   getParentRoute: () => SiteRoute,
-} as any);
+} as any)
 const SiteDownloadsRoute = SiteDownloadsRouteImport.update({
   id: '/downloads',
   path: '/downloads',
   getParentRoute: () => SiteRoute,
-} as any);
+} as any)
 const SiteLicenseRoute = SiteLicenseRouteImport.update({
   id: '/license',
   path: '/license',
   getParentRoute: () => SiteRoute,
-} as any);
+} as any)
 const SiteNewsRoute = SiteNewsRouteImport.update({
   id: '/news',
   path: '/news',
   getParentRoute: () => SiteRoute,
-} as any);
+} as any)
 const SitePrivacyPolicyRoute = SitePrivacyPolicyRouteImport.update({
   id: '/privacy-policy',
   path: '/privacy-policy',
   getParentRoute: () => SiteRoute,
-} as any);
+} as any)
 const SiteTermsOfServiceRoute = SiteTermsOfServiceRouteImport.update({
   id: '/terms-of-service',
   path: '/terms-of-service',
   getParentRoute: () => SiteRoute,
-} as any);
+} as any)
 const SiteUpdatesRoute = SiteUpdatesRouteImport.update({
   id: '/updates',
   path: '/updates',
   getParentRoute: () => SiteRoute,
-} as any);
+} as any)
 const AppIndexRoute = AppIndexRouteImport.update({
   id: '/',
   path: '/',
   getParentRoute: () => AppRoute,
-} as any);
+} as any)
 const AppShellRoute = AppShellRouteImport.update({
   id: '/_shell',
   getParentRoute: () => AppRoute,
-} as any);
+} as any)
 const AppAuthRoute = AppAuthRouteImport.update({
   id: '/auth',
   path: '/auth',
   getParentRoute: () => AppRoute,
-} as any);
+} as any)
 const SiteBlogIndexRoute = SiteBlogIndexRouteImport.update({
   id: '/blog/',
   path: '/blog/',
   getParentRoute: () => SiteRoute,
-} as any);
+} as any)
 const SiteBlogSlugRoute = SiteBlogSlugRouteImport.update({
   id: '/blog/$slug',
   path: '/blog/$slug',
   getParentRoute: () => SiteRoute,
-} as any);
+} as any)
 const AppShellApiKeysRoute = AppShellApiKeysRouteImport.update({
   id: '/api-keys',
   path: '/api-keys',
   getParentRoute: () => AppShellRoute,
-} as any);
+} as any)
 const AppShellAssistantRoute = AppShellAssistantRouteImport.update({
   id: '/assistant',
   path: '/assistant',
   getParentRoute: () => AppShellRoute,
-} as any);
+} as any)
 const AppShellDashboardRoute = AppShellDashboardRouteImport.update({
   id: '/dashboard',
   path: '/dashboard',
   getParentRoute: () => AppShellRoute,
-} as any);
+} as any)
 const AppShellNodesRoute = AppShellNodesRouteImport.update({
   id: '/nodes',
   path: '/nodes',
   getParentRoute: () => AppShellRoute,
-} as any);
+} as any)
 const AppShellWalletRoute = AppShellWalletRouteImport.update({
   id: '/wallet',
   path: '/wallet',
   getParentRoute: () => AppShellRoute,
-} as any);
+} as any)
 const AppShellAssistantIndexRoute = AppShellAssistantIndexRouteImport.update({
   id: '/',
   path: '/',
   getParentRoute: () => AppShellAssistantRoute,
-} as any);
-const AppShellAssistantConversationIdRoute = AppShellAssistantConversationIdRouteImport.update({
-  id: '/$conversationId',
-  path: '/$conversationId',
-  getParentRoute: () => AppShellAssistantRoute,
-} as any);
-const AppOauthCallbackProviderRoute = AppOauthCallbackProviderRouteImport.update({
-  id: '/oauth/callback/$provider',
-  path: '/oauth/callback/$provider',
-  getParentRoute: () => AppRoute,
-} as any);
+} as any)
+const AppShellAssistantConversationIdRoute =
+  AppShellAssistantConversationIdRouteImport.update({
+    id: '/$conversationId',
+    path: '/$conversationId',
+    getParentRoute: () => AppShellAssistantRoute,
+  } as any)
+const AppOauthCallbackProviderRoute =
+  AppOauthCallbackProviderRouteImport.update({
+    id: '/oauth/callback/$provider',
+    path: '/oauth/callback/$provider',
+    getParentRoute: () => AppRoute,
+  } as any)
 
 export interface FileRoutesByFullPath {
-  '/': typeof SiteIndexRoute;
-  '/app': typeof AppRouteWithChildren;
-  '/about': typeof SiteAboutRoute;
-  '/account-deletion': typeof SiteAccountDeletionRoute;
-  '/contact': typeof SiteContactRoute;
-  '/documentation': typeof SiteDocumentationRoute;
-  '/downloads': typeof SiteDownloadsRoute;
-  '/license': typeof SiteLicenseRoute;
-  '/news': typeof SiteNewsRoute;
-  '/privacy-policy': typeof SitePrivacyPolicyRoute;
-  '/terms-of-service': typeof SiteTermsOfServiceRoute;
-  '/updates': typeof SiteUpdatesRoute;
-  '/app/auth': typeof AppAuthRoute;
-  '/app/': typeof AppIndexRoute;
-  '/blog/$slug': typeof SiteBlogSlugRoute;
-  '/app/api-keys': typeof AppShellApiKeysRoute;
-  '/app/assistant': typeof AppShellAssistantRouteWithChildren;
-  '/app/dashboard': typeof AppShellDashboardRoute;
-  '/app/nodes': typeof AppShellNodesRoute;
-  '/app/wallet': typeof AppShellWalletRoute;
-  '/blog/': typeof SiteBlogIndexRoute;
-  '/app/assistant/$conversationId': typeof AppShellAssistantConversationIdRoute;
-  '/app/oauth/callback/$provider': typeof AppOauthCallbackProviderRoute;
-  '/app/assistant/': typeof AppShellAssistantIndexRoute;
+  '/': typeof SiteIndexRoute
+  '/app': typeof AppRouteWithChildren
+  '/about': typeof SiteAboutRoute
+  '/account-deletion': typeof SiteAccountDeletionRoute
+  '/contact': typeof SiteContactRoute
+  '/documentation': typeof SiteDocumentationRoute
+  '/downloads': typeof SiteDownloadsRoute
+  '/license': typeof SiteLicenseRoute
+  '/news': typeof SiteNewsRoute
+  '/privacy-policy': typeof SitePrivacyPolicyRoute
+  '/terms-of-service': typeof SiteTermsOfServiceRoute
+  '/updates': typeof SiteUpdatesRoute
+  '/app/auth': typeof AppAuthRoute
+  '/app/': typeof AppIndexRoute
+  '/blog/$slug': typeof SiteBlogSlugRoute
+  '/app/api-keys': typeof AppShellApiKeysRoute
+  '/app/assistant': typeof AppShellAssistantRouteWithChildren
+  '/app/dashboard': typeof AppShellDashboardRoute
+  '/app/nodes': typeof AppShellNodesRoute
+  '/app/wallet': typeof AppShellWalletRoute
+  '/blog/': typeof SiteBlogIndexRoute
+  '/app/assistant/$conversationId': typeof AppShellAssistantConversationIdRoute
+  '/app/oauth/callback/$provider': typeof AppOauthCallbackProviderRoute
+  '/app/assistant/': typeof AppShellAssistantIndexRoute
 }
 export interface FileRoutesByTo {
-  '/about': typeof SiteAboutRoute;
-  '/account-deletion': typeof SiteAccountDeletionRoute;
-  '/contact': typeof SiteContactRoute;
-  '/documentation': typeof SiteDocumentationRoute;
-  '/downloads': typeof SiteDownloadsRoute;
-  '/license': typeof SiteLicenseRoute;
-  '/news': typeof SiteNewsRoute;
-  '/privacy-policy': typeof SitePrivacyPolicyRoute;
-  '/terms-of-service': typeof SiteTermsOfServiceRoute;
-  '/updates': typeof SiteUpdatesRoute;
-  '/app': typeof AppIndexRoute;
-  '/app/auth': typeof AppAuthRoute;
-  '/': typeof SiteIndexRoute;
-  '/blog/$slug': typeof SiteBlogSlugRoute;
-  '/app/api-keys': typeof AppShellApiKeysRoute;
-  '/app/dashboard': typeof AppShellDashboardRoute;
-  '/app/nodes': typeof AppShellNodesRoute;
-  '/app/wallet': typeof AppShellWalletRoute;
-  '/blog': typeof SiteBlogIndexRoute;
-  '/app/assistant/$conversationId': typeof AppShellAssistantConversationIdRoute;
-  '/app/oauth/callback/$provider': typeof AppOauthCallbackProviderRoute;
-  '/app/assistant': typeof AppShellAssistantIndexRoute;
+  '/about': typeof SiteAboutRoute
+  '/account-deletion': typeof SiteAccountDeletionRoute
+  '/contact': typeof SiteContactRoute
+  '/documentation': typeof SiteDocumentationRoute
+  '/downloads': typeof SiteDownloadsRoute
+  '/license': typeof SiteLicenseRoute
+  '/news': typeof SiteNewsRoute
+  '/privacy-policy': typeof SitePrivacyPolicyRoute
+  '/terms-of-service': typeof SiteTermsOfServiceRoute
+  '/updates': typeof SiteUpdatesRoute
+  '/app': typeof AppIndexRoute
+  '/app/auth': typeof AppAuthRoute
+  '/': typeof SiteIndexRoute
+  '/blog/$slug': typeof SiteBlogSlugRoute
+  '/app/api-keys': typeof AppShellApiKeysRoute
+  '/app/dashboard': typeof AppShellDashboardRoute
+  '/app/nodes': typeof AppShellNodesRoute
+  '/app/wallet': typeof AppShellWalletRoute
+  '/blog': typeof SiteBlogIndexRoute
+  '/app/assistant/$conversationId': typeof AppShellAssistantConversationIdRoute
+  '/app/oauth/callback/$provider': typeof AppOauthCallbackProviderRoute
+  '/app/assistant': typeof AppShellAssistantIndexRoute
 }
 export interface FileRoutesById {
-  __root__: typeof rootRouteImport;
-  '/_site': typeof SiteRouteWithChildren;
-  '/app': typeof AppRouteWithChildren;
-  '/_site/about': typeof SiteAboutRoute;
-  '/_site/account-deletion': typeof SiteAccountDeletionRoute;
-  '/_site/contact': typeof SiteContactRoute;
-  '/_site/documentation': typeof SiteDocumentationRoute;
-  '/_site/downloads': typeof SiteDownloadsRoute;
-  '/_site/license': typeof SiteLicenseRoute;
-  '/_site/news': typeof SiteNewsRoute;
-  '/_site/privacy-policy': typeof SitePrivacyPolicyRoute;
-  '/_site/terms-of-service': typeof SiteTermsOfServiceRoute;
-  '/_site/updates': typeof SiteUpdatesRoute;
-  '/app/_shell': typeof AppShellRouteWithChildren;
-  '/app/auth': typeof AppAuthRoute;
-  '/_site/': typeof SiteIndexRoute;
-  '/app/': typeof AppIndexRoute;
-  '/_site/blog/$slug': typeof SiteBlogSlugRoute;
-  '/app/_shell/api-keys': typeof AppShellApiKeysRoute;
-  '/app/_shell/assistant': typeof AppShellAssistantRouteWithChildren;
-  '/app/_shell/dashboard': typeof AppShellDashboardRoute;
-  '/app/_shell/nodes': typeof AppShellNodesRoute;
-  '/app/_shell/wallet': typeof AppShellWalletRoute;
-  '/_site/blog/': typeof SiteBlogIndexRoute;
-  '/app/_shell/assistant/$conversationId': typeof AppShellAssistantConversationIdRoute;
-  '/app/oauth/callback/$provider': typeof AppOauthCallbackProviderRoute;
-  '/app/_shell/assistant/': typeof AppShellAssistantIndexRoute;
+  __root__: typeof rootRouteImport
+  '/_site': typeof SiteRouteWithChildren
+  '/app': typeof AppRouteWithChildren
+  '/_site/about': typeof SiteAboutRoute
+  '/_site/account-deletion': typeof SiteAccountDeletionRoute
+  '/_site/contact': typeof SiteContactRoute
+  '/_site/documentation': typeof SiteDocumentationRoute
+  '/_site/downloads': typeof SiteDownloadsRoute
+  '/_site/license': typeof SiteLicenseRoute
+  '/_site/news': typeof SiteNewsRoute
+  '/_site/privacy-policy': typeof SitePrivacyPolicyRoute
+  '/_site/terms-of-service': typeof SiteTermsOfServiceRoute
+  '/_site/updates': typeof SiteUpdatesRoute
+  '/app/_shell': typeof AppShellRouteWithChildren
+  '/app/auth': typeof AppAuthRoute
+  '/_site/': typeof SiteIndexRoute
+  '/app/': typeof AppIndexRoute
+  '/_site/blog/$slug': typeof SiteBlogSlugRoute
+  '/app/_shell/api-keys': typeof AppShellApiKeysRoute
+  '/app/_shell/assistant': typeof AppShellAssistantRouteWithChildren
+  '/app/_shell/dashboard': typeof AppShellDashboardRoute
+  '/app/_shell/nodes': typeof AppShellNodesRoute
+  '/app/_shell/wallet': typeof AppShellWalletRoute
+  '/_site/blog/': typeof SiteBlogIndexRoute
+  '/app/_shell/assistant/$conversationId': typeof AppShellAssistantConversationIdRoute
+  '/app/oauth/callback/$provider': typeof AppOauthCallbackProviderRoute
+  '/app/_shell/assistant/': typeof AppShellAssistantIndexRoute
 }
 export interface FileRouteTypes {
-  fileRoutesByFullPath: FileRoutesByFullPath;
+  fileRoutesByFullPath: FileRoutesByFullPath
   fullPaths:
     | '/'
     | '/app'
@@ -270,8 +272,8 @@ export interface FileRouteTypes {
     | '/blog/'
     | '/app/assistant/$conversationId'
     | '/app/oauth/callback/$provider'
-    | '/app/assistant/';
-  fileRoutesByTo: FileRoutesByTo;
+    | '/app/assistant/'
+  fileRoutesByTo: FileRoutesByTo
   to:
     | '/about'
     | '/account-deletion'
@@ -294,7 +296,7 @@ export interface FileRouteTypes {
     | '/blog'
     | '/app/assistant/$conversationId'
     | '/app/oauth/callback/$provider'
-    | '/app/assistant';
+    | '/app/assistant'
   id:
     | '__root__'
     | '/_site'
@@ -322,215 +324,215 @@ export interface FileRouteTypes {
     | '/_site/blog/'
     | '/app/_shell/assistant/$conversationId'
     | '/app/oauth/callback/$provider'
-    | '/app/_shell/assistant/';
-  fileRoutesById: FileRoutesById;
+    | '/app/_shell/assistant/'
+  fileRoutesById: FileRoutesById
 }
 export interface RootRouteChildren {
-  SiteRoute: typeof SiteRouteWithChildren;
-  AppRoute: typeof AppRouteWithChildren;
+  SiteRoute: typeof SiteRouteWithChildren
+  AppRoute: typeof AppRouteWithChildren
 }
 
 declare module '@tanstack/react-router' {
   interface FileRoutesByPath {
     '/_site': {
-      id: '/_site';
-      path: '';
-      fullPath: '/';
-      preLoaderRoute: typeof SiteRouteImport;
-      parentRoute: typeof rootRouteImport;
-    };
+      id: '/_site'
+      path: ''
+      fullPath: '/'
+      preLoaderRoute: typeof SiteRouteImport
+      parentRoute: typeof rootRouteImport
+    }
     '/app': {
-      id: '/app';
-      path: '/app';
-      fullPath: '/app';
-      preLoaderRoute: typeof AppRouteImport;
-      parentRoute: typeof rootRouteImport;
-    };
+      id: '/app'
+      path: '/app'
+      fullPath: '/app'
+      preLoaderRoute: typeof AppRouteImport
+      parentRoute: typeof rootRouteImport
+    }
     '/_site/': {
-      id: '/_site/';
-      path: '/';
-      fullPath: '/';
-      preLoaderRoute: typeof SiteIndexRouteImport;
-      parentRoute: typeof SiteRoute;
-    };
+      id: '/_site/'
+      path: '/'
+      fullPath: '/'
+      preLoaderRoute: typeof SiteIndexRouteImport
+      parentRoute: typeof SiteRoute
+    }
     '/_site/about': {
-      id: '/_site/about';
-      path: '/about';
-      fullPath: '/about';
-      preLoaderRoute: typeof SiteAboutRouteImport;
-      parentRoute: typeof SiteRoute;
-    };
+      id: '/_site/about'
+      path: '/about'
+      fullPath: '/about'
+      preLoaderRoute: typeof SiteAboutRouteImport
+      parentRoute: typeof SiteRoute
+    }
     '/_site/account-deletion': {
-      id: '/_site/account-deletion';
-      path: '/account-deletion';
-      fullPath: '/account-deletion';
-      preLoaderRoute: typeof SiteAccountDeletionRouteImport;
-      parentRoute: typeof SiteRoute;
-    };
+      id: '/_site/account-deletion'
+      path: '/account-deletion'
+      fullPath: '/account-deletion'
+      preLoaderRoute: typeof SiteAccountDeletionRouteImport
+      parentRoute: typeof SiteRoute
+    }
     '/_site/contact': {
-      id: '/_site/contact';
-      path: '/contact';
-      fullPath: '/contact';
-      preLoaderRoute: typeof SiteContactRouteImport;
-      parentRoute: typeof SiteRoute;
-    };
+      id: '/_site/contact'
+      path: '/contact'
+      fullPath: '/contact'
+      preLoaderRoute: typeof SiteContactRouteImport
+      parentRoute: typeof SiteRoute
+    }
     '/_site/documentation': {
-      id: '/_site/documentation';
-      path: '/documentation';
-      fullPath: '/documentation';
-      preLoaderRoute: typeof SiteDocumentationRouteImport;
-      parentRoute: typeof SiteRoute;
-    };
+      id: '/_site/documentation'
+      path: '/documentation'
+      fullPath: '/documentation'
+      preLoaderRoute: typeof SiteDocumentationRouteImport
+      parentRoute: typeof SiteRoute
+    }
     '/_site/downloads': {
-      id: '/_site/downloads';
-      path: '/downloads';
-      fullPath: '/downloads';
-      preLoaderRoute: typeof SiteDownloadsRouteImport;
-      parentRoute: typeof SiteRoute;
-    };
+      id: '/_site/downloads'
+      path: '/downloads'
+      fullPath: '/downloads'
+      preLoaderRoute: typeof SiteDownloadsRouteImport
+      parentRoute: typeof SiteRoute
+    }
     '/_site/license': {
-      id: '/_site/license';
-      path: '/license';
-      fullPath: '/license';
-      preLoaderRoute: typeof SiteLicenseRouteImport;
-      parentRoute: typeof SiteRoute;
-    };
+      id: '/_site/license'
+      path: '/license'
+      fullPath: '/license'
+      preLoaderRoute: typeof SiteLicenseRouteImport
+      parentRoute: typeof SiteRoute
+    }
     '/_site/news': {
-      id: '/_site/news';
-      path: '/news';
-      fullPath: '/news';
-      preLoaderRoute: typeof SiteNewsRouteImport;
-      parentRoute: typeof SiteRoute;
-    };
+      id: '/_site/news'
+      path: '/news'
+      fullPath: '/news'
+      preLoaderRoute: typeof SiteNewsRouteImport
+      parentRoute: typeof SiteRoute
+    }
     '/_site/privacy-policy': {
-      id: '/_site/privacy-policy';
-      path: '/privacy-policy';
-      fullPath: '/privacy-policy';
-      preLoaderRoute: typeof SitePrivacyPolicyRouteImport;
-      parentRoute: typeof SiteRoute;
-    };
+      id: '/_site/privacy-policy'
+      path: '/privacy-policy'
+      fullPath: '/privacy-policy'
+      preLoaderRoute: typeof SitePrivacyPolicyRouteImport
+      parentRoute: typeof SiteRoute
+    }
     '/_site/terms-of-service': {
-      id: '/_site/terms-of-service';
-      path: '/terms-of-service';
-      fullPath: '/terms-of-service';
-      preLoaderRoute: typeof SiteTermsOfServiceRouteImport;
-      parentRoute: typeof SiteRoute;
-    };
+      id: '/_site/terms-of-service'
+      path: '/terms-of-service'
+      fullPath: '/terms-of-service'
+      preLoaderRoute: typeof SiteTermsOfServiceRouteImport
+      parentRoute: typeof SiteRoute
+    }
     '/_site/updates': {
-      id: '/_site/updates';
-      path: '/updates';
-      fullPath: '/updates';
-      preLoaderRoute: typeof SiteUpdatesRouteImport;
-      parentRoute: typeof SiteRoute;
-    };
+      id: '/_site/updates'
+      path: '/updates'
+      fullPath: '/updates'
+      preLoaderRoute: typeof SiteUpdatesRouteImport
+      parentRoute: typeof SiteRoute
+    }
     '/app/': {
-      id: '/app/';
-      path: '/';
-      fullPath: '/app/';
-      preLoaderRoute: typeof AppIndexRouteImport;
-      parentRoute: typeof AppRoute;
-    };
+      id: '/app/'
+      path: '/'
+      fullPath: '/app/'
+      preLoaderRoute: typeof AppIndexRouteImport
+      parentRoute: typeof AppRoute
+    }
     '/app/_shell': {
-      id: '/app/_shell';
-      path: '';
-      fullPath: '/app';
-      preLoaderRoute: typeof AppShellRouteImport;
-      parentRoute: typeof AppRoute;
-    };
+      id: '/app/_shell'
+      path: ''
+      fullPath: '/app'
+      preLoaderRoute: typeof AppShellRouteImport
+      parentRoute: typeof AppRoute
+    }
     '/app/auth': {
-      id: '/app/auth';
-      path: '/auth';
-      fullPath: '/app/auth';
-      preLoaderRoute: typeof AppAuthRouteImport;
-      parentRoute: typeof AppRoute;
-    };
+      id: '/app/auth'
+      path: '/auth'
+      fullPath: '/app/auth'
+      preLoaderRoute: typeof AppAuthRouteImport
+      parentRoute: typeof AppRoute
+    }
     '/_site/blog/': {
-      id: '/_site/blog/';
-      path: '/blog';
-      fullPath: '/blog/';
-      preLoaderRoute: typeof SiteBlogIndexRouteImport;
-      parentRoute: typeof SiteRoute;
-    };
+      id: '/_site/blog/'
+      path: '/blog'
+      fullPath: '/blog/'
+      preLoaderRoute: typeof SiteBlogIndexRouteImport
+      parentRoute: typeof SiteRoute
+    }
     '/_site/blog/$slug': {
-      id: '/_site/blog/$slug';
-      path: '/blog/$slug';
-      fullPath: '/blog/$slug';
-      preLoaderRoute: typeof SiteBlogSlugRouteImport;
-      parentRoute: typeof SiteRoute;
-    };
+      id: '/_site/blog/$slug'
+      path: '/blog/$slug'
+      fullPath: '/blog/$slug'
+      preLoaderRoute: typeof SiteBlogSlugRouteImport
+      parentRoute: typeof SiteRoute
+    }
     '/app/_shell/api-keys': {
-      id: '/app/_shell/api-keys';
-      path: '/api-keys';
-      fullPath: '/app/api-keys';
-      preLoaderRoute: typeof AppShellApiKeysRouteImport;
-      parentRoute: typeof AppShellRoute;
-    };
+      id: '/app/_shell/api-keys'
+      path: '/api-keys'
+      fullPath: '/app/api-keys'
+      preLoaderRoute: typeof AppShellApiKeysRouteImport
+      parentRoute: typeof AppShellRoute
+    }
     '/app/_shell/assistant': {
-      id: '/app/_shell/assistant';
-      path: '/assistant';
-      fullPath: '/app/assistant';
-      preLoaderRoute: typeof AppShellAssistantRouteImport;
-      parentRoute: typeof AppShellRoute;
-    };
+      id: '/app/_shell/assistant'
+      path: '/assistant'
+      fullPath: '/app/assistant'
+      preLoaderRoute: typeof AppShellAssistantRouteImport
+      parentRoute: typeof AppShellRoute
+    }
     '/app/_shell/dashboard': {
-      id: '/app/_shell/dashboard';
-      path: '/dashboard';
-      fullPath: '/app/dashboard';
-      preLoaderRoute: typeof AppShellDashboardRouteImport;
-      parentRoute: typeof AppShellRoute;
-    };
+      id: '/app/_shell/dashboard'
+      path: '/dashboard'
+      fullPath: '/app/dashboard'
+      preLoaderRoute: typeof AppShellDashboardRouteImport
+      parentRoute: typeof AppShellRoute
+    }
     '/app/_shell/nodes': {
-      id: '/app/_shell/nodes';
-      path: '/nodes';
-      fullPath: '/app/nodes';
-      preLoaderRoute: typeof AppShellNodesRouteImport;
-      parentRoute: typeof AppShellRoute;
-    };
+      id: '/app/_shell/nodes'
+      path: '/nodes'
+      fullPath: '/app/nodes'
+      preLoaderRoute: typeof AppShellNodesRouteImport
+      parentRoute: typeof AppShellRoute
+    }
     '/app/_shell/wallet': {
-      id: '/app/_shell/wallet';
-      path: '/wallet';
-      fullPath: '/app/wallet';
-      preLoaderRoute: typeof AppShellWalletRouteImport;
-      parentRoute: typeof AppShellRoute;
-    };
+      id: '/app/_shell/wallet'
+      path: '/wallet'
+      fullPath: '/app/wallet'
+      preLoaderRoute: typeof AppShellWalletRouteImport
+      parentRoute: typeof AppShellRoute
+    }
     '/app/_shell/assistant/': {
-      id: '/app/_shell/assistant/';
-      path: '/';
-      fullPath: '/app/assistant/';
-      preLoaderRoute: typeof AppShellAssistantIndexRouteImport;
-      parentRoute: typeof AppShellAssistantRoute;
-    };
+      id: '/app/_shell/assistant/'
+      path: '/'
+      fullPath: '/app/assistant/'
+      preLoaderRoute: typeof AppShellAssistantIndexRouteImport
+      parentRoute: typeof AppShellAssistantRoute
+    }
     '/app/_shell/assistant/$conversationId': {
-      id: '/app/_shell/assistant/$conversationId';
-      path: '/$conversationId';
-      fullPath: '/app/assistant/$conversationId';
-      preLoaderRoute: typeof AppShellAssistantConversationIdRouteImport;
-      parentRoute: typeof AppShellAssistantRoute;
-    };
+      id: '/app/_shell/assistant/$conversationId'
+      path: '/$conversationId'
+      fullPath: '/app/assistant/$conversationId'
+      preLoaderRoute: typeof AppShellAssistantConversationIdRouteImport
+      parentRoute: typeof AppShellAssistantRoute
+    }
     '/app/oauth/callback/$provider': {
-      id: '/app/oauth/callback/$provider';
-      path: '/oauth/callback/$provider';
-      fullPath: '/app/oauth/callback/$provider';
-      preLoaderRoute: typeof AppOauthCallbackProviderRouteImport;
-      parentRoute: typeof AppRoute;
-    };
+      id: '/app/oauth/callback/$provider'
+      path: '/oauth/callback/$provider'
+      fullPath: '/app/oauth/callback/$provider'
+      preLoaderRoute: typeof AppOauthCallbackProviderRouteImport
+      parentRoute: typeof AppRoute
+    }
   }
 }
 
 interface SiteRouteChildren {
-  SiteAboutRoute: typeof SiteAboutRoute;
-  SiteAccountDeletionRoute: typeof SiteAccountDeletionRoute;
-  SiteContactRoute: typeof SiteContactRoute;
-  SiteDocumentationRoute: typeof SiteDocumentationRoute;
-  SiteDownloadsRoute: typeof SiteDownloadsRoute;
-  SiteLicenseRoute: typeof SiteLicenseRoute;
-  SiteNewsRoute: typeof SiteNewsRoute;
-  SitePrivacyPolicyRoute: typeof SitePrivacyPolicyRoute;
-  SiteTermsOfServiceRoute: typeof SiteTermsOfServiceRoute;
-  SiteUpdatesRoute: typeof SiteUpdatesRoute;
-  SiteIndexRoute: typeof SiteIndexRoute;
-  SiteBlogSlugRoute: typeof SiteBlogSlugRoute;
-  SiteBlogIndexRoute: typeof SiteBlogIndexRoute;
+  SiteAboutRoute: typeof SiteAboutRoute
+  SiteAccountDeletionRoute: typeof SiteAccountDeletionRoute
+  SiteContactRoute: typeof SiteContactRoute
+  SiteDocumentationRoute: typeof SiteDocumentationRoute
+  SiteDownloadsRoute: typeof SiteDownloadsRoute
+  SiteLicenseRoute: typeof SiteLicenseRoute
+  SiteNewsRoute: typeof SiteNewsRoute
+  SitePrivacyPolicyRoute: typeof SitePrivacyPolicyRoute
+  SiteTermsOfServiceRoute: typeof SiteTermsOfServiceRoute
+  SiteUpdatesRoute: typeof SiteUpdatesRoute
+  SiteIndexRoute: typeof SiteIndexRoute
+  SiteBlogSlugRoute: typeof SiteBlogSlugRoute
+  SiteBlogIndexRoute: typeof SiteBlogIndexRoute
 }
 
 const SiteRouteChildren: SiteRouteChildren = {
@@ -547,28 +549,29 @@ const SiteRouteChildren: SiteRouteChildren = {
   SiteIndexRoute: SiteIndexRoute,
   SiteBlogSlugRoute: SiteBlogSlugRoute,
   SiteBlogIndexRoute: SiteBlogIndexRoute,
-};
+}
 
-const SiteRouteWithChildren = SiteRoute._addFileChildren(SiteRouteChildren);
+const SiteRouteWithChildren = SiteRoute._addFileChildren(SiteRouteChildren)
 
 interface AppShellAssistantRouteChildren {
-  AppShellAssistantConversationIdRoute: typeof AppShellAssistantConversationIdRoute;
-  AppShellAssistantIndexRoute: typeof AppShellAssistantIndexRoute;
+  AppShellAssistantConversationIdRoute: typeof AppShellAssistantConversationIdRoute
+  AppShellAssistantIndexRoute: typeof AppShellAssistantIndexRoute
 }
 
 const AppShellAssistantRouteChildren: AppShellAssistantRouteChildren = {
   AppShellAssistantConversationIdRoute: AppShellAssistantConversationIdRoute,
   AppShellAssistantIndexRoute: AppShellAssistantIndexRoute,
-};
+}
 
-const AppShellAssistantRouteWithChildren = AppShellAssistantRoute._addFileChildren(AppShellAssistantRouteChildren);
+const AppShellAssistantRouteWithChildren =
+  AppShellAssistantRoute._addFileChildren(AppShellAssistantRouteChildren)
 
 interface AppShellRouteChildren {
-  AppShellApiKeysRoute: typeof AppShellApiKeysRoute;
-  AppShellAssistantRoute: typeof AppShellAssistantRouteWithChildren;
-  AppShellDashboardRoute: typeof AppShellDashboardRoute;
-  AppShellNodesRoute: typeof AppShellNodesRoute;
-  AppShellWalletRoute: typeof AppShellWalletRoute;
+  AppShellApiKeysRoute: typeof AppShellApiKeysRoute
+  AppShellAssistantRoute: typeof AppShellAssistantRouteWithChildren
+  AppShellDashboardRoute: typeof AppShellDashboardRoute
+  AppShellNodesRoute: typeof AppShellNodesRoute
+  AppShellWalletRoute: typeof AppShellWalletRoute
 }
 
 const AppShellRouteChildren: AppShellRouteChildren = {
@@ -577,15 +580,17 @@ const AppShellRouteChildren: AppShellRouteChildren = {
   AppShellDashboardRoute: AppShellDashboardRoute,
   AppShellNodesRoute: AppShellNodesRoute,
   AppShellWalletRoute: AppShellWalletRoute,
-};
+}
 
-const AppShellRouteWithChildren = AppShellRoute._addFileChildren(AppShellRouteChildren);
+const AppShellRouteWithChildren = AppShellRoute._addFileChildren(
+  AppShellRouteChildren,
+)
 
 interface AppRouteChildren {
-  AppShellRoute: typeof AppShellRouteWithChildren;
-  AppAuthRoute: typeof AppAuthRoute;
-  AppIndexRoute: typeof AppIndexRoute;
-  AppOauthCallbackProviderRoute: typeof AppOauthCallbackProviderRoute;
+  AppShellRoute: typeof AppShellRouteWithChildren
+  AppAuthRoute: typeof AppAuthRoute
+  AppIndexRoute: typeof AppIndexRoute
+  AppOauthCallbackProviderRoute: typeof AppOauthCallbackProviderRoute
 }
 
 const AppRouteChildren: AppRouteChildren = {
@@ -593,12 +598,14 @@ const AppRouteChildren: AppRouteChildren = {
   AppAuthRoute: AppAuthRoute,
   AppIndexRoute: AppIndexRoute,
   AppOauthCallbackProviderRoute: AppOauthCallbackProviderRoute,
-};
+}
 
-const AppRouteWithChildren = AppRoute._addFileChildren(AppRouteChildren);
+const AppRouteWithChildren = AppRoute._addFileChildren(AppRouteChildren)
 
 const rootRouteChildren: RootRouteChildren = {
   SiteRoute: SiteRouteWithChildren,
   AppRoute: AppRouteWithChildren,
-};
-export const routeTree = rootRouteImport._addFileChildren(rootRouteChildren)._addFileTypes<FileRouteTypes>();
+}
+export const routeTree = rootRouteImport
+  ._addFileChildren(rootRouteChildren)
+  ._addFileTypes<FileRouteTypes>()

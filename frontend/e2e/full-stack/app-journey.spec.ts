@@ -169,16 +169,23 @@ test('the web app, end to end on the real platform', async ({ page, request }) =
     const bubbles = log.locator('.assistant-msg');
     const count = await bubbles.count();
     const last = log.locator('.assistant-msg.is-assistant').last();
+    const sendButton = page.getByRole('button', { name: 'Send message' });
+    let started = page.waitForResponse('**/api/inference/stream/start');
     await last.getByRole('button', { name: REPLY_TEXT.regenerate }).click();
+    await started;
     // The stopped reply is replaced by a new one; nothing else changes.
-    await expect(last.locator('.assistant-msg-usage')).toContainText(/\d+ tokens?/, { timeout: 30_000 });
+    await expect(sendButton).toBeVisible({ timeout: 30_000 });
+    await expect(last.locator('.assistant-msg-usage')).toContainText(/\d+ tokens?/);
     await expect(last.getByText(REPLY_TEXT.stopped, { exact: true })).toHaveCount(0);
     await expect(bubbles).toHaveCount(count);
 
     await log.locator('.assistant-msg.is-user').last().getByRole('button', { name: REPLY_TEXT.edit }).click();
     await page.getByRole('textbox', { name: REPLY_TEXT.editLabel }).fill('A short answer please');
+    started = page.waitForResponse('**/api/inference/stream/start');
     await page.getByRole('button', { name: REPLY_TEXT.saveAndSend }).click();
-    await expect(log.locator('.assistant-msg.is-assistant').last().locator('.assistant-msg-usage')).toContainText(/\d+ tokens?/, { timeout: 30_000 });
+    await started;
+    await expect(sendButton).toBeVisible({ timeout: 30_000 });
+    await expect(log.locator('.assistant-msg.is-assistant').last().locator('.assistant-msg-usage')).toContainText(/\d+ tokens?/);
     // As saved: the edited message in place of the old one, one reply after it.
     await page.reload();
     await expect(bubbles).toHaveCount(count);
