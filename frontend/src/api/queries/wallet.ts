@@ -2,6 +2,7 @@ import { infiniteQueryOptions, mutationOptions, queryOptions, type QueryClient }
 import type { components } from '@glob/contract';
 import constants from '@glob/contract/constants.json';
 import { ApiError, api, unwrap } from '../client';
+import { meQuery } from './accounts';
 
 export type Wallet = components['schemas']['Wallet'];
 export type Transaction = components['schemas']['Transaction'];
@@ -127,7 +128,7 @@ function transferTokens(userId: string, body: TransferRequest, idempotencyKey: s
 export function invalidateBalance(queryClient: QueryClient): Promise<void> {
   return Promise.all([
     queryClient.invalidateQueries({ queryKey: walletQueries.all }),
-    queryClient.invalidateQueries({ queryKey: ['accounts', 'me'] }),
+    queryClient.invalidateQueries({ queryKey: meQuery().queryKey }),
   ]).then(() => undefined);
 }
 

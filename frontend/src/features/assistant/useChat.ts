@@ -4,6 +4,7 @@ import { ApiError } from '../../api/client';
 import { chatMutations, chatQueries, getConversation, type ActiveStream, type Conversation, type ConversationSettings } from '../../api/queries/chat';
 import { GENERATION_PARAMS, resumeStream, startStream, stopStream } from '../../api/queries/inference';
 import { tokenStore } from '../../api/tokens';
+import { invalidateBalance } from '../../api/queries/wallet';
 import { chatCache } from './cache';
 import { followStream, type FollowResult, StreamEventError } from './sse';
 import { LAST_CONVERSATION_KEY, TEXT, chatTitle } from './texts';
@@ -324,8 +325,7 @@ export function useChat({ userId, onModel, initialId }: ChatOptions) {
         runs.current.delete(replyId);
         if (tokenStore.get()) {
           // Balance and history changed (the hold settled), and so did the conversation's place in the list.
-          void queryClient.invalidateQueries({ queryKey: ['wallet'] });
-          void queryClient.invalidateQueries({ queryKey: ['accounts', 'me'] });
+          void invalidateBalance(queryClient);
           void queryClient.invalidateQueries({ queryKey: chatQueries.lists() });
         }
         if (epoch.current === myEpoch) {
@@ -496,8 +496,7 @@ export function useChat({ userId, onModel, initialId }: ChatOptions) {
         runs.current.delete(replyId);
         const aborted = run.controller.signal.aborted && !run.stopped;
         if (tokenStore.get() && !aborted) {
-          void queryClient.invalidateQueries({ queryKey: ['wallet'] });
-          void queryClient.invalidateQueries({ queryKey: ['accounts', 'me'] });
+          void invalidateBalance(queryClient);
           void queryClient.invalidateQueries({ queryKey: chatQueries.lists() });
         }
         if (epoch.current === myEpoch) {
