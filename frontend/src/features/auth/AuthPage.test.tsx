@@ -5,7 +5,7 @@ import { HttpResponse, http as plain } from 'msw';
 import { example } from '../../mocks/examples';
 import { http } from '../../mocks/http';
 import { server } from '../../mocks/node';
-import { renderWithProviders } from '../../test/render';
+import { renderWithProviders, visitRoute } from '../../test/render';
 import { signIn } from '../shell/testing';
 import { AuthPage } from './AuthPage';
 import { browser } from './browser';
@@ -121,9 +121,9 @@ describe('AuthPage — login', () => {
     expect(localStorage.getItem('access_token')).toBeNull();
   });
 
-  it('sends a signed-in visitor to /app/dashboard', async () => {
+  it('sends a signed-in visitor to /app/dashboard (the route’s beforeLoad)', async () => {
     signIn();
-    const { router } = await renderAuth();
+    const router = await visitRoute('/app/auth');
     await waitFor(() => expect(router.state.location.pathname).toBe('/app/dashboard'));
   });
 });

@@ -1,7 +1,6 @@
-import { Link, Navigate, useNavigate } from '@tanstack/react-router';
+import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useDocumentTitle } from '../session/title';
-import { useSession } from '../session/session';
 import { LoginForm } from './LoginForm';
 import { MSG } from './messages';
 import { RegisterFlow, type RegisterStep } from './RegisterFlow';
@@ -23,10 +22,9 @@ const HEADINGS = {
 
 /**
  * /app/auth: a toggle between login and register (form, then code), social sign-in,
- * and /app/dashboard once signed in. A visitor who is already signed in goes straight to the dashboard.
+ * and /app/dashboard once signed in (a visitor already signed in never gets here: the route's beforeLoad).
  */
 export function AuthPage() {
-  const { signedIn } = useSession();
   const navigate = useNavigate();
   const [mode, setMode] = useState<Mode>('login');
   const [step, setStep] = useState<RegisterStep>('form');
@@ -34,8 +32,6 @@ export function AuthPage() {
   const view = mode === 'login' ? 'login' : mode === 'reset' ? resetStep : step;
   const heading = useStepFocus(mode === 'reset' ? resetStep : step);
   useDocumentTitle(view === 'login' ? 'Sign In' : mode === 'reset' ? 'Reset Password' : 'Create Account');
-
-  if (signedIn) return <Navigate to="/app/dashboard" replace />;
 
   const onSignedIn = () => void navigate({ to: '/app/dashboard', replace: true });
   const choose = (next: Mode) => {
