@@ -186,6 +186,8 @@ export class Agent {
         () => this.engineConfig?.threads ?? 1,
         () => this.models,
       );
+      await this.pool.open();
+      this.log(`Pool tunnel listening on ${this.pool.endpoint}`);
     }
     const samePlace = stored && (!options.api || stored.api === options.api);
     if (stored && (samePlace || !options.joinToken)) {

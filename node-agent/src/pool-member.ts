@@ -43,21 +43,9 @@ export class PoolMember {
 
   constructor(private readonly deps: PoolMemberDeps) {}
 
-  /**
-   * The tunnel's listener is open only while the node is in a pool: opened at its first assignment (the next
-   * heartbeat tells the platform where it listens), closed when the node leaves the pool.
-   */
-  private async openTunnel(): Promise<void> {
+  /** Opens the tunnel's listener (it accepts nothing until the node is in a pool). */
+  async open(): Promise<void> {
     this.tunnel = await openTunnelServer({ host: this.deps.listen.host, port: this.deps.listen.port, log: this.deps.log });
-    this.deps.log(`Pool tunnel listening on ${this.tunnel.address}`);
-    this.deps.onChange();
-  }
-
-  private async closeTunnel(): Promise<void> {
-    if (!this.tunnel) return;
-    await this.tunnel.close();
-    this.tunnel = null;
-    this.deps.log('Pool tunnel closed');
   }
 
   get endpoint(): string | null {
@@ -86,8 +74,7 @@ export class PoolMember {
       this.failures = 0;
       this.retryAt = 0;
     } else this.assignment = next;
-    if (!next) return this.closeTunnel();
-    if (!this.tunnel) await this.openTunnel();
+    if (!next) return;
     if (next.role === 'shard' && !this.rpcServer) this.starting = this.startShard(next);
     // The coordinator starts once every other member is ready, and again after a failure (with a growing pause).
     if (next.role === 'coordinator' && !this.server && next.healthy && Date.now() >= this.retryAt) this.starting = this.startCoordinator(next);
@@ -98,7 +85,8 @@ export class PoolMember {
   async close(): Promise<void> {
     await this.starting?.catch(() => undefined);
     await this.teardown();
-    await this.closeTunnel();
+    await this.tunnel?.close();
+    this.tunnel = null;
   }
 
   private async startShard(a: Assignment): Promise<void> {
