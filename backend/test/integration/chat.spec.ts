@@ -1,5 +1,5 @@
 import { ChatService } from '../../src/modules/chat/chat.service';
-import { expectSpecResponse } from '../support/contract';
+import { expectSpecResponse, spec } from '../support/contract';
 import { newUser } from '../support/users';
 import { startStack, TestStack } from '../support/app';
 
@@ -19,11 +19,6 @@ describe('chat: conversations saved on the server', () => {
     expectSpecResponse(res, 'createConversation');
     return res.body.conversation as { id: string; conversation_id: string; title: string; settings: object };
   }
-  /** Checks the response against the spec and hands it back. */
-  const spec = <R extends Parameters<typeof expectSpecResponse>[0]>(res: R, operationId: string): R => {
-    expectSpecResponse(res, operationId);
-    return res;
-  };
 
   it('saves a model reply that contains a NUL byte without it (PostgreSQL cannot store one)', async () => {
     const u = await newUser(stack, 'nulreply');

@@ -1,5 +1,4 @@
-import type { Response } from 'supertest';
-import { expectSpecResponse } from '../support/contract';
+import { spec } from '../support/contract';
 import { newUser } from '../support/users';
 import { readSse, SseEvent, startReply, taskOf } from '../support/worker';
 import { startStack, TestStack } from '../support/app';
@@ -23,11 +22,6 @@ const HOST = { hostname: 'test-box', os: 'linux', arch: 'x64', cpu_cores: 4, mem
 describe('provider nodes over the public API', () => {
   let stack: TestStack;
   let owner: User;
-
-  const spec = (res: Response, op: string) => {
-    expectSpecResponse(res, op);
-    return res;
-  };
 
   async function joinToken(user: User): Promise<string> {
     const res = spec(await stack.http.post('/api/nodes/join-tokens').set(user.auth), 'createJoinToken');

@@ -1,7 +1,6 @@
-import type { Response } from 'supertest';
 import { RewardsService } from '../../src/modules/rewards/rewards.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
-import { expectSpecResponse } from '../support/contract';
+import { spec } from '../support/contract';
 import { newUser } from '../support/users';
 import { readSse, startReply, taskOf } from '../support/worker';
 import { startStack, TestStack } from '../support/app';
@@ -27,10 +26,6 @@ interface Beat {
 describe('node pools over the public API', () => {
   let stack: TestStack;
   let owner: User;
-  const spec = (res: Response, op: string) => {
-    expectSpecResponse(res, op);
-    return res;
-  };
 
   async function pair(user: User, memoryGiB: number): Promise<Node> {
     const token = spec(await stack.http.post('/api/nodes/join-tokens').set(user.auth), 'createJoinToken').body.join_token as string;

@@ -3,10 +3,10 @@ import addFormats from 'ajv-formats';
 import type { Response } from 'supertest';
 import { loadSpec, specOperations } from '../../src/contract/spec';
 
-const spec = loadSpec() as unknown as Record<string, unknown>;
+const document = loadSpec() as unknown as Record<string, unknown>;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
-ajv.addSchema(spec, 'spec');
+ajv.addSchema(document, 'spec');
 
 const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
@@ -14,7 +14,7 @@ function at(pointer: string): unknown {
   return pointer
     .split('/')
     .slice(1)
-    .reduce<unknown>((node, part) => (node as Record<string, unknown>)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
+    .reduce<unknown>((node, part) => (node as Record<string, unknown>)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], document);
 }
 
 const validators = new Map<string, ValidateFunction>();
@@ -23,6 +23,12 @@ export function operation(operationId: string) {
   const op = specOperations().find((o) => o.operationId === operationId);
   if (!op) throw new Error(`No operation ${operationId} in the spec`);
   return op;
+}
+
+/** The response, once expectSpecResponse has checked it (for checking inline: `spec(await request, 'op').body`). */
+export function spec<R extends Response>(res: R, operationId: string): R {
+  expectSpecResponse(res, operationId);
+  return res;
 }
 
 /**
