@@ -29,6 +29,24 @@ async function balanceOf(page: Page, request: APIRequestContext): Promise<{ bala
 }
 
 const PROMPT = 'A long answer please';
+
+/**
+ * For the next `times` replies, changes only these sampling parameters of the real stream/start request; answers the
+ * bodies the UI sent (filled in as the requests go out).
+ */
+async function overrideParams(page: Page, params: Record<string, number>, times: number) {
+  const sent: Array<{ params?: Record<string, number> }> = [];
+  await page.route(
+    '**/api/inference/stream/start',
+    async (route) => {
+      const body = route.request().postDataJSON() as { params?: Record<string, number> };
+      sent.push(body);
+      await route.continue({ postData: JSON.stringify({ ...body, params: { ...body.params, ...params } }) });
+    },
+    { times },
+  );
+  return sent;
+}
 const SYSTEM_PROMPT = 'You answer like a ship’s log.';
 
 test('the web app, end to end on the real platform', async ({ page, request }) => {
@@ -59,16 +77,7 @@ test('the web app, end to end on the real platform', async ({ page, request }) =
     // At the UI's temperature 0.7 the tiny model sometimes answers in a couple of words, too short to watch it
     // stream; at temperature 0 this prompt runs on, so 200 tokens make a reply of a known length. Only those two
     // parameters of the real request are changed (the UI's own values are checked below).
-    const sent: Array<{ params?: Record<string, number> }> = [];
-    await page.route(
-      '**/api/inference/stream/start',
-      async (route) => {
-        const body = route.request().postDataJSON() as { params?: Record<string, number> };
-        sent.push(body);
-        await route.continue({ postData: JSON.stringify({ ...body, params: { ...body.params, temperature: 0, max_tokens: 200 } }) });
-      },
-      { times: 1 },
-    );
+    const sent = await overrideParams(page, { temperature: 0, max_tokens: 200 }, 1);
     const growth = await recordReplyGrowth(page);
     const input = page.getByRole('textbox', { name: 'Message' });
     await expect(input).toHaveAttribute('placeholder', 'Type your message...');
@@ -100,14 +109,7 @@ test('the web app, end to end on the real platform', async ({ page, request }) =
   await test.step("a second message, stopped mid-stream with 'Stop generation'", async () => {
     // The UI asks for temperature 0.7; this prompt at temperature 0 makes the tiny model run on to max_tokens (2048,
     // several seconds), which is what a mid-stream stop needs. Only that parameter of the real request is changed.
-    await page.route(
-      '**/api/inference/stream/start',
-      async (route) => {
-        const body = route.request().postDataJSON() as { params?: Record<string, number> };
-        await route.continue({ postData: JSON.stringify({ ...body, params: { ...body.params, temperature: 0 } }) });
-      },
-      { times: 1 },
-    );
+    await overrideParams(page, { temperature: 0 }, 1);
     const input = page.getByRole('textbox', { name: 'Message' });
     await input.fill(PROMPT);
     await input.press('Enter');
@@ -157,14 +159,7 @@ test('the web app, end to end on the real platform', async ({ page, request }) =
 
   await test.step('regenerate the last reply, then edit the last message and resend it', async () => {
     // Short replies: only max_tokens of the real requests is changed.
-    await page.route(
-      '**/api/inference/stream/start',
-      async (route) => {
-        const body = route.request().postDataJSON() as { params?: Record<string, number> };
-        await route.continue({ postData: JSON.stringify({ ...body, params: { ...body.params, max_tokens: 24 } }) });
-      },
-      { times: 2 },
-    );
+    await overrideParams(page, { max_tokens: 24 }, 2);
     const log = page.getByRole('log', { name: 'Messages' });
     const bubbles = log.locator('.assistant-msg');
     const count = await bubbles.count();
