@@ -11,7 +11,7 @@ $(NODE_MODULES): package.json package-lock.json backend/package.json engine/pack
 	npm ci --no-audit --no-fund
 	@touch $@
 
-.PHONY: help install dev serve test generate generate-check lint lint-spec lint-code dead-code format format-check typecheck db-migrate test-backend test-node-agent build pack-node
+.PHONY: help install dev serve test generate generate-check lint lint-spec lint-code dead-code format format-check typecheck db-migrate test-backend test-node-agent test-image build pack-node
 
 help:
 	@echo "make dev         run the whole platform with reload (embedded database if DATABASE_URL is unset)"
@@ -82,7 +82,13 @@ test-node-agent: install
 pack-node: install
 	cd node-agent && npm pack
 
-test: lint-spec format-check lint-code dead-code generate-check typecheck test-node-agent test-backend
+# The node image (CPU variant) builds where a Docker engine runs; its Dockerfiles are linted by the node-agent tests
+# either way.
+test-image:
+	@if docker info >/dev/null 2>&1; then docker build -q -f node-agent/Dockerfile -t glob-node:test .; \
+	else echo "test-image: no Docker engine on this machine, so the node image was not built (its Dockerfile is linted by test-node-agent)"; fi
+
+test: lint-spec format-check lint-code dead-code generate-check typecheck test-node-agent test-image test-backend
 	npm test -w frontend -- --ci
 	npm run test:e2e -w frontend
 	@echo "make test: all checks passed"
