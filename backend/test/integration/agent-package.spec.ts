@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
 import { type AgentProcess, killAgent, startAgentCommand } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
+import { testCatalog } from '../support/catalog';
 import { newUser } from '../support/users';
 import { readSse, startReply, taskOf } from '../support/worker';
 
@@ -23,7 +24,7 @@ const AGENT_PACKAGE = resolve(__dirname, '..', '..', '..', 'node-agent');
 
 /**
  * The node agent as a provider gets it: `npm pack` of the node-agent package, installed with npm into an empty
- * directory outside the repository, started with `npx glob-node --api … --join-token …` in a home of its own and an
+ * directory outside the repository (the API's own models under a dot directory, as in `make serve`), started with `npx glob-node --api … --join-token …` in a home of its own and an
  * environment that knows nothing of the platform but the API's URL. It pulls the tiny model from the API's own
  * copy (SHA-256 checked), pairs and serves a reply.
  */
@@ -46,7 +47,11 @@ describe('the packed node agent (npx glob-node) on a machine that never saw the 
     packed = (JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<typeof packed>)[0]!;
     // From npm's cache when it holds the packages (CI's `npm ci` filled it), from the registry otherwise.
     await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(dir, packed.filename)], { cwd: app });
-    stack = await startStack();
+    // The API's models directory under a dot directory, as `make serve`'s .data/models is.
+    const apiModels = join(dir, '.data', 'models');
+    await mkdir(apiModels, { recursive: true });
+    await copyFile(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), join(apiModels, TINY_MODEL_FILE));
+    stack = await startStack({ env: { MODELS_DIR: apiModels, MODEL_CATALOG: testCatalog(apiModels) } });
   }, 300_000);
 
   afterAll(async () => {

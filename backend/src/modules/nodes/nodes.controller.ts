@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { createHash } from 'node:crypto';
+import { basename, dirname } from 'node:path';
 import { CurrentUser, type AuthUser } from '../../auth/auth-user';
 import { CurrentNode, NodeOperation } from '../../auth/node-credential.guard';
 import { Public } from '../../auth/public.decorator';
@@ -38,13 +39,17 @@ export class NodesController {
     return this.catalog.list();
   }
 
-  /** Express's sendFile answers Range requests (206, 416) and conditional ones, so an interrupted pull resumes. */
+  /**
+   * Express's sendFile answers Range requests (206, 416) and conditional ones, so an interrupted pull resumes. The
+   * file is named relative to its directory: the models directory may itself sit under a dot directory (`.data`).
+   */
   @Public()
   @Get('nodes/catalog/files/:file')
   @RateLimit(CATALOG)
   async downloadModelFile(@Param('file') file: string, @Res() res: Response): Promise<void> {
     const path = await this.catalog.ownCopy(file);
-    res.sendFile(path, { acceptRanges: true, dotfiles: 'deny', headers: { 'Content-Type': 'application/octet-stream' } }, (err) => {
+    const options = { root: dirname(path), acceptRanges: true, dotfiles: 'deny' as const, headers: { 'Content-Type': 'application/octet-stream' } };
+    res.sendFile(basename(path), options, (err) => {
       if (!err || res.headersSent) return;
       const status = (err as { status?: number }).status === 416 ? 416 : 404;
       const body = status === 416 ? RANGE_NOT_SATISFIABLE : { statusCode: 404, message: 'No such model file', error: 'Not Found' };
