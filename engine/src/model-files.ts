@@ -104,7 +104,8 @@ export async function pullFiles(o: PullOptions): Promise<PullResult> {
     fetchedBytes = Math.max(0, now - already);
     if (o.progressBar) return;
     const share = total > 0 ? now / total : 1;
-    if (share < 1 && share - logged < LOG_STEP) return;
+    // A line per LOG_STEP, and the last one once (progress events go on while the final bytes are written).
+    if (share - logged < LOG_STEP && (share < 1 || logged >= 1)) return;
     logged = share;
     const rate = fetchedBytes / Math.max(0.001, (performance.now() - started) / 1000);
     o.log(`Pulling ${o.label}: ${Math.floor(share * 100)} % (${formatBytes(now)} of ${formatBytes(total)}, ${formatBytes(rate)}/s)`);

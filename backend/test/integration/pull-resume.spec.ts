@@ -44,6 +44,9 @@ describe('a pull stopped by its signal', () => {
     const lines: string[] = [];
     const second = await pullFiles({ label: 'm', files: [file], dir: out, log: (l) => lines.push(l) });
     expect(second.ok).toBe(true);
+    // Plain progress lines: at most one per 10 %, and 100 % once.
+    expect(lines.filter((l) => /Pulling m: 100 %/.test(l))).toHaveLength(1);
+    expect(lines.filter((l) => /Pulling m: \d+ %/.test(l)).length).toBeLessThanOrEqual(11);
     const kept = Number(/Resuming m: ([\d.]+) MB/.exec(lines.join('\n'))![1]) * 1024 ** 2;
     expect(kept).toBeGreaterThan(size * 0.4);
     expect(second.fetchedBytes).toBeLessThanOrEqual(size - kept + 1);
