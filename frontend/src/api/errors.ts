@@ -19,7 +19,7 @@ export function errorMessage(body: unknown, response: Pick<Response, 'status' | 
   return serverErrorText(body) ?? `HTTP ${response.status}: ${response.statusText}`;
 }
 
-/** A failed API call; `message` follows the client's error rule, `serverText` is the server's own text if any. */
+/** A failed API call; `message` follows the error rule below, `serverText` is the server's own text if any. */
 export class ApiError extends Error {
   readonly status: number;
   readonly serverText: string | null;
@@ -32,4 +32,13 @@ export class ApiError extends Error {
     this.serverText = serverErrorText(body);
     this.body = body;
   }
+}
+
+/**
+ * The one rule for what a failed call shows: the server's own text when it sent one, else `fallback` (without one,
+ * the HTTP status line); a request that never got an answer (offline, DNS, CORS) shows `network`.
+ */
+export function failureText(err: unknown, fallback?: string, network: string | undefined = fallback): string {
+  if (err instanceof ApiError) return err.serverText ?? fallback ?? err.message;
+  return network ?? (err instanceof Error ? err.message : String(err));
 }

@@ -15,12 +15,12 @@ export function trackDownload(event: DownloadEvent) {
   return unwrap(api.POST('/api/system/analytics/download', { body: event }));
 }
 
-/** POST /api/contact/submit, raw: the contact form has its own messages. */
+/** POST /api/contact/submit. */
 export function submitContact(body: ContactMessage) {
-  return api.POST('/api/contact/submit', { body });
+  return unwrap(api.POST('/api/contact/submit', { body }));
 }
 
-/** POST /api/contact/testimonial, raw: the testimonial form has its own messages. */
+/** POST /api/contact/testimonial (the photo is not sent). */
 export function submitTestimonial(body: Testimonial) {
-  return api.POST('/api/contact/testimonial', { body });
+  return unwrap(api.POST('/api/contact/testimonial', { body }));
 }

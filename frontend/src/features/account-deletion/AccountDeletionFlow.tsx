@@ -3,7 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { accountDeletionMutations } from '../../api/queries/accounts';
 import { formatMinSec, useCountdown } from '../session/countdown';
-import { failureText } from '../session/errors';
+import { failureText } from '../../api/errors';
 import { DELETION_CODE_LENGTH, DELETION_CODE_SECONDS, DELETION_MSG, type DeletionStep } from './messages';
 import './deletion.css';
 import { useStepFocus } from '../session/useStepFocus';

@@ -7,7 +7,7 @@ import { formatDateTime, formatGlob } from '../../components/format';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { API_KEYS_TEXTS as T } from './texts';
 import './api-keys.css';
-import { failureText } from '../session/errors';
+import { failureText } from '../../api/errors';
 
 /** The "Use the API" snippets: this site's /v1 and the user's first key (its prefix until one is copied). */
 export const API_SNIPPETS = {

@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { loginMutation } from '../../api/queries/accounts';
-import { failureText } from '../session/errors';
+import { failureText } from '../../api/errors';
 import { Field, Notice, useFocusFirstError } from './Field';
 import { MSG } from './messages';
 import { validateLogin, type FieldErrors, type LoginValues } from './validation';

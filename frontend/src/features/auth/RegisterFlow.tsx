@@ -1,9 +1,8 @@
 import { Link } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
-import { ApiError } from '../../api/errors';
+import { ApiError, failureText } from '../../api/errors';
 import { registerWithOtp, sendOtp, verifyOtp } from '../../api/queries/accounts';
 import { useCountdown } from '../session/countdown';
-import { failureText } from '../session/errors';
 import { startSession } from '../session/session';
 import { CodeStep } from './CodeStep';
 import { Field, NewPasswordFields, Notice, useFocusFirstError } from './Field';

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { resetPassword, sendOtp, verifyOtp } from '../../api/queries/accounts';
 import { useCountdown } from '../session/countdown';
-import { failureText } from '../session/errors';
+import { failureText } from '../../api/errors';
 import { startSession } from '../session/session';
 import { CodeStep } from './CodeStep';
 import { Field, NewPasswordFields, Notice, useFocusFirstError } from './Field';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ApiError } from '../../api/errors';
+import { ApiError, failureText } from '../../api/errors';
 import { oauthAuthUrl, type OAuthProvider } from '../../api/queries/accounts';
 import { browser } from './browser';
 import { keepOAuthNonce } from './oauthCallback';
@@ -14,11 +14,8 @@ const PROVIDERS: { id: OAuthProvider; label: string }[] = [
 
 /** The server's words first; then a provider the server does not offer, a refused call, no answer at all. */
 export function authUrlError(err: unknown, provider: OAuthProvider): string {
-  if (err instanceof ApiError) {
-    if (err.serverText) return err.serverText;
-    return err.status === 404 ? MSG.providerUnavailable(provider) : MSG.authUrlFailed;
-  }
-  return MSG.oauthFailed;
+  const refused = err instanceof ApiError && err.status === 404 ? MSG.providerUnavailable(provider) : MSG.authUrlFailed;
+  return failureText(err, refused, MSG.oauthFailed);
 }
 
 function ProviderMark({ id }: { id: OAuthProvider }) {

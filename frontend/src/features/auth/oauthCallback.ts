@@ -1,5 +1,5 @@
 import { OAUTH_PROVIDERS, oauthCallback, type OAuthProvider } from '../../api/queries/accounts';
-import { failureText } from '../session/errors';
+import { failureText } from '../../api/errors';
 import { startSession } from '../session/session';
 import { MSG } from './messages';
 

@@ -1,5 +1,5 @@
 import { SITE } from 'virtual:glob-head';
-import { serverErrorText } from '../../api/errors';
+import { failureText } from '../../api/errors';
 import { submitContact, submitTestimonial } from '../../api/queries/site';
 import type { ContactSubject, ContactValues, TestimonialValues } from './validation';
 
@@ -21,24 +21,23 @@ export interface SubmitResult {
 /** POST /api/contact/submit: server message or the default on success; server error text or the default on failure. */
 export async function sendContact(values: ContactValues): Promise<SubmitResult> {
   try {
-    const { data, error, response } = await submitContact({
+    const data = await submitContact({
       name: values.name.trim(),
       email: values.email.trim(),
       subject: values.subject as ContactSubject,
       message: values.message.trim(),
       agreedToTerms: true,
     });
-    if (response.ok) return { ok: true, message: data?.message?.trim() || CONTACT_SUCCESS };
-    return { ok: false, message: serverErrorText(error) ?? CONTACT_FAILURE };
-  } catch {
-    return { ok: false, message: NETWORK_ERROR };
+    return { ok: true, message: data?.message?.trim() || CONTACT_SUCCESS };
+  } catch (err) {
+    return { ok: false, message: failureText(err, CONTACT_FAILURE, NETWORK_ERROR) };
   }
 }
 
 /** POST /api/contact/testimonial (the photo is not sent). */
 export async function sendTestimonial(values: TestimonialValues): Promise<SubmitResult> {
   try {
-    const { data, error, response } = await submitTestimonial({
+    const data = await submitTestimonial({
       name: values.name.trim(),
       email: values.email.trim(),
       role: values.role.trim(),
@@ -46,9 +45,8 @@ export async function sendTestimonial(values: TestimonialValues): Promise<Submit
       rating: TESTIMONIAL_RATING,
       consent: true,
     });
-    if (response.ok) return { ok: true, message: data?.message?.trim() || TESTIMONIAL_SUCCESS };
-    return { ok: false, message: serverErrorText(error) ?? TESTIMONIAL_FAILURE };
-  } catch {
-    return { ok: false, message: NETWORK_ERROR };
+    return { ok: true, message: data?.message?.trim() || TESTIMONIAL_SUCCESS };
+  } catch (err) {
+    return { ok: false, message: failureText(err, TESTIMONIAL_FAILURE, NETWORK_ERROR) };
   }
 }

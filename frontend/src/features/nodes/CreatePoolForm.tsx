@@ -5,7 +5,7 @@ import type { ApiModel } from '../../api/queries/inference';
 import { hostSummary } from './format';
 import { validateNodeName } from './NodeName';
 import { NODES_TEXTS, POOLS_TEXTS, STATUS_LABELS } from './texts';
-import { failureText } from '../session/errors';
+import { failureText } from '../../api/errors';
 
 /** The spec's PoolCreate.node_ids: 2-16 nodes. */
 const MIN_NODES = 2;

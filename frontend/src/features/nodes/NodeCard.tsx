@@ -8,7 +8,7 @@ import { computeSummary, formatScore, formatShare, hostSummary } from './format'
 import { NodeEarnings } from './NodeEarnings';
 import { NodeName } from './NodeName';
 import { NODES_TEXTS, STATUS_LABELS } from './texts';
-import { failureText } from '../session/errors';
+import { failureText } from '../../api/errors';
 
 const STATUS_BADGE = { online: 'badge badge-accent', paused: 'badge badge-warn', offline: 'badge' } as const;
 

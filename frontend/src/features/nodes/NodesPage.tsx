@@ -1,6 +1,6 @@
 import { useRef, useState } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { ApiError } from '../../api/client';
+import { failureText } from '../../api/errors';
 import { nodeMutations, nodeQueries } from '../../api/queries/nodes';
 import { Icon } from '../../components/Icon';
 import { JoinCommand } from './JoinCommand';
@@ -22,11 +22,7 @@ export function NodesPage() {
   const [notice, setNotice] = useState('');
 
   const nodes = list.data ?? [];
-  const pairError = pair.isError
-    ? pair.error instanceof ApiError && pair.error.serverText
-      ? pair.error.serverText
-      : NODES_TEXTS.actionFailed
-    : null;
+  const pairError = pair.isError ? failureText(pair.error, NODES_TEXTS.actionFailed) : null;
 
   const revoked = (name: string) => {
     setNotice(`${name} was revoked.`);

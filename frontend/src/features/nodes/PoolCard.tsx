@@ -5,7 +5,7 @@ import { formatDateTime } from '../../components/format';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { formatBytes, layerSummary } from './format';
 import { NODES_TEXTS, POOLS_TEXTS, POOL_ROLE_LABELS, POOL_STATUS_HINTS, POOL_STATUS_LABELS, STATUS_LABELS } from './texts';
-import { failureText } from '../session/errors';
+import { failureText } from '../../api/errors';
 
 const STATUS_BADGE = { healthy: 'badge badge-accent', forming: 'badge badge-cyan', degraded: 'badge badge-warn' } as const;
 

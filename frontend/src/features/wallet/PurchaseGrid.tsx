@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { FALLBACK_PACKAGES, invalidateBalance, walletMutations, walletQueries, type TokenPackage } from '../../api/queries/wallet';
 import { Icon } from '../../components/Icon';
-import { failureText } from '../session/errors';
+import { failureText } from '../../api/errors';
 import { formatGlob } from '../../components/format';
 import { formatPrice } from './format';
 

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import { ApiError } from '../../api/client';
+import { failureText } from '../../api/errors';
 import { newIdempotencyKey, walletMutations, type TransferRequest, type TransferResult } from '../../api/queries/wallet';
 import { formatGlob } from '../../components/format';
 import { useDialogFocus } from '../../components/useDialogFocus';
@@ -126,7 +126,8 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
           setResult(res);
           setStep('done');
         },
-        onError: (error) => setServerError(error instanceof ApiError ? error.message : SEND_TEXTS.network),
+        // No fallback: an answer without the server's text shows its HTTP status line.
+        onError: (error) => setServerError(failureText(error, undefined, SEND_TEXTS.network)),
       },
     );
   };
