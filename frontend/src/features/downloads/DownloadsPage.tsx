@@ -1,12 +1,13 @@
 import { useSyncExternalStore } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { siteQueries } from '../../api/queries/site';
 import { useHydrated } from '../../components/useHydrated';
 import { DownloadsHero } from './DownloadsHero';
 import { PlatformCards } from './PlatformCards';
 import { ReleaseTimeline } from './ReleaseTimeline';
 import { StayUpdated } from './StayUpdated';
 import { detectPlatform, type Platform } from './platform';
-import { releaseQuery, type Release, type ReleaseAsset } from './release';
+import type { Release, ReleaseAsset } from './release';
 import { useDownloads, type DownloadDeps } from './useDownloads';
 import './downloads.css';
 
@@ -44,7 +45,7 @@ export function DownloadsPage({ deps, platform: forced }: { deps?: DownloadDeps;
     () => forced ?? DEFAULT_PLATFORM,
   );
   const hydrated = useHydrated();
-  const { data, isPending } = useQuery(releaseQuery());
+  const { data, isPending } = useQuery(siteQueries.release());
   const { progress, download } = useDownloads(deps);
   return (
     <DownloadsView

@@ -1,6 +1,4 @@
-import { queryOptions } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
-import { getLatestRelease } from '../../api/queries/site';
 import { RELEASE_HOST } from '../../env';
 
 export type AssetPlatform = components['schemas']['AssetPlatform'];
@@ -25,14 +23,6 @@ export interface Release {
   changelog_url: string | null;
   assets: ReleaseAsset[];
   notice?: string;
-}
-
-type ReleaseSource = 'release-host' | 'api' | 'site' | 'fallback';
-
-export interface ReleaseResult {
-  /** null: a source answered, but no release exists yet. */
-  release: Release | null;
-  source: ReleaseSource;
 }
 
 /** Shown when no release comes back. */
@@ -157,63 +147,3 @@ export function normalizeRelease(raw: unknown): Release | null {
     ...(notice ? { notice } : {}),
   };
 }
-
-/** One source of release data: resolves `{ ok, body }`, rejects on network failure. */
-type ReleaseFetcher = () => Promise<{ ok: boolean; body: unknown }>;
-
-const TIMEOUT_MS = 6000;
-
-async function fetchJson(url: string, fetchImpl: typeof fetch): Promise<{ ok: boolean; body: unknown }> {
-  const response = await fetchImpl(url, {
-    headers: { Accept: 'application/json' },
-    signal: typeof AbortSignal.timeout === 'function' ? AbortSignal.timeout(TIMEOUT_MS) : undefined,
-  });
-  if (!response.ok) return { ok: false, body: null };
-  // A single-page-app server answers unknown files with index.html: not a release.
-  const body: unknown = await response.json();
-  return { ok: true, body };
-}
-
-export interface ReleaseSources {
-  releaseHost: ReleaseFetcher;
-  api: ReleaseFetcher;
-  site: ReleaseFetcher;
-}
-
-/** Release data comes from latest.json on the release host, then GET /api/releases/latest, then /latest.json. */
-export function defaultSources(fetchImpl: typeof fetch = (...args) => globalThis.fetch(...args)): ReleaseSources {
-  return {
-    releaseHost: () => fetchJson(`${RELEASE_HOST}/latest.json`, fetchImpl),
-    api: async () => {
-      const { data, response } = await getLatestRelease();
-      return { ok: response.ok, body: data ?? null };
-    },
-    site: () => fetchJson('/latest.json', fetchImpl),
-  };
-}
-
-/** Tries the sources in order; the first ok response is used; if all fail, the built-in fallback release. */
-export async function loadRelease(sources: ReleaseSources = defaultSources()): Promise<ReleaseResult> {
-  const order: [Exclude<ReleaseSource, 'fallback'>, ReleaseFetcher][] = [
-    ['release-host', sources.releaseHost],
-    ['api', sources.api],
-    ['site', sources.site],
-  ];
-  for (const [source, fetcher] of order) {
-    try {
-      const { ok, body } = await fetcher();
-      if (ok) return { release: normalizeRelease(body), source };
-    } catch {
-      // unreachable, timed out, or not JSON: try the next source
-    }
-  }
-  return { release: FALLBACK_RELEASE, source: 'fallback' };
-}
-
-export const releaseQuery = () =>
-  queryOptions({
-    queryKey: ['site', 'release', 'resolved'] as const,
-    queryFn: () => loadRelease(),
-    staleTime: 5 * 60_000,
-    retry: false,
-  });
