@@ -29,14 +29,13 @@ export async function renderWithProviders(ui: ReactNode, { path = '/', queryClie
 }
 
 /** Renders the app's real route tree at `path` (every page, the guard's redirects), with a fresh query client. */
-export async function visitRoute(path: string) {
+export async function visitRoute(path: string, queryClient = testQueryClient()) {
   const { routeTree } = await import('../routeTree.gen');
-  const queryClient = testQueryClient();
   const router = createRouter({ routeTree, context: { queryClient }, history: createMemoryHistory({ initialEntries: [path] }) });
-  render(
+  const result = render(
     <QueryClientProvider client={queryClient}>
       <RouterProvider router={router} />
     </QueryClientProvider>,
   );
-  return router;
+  return Object.assign(router, { unmount: result.unmount, queryClient });
 }

@@ -1,4 +1,4 @@
-import { infiniteQueryOptions, mutationOptions } from '@tanstack/react-query';
+import { infiniteQueryOptions, mutationOptions, queryOptions, type QueryClient } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
 import { api, unwrap } from '../client';
 
@@ -9,6 +9,7 @@ export type ActiveStream = components['schemas']['ActiveStream'];
 export type ConversationExport = components['schemas']['ConversationExport'];
 export type ConversationExportFormat = components['schemas']['ConversationExportFormat'];
 export type ConversationSettings = components['schemas']['ConversationSettings'];
+export type ChatMessage = components['schemas']['ChatMessage'];
 
 /** Conversations per page of the list. */
 export const CONVERSATIONS_PAGE = 50;
@@ -46,6 +47,13 @@ export function exportConversation(id: string, format: ConversationExportFormat 
 export const chatQueries = {
   all: ['chat'] as const,
   lists: () => [...chatQueries.all, 'conversations'] as const,
+  /** One conversation with its messages (outside `lists()`, so a list refresh leaves it alone); a failure is shown, not retried. */
+  conversation: (id: string) =>
+    queryOptions({
+      queryKey: [...chatQueries.all, 'conversation', id] as const,
+      queryFn: () => getConversation(id),
+      retry: false,
+    }),
   /** Pinned first, then most recently updated; `search` filters titles and message text on the server. */
   list: (search: string) =>
     infiniteQueryOptions({
@@ -74,12 +82,15 @@ export const chatMutations = {
         void client.invalidateQueries({ queryKey: chatQueries.lists() });
       },
     }),
-  /** Rename, pin and/or settings; the list reloads whether or not it worked. */
+  /** Rename, pin and/or settings; the open conversation takes the server's answer, the list reloads whether or not it worked. */
   update: () =>
     mutationOptions({
       mutationKey: [...chatQueries.all, 'update'] as const,
       mutationFn: ({ id, ...body }: { id: string; title?: string; is_pinned?: boolean; settings?: ConversationSettings }) =>
         updateConversation(id, body),
+      onSuccess: ({ title, is_pinned, settings, updated_at }, { id }, _ctx, { client }) => {
+        client.setQueryData(chatQueries.conversation(id).queryKey, (old) => old && { ...old, title, is_pinned, settings, updated_at });
+      },
       onSettled: (_conversation, _error, _vars, _ctx, { client }) => {
         void client.invalidateQueries({ queryKey: chatQueries.lists() });
       },
@@ -94,3 +105,8 @@ export const chatMutations = {
       },
     }),
 };
+
+/** Writes a finished turn into the cached conversation: its messages up to `cut`, then `turn` (what the server saved). */
+export function saveTurn(client: QueryClient, id: string, cut: number, turn: ChatMessage[]) {
+  client.setQueryData(chatQueries.conversation(id).queryKey, (old) => old && { ...old, messages: [...old.messages.slice(0, cut), ...turn] });
+}

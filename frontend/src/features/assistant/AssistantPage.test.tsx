@@ -9,7 +9,7 @@ import { testQueryClient, visitRoute } from '../../test/render';
 import { chatCache } from './cache';
 import { REPLY_TEXT, SETTINGS_TEXT } from './reply-texts';
 import { chatTitle, LAST_CONVERSATION_KEY, TEXT, usageLine } from './texts';
-import { USER, controlledStream, renderAssistant, signIn, timedStream } from './testing';
+import { USER, controlledStream, renderAssistant, renderAssistantAlone, signIn, timedStream } from './testing';
 
 const API = 'http://localhost/api';
 const CREATED = example('/api/chat/conversations', 'post', 201).conversation;
@@ -57,7 +57,7 @@ describe('assistant page: header and models', () => {
       }),
     );
     await renderAssistant();
-    expect(screen.getByText(TEXT.loading)).toBeInTheDocument();
+    expect(await screen.findByText(TEXT.loading)).toBeInTheDocument();
     expect(await screen.findByRole('heading', { level: 1, name: 'AI Assistant' })).toBeInTheDocument();
     expect(screen.getByText('Real AI')).toBeInTheDocument();
     expect(screen.getByText('Tokens used: 0 • Cost: $0.0000')).toBeInTheDocument();
@@ -73,7 +73,7 @@ describe('assistant page: header and models', () => {
 
   it("says 'Login required for AI services' when signed out", async () => {
     tokenStore.clear();
-    await renderAssistant();
+    await renderAssistantAlone();
     expect(await screen.findByText(TEXT.loginRequired)).toBeInTheDocument();
     expect(screen.queryByText(/Tokens used/)).toBeNull();
   });
@@ -467,7 +467,8 @@ describe('assistant page: conversations', () => {
     const { user } = await ready();
     await user.click(await screen.findByRole('button', { name: /^Python list comprehensions/ }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Failed to load conversation');
-    expect(within(log()).getByText(TEXT.greeting)).toBeInTheDocument();
+    expect(within(log()).queryByText(STORED.messages[0]!.content)).toBeNull();
+    expect(within(log()).getByText(TEXT.emptyTitle)).toBeInTheDocument();
   });
 
   it('selecting a conversation loads it and selects its model', async () => {
@@ -488,7 +489,7 @@ describe('assistant page: conversations', () => {
     );
     const { user } = await ready();
     await user.click(await screen.findByRole('button', { name: /^Trip plan for Lisbon/ }));
-    await waitFor(() => expect(requested).toEqual(['6d8e0a2c-4b6f-4e1a-9c3d-5f7b9d1e3a50']));
+    await waitFor(() => expect(new Set(requested)).toEqual(new Set(['6d8e0a2c-4b6f-4e1a-9c3d-5f7b9d1e3a50'])));
     expect(await within(log()).findByText(STORED.messages[1]!.content)).toBeInTheDocument();
     expect((screen.getByRole('combobox', { name: 'Model' }) as HTMLSelectElement).value).toBe('llama-3-8b-instruct');
     expect(localStorage.getItem(LAST_CONVERSATION_KEY)).toBe('6d8e0a2c-4b6f-4e1a-9c3d-5f7b9d1e3a50');
@@ -583,9 +584,9 @@ describe('assistant page: conversations', () => {
     expect(log().querySelectorAll('.assistant-msg.is-assistant')).toHaveLength(1);
   });
 
-  it('a logout in another tab clears the chat back to the greeting and empties the cache', async () => {
+  it('a logout in another tab leaves the assistant for sign-in, forgets the conversation and empties the cache', async () => {
     localStorage.setItem(LAST_CONVERSATION_KEY, STORED.id);
-    await ready();
+    const { router } = await ready();
     expect(within(log()).getByText(STORED.messages[1]!.content)).toBeInTheDocument();
     await waitFor(async () => expect(await chatCache.getConversation(USER.id, STORED.id)).not.toBeNull());
 
@@ -595,9 +596,8 @@ describe('assistant page: conversations', () => {
         localStorage.removeItem(key);
       window.dispatchEvent(new StorageEvent('storage', { key: 'access_token' }));
     });
-    expect(await within(log()).findByText(TEXT.greeting)).toBeInTheDocument();
-    expect(within(log()).queryByText(STORED.messages[1]!.content)).toBeNull();
-    expect(screen.getByText(TEXT.loginRequired)).toBeInTheDocument();
+    await waitFor(() => expect(router.state.location.pathname).toBe('/app/auth'));
+    expect(screen.queryByText(STORED.messages[1]!.content)).toBeNull();
     expect(localStorage.getItem(LAST_CONVERSATION_KEY)).toBeNull();
     await waitFor(async () => expect(await chatCache.getConversation(USER.id, STORED.id)).toBeNull());
   });
@@ -768,6 +768,30 @@ describe('assistant page: the conversation in the URL', () => {
     const router = await visitRoute(`/app/assistant/${STORED.id}`);
     expect(await screen.findByText(STORED.messages[1]!.content)).toBeInTheDocument();
     expect(router.state.location.pathname).toBe(`/app/assistant/${STORED.id}`);
+  });
+
+  it('back and forward move between the conversations the URL named, each from the query cache', async () => {
+    const trip = { ...STORED, id: '6d8e0a2c-4b6f-4e1a-9c3d-5f7b9d1e3a50', conversation_id: '6d8e0a2c-4b6f-4e1a-9c3d-5f7b9d1e3a50' };
+    const tripMessages = [{ ...STORED.messages[0]!, content: 'Plan a trip to Lisbon' }];
+    server.use(
+      plain.get(`${API}/chat/conversations/:id`, ({ params }) =>
+        HttpResponse.json({ conversation: params.id === trip.id ? { ...trip, messages: tripMessages } : STORED }),
+      ),
+    );
+    const user = userEvent.setup();
+    const { router } = await renderAssistant(undefined, `/app/assistant/${STORED.id}`);
+    await screen.findByRole('heading', { level: 1, name: 'AI Assistant' });
+    expect(await within(log()).findByText(STORED.messages[1]!.content)).toBeInTheDocument();
+    await user.click(await screen.findByRole('button', { name: /^Trip plan for Lisbon/ }));
+    expect(await within(log()).findByText('Plan a trip to Lisbon')).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe(`/app/assistant/${trip.id}`);
+
+    act(() => router.history.back());
+    expect(await within(log()).findByText(STORED.messages[1]!.content)).toBeInTheDocument();
+    expect(within(log()).queryByText('Plan a trip to Lisbon')).toBeNull();
+    act(() => router.history.forward());
+    expect(await within(log()).findByText('Plan a trip to Lisbon')).toBeInTheDocument();
+    expect(localStorage.getItem(LAST_CONVERSATION_KEY)).toBe(trip.id);
   });
 
   it('names a new conversation in the URL once its first message created it, and goes back to /app/assistant for a new one', async () => {

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useEffectEvent, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { useNavigate, useParams } from '@tanstack/react-router';
+import { useParams } from '@tanstack/react-router';
 import { inferenceQueries } from '../../api/queries/inference';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { LOCALE } from '../../components/format';
@@ -12,7 +12,8 @@ import { DEFAULT_MODELS, defaultModelId, isAvailable, modelLabel, toUiModel } fr
 import { REPLY_TEXT, SETTINGS_TEXT } from './reply-texts';
 import { SettingsPanel } from './SettingsPanel';
 import { TEXT, usageLine, usingLine } from './texts';
-import { DEFAULT_SETTINGS, useChat } from './useChat';
+import { DEFAULT_SETTINGS } from './conversation';
+import { useChat } from './useChat';
 import './assistant.css';
 
 /** Below this width the sidebar starts collapsed (it then shows the recent conversations in one row). */
@@ -54,21 +55,7 @@ export function AssistantPage() {
   );
 
   // The conversation is in the URL (/app/assistant/<id>): back and forward move between conversations.
-  const urlId = useParams({ strict: false }).conversationId;
-  const navigate = useNavigate();
-  const chat = useChat({ userId: uid, onModel, initialId: urlId });
-  const openId = chat.conversation.id;
-  const followUrl = useEffectEvent((id: string | undefined) => {
-    if (chat.booting || !id || id === chat.conversation.id) return;
-    void chat.open(id);
-  });
-  useEffect(() => followUrl(urlId), [urlId]);
-  const nameInUrl = useEffectEvent((id: string | null) => {
-    if (chat.booting || (id ?? undefined) === urlId) return;
-    if (id) void navigate({ to: '/app/assistant/$conversationId', params: { conversationId: id }, replace: urlId === undefined });
-    else void navigate({ to: '/app/assistant' });
-  });
-  useEffect(() => nameInUrl(openId), [openId, chat.booting]);
+  const chat = useChat({ userId: uid, onModel, conversationId: useParams({ strict: false }).conversationId ?? null });
   const [collapsed, setCollapsed] = useState(startsCollapsed);
   const input = useRef<ChatInputHandle>(null);
   const log = useRef<HTMLDivElement>(null);
@@ -106,7 +93,7 @@ export function AssistantPage() {
     if (el) el.scrollTop = el.scrollHeight;
   }, [chat.conversation.messages.length, lastMessage?.content]);
 
-  if (chat.booting || (session.signedIn && modelsQuery.isPending)) {
+  if (session.signedIn && modelsQuery.isPending) {
     return (
       <div className="assistant-loading" role="status" aria-live="polite">
         <span className="spinner" aria-hidden="true" />
@@ -186,10 +173,9 @@ export function AssistantPage() {
           activeId={chat.conversation.id}
           collapsed={collapsed}
           onToggle={() => setCollapsed((c) => !c)}
-          onSelect={(id) => void chat.open(id)}
+          onSelect={chat.open}
           onNew={chat.newConversation}
           onStartFirst={startFirst}
-          onRenamed={chat.renamed}
           onDeleted={chat.deleted}
           onError={chat.setError}
         />

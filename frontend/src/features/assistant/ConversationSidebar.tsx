@@ -11,7 +11,6 @@ interface Props {
   onSelect: (id: string) => void;
   onNew: () => void;
   onStartFirst: () => void;
-  onRenamed: (id: string, title: string) => void;
   onDeleted: (id: string) => void;
   onError: (message: string) => void;
 }
@@ -20,9 +19,9 @@ interface Props {
  * The collapsible conversation sidebar — server search, a Pinned section, rename (Enter saves, Escape
  * cancels), pin/unpin, export, delete; collapsed, the 10 most recent conversations.
  */
-export function ConversationSidebar({ activeId, collapsed, onToggle, onSelect, onNew, onStartFirst, onRenamed, onDeleted, onError }: Props) {
+export function ConversationSidebar({ activeId, collapsed, onToggle, onSelect, onNew, onStartFirst, onDeleted, onError }: Props) {
   const state = useConversationList();
-  const actions = useConversationActions({ onRenamed, onDeleted, onError });
+  const actions = useConversationActions({ onDeleted, onError });
   const listId = useId();
 
   return (

@@ -1,4 +1,5 @@
-import type { ConversationSettings } from '../../api/queries/chat';
+import { queryOptions } from '@tanstack/react-query';
+import { chatQueries, type ConversationSettings } from '../../api/queries/chat';
 import type { UiMessage } from './types';
 
 /**
@@ -135,3 +136,10 @@ export type ChatCache = ReturnType<typeof createChatCache>;
 
 /** The app's one chat cache. */
 export const chatCache: ChatCache = createChatCache(defaultBackend());
+
+/** This browser's copy of a conversation, read when the server cannot give it (null when there is none). */
+export const cachedConversation = (userId: string | null, conversationId: string | null) =>
+  queryOptions({
+    queryKey: [...chatQueries.all, 'cached', userId, conversationId] as const,
+    queryFn: () => (userId && conversationId ? chatCache.getConversation(userId, conversationId) : null),
+  });

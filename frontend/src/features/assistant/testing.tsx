@@ -3,7 +3,7 @@ import { HttpResponse } from 'msw';
 import type { ConversationSummary } from '../../api/queries/chat';
 import { tokenStore } from '../../api/tokens';
 import { example } from '../../mocks/examples';
-import { renderWithProviders, testQueryClient } from '../../test/render';
+import { renderWithProviders, testQueryClient, visitRoute } from '../../test/render';
 import { AssistantPage } from './AssistantPage';
 
 export const USER = example('/api/users/me', 'get', 200).user;
@@ -13,10 +13,14 @@ export function signIn(user = USER) {
   tokenStore.set({ access_token: 'access-1', refresh_token: 'refresh-1' });
 }
 
-export async function renderAssistant(queryClient = testQueryClient()) {
-  const result = await renderWithProviders(<AssistantPage />, { path: '/app/assistant', queryClient });
-  return result;
+/** The assistant in the app's route tree at `path` (its guards and loaders run), signed in or not. */
+export async function renderAssistant(queryClient = testQueryClient(), path = '/app/assistant') {
+  const router = await visitRoute(path, queryClient);
+  return { router, queryClient, unmount: router.unmount };
 }
+
+/** The page alone, outside the signed-in area (what it shows in the moment a session ends). */
+export const renderAssistantAlone = () => renderWithProviders(<AssistantPage />, { path: '/app/assistant' });
 
 const encoder = new TextEncoder();
 export const sseEvent = (id: number, data: unknown) => `id: ${id}\ndata: ${JSON.stringify(data)}\n\n`;

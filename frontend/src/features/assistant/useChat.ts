@@ -1,196 +1,148 @@
-import { useCallback, useEffect, useEffectEvent, useLayoutEffect, useReducer, useRef, useState } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { ApiError } from '../../api/client';
-import { chatMutations, chatQueries, getConversation, type ActiveStream, type Conversation, type ConversationSettings } from '../../api/queries/chat';
-import { GENERATION_PARAMS, resumeStream, startStream, stopStream } from '../../api/queries/inference';
-import { tokenStore } from '../../api/tokens';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useNavigate } from '@tanstack/react-router';
+import { ApiError } from '../../api/errors';
+import { chatMutations, chatQueries, getConversation, saveTurn, type ActiveStream, type ConversationSettings } from '../../api/queries/chat';
+import { resumeStream, startStream, stopStream } from '../../api/queries/inference';
 import { invalidateBalance } from '../../api/queries/wallet';
-import { chatCache } from './cache';
-import { followStream, type FollowResult, StreamEventError } from './sse';
-import { LAST_CONVERSATION_KEY, TEXT, chatTitle } from './texts';
-import type { OpenConversation, UiMessage, UiModel } from './types';
+import { tokenStore } from '../../api/tokens';
+import { cachedConversation, chatCache } from './cache';
+import { DEFAULT_SETTINGS, conversationIdOf, forget, greetingMessage, localId, remember, savedMessage, shownConversation } from './conversation';
+import { followStream, StreamEventError } from './sse';
+import { TEXT, chatTitle } from './texts';
+import type { UiMessage, UiModel } from './types';
 
-let counter = 0;
-const localId = (prefix: string) => `${prefix}_${Date.now()}_${(counter += 1)}`;
 /** A `streamId` the spec accepts (`^[A-Za-z0-9_-]+$`), unique per send. */
 const newStreamId = () => `msg_${Date.now()}_${Math.random().toString(36).slice(2, 9)}`;
 
-export const greetingMessage = (): UiMessage => ({
-  id: localId('greeting'),
-  role: 'assistant',
-  content: TEXT.greeting,
-  timestamp: new Date().toISOString(),
-  status: 'sent',
-  kind: 'greeting',
-});
-
-/** A new conversation is one greeting message and no id yet. */
-/** A new conversation's settings: no system prompt, the spec's sampling defaults. */
-export const DEFAULT_SETTINGS: ConversationSettings = { system_prompt: '', ...GENERATION_PARAMS };
-
-export const freshConversation = (): OpenConversation => ({
-  id: null,
-  title: TEXT.defaultTitle,
-  model_id: null,
-  messages: [greetingMessage()],
-  settings: DEFAULT_SETTINGS,
-});
-
-export function fromServer(c: Conversation): OpenConversation {
-  return {
-    id: c.conversation_id ?? c.id,
-    title: c.title,
-    model_id: c.model_id,
-    settings: c.settings ?? DEFAULT_SETTINGS,
-    messages: c.messages.map((m) => ({
-      id: m.id,
-      role: m.role,
-      content: m.content,
-      timestamp: m.timestamp,
-      status: m.status,
-      model: m.model,
-      tokens: m.tokens,
-      ...(m.stopped ? { stopped: true } : {}),
-    })),
-  };
+/**
+ * What only this tab knows of the open conversation: the turn on its way (the user's message, the reply as it
+ * streams) and the notices of failed sends, shown after the saved messages up to `cut` (a turn that replaces one
+ * hides the saved turns from there). `from` is the URL's id when the turn began: null for a new conversation, until
+ * its first message created it and the URL names it.
+ */
+interface Live {
+  conversationId: string | null;
+  from: string | null;
+  cut: number | null;
+  messages: UiMessage[];
 }
+const NOTHING_LIVE: Live = { conversationId: null, from: null, cut: null, messages: [] };
+const settled = (id: string): Live => ({ ...NOTHING_LIVE, conversationId: id, from: id });
 
-// ---- the remembered conversation (local storage) ----
-function storage(): Storage | null {
-  try {
-    return typeof localStorage === 'undefined' ? null : localStorage;
-  } catch {
-    return null;
-  }
-}
-export const rememberedConversation = () => storage()?.getItem(LAST_CONVERSATION_KEY) ?? null;
-const remember = (id: string) => storage()?.setItem(LAST_CONVERSATION_KEY, id);
-const forget = () => storage()?.removeItem(LAST_CONVERSATION_KEY);
+type Update = (live: Live) => Live;
+const add =
+  (message: UiMessage): Update =>
+  (live) => ({ ...live, messages: [...live.messages, message] });
+const patch =
+  (id: string, change: (m: UiMessage) => Partial<UiMessage>): Update =>
+  (live) => ({ ...live, messages: live.messages.map((m) => (m.id === id ? { ...m, ...change(m) } : m)) });
+const remove =
+  (ids: string[]): Update =>
+  (live) => ({ ...live, messages: live.messages.filter((m) => !ids.includes(m.id)) });
 
-// ---- state ----
-type Action =
-  | { type: 'reset'; conversation: OpenConversation }
-  | { type: 'identify'; id: string; title: string; model_id: string }
-  | { type: 'add'; message: UiMessage }
-  | { type: 'patch'; id: string; patch: Partial<UiMessage> }
-  | { type: 'append'; id: string; text: string }
-  | { type: 'remove'; ids: string[] }
-  | { type: 'rename'; title: string }
-  | { type: 'settings'; settings: ConversationSettings };
-
-function reducer(state: OpenConversation, action: Action): OpenConversation {
-  switch (action.type) {
-    case 'reset':
-      return action.conversation;
-    case 'identify':
-      return { ...state, id: action.id, title: action.title, model_id: action.model_id };
-    case 'rename':
-      return { ...state, title: action.title };
-    case 'settings':
-      return { ...state, settings: action.settings };
-    case 'add':
-      return { ...state, messages: [...state.messages, action.message] };
-    case 'patch':
-      return { ...state, messages: state.messages.map((m) => (m.id === action.id ? { ...m, ...action.patch } : m)) };
-    case 'append':
-      return { ...state, messages: state.messages.map((m) => (m.id === action.id ? { ...m, content: m.content + action.text } : m)) };
-    case 'remove':
-      return { ...state, messages: state.messages.filter((m) => !action.ids.includes(m.id)) };
-  }
-}
-
-/** 402, or a message about insufficient tokens / payment required, is INSUFFICIENT_TOKENS. */
+/** What a failed send says: 402 or the stream's INSUFFICIENT_TOKENS, 401, or anything else. */
 export function failureKind(err: unknown): 'insufficient' | 'auth' | 'failure' {
-  const message = err instanceof Error ? err.message : String(err);
-  if (err instanceof ApiError && err.status === 402) return 'insufficient';
-  if (err instanceof StreamEventError && err.code === 'INSUFFICIENT_TOKENS') return 'insufficient';
-  if (/insufficient token|payment required/i.test(message)) return 'insufficient';
-  if (err instanceof ApiError && err.status === 401) return 'auth';
-  return 'failure';
+  if ((err instanceof ApiError && err.status === 402) || (err instanceof StreamEventError && err.code === 'INSUFFICIENT_TOKENS'))
+    return 'insufficient';
+  return err instanceof ApiError && err.status === 401 ? 'auth' : 'failure';
 }
-
 const NOTICE_TEXT = { insufficient: TEXT.insufficientTitle, auth: TEXT.authRequired, failure: TEXT.failure } as const;
 
-/** A turn's sampling parameters: the conversation's. */
-const paramsOf = ({ temperature, max_tokens, top_p }: ConversationSettings) => ({ temperature, max_tokens, top_p });
-
-/** A finished reply: sent, and marked stopped when its requester stopped it (the server saves it so too). */
-const ended = (done: Extract<FollowResult, { type: 'done' }>) => ({ status: 'sent' as const, stopped: done.stop_reason === 'abort' });
-
+/** One reply's stream. `followed`: a reply this tab did not start (reopened while generated), so leaving lets it finish. */
 interface Run {
   controller: AbortController;
   streamId: string;
   started: boolean;
   stopped: boolean;
-  /** A reply this tab did not start (the conversation was reopened while it was generated): only followed. */
-  followed?: boolean;
+  followed: boolean;
   giveUp?: ReturnType<typeof setTimeout>;
 }
 
 export interface ChatOptions {
   userId: string | null;
+  /** The conversation the URL names; null for a new one. */
+  conversationId: string | null;
   /** Called when a conversation is opened, with its model (the page selects it). */
   onModel?: (modelId: string) => void;
-  /** The conversation the URL names: opened first, instead of the remembered one. */
-  initialId?: string;
 }
 
 /**
- * The assistant's conversation: sending with real token streaming (stream/start with `conversation_id`: the
- * server saves the user's message and the reply, so the client saves neither), stop, retry, opening and
- * clearing conversations, the local cache, and the reset when the session ends.
+ * The assistant's conversation: the saved one is the `chat` query of the URL's id; this hook adds the live turn
+ * (stream/start with `conversation_id`: the server saves the user's message and the reply, so the client saves
+ * neither), stop, retry, regenerate and edit, and writes each finished turn into the query.
  */
-export function useChat({ userId, onModel, initialId }: ChatOptions) {
+export function useChat({ userId, conversationId, onModel }: ChatOptions) {
   const queryClient = useQueryClient();
-  // mutateAsync keeps one identity, so `exchange` below does not change on every render.
+  const navigate = useNavigate();
   const { mutateAsync: createConversation } = useMutation(chatMutations.create());
-  const [initial] = useState(freshConversation);
-  const [conversation, dispatchState] = useReducer(reducer, initial);
-  /** The conversation as of the last action (ahead of rendering), for the async code. */
-  const current = useRef(initial);
-  /** Every change goes through here, so `current` is always up to date. */
-  const dispatch = useCallback((action: Action) => {
-    current.current = reducer(current.current, action);
-    dispatchState(action);
-  }, []);
-  const [generatingId, setGeneratingState] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(false);
-  const [booting, setBooting] = useState(true);
+  const { mutateAsync: updateConversation } = useMutation(chatMutations.update());
+  const saved = useQuery({ ...chatQueries.conversation(conversationId ?? ''), enabled: conversationId !== null });
+  const gone = saved.error instanceof ApiError && saved.error.status === 404;
+  const cached = useQuery({ ...cachedConversation(userId, conversationId), enabled: saved.isError && !gone });
+  // The saved conversation as the screen shows it: the server's, else (the server failing) this browser's copy.
+  const server = useMemo(
+    () => (saved.data ? shownConversation(saved.data) : cached.data ? { ...cached.data, settings: cached.data.settings ?? DEFAULT_SETTINGS } : null),
+    [saved.data, cached.data],
+  );
 
+  const [live, setLive] = useReducer((state: Live, update: Update) => update(state), NOTHING_LIVE);
+  /** The live state as of the last update (ahead of rendering), for the async code. */
+  const current = useRef(live);
+  const update = useCallback((change: Update) => {
+    current.current = change(current.current);
+    setLive(change);
+  }, []);
+  /** The reply being generated, if any: the only live message that streams. */
+  const generating = () => current.current.messages.find((m) => m.status === 'streaming')?.id ?? null;
+  /** A new conversation greets; a cleared one is empty; one started from the greeting keeps it on top. */
+  const [fresh, setFresh] = useState<'greeting' | 'empty'>('greeting');
+  const [greeting] = useState(greetingMessage);
+  const [greeted, setGreeted] = useState<string | null>(null);
+  const [draftSettings, setDraftSettings] = useState(DEFAULT_SETTINGS);
+  const [error, setErrorState] = useState<string | null>(null);
+  const [dismissedAt, setDismissedAt] = useState(0);
   const runs = useRef(new Map<string, Run>());
-  /** The reply being generated, known at once (state only after the next render). */
-  const generating = useRef<string | null>(null);
-  const setGeneratingId = useCallback((id: string | null) => {
-    generating.current = id;
-    setGeneratingState(id);
-  }, []);
-  const onModelRef = useRef(onModel);
-  // Kept current after each render (not during it), so `open` keeps one identity across renders.
+  const followedStreams = useRef(new Set<string>());
+  const url = useRef(conversationId);
+  const settings = useRef(server?.settings ?? draftSettings);
   useLayoutEffect(() => {
-    onModelRef.current = onModel;
-  }, [onModel]);
-  /** Bumped on every reset, so answers of an older screen are dropped. */
-  const epoch = useRef(0);
+    url.current = conversationId;
+    settings.current = server?.settings ?? draftSettings;
+  });
 
-  const persist = useCallback((owner: string | null) => {
-    const c = current.current;
-    if (!owner || !c.id) return;
-    void chatCache.putConversation(owner, {
-      conversation_id: c.id,
-      title: c.title,
-      model_id: c.model_id,
-      updated_at: new Date().toISOString(),
-      messages: c.messages.filter((m) => m.kind !== 'greeting'),
-      settings: c.settings,
-    });
+  /** An error to show, or null to dismiss it (a failed load included). */
+  const setError = useCallback((message: string | null) => {
+    setErrorState(message);
+    if (!message) setDismissedAt(Date.now());
   }, []);
 
-  const finish = useCallback(
-    (replyId: string) => {
-      if (generating.current === replyId) setGeneratingId(null);
+  /**
+   * Streams reply `replyId` (already on screen) from `open` until the server's done; a dropped connection resumes
+   * from the last event. Returns whether the screen still shows it, with the server's usage when it ended well.
+   */
+  const streamReply = useCallback(
+    async (replyId: string, run: Run, open: (signal: AbortSignal) => Promise<ReadableStream<Uint8Array>>) => {
+      runs.current.set(replyId, run);
+      try {
+        const result = await followStream({
+          open,
+          resume: (lastEventId, signal) => resumeStream(run.streamId, lastEventId, signal),
+          onToken: (text) => update(patch(replyId, (m) => ({ content: m.content + text }))),
+          signal: run.controller.signal,
+        });
+        return result.type === 'done' ? result : null;
+      } finally {
+        clearTimeout(run.giveUp);
+        runs.current.delete(replyId);
+        if (tokenStore.get() && !(run.controller.signal.aborted && !run.stopped)) {
+          // Balance and history changed (the hold settled), and so did the conversation's place in the list.
+          void invalidateBalance(queryClient);
+          void queryClient.invalidateQueries({ queryKey: chatQueries.lists() });
+        }
+      }
     },
-    [setGeneratingId],
+    [queryClient, update],
   );
 
   /**
@@ -198,268 +150,219 @@ export function useChat({ userId, onModel, initialId }: ChatOptions) {
    * arrive until the server's `done`, so the reply on screen ends where the saved (and charged) one does.
    */
   const stop = useCallback(() => {
-    const replyId = generating.current;
-    if (!replyId) return;
-    const run = runs.current.get(replyId);
-    dispatch({ type: 'patch', id: replyId, patch: { status: 'sent', stopped: true } });
-    setGeneratingId(null);
+    const replyId = generating();
+    const run = replyId ? runs.current.get(replyId) : undefined;
+    if (replyId) update(patch(replyId, () => ({ status: 'sent', stopped: true })));
     if (!run) return;
     run.stopped = true;
     if (run.started) void stopStream(run.streamId).catch(() => undefined);
     // The server ends the stream with `done` within a second; stop listening anyway if it never does.
     run.giveUp = setTimeout(() => run.controller.abort(), 10_000);
-  }, [dispatch, setGeneratingId]);
+  }, [update]);
 
-  /**
-   * Leaving the conversation on screen: a reply this tab started is stopped (as before); one it only follows
-   * (started before a reload, or in another tab) is left to finish and be saved — this tab just stops listening.
-   */
+  /** Leaving the conversation on screen: a reply this tab started is stopped; one it only follows is left to finish. */
   const leave = useCallback(() => {
-    const replyId = generating.current;
-    if (!replyId) return;
-    const run = runs.current.get(replyId);
-    if (!run?.followed) {
-      stop();
-      return;
-    }
-    run.controller.abort();
-    runs.current.delete(replyId);
-    setGeneratingId(null);
-  }, [setGeneratingId, stop]);
+    const replyId = generating();
+    const run = replyId ? runs.current.get(replyId) : undefined;
+    if (run?.followed) run.controller.abort();
+    else stop();
+    setErrorState(null);
+    update(() => NOTHING_LIVE);
+  }, [stop, update]);
 
+  /** Sends `user` (already on screen) and streams the reply; `replaceFrom` is the saved user message this turn replaces. */
   const exchange = useCallback(
-    /** `replaceFrom`: the server's id of a user message this turn replaces, with what follows it (regenerate, edit). */
     async (user: UiMessage, model: UiModel, replaceFrom?: string) => {
-      const owner = userId;
-      const myEpoch = epoch.current;
       const replyId = localId('reply');
-      setGeneratingId(replyId);
-      setError(null);
-      const run: Run = { controller: new AbortController(), streamId: newStreamId(), started: false, stopped: false };
-      runs.current.set(replyId, run);
-      dispatch({
-        type: 'add',
-        message: { id: replyId, role: 'assistant', content: '', timestamp: new Date().toISOString(), status: 'streaming', model: model.id },
-      });
+      const now = new Date().toISOString();
+      setErrorState(null);
+      update(add({ id: replyId, role: 'assistant', content: '', timestamp: now, status: 'streaming', model: model.id }));
+      const mine = () => current.current.messages.some((m) => m.id === replyId);
 
-      const fail = (err: unknown, replyHasText: boolean) => {
-        const kind = failureKind(err);
-        if (replyHasText) dispatch({ type: 'patch', id: replyId, patch: { status: 'error' } });
-        else dispatch({ type: 'remove', ids: [replyId] });
-        dispatch({ type: 'patch', id: user.id, patch: { status: 'error' } });
-        dispatch({
-          type: 'add',
-          message: {
-            id: localId('notice'),
-            role: 'assistant',
-            content: NOTICE_TEXT[kind],
-            timestamp: new Date().toISOString(),
-            status: 'sent',
-            kind,
-            replyTo: user.id,
-          },
-        });
-      };
-
-      let conversationId = current.current.id;
-      if (!conversationId) {
+      let id = current.current.conversationId;
+      if (!id) {
         try {
           // Settings the user changed before the first message go with it; the defaults are the server's anyway.
-          const { settings } = current.current;
-          const changed = (Object.keys(DEFAULT_SETTINGS) as Array<keyof ConversationSettings>).some((k) => settings[k] !== DEFAULT_SETTINGS[k]);
-          const created = await createConversation({ title: chatTitle(), modelId: model.id, ...(changed ? { settings } : {}) });
-          if (epoch.current !== myEpoch) return;
-          conversationId = created.conversation_id ?? created.id;
-          dispatch({ type: 'identify', id: conversationId, title: created.title, model_id: created.model_id });
-          remember(conversationId);
+          const changed = (Object.keys(DEFAULT_SETTINGS) as Array<keyof ConversationSettings>).some(
+            (k) => settings.current[k] !== DEFAULT_SETTINGS[k],
+          );
+          const created = await createConversation({ title: chatTitle(), modelId: model.id, ...(changed ? { settings: settings.current } : {}) });
+          if (!mine()) return;
+          id = conversationIdOf(created);
+          queryClient.setQueryData(chatQueries.conversation(id).queryKey, created);
+          update((l) => ({ ...l, conversationId: id, cut: created.messages.length }));
+          if (fresh === 'greeting') setGreeted(id);
+          remember(id);
+          void navigate({ to: '/app/assistant/$conversationId', params: { conversationId: id }, replace: true });
         } catch (err) {
-          runs.current.delete(replyId);
-          if (epoch.current !== myEpoch) return;
-          dispatch({ type: 'remove', ids: [replyId] });
-          dispatch({ type: 'patch', id: user.id, patch: { status: 'error' } });
-          setError(failureKind(err) === 'auth' ? TEXT.authRequired : TEXT.errors.create);
-          finish(replyId);
+          if (!mine()) return;
+          update(remove([replyId]));
+          update(patch(user.id, () => ({ status: 'error' })));
+          setErrorState(failureKind(err) === 'auth' ? TEXT.authRequired : TEXT.errors.create);
           return;
         }
       }
 
-      let text = '';
+      const run: Run = { controller: new AbortController(), streamId: newStreamId(), started: false, stopped: false, followed: false };
+      const { temperature, max_tokens, top_p } = settings.current;
+      const request = {
+        streamId: run.streamId,
+        modelId: model.id,
+        prompt: user.content,
+        params: { temperature, max_tokens, top_p },
+        conversation_id: id,
+      };
       try {
-        const result = await followStream({
-          open: async (signal) => {
-            const body = await startStream(
-              {
-                streamId: run.streamId,
-                modelId: model.id,
-                prompt: user.content,
-                params: paramsOf(current.current.settings),
-                conversation_id: conversationId,
-                ...(replaceFrom ? { replace_from: replaceFrom } : {}),
-              },
-              signal,
-            );
-            run.started = true;
-            dispatch({ type: 'patch', id: user.id, patch: { status: 'sent' } });
-            // Stopped while the request was on its way: the job exists now, so stop it.
-            if (run.stopped) void stopStream(run.streamId).catch(() => undefined);
-            return body;
-          },
-          resume: (lastEventId, signal) => resumeStream(run.streamId, lastEventId, signal),
-          onToken: (token) => {
-            text += token;
-            dispatch({ type: 'append', id: replyId, text: token });
-          },
-          signal: run.controller.signal,
+        const done = await streamReply(replyId, run, async (signal) => {
+          const body = await startStream({ ...request, ...(replaceFrom ? { replace_from: replaceFrom } : {}) }, signal);
+          run.started = true;
+          update(patch(user.id, () => ({ status: 'sent' })));
+          // Stopped while the request was on its way: the job exists now, so stop it.
+          if (run.stopped) void stopStream(run.streamId).catch(() => undefined);
+          return body;
         });
-        if (epoch.current !== myEpoch) return;
-        if (result.type === 'done') {
-          dispatch({ type: 'patch', id: replyId, patch: { ...ended(result), tokens: result.usage.completion_tokens, model: model.id } });
-          dispatch({ type: 'patch', id: user.id, patch: { status: 'sent', tokens: result.usage.prompt_tokens } });
-        }
+        if (!mine() || !done) return;
+        // Saved by the server: the turn moves from the live state into the conversation's query.
+        const { prompt_tokens, completion_tokens } = done.usage;
+        const turn = current.current.messages.flatMap((m) =>
+          m.id === user.id
+            ? [{ ...m, tokens: prompt_tokens }]
+            : m.id === replyId
+              ? [{ ...m, tokens: completion_tokens, stopped: done.stop_reason === 'abort' }]
+              : [],
+        );
+        saveTurn(queryClient, id, current.current.cut ?? 0, turn.map(savedMessage));
+        update(() => settled(id));
       } catch (err) {
-        if (epoch.current !== myEpoch || run.controller.signal.aborted) return;
-        if (run.stopped && run.started) return; // a failure after Stop: the reply is already final
-        fail(err, text.length > 0);
-      } finally {
-        clearTimeout(run.giveUp);
-        runs.current.delete(replyId);
-        if (tokenStore.get()) {
-          // Balance and history changed (the hold settled), and so did the conversation's place in the list.
-          void invalidateBalance(queryClient);
-          void queryClient.invalidateQueries({ queryKey: chatQueries.lists() });
-        }
-        if (epoch.current === myEpoch) {
-          finish(replyId);
-          if (current.current.id === conversationId) persist(owner);
-        }
+        if (!mine() || run.controller.signal.aborted || (run.stopped && run.started)) return; // after Stop the reply is final
+        const kind = failureKind(err);
+        const hasText = current.current.messages.some((m) => m.id === replyId && m.content);
+        update(hasText ? patch(replyId, () => ({ status: 'error' })) : remove([replyId]));
+        update(patch(user.id, () => ({ status: 'error' })));
+        update(add({ id: localId('notice'), role: 'assistant', content: NOTICE_TEXT[kind], timestamp: now, status: 'sent', kind, replyTo: user.id }));
       }
     },
-    [createConversation, dispatch, finish, persist, queryClient, setGeneratingId, userId],
+    [createConversation, fresh, navigate, queryClient, streamReply, update],
+  );
+
+  /** Starts a turn: its messages go after the saved ones up to `cut` (all of them unless a turn is replaced). */
+  const begin = useCallback(
+    (content: string, cut?: number) => {
+      const user: UiMessage = { id: localId('user'), role: 'user', content, timestamp: new Date().toISOString(), status: 'sending' };
+      const id = url.current;
+      const before = current.current;
+      const going = before.conversationId === id && cut === undefined;
+      const length = queryClient.getQueryData(chatQueries.conversation(id ?? '').queryKey)?.messages.length ?? 0;
+      update(() => ({
+        conversationId: id,
+        from: id,
+        cut: cut ?? (going ? before.cut : null) ?? length,
+        messages: [...(going ? before.messages : []), user],
+      }));
+      return user;
+    },
+    [queryClient, update],
   );
 
   /** Sends a message (never blank, never while a reply streams, never without a model). */
   const send = useCallback(
     (content: string, model: UiModel | null) => {
-      if (!content.trim() || generating.current || !model) return false;
-      const user: UiMessage = { id: localId('user'), role: 'user', content, timestamp: new Date().toISOString(), status: 'sending' };
-      dispatch({ type: 'add', message: user });
-      void exchange(user, model);
+      if (!content.trim() || generating() || !model) return false;
+      void exchange(begin(content), model);
       return true;
     },
-    [dispatch, exchange],
+    [begin, exchange],
   );
 
   /** Retry of a failed user message: its notices go, and it is sent again. */
   const retry = useCallback(
     (messageId: string, model: UiModel | null) => {
-      if (generating.current || !model) return;
       const user = current.current.messages.find((m) => m.id === messageId && m.role === 'user');
-      if (!user) return;
-      const notices = current.current.messages.filter((m) => m.replyTo === messageId).map((m) => m.id);
-      dispatch({ type: 'remove', ids: notices });
-      dispatch({ type: 'patch', id: messageId, patch: { status: 'sending' } });
+      if (generating() || !model || !user) return;
+      update(remove(current.current.messages.filter((m) => m.replyTo === messageId).map((m) => m.id)));
+      update(patch(messageId, () => ({ status: 'sending' })));
       void exchange({ ...user, status: 'sending' }, model);
     },
-    [dispatch, exchange],
+    [exchange, update],
   );
 
   /**
-   * Sends `content` in place of a user message of the open conversation, discarding it and everything after it
-   * (the server does the same: stream/start's replace_from). The server's id of that message is found by its place
-   * among the user messages the server holds (a local message that never reached it, a failed send, is skipped).
+   * Sends `content` in place of a saved user message, discarding it and everything after it (the server does the
+   * same: stream/start's replace_from). A turn finished in this tab holds local ids: the server's id of the message
+   * is found by its place among the user messages the server holds.
    */
-  const replaceTurn = useCallback(
+  const edit = useCallback(
     async (messageId: string, content: string, model: UiModel | null) => {
-      const open = current.current;
-      if (generating.current || !model || !open.id || !content.trim()) return;
-      const at = open.messages.findIndex((m) => m.id === messageId && m.role === 'user');
-      if (at < 0) return;
-      const saved = (m: UiMessage) => m.role === 'user' && !m.kind && m.status !== 'error';
-      const place = open.messages.slice(0, at).filter(saved).length;
-      let serverId: string | undefined;
-      try {
-        serverId = (await getConversation(open.id)).messages.filter((m) => m.role === 'user')[place]?.id;
-      } catch {
-        setError(TEXT.errors.load);
-        return;
-      }
-      if (!serverId || current.current.id !== open.id || generating.current) return;
-      dispatch({ type: 'remove', ids: current.current.messages.slice(at).map((m) => m.id) });
-      const user: UiMessage = { id: localId('user'), role: 'user', content, timestamp: new Date().toISOString(), status: 'sending' };
-      dispatch({ type: 'add', message: user });
-      void exchange(user, model, serverId);
+      const id = url.current;
+      const messages = id ? queryClient.getQueryData(chatQueries.conversation(id).queryKey)?.messages : undefined;
+      const at = messages?.findIndex((m) => m.id === messageId && m.role === 'user') ?? -1;
+      if (generating() || !model || !id || !messages || at < 0 || !content.trim()) return;
+      const place = messages.slice(0, at).filter((m) => m.role === 'user').length;
+      const serverId = await getConversation(id).then(
+        (c) => c.messages.filter((m) => m.role === 'user')[place]?.id,
+        () => void setErrorState(TEXT.errors.load),
+      );
+      if (serverId && url.current === id && !generating()) void exchange(begin(content, at), model, serverId);
     },
-    [dispatch, exchange],
+    [begin, exchange, queryClient],
   );
 
   /** Generates the last reply again (its user message sent anew); the old reply goes, its charge stays in the wallet. */
   const regenerate = useCallback(
     (model: UiModel | null) => {
-      const messages = current.current.messages;
-      const reply = messages.findLastIndex((m) => m.role === 'assistant' && !m.kind);
-      const user = messages.slice(0, reply).findLast((m) => m.role === 'user');
-      if (reply < 0 || !user) return;
-      void replaceTurn(user.id, user.content, model);
+      const messages = (conversationId && queryClient.getQueryData(chatQueries.conversation(conversationId).queryKey)?.messages) || [];
+      const user = messages
+        .slice(
+          0,
+          messages.findLastIndex((m) => m.role === 'assistant'),
+        )
+        .findLast((m) => m.role === 'user');
+      if (user) void edit(user.id, user.content, model);
     },
-    [replaceTurn],
+    [conversationId, edit, queryClient],
   );
-
-  /** Sends an edited user message in place of the original; the messages after it are discarded. */
-  const edit = useCallback((messageId: string, content: string, model: UiModel | null) => void replaceTurn(messageId, content, model), [replaceTurn]);
 
   /**
    * The open conversation's system prompt and parameters: saved on the server when it has one (else kept for its
    * creation with the first message). Resolves false when the server refused them.
    */
-  const { mutateAsync: updateConversation } = useMutation(chatMutations.update());
   const saveSettings = useCallback(
-    async (settings: ConversationSettings): Promise<boolean> => {
-      const id = current.current.id;
-      if (id) {
-        try {
-          await updateConversation({ id, settings });
-        } catch {
-          return false;
-        }
-        if (current.current.id !== id) return true;
-      }
-      dispatch({ type: 'settings', settings });
-      if (id) persist(userId);
+    async (next: ConversationSettings): Promise<boolean> => {
+      if (conversationId)
+        return updateConversation({ id: conversationId, settings: next }).then(
+          () => true,
+          () => false,
+        );
+      setDraftSettings(next);
       return true;
     },
-    [dispatch, persist, updateConversation, userId],
+    [conversationId, updateConversation],
   );
 
-  /** Stops listening to every stream and drops answers still on their way. */
-  const detach = useCallback(() => {
-    epoch.current += 1;
-    for (const run of runs.current.values()) {
-      clearTimeout(run.giveUp);
-      run.controller.abort();
-    }
-    runs.current.clear();
-    setGeneratingId(null);
-  }, [setGeneratingId]);
+  /** A new conversation (one greeting) or, cleared, an empty screen; the remembered id is cleared either way. */
+  const startOver = useCallback(
+    (screen: 'greeting' | 'empty') => {
+      leave();
+      forget();
+      setFresh(screen);
+      setDraftSettings(DEFAULT_SETTINGS);
+      return navigate({ to: '/app/assistant' });
+    },
+    [leave, navigate],
+  );
+  const newConversation = useCallback(() => startOver('greeting'), [startOver]);
+  const clear = useCallback(() => startOver('empty'), [startOver]);
+  const open = useCallback((id: string) => void navigate({ to: '/app/assistant/$conversationId', params: { conversationId: id } }), [navigate]);
 
-  /** New conversation — one greeting, and the remembered id is cleared. */
-  const newConversation = useCallback(() => {
-    leave();
-    epoch.current += 1;
-    setGeneratingId(null);
-    setError(null);
-    forget();
-    dispatch({ type: 'reset', conversation: freshConversation() });
-  }, [dispatch, leave, setGeneratingId]);
-
-  /** Clear conversation: an empty screen (the server keeps the conversation); the next message starts a new one. */
-  const clear = useCallback(() => {
-    leave();
-    epoch.current += 1;
-    setGeneratingId(null);
-    setError(null);
-    forget();
-    dispatch({ type: 'reset', conversation: { id: null, title: TEXT.defaultTitle, model_id: null, messages: [], settings: DEFAULT_SETTINGS } });
-  }, [dispatch, leave, setGeneratingId]);
+  /** The sidebar deleted a conversation: if it is the open one, start afresh; then its query goes (not before: the screen would ask for it again). */
+  const deleted = useCallback(
+    async (id: string) => {
+      if (userId) void chatCache.deleteConversation(userId, id);
+      if (url.current === id) await newConversation();
+      queryClient.removeQueries({ queryKey: chatQueries.conversation(id).queryKey });
+    },
+    [newConversation, queryClient, userId],
+  );
 
   /**
    * A reply generated for the open conversation that this tab did not start (the page was reloaded, or another
@@ -467,181 +370,105 @@ export function useChat({ userId, onModel, initialId }: ChatOptions) {
    * ends, the conversation is loaded again so the saved reply takes the bubble's place.
    */
   const follow = useCallback(
-    async (active: ActiveStream, conversationId: string) => {
-      const owner = userId;
-      const myEpoch = epoch.current;
+    async (active: ActiveStream, id: string, cut: number) => {
       const replyId = localId('reply');
       const run: Run = { controller: new AbortController(), streamId: active.stream_id, started: true, stopped: false, followed: true };
-      runs.current.set(replyId, run);
-      setGeneratingId(replyId);
-      dispatch({
-        type: 'add',
-        message: { id: replyId, role: 'assistant', content: '', timestamp: active.started_at, status: 'streaming', model: active.model_id },
+      followedStreams.current.add(active.stream_id);
+      const reply: UiMessage = {
+        id: replyId,
+        role: 'assistant',
+        content: '',
+        timestamp: active.started_at,
+        status: 'streaming',
+        model: active.model_id,
+      };
+      update(() => ({ conversationId: id, from: id, cut, messages: [reply] }));
+      const mine = () => current.current.messages.some((m) => m.id === replyId);
+      // An error event, or the stream already gone (404): either way the server saved the reply (or its error).
+      await streamReply(replyId, run, (signal) => resumeStream(run.streamId, 0, signal)).catch(() => null);
+      if (!mine()) return;
+      update(patch(replyId, () => ({ status: 'sent' })));
+      await queryClient.refetchQueries({ queryKey: chatQueries.conversation(id).queryKey, exact: true });
+      if (mine()) update(() => settled(id));
+    },
+    [queryClient, streamReply, update],
+  );
+
+  // Another conversation in the URL: the live turn of this one is left (the new conversation's own URL keeps it).
+  useEffect(() => {
+    const { conversationId: liveId, from } = current.current;
+    if (conversationId !== liveId && conversationId !== from) leave();
+  }, [conversationId, leave]);
+
+  // A conversation loaded: remembered, copied for when the server fails, and a reply being generated for it that
+  // this tab is not following shown live.
+  useEffect(() => {
+    const data = saved.data;
+    if (!data || !conversationId) return;
+    remember(conversationId);
+    if (userId)
+      void chatCache.putConversation(userId, {
+        conversation_id: conversationId,
+        updated_at: data.updated_at,
+        title: data.title,
+        ...shownConversation(data),
       });
-      try {
-        const result = await followStream({
-          open: (signal) => resumeStream(run.streamId, 0, signal),
-          resume: (lastEventId, signal) => resumeStream(run.streamId, lastEventId, signal),
-          onToken: (token) => dispatch({ type: 'append', id: replyId, text: token }),
-          signal: run.controller.signal,
-        });
-        if (epoch.current === myEpoch && result.type === 'done') {
-          dispatch({ type: 'patch', id: replyId, patch: { ...ended(result), tokens: result.usage.completion_tokens } });
-        }
-      } catch {
-        // An error event, or the stream already gone (404): either way the server saved the reply (or its
-        // error) with the conversation, which is loaded again below.
-      } finally {
-        clearTimeout(run.giveUp);
-        runs.current.delete(replyId);
-        const aborted = run.controller.signal.aborted && !run.stopped;
-        if (tokenStore.get() && !aborted) {
-          void invalidateBalance(queryClient);
-          void queryClient.invalidateQueries({ queryKey: chatQueries.lists() });
-        }
-        if (epoch.current === myEpoch) {
-          finish(replyId);
-          // The saved reply replaces the live one — unless the user already sent the next message here.
-          if (!aborted && !generating.current && current.current.id === conversationId) {
-            try {
-              const c = await getConversation(conversationId);
-              if (epoch.current === myEpoch && !generating.current && current.current.id === conversationId) {
-                dispatch({ type: 'reset', conversation: fromServer(c) });
-                persist(owner);
-              }
-            } catch {
-              dispatch({ type: 'patch', id: replyId, patch: { status: 'sent' } });
-            }
-          }
-        }
-      }
-    },
-    [dispatch, finish, persist, queryClient, setGeneratingId, userId],
-  );
-
-  /** Opens a conversation (and selects its model); on failure shows the cached copy when there is one. */
-  const open = useCallback(
-    async (id: string, { quietIfGone = false } = {}) => {
-      leave();
-      epoch.current += 1;
-      const myEpoch = epoch.current;
-      setGeneratingId(null);
-      setError(null);
-      setLoading(true);
-      try {
-        const c = await getConversation(id);
-        if (epoch.current !== myEpoch) return;
-        const opened = fromServer(c);
-        dispatch({ type: 'reset', conversation: opened });
-        remember(opened.id!);
-        if (opened.model_id) onModelRef.current?.(opened.model_id);
-        persist(userId);
-        // A reply is being generated for it that this tab is not following: show it live.
-        const active = c.active_stream;
-        if (active && ![...runs.current.values()].some((r) => r.streamId === active.stream_id && !r.stopped)) void follow(active, opened.id!);
-      } catch (err) {
-        if (epoch.current !== myEpoch) return;
-        const gone = err instanceof ApiError && err.status === 404;
-        if (gone) {
-          forget();
-          if (userId) void chatCache.deleteConversation(userId, id);
-          if (quietIfGone) return;
-        }
-        setError(TEXT.errors.load);
-        const cached = !gone && userId ? await chatCache.getConversation(userId, id) : null;
-        if (cached && epoch.current === myEpoch) {
-          dispatch({
-            type: 'reset',
-            conversation: {
-              id: cached.conversation_id,
-              title: cached.title,
-              model_id: cached.model_id,
-              messages: cached.messages,
-              settings: cached.settings ?? DEFAULT_SETTINGS,
-            },
-          });
-          if (cached.model_id) onModelRef.current?.(cached.model_id);
-        }
-      } finally {
-        if (epoch.current === myEpoch) setLoading(false);
-      }
-    },
-    [dispatch, follow, leave, persist, setGeneratingId, userId],
-  );
-
-  /** The sidebar renamed the open conversation. */
-  const renamed = useCallback(
-    (id: string, title: string) => {
-      if (current.current.id === id) dispatch({ type: 'rename', title });
-    },
-    [dispatch],
-  );
-
-  /** The sidebar deleted a conversation: if it is the open one, start afresh. */
-  const deleted = useCallback(
-    (id: string) => {
-      if (userId) void chatCache.deleteConversation(userId, id);
-      if (current.current.id === id) newConversation();
-    },
-    [newConversation, userId],
-  );
-
-  // Read once, at the first load: later URL changes are the page's to follow (AssistantPage).
-  const initialIdRef = useRef(initialId);
-  // The latest `open`, without making the first load depend on it: that runs once per signed-in user.
-  const reopen = useEffectEvent((id: string) => open(id, { quietIfGone: true }));
-
-  // First load: the cache belongs to this user (else it is emptied), then the remembered conversation reopens.
+    const active = data.active_stream;
+    if (active && !followedStreams.current.has(active.stream_id) && ![...runs.current.values()].some((r) => r.streamId === active.stream_id)) {
+      void follow(active, conversationId, data.messages.length);
+    }
+  }, [saved.data, conversationId, userId, follow]);
   useEffect(() => {
-    let cancelled = false;
-    void (async () => {
-      if (userId && (await chatCache.ensureUser(userId))) forget();
-      const last = initialIdRef.current ?? rememberedConversation();
-      if (!cancelled && last && userId) await reopen(last);
-      if (!cancelled) setBooting(false);
-    })();
-    return () => {
-      cancelled = true;
-    };
-  }, [userId]);
-
-  // The access token removed (here or in another tab) — clear the chat, back to the greeting,
-  // and drop every local copy of it.
+    if (!gone) return;
+    forget();
+    if (userId && conversationId) void chatCache.deleteConversation(userId, conversationId);
+  }, [gone, userId, conversationId]);
+  // Its model is selected once per conversation opened.
+  const modelFor = useRef<string | null>(null);
   useEffect(() => {
-    return tokenStore.subscribe((tokens) => {
-      if (tokens?.access_token) return;
-      detach();
-      setError(null);
-      forget();
-      dispatch({ type: 'reset', conversation: freshConversation() });
-      void chatCache.clear();
-      queryClient.removeQueries({ queryKey: chatQueries.all });
-    });
-  }, [detach, dispatch, queryClient]);
+    if (!server || modelFor.current === conversationId) return;
+    modelFor.current = conversationId;
+    if (server.model_id) onModel?.(server.model_id);
+  }, [server, conversationId, onModel]);
 
+  // The access token removed (here or in another tab): every stream is dropped with every local copy of the chat.
+  useEffect(
+    () =>
+      tokenStore.subscribe((tokens) => {
+        if (tokens?.access_token) return;
+        for (const run of runs.current.values()) run.controller.abort();
+        update(() => NOTHING_LIVE);
+        forget();
+        void chatCache.clear();
+        queryClient.removeQueries({ queryKey: chatQueries.all });
+      }),
+    [queryClient, update],
+  );
   // Leaving the page stops listening (the server still finishes and saves the reply).
   useEffect(() => () => runs.current.forEach((run) => run.controller.abort()), []);
 
-  const tokensUsed = conversation.messages.reduce((n, m) => n + (m.tokens ?? 0), 0);
+  const shown = live.conversationId === conversationId || live.from === conversationId ? live : NOTHING_LIVE;
+  const messages = useMemo(() => {
+    const top = (conversationId === null ? fresh === 'greeting' : greeted === conversationId) ? [greeting] : [];
+    return [...top, ...(server?.messages ?? []).slice(0, shown.cut ?? undefined), ...shown.messages];
+  }, [conversationId, fresh, greeted, greeting, server, shown]);
 
   return {
-    conversation,
-    tokensUsed,
-    generating: generatingId !== null,
-    error,
+    conversation: { id: conversationId, messages, settings: server?.settings ?? draftSettings },
+    tokensUsed: messages.reduce((n, m) => n + (m.tokens ?? 0), 0),
+    generating: shown.messages.some((m) => m.status === 'streaming'),
+    error: error ?? (saved.isError && saved.errorUpdatedAt > dismissedAt ? TEXT.errors.load : null),
     setError,
-    loading,
-    booting,
+    loading: conversationId !== null && saved.isPending,
     send,
     stop,
     retry,
     regenerate,
-    edit,
+    edit: (messageId: string, content: string, model: UiModel | null) => void edit(messageId, content, model),
     saveSettings,
     newConversation,
     clear,
     open,
-    renamed,
     deleted,
   };
 }

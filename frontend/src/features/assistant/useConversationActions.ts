@@ -4,20 +4,18 @@ import { downloadFile } from './downloadFile';
 import { TEXT } from './texts';
 
 interface Callbacks {
-  onRenamed: (id: string, title: string) => void;
   onDeleted: (id: string) => void;
   onError: (message: string) => void;
 }
 
 /** A row's actions: each reports a failure through `onError`; the mutations refetch the list after every change. */
-export function useConversationActions({ onRenamed, onDeleted, onError }: Callbacks) {
+export function useConversationActions({ onDeleted, onError }: Callbacks) {
   const update = useMutation(chatMutations.update());
   const deletion = useMutation(chatMutations.remove());
 
   const rename = async (c: ConversationSummary, title: string) => {
     try {
       await update.mutateAsync({ id: c.id, title });
-      onRenamed(c.id, title);
     } catch {
       onError(TEXT.errors.rename);
     }
