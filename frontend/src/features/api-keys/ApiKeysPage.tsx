@@ -1,10 +1,11 @@
-import { useId, useRef, useState, type FormEvent } from 'react';
+import { useId, useRef, useState } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { apiKeyMutations, apiKeyQueries, type ApiKey, type ApiKeyCreated } from '../../api/queries/api-keys';
 import { copyText } from '../../components/clipboard';
 import { CopyButton } from '../../components/CopyButton';
 import { formatDateTime, formatGlob } from '../../components/format';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { useForm } from '../../components/useForm';
 import { API_KEYS_TEXTS as T } from './texts';
 import './api-keys.css';
 import { failureText } from '../../api/errors';
@@ -119,25 +120,18 @@ export function ApiKeysPage() {
   const list = useQuery(apiKeyQueries.list());
   const create = useMutation(apiKeyMutations.create());
   const revoke = useMutation(apiKeyMutations.revoke());
-  const [name, setName] = useState('');
-  const [limit, setLimit] = useState('');
+  // No validate: the browser checks these fields (required, min, step) before the form submits.
+  const { values, set, reset, onSubmit, busy } = useForm({
+    initial: { name: '', limit: '' },
+    busy: create.isPending,
+    onValid: ({ name, limit }) =>
+      create.mutate({ name: name.trim(), ...(limit.trim() ? { daily_limit: Number(limit) } : {}) }, { onSuccess: () => reset() }),
+  });
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const ids = { name: useId(), limit: useId() };
 
   const keys = list.data ?? [];
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    create.mutate(
-      { name: name.trim(), ...(limit.trim() ? { daily_limit: Number(limit) } : {}) },
-      {
-        onSuccess: () => {
-          setName('');
-          setLimit('');
-        },
-      },
-    );
-  };
   const origin = typeof window === 'undefined' ? '' : window.location.origin;
   const exampleKey = create.data?.key ?? (keys.at(-1) ? `${keys.at(-1)!.prefix}…` : 'glb_sk_…');
 
@@ -150,13 +144,13 @@ export function ApiKeysPage() {
         <p>{T.intro}</p>
       </header>
 
-      <form className="card api-keys-form" onSubmit={submit}>
+      <form className="card api-keys-form" onSubmit={onSubmit}>
         <label htmlFor={ids.name}>{T.nameLabel}</label>
         <input
           className="input"
           id={ids.name}
-          value={name}
-          onChange={(e) => setName(e.target.value)}
+          value={values.name}
+          onChange={(e) => set('name', e.target.value)}
           placeholder={T.namePlaceholder}
           maxLength={60}
           required
@@ -165,15 +159,15 @@ export function ApiKeysPage() {
         <input
           className="input"
           id={ids.limit}
-          value={limit}
-          onChange={(e) => setLimit(e.target.value)}
+          value={values.limit}
+          onChange={(e) => set('limit', e.target.value)}
           inputMode="decimal"
           type="number"
           min="0.001"
           step="0.001"
         />
-        <button type="submit" className="btn btn-primary" disabled={create.isPending || !name.trim()}>
-          {create.isPending ? T.creating : T.createButton}
+        <button type="submit" className="btn btn-primary" disabled={busy || !values.name.trim()}>
+          {busy ? T.creating : T.createButton}
         </button>
         {create.isError ? (
           <p className="alert alert-error" role="alert">

@@ -1,4 +1,4 @@
-import type { FormEvent, RefObject } from 'react';
+import type { FormEvent } from 'react';
 import { Field, Notice } from './Field';
 import { CODE_LENGTH } from './messages';
 
@@ -10,7 +10,6 @@ export function CodeStep({
   id,
   email,
   purpose,
-  formRef,
   code,
   codeError,
   error,
@@ -27,7 +26,6 @@ export function CodeStep({
   email: string;
   /** What the code finishes, e.g. 'finish creating your account'. */
   purpose: string;
-  formRef: RefObject<HTMLFormElement | null>;
   code: string;
   codeError: string | undefined;
   error: string | null;
@@ -36,12 +34,12 @@ export function CodeStep({
   resendSeconds: number;
   backLabel: string;
   onCode: (code: string) => void;
-  onSubmit: (event: FormEvent) => void;
+  onSubmit: (event: FormEvent<HTMLFormElement>) => void;
   onBack: () => void;
   onResend: () => void;
 }) {
   return (
-    <form ref={formRef} className="auth-form" onSubmit={onSubmit} noValidate>
+    <form className="auth-form" onSubmit={onSubmit} noValidate>
       <p className="auth-lead">
         We sent a {CODE_LENGTH}-digit code to <strong>{email}</strong>. Enter it below to {purpose}.
       </p>

@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useRef, useState, type InputHTMLAttributes } from 'react';
-import { Field as FormField, described, focusFirstError } from '../../components/FormField';
+import type { InputHTMLAttributes } from 'react';
+import { Field as FormField, described } from '../../components/FormField';
 
 /** One labelled input with its hint and error (every field of these forms is required: no marker). */
 export function Field({
@@ -14,18 +14,6 @@ export function Field({
       <input className="input" {...described(id, error, hint)} {...input} />
     </FormField>
   );
-}
-
-/** A form ref and a `refused()` to call after a refused submit: focus then moves to the first invalid control. */
-export function useFocusFirstError() {
-  const formRef = useRef<HTMLFormElement>(null);
-  const [attempts, setAttempts] = useState(0);
-  useEffect(() => {
-    // After the commit that set aria-invalid.
-    if (attempts) focusFirstError(formRef.current);
-  }, [attempts]);
-  const refused = useCallback(() => setAttempts((n) => n + 1), []);
-  return { formRef, refused };
 }
 
 /** The screen-level outcome line: an error as an alert, information as a status. */

@@ -1,13 +1,15 @@
 import { Link } from '@tanstack/react-router';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { ApiError, failureText } from '../../api/errors';
 import { registerWithOtp, sendOtp, verifyOtp } from '../../api/queries/accounts';
+import { useForm } from '../../components/useForm';
 import { useCountdown } from '../session/countdown';
 import { startSession } from '../session/session';
 import { CodeStep } from './CodeStep';
-import { Field, NewPasswordFields, Notice, useFocusFirstError } from './Field';
+import { Field, NewPasswordFields, Notice } from './Field';
 import { MSG, SIGNUP_RESEND_SECONDS } from './messages';
-import { validateCode, validateRegister, type FieldErrors, type RegisterValues } from './validation';
+import { useStepCalls } from './useStepCalls';
+import { validateCode, validateRegister, type RegisterValues } from './validation';
 
 export type RegisterStep = 'form' | 'otp';
 
@@ -18,27 +20,53 @@ const EMPTY: RegisterValues = { username: '', email: '', password: '', confirmPa
  * step → POST verify-otp → POST register-with-otp with the verification token → the session → `onSignedIn`.
  */
 export function RegisterFlow({ step, onStep, onSignedIn }: { step: RegisterStep; onStep: (step: RegisterStep) => void; onSignedIn: () => void }) {
-  const [values, setValues] = useState<RegisterValues>(EMPTY);
-  const [errors, setErrors] = useState<FieldErrors<RegisterValues>>({});
-  const [code, setCode] = useState('');
-  const [codeError, setCodeError] = useState<string | undefined>();
-  const [error, setError] = useState<string | null>(null);
-  const [info, setInfo] = useState<string | null>(null);
-  // Kept over useMutation: one submit chains verify-otp and register-with-otp, so one flag spans both calls.
-  const [busy, setBusy] = useState(false);
   /** Where the last code went (a second Continue within the resend wait reuses it instead of a refused resend). */
   const [sentTo, setSentTo] = useState<string | null>(null);
   /** The verification token of a verified code, kept if creating the account fails (409, 422: the token stays usable). */
   const [verified, setVerified] = useState<{ email: string; token: string } | null>(null);
   const countdown = useCountdown();
-  const { formRef, refused } = useFocusFirstError();
-  const codeForm = useFocusFirstError();
+  const { run, busy, error, info, setError, setInfo, clear } = useStepCalls();
+
+  const form = useForm({
+    initial: EMPTY,
+    validate: validateRegister,
+    busy,
+    onAttempt: clear,
+    onValid: () =>
+      run(MSG.generic, async () => {
+        if (verified?.email === email) {
+          await createAccount(verified.token);
+        } else if (sentTo === email && countdown.seconds > 0) {
+          onStep('otp'); // the code sent a moment ago is still on its way
+        } else {
+          await sendOtp({ email, purpose: 'signup' });
+          setSentTo(email);
+          codeForm.reset();
+          countdown.start(SIGNUP_RESEND_SECONDS);
+          onStep('otp');
+        }
+      }),
+  });
+  const { values, errors } = form;
   const email = values.email.trim();
 
-  const edit = <K extends keyof RegisterValues>(field: K, value: RegisterValues[K]) => {
-    setValues((v) => ({ ...v, [field]: value }));
-    setErrors((e) => ({ ...e, [field]: undefined }));
-  };
+  // verify-otp (unless this address already has a verified code), then the account; a refused code shows MSG.invalidCode.
+  const codeForm = useForm({
+    initial: { code: '' },
+    validate: ({ code }) => ({ code: validateCode(code) }),
+    busy,
+    onAttempt: clear,
+    onValid: ({ code }) =>
+      run(MSG.invalidCode, async () => {
+        let token = verified?.email === email ? verified.token : null;
+        if (!token) {
+          const answer = await verifyOtp({ email, otp: code.trim(), purpose: 'signup' });
+          token = answer.verification_token || null;
+          if (token) setVerified({ email, token });
+        }
+        await createAccount(token);
+      }),
+  });
 
   /** register-with-otp ('Email verification required' without a token), then the session. */
   const createAccount = async (token: string | null | undefined) => {
@@ -56,84 +84,19 @@ export function RegisterFlow({ step, onStep, onSignedIn }: { step: RegisterStep;
     }
   };
 
-  const submitForm = async (event: FormEvent) => {
-    event.preventDefault();
-    if (busy) return;
-    const found = validateRegister(values);
-    setErrors(found);
-    setError(null);
-    setInfo(null);
-    if (Object.keys(found).length) return refused();
-    setBusy(true);
-    try {
-      if (verified?.email === email) {
-        await createAccount(verified.token);
-      } else if (sentTo === email && countdown.seconds > 0) {
-        onStep('otp'); // the code sent a moment ago is still on its way
-      } else {
-        await sendOtp({ email, purpose: 'signup' });
-        setSentTo(email);
-        setCode('');
-        setCodeError(undefined);
-        countdown.start(SIGNUP_RESEND_SECONDS);
-        onStep('otp');
-      }
-    } catch (err) {
-      setError(failureText(err, MSG.generic));
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  const submitCode = async (event: FormEvent) => {
-    event.preventDefault();
-    if (busy) return;
-    const found = validateCode(code);
-    setCodeError(found);
-    setError(null);
-    setInfo(null);
-    if (found) return codeForm.refused();
-    setBusy(true);
-    try {
-      let token = verified?.email === email ? verified.token : null;
-      if (!token) {
-        try {
-          const answer = await verifyOtp({ email, otp: code.trim(), purpose: 'signup' });
-          token = answer.verification_token || null;
-        } catch (err) {
-          setError(failureText(err, MSG.invalidCode));
-          return;
-        }
-        if (token) setVerified({ email, token });
-      }
-      await createAccount(token);
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  const resend = async () => {
+  const resend = () => {
     if (busy || countdown.seconds > 0) return;
-    setError(null);
-    setInfo(null);
-    setBusy(true);
-    try {
+    run(MSG.resendFailed, async () => {
       await sendOtp({ email, purpose: 'signup' });
       setSentTo(email);
       setInfo(MSG.codeSent);
       countdown.start(SIGNUP_RESEND_SECONDS);
-    } catch (err) {
-      setError(failureText(err, MSG.resendFailed));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const backToForm = () => {
-    setCode('');
-    setCodeError(undefined);
-    setError(null);
-    setInfo(null);
+    codeForm.reset();
+    clear();
     onStep('form');
   };
 
@@ -143,19 +106,15 @@ export function RegisterFlow({ step, onStep, onSignedIn }: { step: RegisterStep;
         id="register-code"
         email={email}
         purpose="finish creating your account"
-        formRef={codeForm.formRef}
-        code={code}
-        codeError={codeError}
+        code={codeForm.values.code}
+        codeError={codeForm.errors.code}
         error={error}
         info={info}
         busy={busy}
         resendSeconds={countdown.seconds}
         backLabel="Back to registration"
-        onCode={(value) => {
-          setCode(value);
-          setCodeError(undefined);
-        }}
-        onSubmit={submitCode}
+        onCode={(value) => codeForm.set('code', value)}
+        onSubmit={codeForm.onSubmit}
         onBack={backToForm}
         onResend={resend}
       />
@@ -163,7 +122,7 @@ export function RegisterFlow({ step, onStep, onSignedIn }: { step: RegisterStep;
   }
 
   return (
-    <form ref={formRef} className="auth-form" onSubmit={submitForm} noValidate>
+    <form className="auth-form" onSubmit={form.onSubmit} noValidate>
       <Field
         id="register-username"
         label="Username"
@@ -171,7 +130,7 @@ export function RegisterFlow({ step, onStep, onSignedIn }: { step: RegisterStep;
         maxLength={50}
         value={values.username}
         error={errors.username}
-        onChange={(e) => edit('username', e.target.value)}
+        onChange={(e) => form.set('username', e.target.value)}
       />
       <Field
         id="register-email"
@@ -181,9 +140,9 @@ export function RegisterFlow({ step, onStep, onSignedIn }: { step: RegisterStep;
         maxLength={254}
         value={values.email}
         error={errors.email}
-        onChange={(e) => edit('email', e.target.value)}
+        onChange={(e) => form.set('email', e.target.value)}
       />
-      <NewPasswordFields idPrefix="register" label="Password" values={values} errors={errors} onEdit={edit} />
+      <NewPasswordFields idPrefix="register" label="Password" values={values} errors={errors} onEdit={form.set} />
       <div className="field">
         <div className="check">
           <input
@@ -192,7 +151,7 @@ export function RegisterFlow({ step, onStep, onSignedIn }: { step: RegisterStep;
             checked={values.acceptTerms}
             aria-invalid={errors.acceptTerms ? true : undefined}
             aria-describedby={errors.acceptTerms ? 'register-terms-error' : undefined}
-            onChange={(e) => edit('acceptTerms', e.target.checked)}
+            onChange={(e) => form.set('acceptTerms', e.target.checked)}
           />
           <label htmlFor="register-terms">
             I accept the <Link to="/terms-of-service">Terms of Service</Link> and the <Link to="/privacy-policy">Privacy Policy</Link>

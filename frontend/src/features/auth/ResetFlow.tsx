@@ -1,14 +1,17 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { resetPassword, sendOtp, verifyOtp } from '../../api/queries/accounts';
+import { useForm } from '../../components/useForm';
 import { useCountdown } from '../session/countdown';
-import { failureText } from '../../api/errors';
 import { startSession } from '../session/session';
 import { CodeStep } from './CodeStep';
-import { Field, NewPasswordFields, Notice, useFocusFirstError } from './Field';
+import { Field, NewPasswordFields, Notice } from './Field';
 import { MSG, SIGNUP_RESEND_SECONDS } from './messages';
-import { validateCode, validateEmail, validateNewPassword, type FieldErrors, type NewPasswordValues } from './validation';
+import { useStepCalls } from './useStepCalls';
+import { validateCode, validateEmail, validateNewPassword, type NewPasswordValues } from './validation';
 
 export type ResetStep = 'email' | 'code' | 'password';
+
+const NO_PASSWORD: NewPasswordValues = { password: '', confirmPassword: '' };
 
 /**
  * 'Forgot password?': the e-mail → POST send-otp (purpose password_reset; the same answer whether or not the
@@ -26,96 +29,59 @@ export function ResetFlow({
   onSignedIn: () => void;
   onCancel: () => void;
 }) {
-  const [email, setEmail] = useState('');
-  const [emailError, setEmailError] = useState<string | undefined>();
-  const [code, setCode] = useState('');
-  const [codeError, setCodeError] = useState<string | undefined>();
   const [token, setToken] = useState<string | null>(null);
-  const [values, setValues] = useState<NewPasswordValues>({ password: '', confirmPassword: '' });
-  const [errors, setErrors] = useState<FieldErrors<NewPasswordValues>>({});
-  const [error, setError] = useState<string | null>(null);
-  const [info, setInfo] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const countdown = useCountdown();
-  const { formRef: emailFormRef, refused: emailRefused } = useFocusFirstError();
-  const { formRef: codeFormRef, refused: codeRefused } = useFocusFirstError();
-  const { formRef: passwordFormRef, refused: passwordRefused } = useFocusFirstError();
-  const address = email.trim();
+  const { run, busy, error, info, setError, setInfo } = useStepCalls();
 
-  /** Runs one request with the busy flag and the outcome line; the failure text is the server's message or `fallback`. */
-  // Kept over useMutation: this one helper gives every step's call (send, resend, verify, reset) one busy flag and one notice line.
-  const run = async (fallback: string, work: () => Promise<void>) => {
-    setError(null);
-    setInfo(null);
-    setBusy(true);
-    try {
-      await work();
-    } catch (err) {
-      setError(failureText(err, fallback));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const emailForm = useForm({
+    initial: { email: '' },
+    validate: ({ email }) => ({ email: validateEmail(email) }),
+    busy,
+    onValid: () =>
+      run(MSG.generic, async () => {
+        await sendOtp({ email: address, purpose: 'password_reset' });
+        countdown.start(SIGNUP_RESEND_SECONDS);
+        codeForm.reset();
+        onStep('code');
+      }),
+  });
+  const address = emailForm.values.email.trim();
 
-  const send = () =>
-    run(MSG.generic, async () => {
-      await sendOtp({ email: address, purpose: 'password_reset' });
-      countdown.start(SIGNUP_RESEND_SECONDS);
-      setCode('');
-      setCodeError(undefined);
-      onStep('code');
-    });
+  const codeForm = useForm({
+    initial: { code: '' },
+    validate: ({ code }) => ({ code: validateCode(code) }),
+    busy,
+    onValid: ({ code }) =>
+      run(MSG.invalidCode, async () => {
+        const answer = await verifyOtp({ email: address, otp: code.trim(), purpose: 'password_reset' });
+        setToken(answer.verification_token);
+        onStep('password');
+      }),
+  });
 
-  const submitEmail = (event: FormEvent) => {
-    event.preventDefault();
-    if (busy) return;
-    const found = validateEmail(email);
-    setEmailError(found);
-    if (found) return emailRefused();
-    void send();
-  };
-
-  const submitCode = (event: FormEvent) => {
-    event.preventDefault();
-    if (busy) return;
-    const found = validateCode(code);
-    setCodeError(found);
-    if (found) return codeRefused();
-    void run(MSG.invalidCode, async () => {
-      const answer = await verifyOtp({ email: address, otp: code.trim(), purpose: 'password_reset' });
-      setToken(answer.verification_token);
-      onStep('password');
-    });
-  };
+  const passwordForm = useForm({
+    initial: NO_PASSWORD,
+    validate: validateNewPassword,
+    busy,
+    onValid: ({ password }) => {
+      if (!token) {
+        setError(MSG.verificationRequired);
+        return;
+      }
+      run(MSG.generic, async () => {
+        startSession(await resetPassword({ email: address, password, verification_token: token }));
+        onSignedIn();
+      });
+    },
+  });
 
   const resend = () => {
     if (busy || countdown.seconds > 0) return;
-    void run(MSG.resendFailed, async () => {
+    run(MSG.resendFailed, async () => {
       await sendOtp({ email: address, purpose: 'password_reset' });
       setInfo(MSG.codeSent);
       countdown.start(SIGNUP_RESEND_SECONDS);
     });
-  };
-
-  const submitPassword = (event: FormEvent) => {
-    event.preventDefault();
-    if (busy) return;
-    const found = validateNewPassword(values);
-    setErrors(found);
-    if (Object.keys(found).length) return passwordRefused();
-    if (!token) {
-      setError(MSG.verificationRequired);
-      return;
-    }
-    void run(MSG.generic, async () => {
-      startSession(await resetPassword({ email: address, password: values.password, verification_token: token }));
-      onSignedIn();
-    });
-  };
-
-  const edit = (field: keyof NewPasswordValues, value: string) => {
-    setValues((v) => ({ ...v, [field]: value }));
-    setErrors((e) => ({ ...e, [field]: undefined }));
   };
 
   const back = (
@@ -132,19 +98,15 @@ export function ResetFlow({
         id="reset-code"
         email={address}
         purpose="choose a new password"
-        formRef={codeFormRef}
-        code={code}
-        codeError={codeError}
+        code={codeForm.values.code}
+        codeError={codeForm.errors.code}
         error={error}
         info={info}
         busy={busy}
         resendSeconds={countdown.seconds}
         backLabel={MSG.backToSignIn}
-        onCode={(value) => {
-          setCode(value);
-          setCodeError(undefined);
-        }}
-        onSubmit={submitCode}
+        onCode={(value) => codeForm.set('code', value)}
+        onSubmit={codeForm.onSubmit}
         onBack={onCancel}
         onResend={resend}
       />
@@ -153,8 +115,14 @@ export function ResetFlow({
 
   if (step === 'password') {
     return (
-      <form ref={passwordFormRef} className="auth-form" onSubmit={submitPassword} noValidate>
-        <NewPasswordFields idPrefix="reset" label="New Password" values={values} errors={errors} onEdit={edit} />
+      <form className="auth-form" onSubmit={passwordForm.onSubmit} noValidate>
+        <NewPasswordFields
+          idPrefix="reset"
+          label="New Password"
+          values={passwordForm.values}
+          errors={passwordForm.errors}
+          onEdit={passwordForm.set}
+        />
         <Notice error={error} />
         <button type="submit" className="btn btn-primary btn-block" disabled={busy} aria-busy={busy}>
           {busy && <span className="spinner small" aria-hidden="true" />}
@@ -166,7 +134,7 @@ export function ResetFlow({
   }
 
   return (
-    <form ref={emailFormRef} className="auth-form" onSubmit={submitEmail} noValidate>
+    <form className="auth-form" onSubmit={emailForm.onSubmit} noValidate>
       <p className="auth-lead">Enter the e-mail address of your account and we will send you a code to choose a new password.</p>
       <Field
         id="reset-email"
@@ -174,12 +142,9 @@ export function ResetFlow({
         type="email"
         autoComplete="email"
         maxLength={254}
-        value={email}
-        error={emailError}
-        onChange={(e) => {
-          setEmail(e.target.value);
-          setEmailError(undefined);
-        }}
+        value={emailForm.values.email}
+        error={emailForm.errors.email}
+        onChange={(e) => emailForm.set('email', e.target.value)}
       />
       <Notice error={error} />
       <button type="submit" className="btn btn-primary btn-block" disabled={busy} aria-busy={busy}>

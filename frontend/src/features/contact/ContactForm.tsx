@@ -1,16 +1,30 @@
+import { useMutation } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { Field, described } from '../../components/FormField';
-import { sendContact } from './submit';
+import { useForm } from '../../components/useForm';
+import { contactMutations } from './submit';
 import { ConsentField, FormFooter } from './FormParts';
 import { PersonFields } from './PersonFields';
-import { useSubmitForm } from './useSubmitForm';
 import { EMPTY_CONTACT, LIMITS, SUBJECTS, validateContact, type ContactValues } from './validation';
 
+/** Sends once at a time, shows the outcome until the next submit, and clears the form after a success. */
 export function ContactForm() {
-  const { values, errors, result, sending, formRef, set, onSubmit } = useSubmitForm(EMPTY_CONTACT, validateContact, sendContact);
+  const send = useMutation(contactMutations.contact());
+  const { values, errors, set, reset, onSubmit, busy } = useForm({
+    initial: EMPTY_CONTACT,
+    validate: validateContact,
+    busy: send.isPending,
+    onAttempt: () => send.reset(),
+    onValid: (valid) =>
+      send.mutate(valid, {
+        onSuccess: (outcome) => {
+          if (outcome.ok) reset();
+        },
+      }),
+  });
 
   return (
-    <form ref={formRef} className="contact-form" onSubmit={onSubmit} noValidate aria-label="Contact form">
+    <form className="contact-form" onSubmit={onSubmit} noValidate aria-label="Contact form">
       <PersonFields prefix="contact" values={values} errors={errors} set={set} />
       <Field id="contact-subject" label="Subject" error={errors.subject}>
         <select
@@ -49,7 +63,7 @@ export function ContactForm() {
       >
         I agree to the <Link to="/privacy-policy">Privacy Policy</Link> and consent to Glob Network storing my message to answer it.
       </ConsentField>
-      <FormFooter result={result} sending={sending} icon="mail" label="Send Message" busyLabel="Sending..." />
+      <FormFooter result={send.data ?? null} sending={busy} icon="mail" label="Send Message" busyLabel="Sending..." />
     </form>
   );
 }

@@ -1,21 +1,35 @@
 import { useState } from 'react';
+import { useMutation } from '@tanstack/react-query';
 import { Icon } from '../../components/Icon';
 import { Field, described } from '../../components/FormField';
-import { TESTIMONIAL_RATING, sendTestimonial } from './submit';
+import { useForm } from '../../components/useForm';
+import { TESTIMONIAL_RATING, contactMutations } from './submit';
 import { ConsentField, FormFooter } from './FormParts';
 import { PersonFields } from './PersonFields';
-import { useSubmitForm } from './useSubmitForm';
 import { EMPTY_TESTIMONIAL, LIMITS, validateTestimonial } from './validation';
 
+/** Sends once at a time, shows the outcome until the next submit, and clears the form after a success. */
 export function TestimonialForm() {
   const [fileKey, setFileKey] = useState(0);
-  // After a success the file input is cleared too (a new key remounts it).
-  const { values, errors, result, sending, formRef, set, onSubmit } = useSubmitForm(EMPTY_TESTIMONIAL, validateTestimonial, sendTestimonial, () =>
-    setFileKey((k) => k + 1),
-  );
+  const send = useMutation(contactMutations.testimonial());
+  const { values, errors, set, reset, onSubmit, busy } = useForm({
+    initial: EMPTY_TESTIMONIAL,
+    validate: validateTestimonial,
+    busy: send.isPending,
+    onAttempt: () => send.reset(),
+    onValid: (valid) =>
+      send.mutate(valid, {
+        onSuccess: (outcome) => {
+          if (!outcome.ok) return;
+          reset();
+          // The file input is cleared too (a new key remounts it).
+          setFileKey((k) => k + 1);
+        },
+      }),
+  });
 
   return (
-    <form ref={formRef} className="contact-form" onSubmit={onSubmit} noValidate aria-label="Testimonial form">
+    <form className="contact-form" onSubmit={onSubmit} noValidate aria-label="Testimonial form">
       <PersonFields prefix="testimonial" values={values} errors={errors} set={set} />
       <Field id="testimonial-role" label="Role or Company" optional>
         <input
@@ -76,7 +90,7 @@ export function TestimonialForm() {
       >
         I agree that Glob Network may publish my testimonial with my name and role.
       </ConsentField>
-      <FormFooter result={result} sending={sending} icon="star" label="Submit Testimonial" busyLabel="Submitting..." />
+      <FormFooter result={send.data ?? null} sending={busy} icon="star" label="Submit Testimonial" busyLabel="Submitting..." />
     </form>
   );
 }

@@ -1,3 +1,4 @@
+import { mutationOptions } from '@tanstack/react-query';
 import { SITE } from 'virtual:glob-head';
 import { failureText } from '../../api/errors';
 import { submitContact, submitTestimonial } from '../../api/queries/site';
@@ -50,3 +51,12 @@ export async function sendTestimonial(values: TestimonialValues): Promise<Submit
     return { ok: false, message: failureText(err, TESTIMONIAL_FAILURE, NETWORK_ERROR) };
   }
 }
+
+/**
+ * The two sends as mutations. A send never rejects (a failure is a result with its text), and without a connection it
+ * fails at once with the network text instead of waiting for one.
+ */
+export const contactMutations = {
+  contact: () => mutationOptions({ mutationKey: ['site', 'contact'] as const, mutationFn: sendContact, networkMode: 'always' }),
+  testimonial: () => mutationOptions({ mutationKey: ['site', 'testimonial'] as const, mutationFn: sendTestimonial, networkMode: 'always' }),
+};

@@ -1,7 +1,8 @@
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { nodeMutations, type Pool, type ProviderNode } from '../../api/queries/nodes';
 import type { ApiModel } from '../../api/queries/inference';
+import { useForm } from '../../components/useForm';
 import { hostSummary } from './format';
 import { validateNodeName } from './NodeName';
 import { NODES_TEXTS, POOLS_TEXTS, STATUS_LABELS } from './texts';
@@ -21,11 +22,13 @@ interface Props {
   onCancel: () => void;
 }
 
-interface Errors {
-  name?: string;
-  model?: string;
-  nodes?: string;
+interface PoolForm {
+  name: string;
+  model_id: string;
+  node_ids: ReadonlySet<string>;
 }
+
+const EMPTY: PoolForm = { name: '', model_id: '', node_ids: new Set() };
 
 /**
  * Name, model and two or more of the caller's nodes. The model list is the whole catalog, available or not: a model
@@ -38,10 +41,22 @@ export function CreatePoolForm({ id, nodes, pools, models, onCreated, onCancel }
   const nodesErrorId = useId();
   const create = useMutation(nodeMutations.createPool());
   const nameInput = useRef<HTMLInputElement>(null);
-  const [name, setName] = useState('');
-  const [modelId, setModelId] = useState('');
-  const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
-  const [errors, setErrors] = useState<Errors>({});
+  // The layers follow the coordinator's in the order sent: the order of the list.
+  const chosenIds = (chosen: ReadonlySet<string>) => nodes.filter((n) => chosen.has(n.id)).map((n) => n.id);
+  const { values, errors, set, onSubmit, busy } = useForm({
+    initial: EMPTY,
+    validate: ({ name, model_id, node_ids }) => {
+      const count = chosenIds(node_ids).length;
+      return {
+        name: validateNodeName(name) ?? undefined,
+        model_id: model_id ? undefined : POOLS_TEXTS.modelRequired,
+        node_ids: count < MIN_NODES ? POOLS_TEXTS.nodesTooFew : count > MAX_NODES ? POOLS_TEXTS.nodesTooMany : undefined,
+      };
+    },
+    busy: create.isPending,
+    onValid: ({ name, model_id, node_ids }) =>
+      create.mutate({ name: name.trim(), model_id, node_ids: chosenIds(node_ids) }, { onSuccess: onCreated }),
+  });
 
   useEffect(() => {
     nameInput.current?.focus();
@@ -51,35 +66,17 @@ export function CreatePoolForm({ id, nodes, pools, models, onCreated, onCancel }
   const free = nodes.filter((n) => !poolOf.has(n.id));
 
   const toggle = (nodeId: string, on: boolean) => {
-    setChosen((prev) => {
-      const next = new Set(prev);
-      if (on) next.add(nodeId);
-      else next.delete(nodeId);
-      return next;
-    });
-    setErrors((e) => ({ ...e, nodes: undefined }));
-  };
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (create.isPending) return;
-    // The layers follow the coordinator's in the order sent: the order of the list.
-    const nodeIds = nodes.filter((n) => chosen.has(n.id)).map((n) => n.id);
-    const next: Errors = {
-      name: validateNodeName(name) ?? undefined,
-      model: modelId ? undefined : POOLS_TEXTS.modelRequired,
-      nodes: nodeIds.length < MIN_NODES ? POOLS_TEXTS.nodesTooFew : nodeIds.length > MAX_NODES ? POOLS_TEXTS.nodesTooMany : undefined,
-    };
-    setErrors(next);
-    if (next.name || next.model || next.nodes) return;
-    create.mutate({ name: name.trim(), model_id: modelId, node_ids: nodeIds }, { onSuccess: onCreated });
+    const next = new Set(values.node_ids);
+    if (on) next.add(nodeId);
+    else next.delete(nodeId);
+    set('node_ids', next);
   };
 
   return (
     <section id={id} className="nodes-allocation pools-create" aria-labelledby={ids.title}>
       <h3 id={ids.title}>{POOLS_TEXTS.createTitle}</h3>
       <form
-        onSubmit={submit}
+        onSubmit={onSubmit}
         onKeyDown={(e) => {
           if (e.key === 'Escape') {
             e.preventDefault();
@@ -98,11 +95,8 @@ export function CreatePoolForm({ id, nodes, pools, models, onCreated, onCancel }
               name="name"
               maxLength={60}
               autoComplete="off"
-              value={name}
-              onChange={(e) => {
-                setName(e.target.value);
-                setErrors((prev) => ({ ...prev, name: undefined }));
-              }}
+              value={values.name}
+              onChange={(e) => set('name', e.target.value)}
               aria-invalid={errors.name ? 'true' : undefined}
               aria-describedby={errors.name ? ids.nameError : undefined}
             />
@@ -118,13 +112,10 @@ export function CreatePoolForm({ id, nodes, pools, models, onCreated, onCancel }
               id={ids.model}
               className="select"
               name="model_id"
-              value={modelId}
-              onChange={(e) => {
-                setModelId(e.target.value);
-                setErrors((prev) => ({ ...prev, model: undefined }));
-              }}
-              aria-invalid={errors.model ? 'true' : undefined}
-              aria-describedby={[ids.modelHint, errors.model ? ids.modelError : ''].filter(Boolean).join(' ')}
+              value={values.model_id}
+              onChange={(e) => set('model_id', e.target.value)}
+              aria-invalid={errors.model_id ? 'true' : undefined}
+              aria-describedby={[ids.modelHint, errors.model_id ? ids.modelError : ''].filter(Boolean).join(' ')}
             >
               <option value="">{POOLS_TEXTS.modelChoose}</option>
               {(models ?? []).map((model) => (
@@ -136,15 +127,15 @@ export function CreatePoolForm({ id, nodes, pools, models, onCreated, onCancel }
             <p id={ids.modelHint} className="hint">
               {models === null ? POOLS_TEXTS.modelsError : POOLS_TEXTS.modelHint}
             </p>
-            {errors.model ? (
+            {errors.model_id ? (
               <p id={ids.modelError} className="field-error">
-                {errors.model}
+                {errors.model_id}
               </p>
             ) : null}
           </div>
         </div>
 
-        <fieldset className="pools-nodes" aria-describedby={[nodesHintId, errors.nodes ? nodesErrorId : ''].filter(Boolean).join(' ')}>
+        <fieldset className="pools-nodes" aria-describedby={[nodesHintId, errors.node_ids ? nodesErrorId : ''].filter(Boolean).join(' ')}>
           <legend className="label">{POOLS_TEXTS.nodesLegend}</legend>
           <p id={nodesHintId} className="nodes-hint">
             {free.length < MIN_NODES ? POOLS_TEXTS.notEnoughNodes : POOLS_TEXTS.nodesHint}
@@ -157,8 +148,10 @@ export function CreatePoolForm({ id, nodes, pools, models, onCreated, onCancel }
                   type="checkbox"
                   name="node_ids"
                   value={node.id}
-                  checked={chosen.has(node.id)}
+                  checked={values.node_ids.has(node.id)}
                   disabled={inPool !== undefined}
+                  // So a refused choice moves focus to the first node that can be chosen.
+                  aria-invalid={errors.node_ids && inPool === undefined ? 'true' : undefined}
                   onChange={(e) => toggle(node.id, e.target.checked)}
                 />
                 <span>
@@ -172,9 +165,9 @@ export function CreatePoolForm({ id, nodes, pools, models, onCreated, onCancel }
               </label>
             );
           })}
-          {errors.nodes ? (
+          {errors.node_ids ? (
             <p id={nodesErrorId} className="field-error">
-              {errors.nodes}
+              {errors.node_ids}
             </p>
           ) : null}
         </fieldset>
@@ -186,8 +179,8 @@ export function CreatePoolForm({ id, nodes, pools, models, onCreated, onCancel }
         ) : null}
 
         <div className="btn-row">
-          <button type="submit" className="btn btn-sm btn-primary" aria-busy={create.isPending || undefined}>
-            {create.isPending ? POOLS_TEXTS.creating : POOLS_TEXTS.create}
+          <button type="submit" className="btn btn-sm btn-primary" aria-busy={busy || undefined}>
+            {busy ? POOLS_TEXTS.creating : POOLS_TEXTS.create}
           </button>
           <button type="button" className="btn btn-sm" onClick={onCancel}>
             {NODES_TEXTS.cancel}

@@ -146,6 +146,7 @@ describe('Pools on "Your nodes"', () => {
     expect(within(form).getByText('Enter a name')).toBeInTheDocument();
     expect(within(form).getByText('Choose a model', { selector: '.field-error' })).toBeInTheDocument();
     expect(within(form).getByText('Choose at least 2 nodes')).toBeInTheDocument();
+    expect(within(form).getByRole('textbox', { name: 'Pool name' })).toHaveFocus();
     expect(creates).toEqual([]);
 
     // The whole catalog is offered, available or not.
@@ -159,6 +160,10 @@ describe('Pools on "Your nodes"', () => {
 
     await user.type(within(form).getByRole('textbox', { name: 'Pool name' }), 'attic-pool');
     await user.selectOptions(model, 'llama-3.3-70b-instruct');
+    // Only the nodes are missing: focus goes to the first node that can be chosen (the list is newest first).
+    await user.click(within(form).getByRole('button', { name: 'Create pool' }));
+    expect(within(nodes).getByRole('checkbox', { name: /garage-server/ })).toHaveFocus();
+    expect(creates).toEqual([]);
     await user.click(within(nodes).getByRole('checkbox', { name: /office-tower/ }));
     await user.click(within(nodes).getByRole('checkbox', { name: /garage-server/ }));
     await user.click(within(form).getByRole('button', { name: 'Create pool' }));

@@ -1,8 +1,9 @@
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { failureText } from '../../api/errors';
 import { newIdempotencyKey, walletMutations, type TransferRequest, type TransferResult } from '../../api/queries/wallet';
 import { formatGlob } from '../../components/format';
+import { useForm } from '../../components/useForm';
 import { useDialogFocus } from '../../components/useDialogFocus';
 
 /** spec WalletAddress: 'glb1' and 38 lowercase hex characters. */
@@ -32,6 +33,9 @@ export const SEND_TEXTS = {
 } as const;
 
 type Errors = Partial<Record<'to_address' | 'amount', string>>;
+type TransferForm = { to_address: string; amount: string; note: string };
+
+const EMPTY: TransferForm = { to_address: '', amount: '', note: '' };
 
 interface Props {
   userId: string;
@@ -42,6 +46,12 @@ interface Props {
   /** The welcome bonus still in the wallet, which stays behind. */
   bonus: number;
   onClose: () => void;
+}
+
+/** The request a valid form sends: the address in lower case, no empty note. */
+function body(form: TransferForm): TransferRequest {
+  const note = form.note.trim();
+  return { to_address: form.to_address.trim().toLowerCase(), amount: Number(form.amount.trim()), ...(note ? { note } : {}) };
 }
 
 export function validateTransfer(form: { to_address: string; amount: string }, ownAddress: string | null, available: number): Errors {
@@ -72,14 +82,24 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
   const doneMessage = useRef<HTMLParagraphElement>(null);
 
   const [step, setStep] = useState<'form' | 'confirm' | 'done'>('form');
-  const [form, setForm] = useState({ to_address: '', amount: '', note: '' });
-  const [errors, setErrors] = useState<Errors>({});
   const [serverError, setServerError] = useState<string | null>(null);
   const [result, setResult] = useState<TransferResult | null>(null);
   /** The key of the request being confirmed, bound to its body: the same body retried keeps the key. */
   const [keyed, setKeyed] = useState<{ body: string; key: string } | null>(null);
 
   const transfer = useMutation(walletMutations.transfer(userId));
+  // A valid form goes to the confirmation step; only 'Confirm and Send' starts the transfer.
+  const { values, errors, set, onSubmit } = useForm({
+    initial: EMPTY,
+    validate: (form) => validateTransfer(form, ownAddress, available),
+    busy: transfer.isPending,
+    onValid: (form) => {
+      const json = JSON.stringify(body(form));
+      if (keyed?.body !== json) setKeyed({ body: json, key: newIdempotencyKey() });
+      setServerError(null);
+      setStep('confirm');
+    },
+  });
 
   const close = () => {
     if (!transfer.isPending) onClose();
@@ -91,29 +111,6 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
     else if (step === 'confirm') confirmHeading.current?.focus();
     else doneMessage.current?.focus();
   }, [step]);
-
-  const body = (): TransferRequest => {
-    const note = form.note.trim();
-    return { to_address: form.to_address.trim().toLowerCase(), amount: Number(form.amount.trim()), ...(note ? { note } : {}) };
-  };
-
-  const review = (event: FormEvent) => {
-    event.preventDefault();
-    const found = validateTransfer(form, ownAddress, available);
-    setErrors(found);
-    if (found.to_address) {
-      document.getElementById(ids.address)?.focus();
-      return;
-    }
-    if (found.amount) {
-      document.getElementById(ids.amount)?.focus();
-      return;
-    }
-    const json = JSON.stringify(body());
-    if (keyed?.body !== json) setKeyed({ body: json, key: newIdempotencyKey() });
-    setServerError(null);
-    setStep('confirm');
-  };
 
   const send = () => {
     if (transfer.isPending || !keyed) return;
@@ -132,11 +129,6 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
     );
   };
 
-  const edit = (field: keyof typeof form) => (value: string) => {
-    setForm((f) => ({ ...f, [field]: value }));
-    if (field !== 'note') setErrors((e) => ({ ...e, [field]: undefined }));
-  };
-
   const sent = keyed ? (JSON.parse(keyed.body) as TransferRequest) : null;
 
   return (
@@ -145,7 +137,7 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
         <h2 id={ids.title}>{SEND_TEXTS.title}</h2>
 
         {step === 'form' ? (
-          <form noValidate onSubmit={review}>
+          <form noValidate onSubmit={onSubmit}>
             <div className="field">
               <label htmlFor={ids.address}>{SEND_TEXTS.addressLabel}</label>
               <input
@@ -156,8 +148,8 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
                 autoComplete="off"
                 spellCheck={false}
                 placeholder="glb1…"
-                value={form.to_address}
-                onChange={(e) => edit('to_address')(e.target.value)}
+                value={values.to_address}
+                onChange={(e) => set('to_address', e.target.value)}
                 aria-invalid={errors.to_address ? 'true' : undefined}
                 aria-describedby={errors.to_address ? ids.addressError : undefined}
               />
@@ -175,8 +167,8 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
                 name="amount"
                 inputMode="decimal"
                 autoComplete="off"
-                value={form.amount}
-                onChange={(e) => edit('amount')(e.target.value)}
+                value={values.amount}
+                onChange={(e) => set('amount', e.target.value)}
                 aria-invalid={errors.amount ? 'true' : undefined}
                 aria-describedby={errors.amount ? `${ids.amountError} ${ids.hint}` : ids.hint}
               />
@@ -191,7 +183,7 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
             </div>
             <div className="field">
               <label htmlFor={ids.note}>{SEND_TEXTS.noteLabel}</label>
-              <input id={ids.note} className="input" name="note" maxLength={200} value={form.note} onChange={(e) => edit('note')(e.target.value)} />
+              <input id={ids.note} className="input" name="note" maxLength={200} value={values.note} onChange={(e) => set('note', e.target.value)} />
             </div>
             <div className="btn-row modal-actions">
               <button type="button" className="btn" onClick={close}>
