@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import express, { ErrorRequestHandler, Request } from 'express';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import compression from 'compression';
@@ -41,15 +42,30 @@ export function webPages(dist: string): (path: string) => { file: string; status
   };
 }
 
+/**
+ * CSP sources for the inline scripts of the web build's pages (index.html's theme script, which must run before
+ * first paint): one 'sha256-…' per script. Every page is made from the same template, so the shell's are all of them.
+ */
+export function inlineScriptHashes(dist: string): string[] {
+  const shell = [SHELL_FILE, 'index.html'].map((file) => join(dist, file)).find((file) => existsSync(file));
+  if (!shell) return [];
+  const scripts = readFileSync(shell, 'utf8').matchAll(/<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/gi);
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('base64');
+  return [...scripts].map(([, body]) => `'sha256-${sha256(body ?? '')}'`);
+}
+
 /** Everything between Express and the controllers, shared by main.ts and the tests. */
 export function configureApi(app: NestExpressApplication, config: AppConfig): void {
   const logger = new Logger('HTTP');
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
+  // make serve: the built web app beside /api (below).
+  const dist = config.web.dist && existsSync(join(config.web.dist, 'index.html')) ? config.web.dist : undefined;
   app.use(
     helmet({
       contentSecurityPolicy: {
         directives: {
+          'script-src': ["'self'", ...(dist ? inlineScriptHashes(dist) : [])],
           'img-src': ["'self'", 'data:', 'blob:'],
           'media-src': ["'self'", 'blob:'],
           // The downloads page reads latest.json from the release host first.
@@ -100,8 +116,7 @@ export function configureApi(app: NestExpressApplication, config: AppConfig): vo
   });
 
   // make serve: the built web app beside /api — prerendered pages, the app shell for other routes, 404 page.
-  const dist = config.web.dist;
-  if (dist && existsSync(join(dist, 'index.html'))) {
+  if (dist) {
     // Hashed build assets never change under their name: cache them for a year; everything else briefly.
     app.use('/assets', express.static(join(dist, 'assets'), { index: false, immutable: true, maxAge: '365d' }));
     // A missing asset (an old chunk after a deploy) is a plain 404, never a page.

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { webPages } from '../../src/bootstrap';
+import { inlineScriptHashes, webPages } from '../../src/bootstrap';
 import { startStack, TestStack } from '../support/app';
 
 /** A web build as frontend/build/prerender.ts writes it: prerendered pages, the app shell, the 404 page. */
@@ -51,6 +52,14 @@ describe('webPages: which file answers a page request', () => {
     expect(pageFor('/../etc/passwd')).toEqual({ file: '404.html', status: 404 });
   });
 
+  it("allows the shell's inline scripts by their hashes (the theme applied before first paint), not scripts with a src", () => {
+    const dist = mkdtempSync(join(tmpdir(), 'glob-web-'));
+    const theme = "try{document.documentElement.dataset.theme='light'}catch(e){}";
+    writeFileSync(join(dist, 'app.html'), `<head><script>${theme}</script><script type="module" crossorigin src="/assets/index.js"></script></head>`);
+    expect(inlineScriptHashes(dist)).toEqual([`'sha256-${createHash('sha256').update(theme).digest('base64')}'`]);
+    expect(inlineScriptHashes(mkdtempSync(join(tmpdir(), 'glob-web-')))).toEqual([]);
+  });
+
   it('is a plain single-page app for a build without routes.json', () => {
     const dist = mkdtempSync(join(tmpdir(), 'glob-web-'));
     writeFileSync(join(dist, 'index.html'), 'spa');
@@ -92,6 +101,8 @@ describe('the API serving the web build (WEB_DIST)', () => {
     expect(shell.headers['cache-control']).toBe('no-cache');
     const health = await stack.http.get('/api/health').expect(200);
     expect(health.body.status).toBe('ok');
+    // This build has no inline script: nothing beyond 'self' may run.
+    expect(shell.headers['content-security-policy']).toContain("script-src 'self';");
     await stack.http.get('/api/no-such-operation').expect(404);
   });
 });

@@ -1,22 +1,23 @@
 /**
  * axe on every screen of the web app, in every state the journeys pass through, on the real platform, at desktop
- * (1440 px) and phone (390 px) widths: no serious or critical violation (WCAG 2.1 A/AA rules).
+ * (1440 px) and phone (390 px) widths, in the dark and the light theme: no serious or critical violation (WCAG 2.1
+ * A/AA rules). And the theme switch: a choice survives a reload, applied by index.html's script under the API's CSP.
  */
 import { fillRegisterForm, navigate, transactions, type Person } from '../support/app';
-import { expect, expectAccessible, test } from '../support/fixtures';
+import { AXE_VIEWPORTS, expect, expectAccessible, expectAccessibleInBothThemes, test } from '../support/fixtures';
 import { codeFor, mailMark, uniqueEmail } from '../support/platform';
 
-for (const { width, height, label } of [
-  { width: 1440, height: 900, label: 'desktop' },
-  { width: 390, height: 844, label: 'phone' },
-]) {
+/** The light palette's --bg (styles/global.css), as getComputedStyle reports it. */
+const LIGHT_BG = 'rgb(246, 248, 251)';
+
+for (const { width, height, label } of AXE_VIEWPORTS) {
   test.describe(`${label} (${width} px)`, () => {
     test.use({ viewport: { width, height } });
 
     test('sign-in, sign-up and its code step, dashboard, assistant, wallet and the send dialog, account deletion', async ({ page }) => {
       test.setTimeout(180_000);
       const h1 = page.getByRole('heading', { level: 1 });
-      const axe = (name: string) => test.step(`axe: ${name}`, () => expectAccessible(page));
+      const axe = (name: string) => test.step(`axe: ${name}`, () => expectAccessibleInBothThemes(page));
       const who: Person = { username: `axe_${label}`, email: uniqueEmail(`axe-${label}`), password: 'Accessible-Rich-Apps-2' };
 
       await page.goto('/app/auth');
@@ -113,20 +114,61 @@ for (const { width, height, label } of [
       });
       await page.getByRole('button', { name: 'Google' }).click();
       await expect(h1).toHaveText('Authenticating...');
-      await expectAccessible(page);
+      await expectAccessibleInBothThemes(page);
       release();
       await expect(h1).toHaveText('Success!');
       await expect(page.getByRole('status')).toHaveText('Authentication successful! You can now login to the desktop app with your email.');
-      await expectAccessible(page);
+      await expectAccessibleInBothThemes(page);
       // Signed out again, so that /app/auth stays on the sign-in screen.
       await page.evaluate(() => localStorage.clear());
 
-      // A provider that answers with an error: shown, then back to /app/auth after 3 s.
-      await page.goto('/app/oauth/callback/google?error=access_denied');
-      await expect(h1).toHaveText('Authentication Failed');
-      await expect(page.getByRole('alert')).toHaveText('access_denied');
-      await expectAccessible(page);
-      await expect(page).toHaveURL(/\/app\/auth$/, { timeout: 10_000 });
+      // A provider that answers with an error: shown, then back to /app/auth after 3 s (once per theme, as one
+      // axe run is what fits in those 3 s).
+      for (const colorScheme of ['dark', 'light'] as const) {
+        await page.emulateMedia({ colorScheme });
+        await page.goto('/app/oauth/callback/google?error=access_denied');
+        await expect(h1).toHaveText('Authentication Failed');
+        await expect(page.getByRole('alert')).toHaveText('access_denied');
+        await test.step(`axe, ${colorScheme} theme`, () => expectAccessible(page));
+        await expect(page).toHaveURL(/\/app\/auth$/, { timeout: 10_000 });
+      }
+    });
+
+    test('the theme switch: the choice survives a reload, on the site and in the web app, and toggling back follows the OS', async ({ page }) => {
+      const html = page.locator('html');
+      const toggle = page.getByRole('banner').getByRole('button', { name: 'Dark theme' });
+      const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.goto('/');
+      await expect(toggle).toBeVisible();
+      await expect(toggle).toHaveAttribute('aria-pressed', 'true');
+      await expect(html).not.toHaveAttribute('data-theme');
+
+      await toggle.click();
+      await expect(toggle).toHaveAttribute('aria-pressed', 'false');
+      await expect(html).toHaveAttribute('data-theme', 'light');
+      expect(await background()).toBe(LIGHT_BG);
+
+      // Only index.html's inline script sets data-theme on load (the theme module does not): this shows it ran,
+      // in the prerendered page and in the app shell, with the OS still asking for dark.
+      await page.reload();
+      await expect(html).toHaveAttribute('data-theme', 'light');
+      expect(await background()).toBe(LIGHT_BG);
+      await expect(toggle).toHaveAttribute('aria-pressed', 'false');
+      await page.goto('/app/auth');
+      await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign in to your account');
+      await expect(html).toHaveAttribute('data-theme', 'light');
+      expect(await background()).toBe(LIGHT_BG);
+
+      // Back to dark, which the OS asks for: the choice is forgotten and the page follows the OS again.
+      await page.goto('/');
+      await toggle.click();
+      await expect(toggle).toHaveAttribute('aria-pressed', 'true');
+      await expect(html).not.toHaveAttribute('data-theme');
+      expect(await page.evaluate(() => localStorage.getItem('theme'))).toBeNull();
+      await page.emulateMedia({ colorScheme: 'light' });
+      await expect(toggle).toHaveAttribute('aria-pressed', 'false');
+      expect(await background()).toBe(LIGHT_BG);
     });
   });
 }

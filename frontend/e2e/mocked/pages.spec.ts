@@ -1,10 +1,10 @@
 import { SITE } from '../../src/content/pages';
-import { expect, expectAccessible, heading, test } from '../support/fixtures';
+import { AXE_VIEWPORTS, expect, expectAccessibleInBothThemes, heading, test } from '../support/fixtures';
 import { ROUTES } from '../support/routes';
 
 /**
  * One test per route on the mocks (the full stack walks them all in full-stack/walk.spec.ts). The axe
- * audit runs on every template: on two of the eight blog posts, which share one.
+ * audit runs on every template (on two of the eight blog posts, which share one), in both themes at both widths.
  */
 const audited = (path: string) =>
   !/^\/blog\/[^/]+$/.test(path) ||
@@ -14,6 +14,8 @@ const audited = (path: string) =>
 
 for (const route of ROUTES) {
   test(`${route.path} renders with its title, tags and no console errors${audited(route.path) ? ', and passes axe' : ''}`, async ({ page }) => {
+    // Four axe runs (two themes at two widths) on a long page outlast the default timeout on a busy 2-core machine.
+    if (audited(route.path)) test.slow();
     await page.goto(route.path);
     await expect(await heading(page)).toHaveText(route.h1);
     await expect(page).toHaveTitle(route.title);
@@ -27,6 +29,10 @@ for (const route of ROUTES) {
     await expect(page.locator('.floating-dots span')).toHaveCount(route.dots);
     await expect(page.locator('header.site-header')).toBeVisible();
     await expect(page.locator('footer.site-footer')).toContainText(`© ${new Date().getFullYear()} Glob Network`);
-    if (audited(route.path)) await expectAccessible(page);
+    if (!audited(route.path)) return;
+    for (const { width, height } of AXE_VIEWPORTS) {
+      await page.setViewportSize({ width, height });
+      await expectAccessibleInBothThemes(page);
+    }
   });
 }

@@ -59,6 +59,24 @@ export async function expectAccessible(page: Page) {
   expect(blocking, 'axe serious/critical violations').toEqual([]);
 }
 
+/** The widths every axe check runs at: desktop and phone. */
+export const AXE_VIEWPORTS = [
+  { width: 1440, height: 900, label: 'desktop' },
+  { width: 390, height: 844, label: 'phone' },
+] as const;
+
+/**
+ * expectAccessible in the dark and then the light theme, each as the OS's preference (no choice stored, which
+ * would override it). Ends in light, Playwright's default scheme.
+ */
+export async function expectAccessibleInBothThemes(page: Page) {
+  expect(await page.locator('html').getAttribute('data-theme'), 'no stored theme choice').toBeNull();
+  for (const colorScheme of ['dark', 'light'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await test.step(`axe, ${colorScheme} theme`, () => expectAccessible(page));
+  }
+}
+
 /** Waits until the page's own h1 is shown (the router renders after the entry loads). */
 export async function heading(page: Page) {
   const h1 = page.locator('main h1').first();

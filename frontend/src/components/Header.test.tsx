@@ -32,6 +32,7 @@ describe('header', () => {
     expect(nav.getAllByRole('link').map((a) => a.textContent)).toEqual(['Home', 'Documentation', 'Downloads', 'About', 'Blog', 'Contact']);
     expect(screen.getAllByRole('link', { name: 'Login' })[0]).toHaveAttribute('href', '/app/auth');
     expect(screen.getAllByRole('link', { name: 'Download App' })[0]).toHaveAttribute('href', '/downloads');
+    expect(within(screen.getByRole('banner')).getByRole('button', { name: 'Dark theme' })).toBeInTheDocument();
   });
 
   it('toggles the mobile menu, which adds AI News and closes when a link is tapped', async () => {

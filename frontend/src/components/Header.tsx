@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation } from '@tanstack/react-router';
 import { Icon } from './CoreIcon';
+import { ThemeToggle } from './ThemeToggle';
 
 /** The header turns opaque once the page has scrolled more than this. */
 export const SCROLL_THRESHOLD_PX = 10;
@@ -74,25 +75,29 @@ export function Header() {
             ))}
           </ul>
         </nav>
-        <div className="header-actions">
-          <Link to="/app/auth" preload={false} className="btn btn-ghost btn-sm">
-            Login
-          </Link>
-          <Link to="/downloads" className="btn btn-primary btn-sm">
-            Download App
-          </Link>
+        {/* The theme switch stays in the bar at every width, beside the actions or the menu button. */}
+        <div className="header-end">
+          <ThemeToggle />
+          <div className="header-actions">
+            <Link to="/app/auth" preload={false} className="btn btn-ghost btn-sm">
+              Login
+            </Link>
+            <Link to="/downloads" className="btn btn-primary btn-sm">
+              Download App
+            </Link>
+          </div>
+          <button
+            ref={toggleRef}
+            type="button"
+            className="menu-toggle"
+            aria-expanded={open}
+            aria-controls="mobile-menu"
+            aria-label={open ? 'Close menu' : 'Open menu'}
+            onClick={() => setOpen((v) => !v)}
+          >
+            <Icon name={open ? 'close' : 'menu'} />
+          </button>
         </div>
-        <button
-          ref={toggleRef}
-          type="button"
-          className="menu-toggle"
-          aria-expanded={open}
-          aria-controls="mobile-menu"
-          aria-label={open ? 'Close menu' : 'Open menu'}
-          onClick={() => setOpen((v) => !v)}
-        >
-          <Icon name={open ? 'close' : 'menu'} />
-        </button>
       </div>
       {open && (
         <nav id="mobile-menu" className="mobile-menu" aria-label="Mobile">

@@ -34,6 +34,7 @@ describe('AppShell', () => {
     const top = within(screen.getByRole('banner'));
     expect(top.getByText('Welcome back, ada')).toBeInTheDocument();
     expect(top.getByText('Token Balance')).toBeInTheDocument();
+    expect(top.getByRole('button', { name: 'Dark theme' })).toBeInTheDocument();
 
     // GET /api/users/me when the shell appears: the stored user and every balance follow.
     release();

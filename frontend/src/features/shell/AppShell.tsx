@@ -4,6 +4,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { Icon, type IconName } from '../../components/Icon';
 import { meQuery } from '../../api/queries/accounts';
 import { formatGlob } from '../../components/format';
+import { ThemeToggle } from '../../components/ThemeToggle';
 import { displayName, endSession, useSession, userBalance } from '../session/session';
 import { useDocumentTitle } from '../session/title';
 
@@ -17,7 +18,7 @@ const LINKS: { to: '/app/dashboard' | '/app/assistant' | '/app/wallet' | '/app/n
 
 /**
  * The left sidebar (logo, the user's initial, name or e-mail and balance, the app's links,
- * 'Download Desktop App', Logout) — collapsible on small screens — and the top bar (welcome, Token Balance).
+ * 'Download Desktop App', Logout) — collapsible on small screens — and the top bar (welcome, Token Balance, theme).
  * The user is read from the session (updated by GET /api/users/me, which runs whenever the shell appears).
  */
 export function AppShell({ children }: { children: ReactNode }) {
@@ -120,6 +121,7 @@ export function AppShell({ children }: { children: ReactNode }) {
             <span className="app-topbar-label">Token Balance</span>
             <strong>{balance}</strong>
           </div>
+          <ThemeToggle />
         </header>
         <main id="main" className="app-main" tabIndex={-1}>
           {children}
