@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Lighthouse (mobile) on the marketing site's home, downloads and blog pages: median of N runs of the four category
-// scores, FCP, LCP, TBT and CLS, plus the gzipped JavaScript each page loads. Prints, asserts nothing.
+// scores, FCP, LCP, TBT and CLS, plus the gzipped JavaScript each page loads; then the web app's assistant route: the
+// JS loaded by its first paint and once a reply's code block is highlighted. Prints, asserts nothing.
 // The pages are prerendered at build time (frontend/build/prerender.ts); the bench says whether the HTML it got was.
 //
 //   node bench/web.mjs                 builds nothing; starts the real backend serving frontend/dist (own database)
@@ -96,7 +97,91 @@ const chrome = await chromeLauncher.launch({
   ],
 });
 
+/** Signs a fresh user up through the API, reading the e-mailed code from the stack's mail catcher. */
+async function signUp(controlUrl) {
+  const email = `bench.${Date.now()}@example.com`;
+  const post = (path, body, token) =>
+    fetch(`${origin}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    }).then((r) => r.json());
+  await post('/api/users/send-otp', { email, purpose: 'signup' });
+  let otp = null;
+  for (let i = 0; i < 100 && !otp; i++) {
+    const { mails } = await (await fetch(`${controlUrl}/mail?to=${encodeURIComponent(email)}&since=0`)).json();
+    otp = mails.find((m) => m.code)?.code ?? null;
+    if (!otp) await new Promise((r) => setTimeout(r, 100));
+  }
+  const { verification_token } = await post('/api/users/verify-otp', { email, otp, purpose: 'signup' });
+  const session = await post('/api/users/register-with-otp', {
+    email,
+    password: `Bench-${Date.now()}!`,
+    username: `bench_${Date.now() % 1e6}`,
+    verification_token,
+  });
+  return { ...session, post: (path, body) => post(path, body, session.access_token) };
+}
+
+/**
+ * The assistant route, signed in: the gzipped JS loaded when /app/assistant first paints (a new conversation), and
+ * once a conversation whose reply holds a code block is opened and highlighted (the highlighter is its own chunk,
+ * fetched only then). Needs the stack this bench starts (its mail catcher signs the user up).
+ */
+async function assistantRoute(controlUrl) {
+  const { chromium } = await import('@playwright/test');
+  const who = await signUp(controlUrl);
+  const { conversation } = await who.post('/api/chat/conversations', { title: 'Bench', model_id: 'glob-tiny-chat' });
+  const reply = 'A table and code:\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\ndef square(x):\n    return x * x\n```\n';
+  await who.post(`/api/chat/conversations/${conversation.id}/messages`, { message: { role: 'user', content: 'Show me code' } });
+  await who.post(`/api/chat/conversations/${conversation.id}/messages`, { message: { role: 'assistant', content: reply } });
+  const browser = await chromium.launch({ executablePath: chromePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  const figures = [];
+  try {
+    for (let i = 0; i < runs; i++) {
+      const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+      await context.addInitScript(
+        ([access, refresh, user]) => {
+          localStorage.setItem('access_token', access);
+          localStorage.setItem('refresh_token', refresh);
+          localStorage.setItem('user', user);
+        },
+        [who.access_token, who.refresh_token, JSON.stringify(who.user)],
+      );
+      const page = await context.newPage();
+      const scripts = new Set();
+      page.on('response', (r) => r.request().resourceType() === 'script' && r.url().startsWith(origin) && scripts.add(r.url()));
+      const started = Date.now();
+      // A new conversation first (nothing remembered in this fresh browser): the assistant's own first paint.
+      await page.goto(`${origin}/app/assistant`);
+      await page.getByRole('heading', { level: 1, name: 'AI Assistant' }).waitFor();
+      await page.getByRole('textbox', { name: 'Message' }).waitFor();
+      const firstPaint = { ms: Date.now() - started, urls: [...scripts] };
+      // Then the conversation with code, from the sidebar: what its first code block adds.
+      const opened = Date.now();
+      await page.getByRole('button', { name: /^Bench/ }).first().click();
+      await page.locator('.md-code .hljs-keyword').first().waitFor();
+      const highlighted = { ms: Date.now() - opened, urls: [...scripts] };
+      const size = async (urls) => {
+        let total = 0;
+        for (const u of urls) {
+          if (!gzCache.has(u)) gzCache.set(u, gzipSync(Buffer.from(await (await fetch(u)).arrayBuffer()), { level: 9 }).length);
+          total += gzCache.get(u);
+        }
+        return total / 1024;
+      };
+      figures.push({ paintMs: firstPaint.ms, paintKb: await size(firstPaint.urls), codeMs: highlighted.ms, codeKb: await size(highlighted.urls) });
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+  }
+  const pick = (k) => median(figures.map((f) => f[k]));
+  return { paintMs: pick('paintMs'), paintKb: pick('paintKb'), codeMs: pick('codeMs'), codeKb: pick('codeKb') };
+}
+
 const results = [];
+let assistant = null;
 try {
   for (const [name, path] of PAGES) {
     const samples = [];
@@ -150,6 +235,7 @@ try {
       failing: [...new Set(samples.flatMap((s) => s.failing))],
     });
   }
+  if (stack) assistant = await assistantRoute(stack.controlUrl);
 } finally {
   await chrome.kill();
   await stack?.stop();
@@ -188,6 +274,11 @@ for (const r of results) {
     String(r.jsFiles).padStart(6),
   );
 }
+console.log(
+  assistant
+    ? `\nassistant at 1440 px, signed in, median of ${runs}: /app/assistant painted (heading and message box) after ${assistant.paintMs.toFixed(0)} ms with ${assistant.paintKb.toFixed(1)} KB gz JS; a conversation with a code block opened from the sidebar, highlighted after ${assistant.codeMs.toFixed(0)} ms, ${assistant.codeKb.toFixed(1)} KB gz JS in all (+${(assistant.codeKb - assistant.paintKb).toFixed(1)} KB: the highlighter's chunk)`
+    : '\nassistant route: measured only on the stack this bench starts (it signs a user up through its mail catcher)',
+);
 const below = results.filter((r) => r.failing.length);
 if (below.length) {
   console.log('\naudits below 0.9 in at least one run:');
