@@ -59,7 +59,8 @@ function UseTheApi({ origin, apiKey }: { origin: string; apiKey: string }) {
           </button>
         ))}
       </div>
-      <pre>
+      {/* Focusable so a keyboard can scroll a long line on a phone. */}
+      <pre tabIndex={0} role="region" aria-label={T.useTitle}>
         <code data-testid="api-snippet">{snippet}</code>
       </pre>
       <CopyButton text={snippet} label={T.copySnippet} copiedLabel={T.copied} failedLabel={T.copySnippetFailed} />

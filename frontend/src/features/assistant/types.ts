@@ -1,4 +1,3 @@
-import type { ConversationSettings } from '../../api/queries/chat';
 
 /** Message status: a user message is sending, then sent or error; a reply is streaming, then sent (also when stopped). */
 export type MessageStatus = 'sending' | 'sent' | 'streaming' | 'error';
@@ -32,14 +31,4 @@ export interface UiModel {
   status: string;
   /** GLOB charged per token. */
   price_per_token: number;
-}
-
-/** The conversation on screen; `id` is null until the first message creates it on the server. */
-export interface OpenConversation {
-  id: string | null;
-  title: string;
-  model_id: string | null;
-  messages: UiMessage[];
-  /** Its system prompt and sampling parameters, sent with each turn (a new conversation's are the defaults). */
-  settings: ConversationSettings;
 }

@@ -1,8 +1,8 @@
 import { createFileRoute } from '@tanstack/react-router';
 import { AssistantPage } from '../../../features/assistant/AssistantPage';
-import { claimChatCache } from '../../../features/assistant/conversation';
 
 export const Route = createFileRoute('/app/_shell/assistant')({
-  beforeLoad: claimChatCache,
+  // beforeLoad stays in the entry chunk: what it runs is fetched with the assistant, not with every page.
+  beforeLoad: async () => (await import('../../../features/assistant/conversation')).claimChatCache(),
   component: AssistantPage,
 });
