@@ -882,6 +882,119 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/2fa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's two-factor sign-in
+         * @description Whether sign-in asks for an authenticator code, since when, whether a setup waits for its first code, and how many recovery codes are left.
+         */
+        get: operations["getTwoFactorStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/2fa/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the recovery codes
+         * @description Takes the authenticator app's current code, or a recovery code, and answers 10 new recovery codes, shown this
+         *     once; every earlier code stops working. Wrong codes answer 400 and count toward the limit of `confirmTotpSetup`.
+         */
+        post: operations["regenerateRecoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/2fa/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor sign-in on with a first code
+         * @description Checks a code of the pending secret (the current 30-second step, or the one before or after it for clock
+         *     drift) and turns two-factor sign-in on: from now on, signing in with the password or a social account asks
+         *     for a code. The code cannot be used again to sign in. The answer holds 10 recovery codes, shown this once
+         *     (only their hashes are kept). An e-mail tells the account's address that two-factor sign-in was turned on.
+         *     A wrong code answers 400 and counts toward the wrong-code limit: 5 per 15 minutes per account and 20 per
+         *     15 minutes per IP, over every operation that takes a two-factor code, then 429 with Retry-After.
+         */
+        post: operations["confirmTotpSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/2fa/totp/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor sign-in off
+         * @description Takes the authenticator app's current code, or a recovery code (for someone who lost the device but is still
+         *     signed in), and turns two-factor sign-in off: the secret and every recovery code are deleted, and the password
+         *     (or social sign-in) alone signs in again. An e-mail tells the account's address (and, for a recovery code,
+         *     another one that a recovery code was used). Wrong codes answer 400 and count toward the limit of
+         *     `confirmTotpSetup`.
+         */
+        post: operations["disableTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/2fa/totp/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start setting up an authenticator app
+         * @description Makes a new random secret (160 bits) and returns it as an `otpauth://` URI for a QR code and as Base32 text.
+         *     Nothing changes at sign-in until `confirmTotpSetup` gets a first code for it. The secret is stored encrypted
+         *     (AES-256-GCM, key from the server's environment); a new setup replaces one that was not confirmed. While
+         *     two-factor sign-in is on, the answer is 409: turn it off first.
+         */
+        post: operations["startTotpSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/auth/delete-account": {
         parameters: {
             query?: never;
@@ -971,8 +1084,40 @@ export interface paths {
          *     Rate limits: 10 attempts per 15 minutes per IP and e-mail, and 30 per 15 minutes per IP whatever the e-mail,
          *     then 429 with Retry-After. Password hashing runs a bounded number of checks at once; when too many sign-ins
          *     wait, the answer is 503 with Retry-After instead of slowing every other request down.
+         *
+         *     When the account has two-factor sign-in on, a right password answers a `TwoFactorChallenge`
+         *     (`two_factor_required: true`) instead of a session, and the session comes from `POST /api/users/login/2fa`.
          */
         post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/login/2fa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a sign-in with a two-factor code
+         * @description The second step of a sign-in whose answer was a `TwoFactorChallenge` (`login`, `oauthCallback` or
+         *     `resetPassword`): the `challenge_token` with the authenticator app's current code (the current 30-second step,
+         *     or the one before or after it for clock drift) or with one of the account's recovery codes. A right code opens
+         *     the session, as `login` does, and uses the challenge up; after `resetPassword` it also sets the new password and
+         *     ends every other session first. A code is accepted once: the same code (or an older one) fails afterwards,
+         *     also on another challenge. A recovery code works once, and using one e-mails the account's address.
+         *
+         *     A wrong code leaves the challenge usable until it expires (5 minutes), but counts: 5 wrong codes per 15 minutes
+         *     per account and 20 per 15 minutes per IP (over every operation that takes a two-factor code), then 429 with
+         *     Retry-After. An unknown, expired or used challenge answers 401 'This sign-in has expired. Please sign in again.'
+         */
+        post: operations["loginTwoFactor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1072,6 +1217,10 @@ export interface paths {
          *     cleared and its sessions, linked sign-ins, conversations and notifications are removed.
          *     A provider account without a verified e-mail answers 422. A failure at the provider answers 502 'OAuth login failed'.
          *     Rate limit: per IP, as `auth-url`.
+         *
+         *     An existing account with two-factor sign-in on gets a `TwoFactorChallenge` instead of a session (the provider
+         *     identity is linked all the same), and the session comes from `POST /api/users/login/2fa`. Claiming an unverified
+         *     account removes its two-factor sign-in with the rest of the squatter's data.
          */
         post: operations["oauthCallback"];
         delete?: never;
@@ -1122,8 +1271,8 @@ export interface paths {
          *     time, whether or not the address has an account. The password must be 8 to 128 characters and not one of the
          *     1,000 most common passwords (422). With a valid token, an address that already has a verified account answers
          *     409; an address held by an unverified account (made before addresses had to be proved) is claimed by the prover:
-         *     that account's password, sessions, linked sign-ins, conversations and notifications are removed, and it
-         *     becomes the prover's. Creating an account credits the welcome bonus if this mailbox never had one (see
+         *     that account's password, sessions, linked sign-ins, two-factor sign-in, conversations and notifications are
+         *     removed, and it becomes the prover's. Creating an account credits the welcome bonus if this mailbox never had one (see
          *     `getWallet`) and creates a `welcome_bonus` notification.
          *     Rate limit: 10 account creations per hour per IP, then 429.
          */
@@ -1177,7 +1326,13 @@ export interface paths {
          *     any more, answers 400 'Email verification required'. Password rules are those of `register` (422 for a common
          *     password). Every other session of the account ends (their access tokens stop working at once) and a new one is
          *     opened. An unverified account (made before addresses had to be proved) is claimed: it becomes verified and its
-         *     linked sign-ins, conversations and notifications are removed. Rate limit: 10 per hour per IP, then 429.
+         *     linked sign-ins, conversations, notifications and two-factor sign-in are removed. Rate limit: 10 per hour per
+         *     IP, then 429.
+         *
+         *     An account with two-factor sign-in on is not changed by an e-mailed code alone: the answer is a
+         *     `TwoFactorChallenge` (the verification token is used up), and `POST /api/users/login/2fa` with a code sets the
+         *     new password, ends every other session and answers the session. Without the authenticator or a recovery code,
+         *     the password cannot be reset.
          */
         post: operations["resetPassword"];
         delete?: never;
@@ -1597,7 +1752,7 @@ export interface components {
         ApiKeyName: string;
         /** @enum {string} */
         AssetPlatform: "windows" | "macos" | "linux" | "linux-deb";
-        /** @description A new session — returned by login, register and register-with-otp. */
+        /** @description A new session — returned by login, register, register-with-otp and loginTwoFactor. */
         AuthSession: {
             /** @description A JWT (HS256) valid for 15 minutes; send it as `Authorization: Bearer <access_token>`. */
             access_token: string;
@@ -2050,6 +2205,8 @@ export interface components {
             email: components["schemas"]["EmailAddress"];
             password: components["schemas"]["Password"];
         };
+        /** @description A session, or a `TwoFactorChallenge` when the account has two-factor sign-in on. */
+        LoginResult: components["schemas"]["AuthSession"] | components["schemas"]["TwoFactorChallenge"];
         LogoutRequest: {
             /** @description The session's current refresh token; its whole family is revoked. */
             refresh_token: string;
@@ -2523,6 +2680,8 @@ export interface components {
         };
         /** @enum {string} */
         OAuthProvider: "google" | "github" | "microsoft";
+        /** @description A session from a social sign-in, or a `TwoFactorChallenge` when the account has two-factor sign-in on. */
+        OAuthResult: components["schemas"]["OAuthSession"] | components["schemas"]["TwoFactorChallenge"];
         /** @description A new session from a social sign-in; the same as `AuthSession` plus `is_new_user`. */
         OAuthSession: {
             /** @description A JWT (HS256) valid for 15 minutes. */
@@ -2729,6 +2888,16 @@ export interface components {
         ProvenModel: {
             model_id: string;
             proven_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description One of the account's recovery codes, as shown when they were made (`xxxxx-xxxxx`); letters in either case,
+         *     the hyphen optional. Each works once.
+         * @example k7m2q-x9p4w
+         */
+        RecoveryCode: string;
+        /** @description New recovery codes, shown this once (only their hashes are kept); any earlier ones stop working. */
+        RecoveryCodes: {
+            recovery_codes: string[];
         };
         RefreshRequest: {
             refresh_token: string;
@@ -3061,6 +3230,38 @@ export interface components {
          */
         TopP: number;
         /**
+         * @description The 6-digit code an authenticator app shows now (RFC 6238, SHA-1, 30-second steps).
+         * @example 492039
+         */
+        TotpCode: string;
+        TotpConfirmRequest: {
+            /** @description The code the authenticator app shows for the secret of the pending setup. */
+            code: components["schemas"]["TotpCode"];
+        };
+        /**
+         * @description A new authenticator secret, waiting for its first code. Show `otpauth_uri` as a QR code and `secret` as text
+         *     for typing in; neither is shown again.
+         */
+        TotpSetup: {
+            /** @description The account the entry is for (the e-mail address). */
+            account_name: string;
+            /** @constant */
+            algorithm: "SHA1";
+            /** @constant */
+            digits: 6;
+            /** @description The name the authenticator app shows for the entry. */
+            issuer: string;
+            /** @description The `otpauth://totp/…` URI (issuer, account and secret; SHA1, 6 digits and 30 s are the URI's defaults) for a QR code. */
+            otpauth_uri: string;
+            /**
+             * @description Seconds per code.
+             * @constant
+             */
+            period: 30;
+            /** @description The same secret in Base32 (160 bits), for typing into an app that cannot scan. */
+            secret: string;
+        };
+        /**
          * @description One ledger transaction as seen from one wallet. A transfer is a single transaction with the same `id`
          *     in both histories: a `debit` for the sender and a `credit` for the receiver.
          */
@@ -3117,6 +3318,47 @@ export interface components {
             balance: components["schemas"]["GlobAmount"];
             /** @description The transfer as the sender sees it (`direction` debit, `counterparty` the receiver's address). */
             transaction: components["schemas"]["Transaction"];
+        };
+        /**
+         * @description The answer of a sign-in whose account has two-factor sign-in on: the password (or the social sign-in) was right,
+         *     and the session comes from `POST /api/users/login/2fa` with this `challenge_token` and a code. Clients tell it
+         *     from a session by `two_factor_required` (a session has no such property).
+         */
+        TwoFactorChallenge: {
+            /** @description Single use, bound to the account; keep it in memory only. */
+            challenge_token: string;
+            /** @description Seconds the challenge stays valid (300); after it, sign in again. */
+            expires_in: number;
+            methods: components["schemas"]["TwoFactorMethod"][];
+            /** @constant */
+            two_factor_required: true;
+        };
+        /** @description The challenge and exactly one of `code` or `recovery_code`. */
+        TwoFactorLoginRequest: {
+            challenge_token: string;
+            code?: components["schemas"]["TotpCode"];
+            recovery_code?: components["schemas"]["RecoveryCode"];
+        } & (unknown | unknown);
+        /**
+         * @description A second step the account accepts: a code of its authenticator app, or one of its recovery codes.
+         * @enum {string}
+         */
+        TwoFactorMethod: "totp" | "recovery_code";
+        /** @description Exactly one of `code` (the authenticator app's current code) or `recovery_code` (used up). */
+        TwoFactorProof: {
+            code?: components["schemas"]["TotpCode"];
+            recovery_code?: components["schemas"]["RecoveryCode"];
+        } & (unknown | unknown);
+        /** @description The caller's two-factor sign-in. */
+        TwoFactorStatus: {
+            /** @description When two-factor sign-in was turned on; null while it is off. */
+            enabled_at: components["schemas"]["Timestamp"] | null;
+            /** @description True when a setup was started and waits for its first code (`confirmTotpSetup`). */
+            pending_setup: boolean;
+            /** @description Unused recovery codes (0 while two-factor sign-in is off). */
+            recovery_codes_left: number;
+            /** @description True when sign-in asks for an authenticator code (or a recovery code) after the password or a social sign-in. */
+            totp_enabled: boolean;
         };
         /** @description The node's agent is older than the network accepts; it takes no jobs until it is updated. */
         UpdateRequired: {
@@ -3452,6 +3694,7 @@ export type SchemaInferenceStopReason = components['schemas']['InferenceStopReas
 export type SchemaInferenceUsage = components['schemas']['InferenceUsage'];
 export type SchemaJoinToken = components['schemas']['JoinToken'];
 export type SchemaLoginRequest = components['schemas']['LoginRequest'];
+export type SchemaLoginResult = components['schemas']['LoginResult'];
 export type SchemaLogoutRequest = components['schemas']['LogoutRequest'];
 export type SchemaMaxTokens = components['schemas']['MaxTokens'];
 export type SchemaModel = components['schemas']['Model'];
@@ -3492,6 +3735,7 @@ export type SchemaNotificationUpdated = components['schemas']['NotificationUpdat
 export type SchemaOAuthAuthUrl = components['schemas']['OAuthAuthUrl'];
 export type SchemaOAuthCallbackRequest = components['schemas']['OAuthCallbackRequest'];
 export type SchemaOAuthProvider = components['schemas']['OAuthProvider'];
+export type SchemaOAuthResult = components['schemas']['OAuthResult'];
 export type SchemaOAuthSession = components['schemas']['OAuthSession'];
 export type SchemaOpenAiError = components['schemas']['OpenAiError'];
 export type SchemaOpenAiErrorObject = components['schemas']['OpenAiErrorObject'];
@@ -3512,6 +3756,8 @@ export type SchemaPoolMember = components['schemas']['PoolMember'];
 export type SchemaPoolRole = components['schemas']['PoolRole'];
 export type SchemaPoolStatus = components['schemas']['PoolStatus'];
 export type SchemaProvenModel = components['schemas']['ProvenModel'];
+export type SchemaRecoveryCode = components['schemas']['RecoveryCode'];
+export type SchemaRecoveryCodes = components['schemas']['RecoveryCodes'];
 export type SchemaRefreshRequest = components['schemas']['RefreshRequest'];
 export type SchemaRegisterRequest = components['schemas']['RegisterRequest'];
 export type SchemaRegisterWithOtpRequest = components['schemas']['RegisterWithOtpRequest'];
@@ -3542,6 +3788,9 @@ export type SchemaTokenPurchase = components['schemas']['TokenPurchase'];
 export type SchemaTokenPurchaseRequest = components['schemas']['TokenPurchaseRequest'];
 export type SchemaTokenPurchaseStatus = components['schemas']['TokenPurchaseStatus'];
 export type SchemaTopP = components['schemas']['TopP'];
+export type SchemaTotpCode = components['schemas']['TotpCode'];
+export type SchemaTotpConfirmRequest = components['schemas']['TotpConfirmRequest'];
+export type SchemaTotpSetup = components['schemas']['TotpSetup'];
 export type SchemaTransaction = components['schemas']['Transaction'];
 export type SchemaTransactionDirection = components['schemas']['TransactionDirection'];
 export type SchemaTransactionPage = components['schemas']['TransactionPage'];
@@ -3549,6 +3798,11 @@ export type SchemaTransactionStatus = components['schemas']['TransactionStatus']
 export type SchemaTransactionType = components['schemas']['TransactionType'];
 export type SchemaTransferRequest = components['schemas']['TransferRequest'];
 export type SchemaTransferResult = components['schemas']['TransferResult'];
+export type SchemaTwoFactorChallenge = components['schemas']['TwoFactorChallenge'];
+export type SchemaTwoFactorLoginRequest = components['schemas']['TwoFactorLoginRequest'];
+export type SchemaTwoFactorMethod = components['schemas']['TwoFactorMethod'];
+export type SchemaTwoFactorProof = components['schemas']['TwoFactorProof'];
+export type SchemaTwoFactorStatus = components['schemas']['TwoFactorStatus'];
 export type SchemaUpdateRequired = components['schemas']['UpdateRequired'];
 export type SchemaUser = components['schemas']['User'];
 export type SchemaUsername = components['schemas']['Username'];
@@ -6432,6 +6686,298 @@ export interface operations {
             403: components["responses"]["Forbidden"];
         };
     };
+    getTwoFactorStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's two-factor sign-in. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "totp_enabled": true,
+                     *       "enabled_at": "2026-11-22T08:30:00.000Z",
+                     *       "pending_setup": false,
+                     *       "recovery_codes_left": 9
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TwoFactorStatus"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    regenerateRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "492039"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TwoFactorProof"];
+            };
+        };
+        responses: {
+            /** @description The new recovery codes, shown once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "recovery_codes": [
+                     *         "n4wq8-zk2hc",
+                     *         "7vxte-3mpra",
+                     *         "bq6dk-y9ws4",
+                     *         "h2gfn-5tzxe",
+                     *         "r8cmu-kw7pd",
+                     *         "5ajzv-qe3nh",
+                     *         "x3kps-6btgw",
+                     *         "e9dwy-n2rmk",
+                     *         "u7hcq-4fzva",
+                     *         "m6tbe-8kxs2"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RecoveryCodes"];
+                };
+            };
+            /** @description Wrong, old or already used code, or unknown or used recovery code — or a malformed request (the validator's message then). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Invalid authentication code. Please try again.",
+                     *       "error": "Bad Request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Two-factor sign-in is off. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "Two-factor sign-in is off.",
+                     *       "error": "Conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    confirmTotpSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "492039"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TotpConfirmRequest"];
+            };
+        };
+        responses: {
+            /** @description Two-factor sign-in is on; the recovery codes, shown once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "recovery_codes": [
+                     *         "k7m2q-x9p4w",
+                     *         "3hd8f-tz6ae",
+                     *         "wq4nb-9rc2k",
+                     *         "p8vjs-5m3xd",
+                     *         "c2ytg-h7kfe",
+                     *         "6rbwz-qn4ua",
+                     *         "f9kxd-2ejmp",
+                     *         "tu5hc-8wq3n",
+                     *         "ybn7e-4gs6r",
+                     *         "2zpka-mv9dt"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RecoveryCodes"];
+                };
+            };
+            /** @description The code is not the current one of the pending secret — or a malformed request (the validator's message then). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Invalid authentication code. Please try again.",
+                     *       "error": "Bad Request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No setup waits for a code (none was started, or two-factor sign-in is already on). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    disableTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "492039"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TwoFactorProof"];
+            };
+        };
+        responses: {
+            /** @description Two-factor sign-in is off. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "totp_enabled": false,
+                     *       "enabled_at": null,
+                     *       "pending_setup": false,
+                     *       "recovery_codes_left": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TwoFactorStatus"];
+                };
+            };
+            /** @description Wrong, old or already used code, or unknown or used recovery code — or a malformed request (the validator's message then, e.g. both or neither of `code` and `recovery_code`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Two-factor sign-in is off already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "Two-factor sign-in is off.",
+                     *       "error": "Conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    startTotpSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pending secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "otpauth_uri": "otpauth://totp/Glob%20Network:ada%40example.com?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Glob%20Network",
+                     *       "secret": "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP",
+                     *       "issuer": "Glob Network",
+                     *       "account_name": "ada@example.com",
+                     *       "digits": 6,
+                     *       "period": 30,
+                     *       "algorithm": "SHA1"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TotpSetup"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Two-factor sign-in is already on. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "Two-factor sign-in is already on. Turn it off before setting up another authenticator.",
+                     *       "error": "Conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     deleteAccount: {
         parameters: {
             query?: never;
@@ -6594,6 +7140,55 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Signed in, or (two-factor sign-in on) a challenge for `loginTwoFactor`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Wrong e-mail or password (the same answer whether or not the e-mail has an account). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "Invalid email or password",
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["Busy"];
+        };
+    };
+    loginTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "challenge_token": "tfc_Vq8Lm3Xr7Kp2Nw9Bt4Hc6Jd1Fs5Gz0Ya3Ue8Ri2Oq7",
+                 *       "code": "492039"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TwoFactorLoginRequest"];
+            };
+        };
+        responses: {
             /** @description Signed in. */
             200: {
                 headers: {
@@ -6619,24 +7214,16 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            /** @description Wrong e-mail or password (the same answer whether or not the e-mail has an account). */
+            /** @description The challenge is unknown, expired or used, or the code is wrong, old, already used, or an unknown or used recovery code. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "statusCode": 401,
-                     *       "message": "Invalid email or password",
-                     *       "error": "Unauthorized"
-                     *     }
-                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
             429: components["responses"]["TooManyRequests"];
-            503: components["responses"]["Busy"];
         };
     };
     logout: {
@@ -6769,29 +7356,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Signed in. */
+            /** @description Signed in, or (two-factor sign-in on) a challenge for `loginTwoFactor`. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI3YzJlOWE0MS0xYjNkLTRmNmUtOGEyYy01ZDllMGYxYjNhNzUifQ.Lm8nB6vC4xZ2aS0dF9gH7jK5lP3oI1uY9tR7eW5qQ3M",
-                     *       "refresh_token": "rt_2Dk5Fj8Hl1Mp4Qs7Tv0Wy3Zb6Ce9Gn2R",
-                     *       "token_type": "Bearer",
-                     *       "expires_in": 900,
-                     *       "is_new_user": true,
-                     *       "user": {
-                     *         "id": "7c2e9a41-1b3d-4f6e-8a2c-5d9e0f1b3a75",
-                     *         "email": "grace@example.com",
-                     *         "username": "grace",
-                     *         "token_balance": 1000,
-                     *         "created_at": "2026-11-21T10:20:00.000Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OAuthSession"];
+                    "application/json": components["schemas"]["OAuthResult"];
                 };
             };
             /** @description The `state` is unknown, expired, already used or for another provider, or the `browser_nonce` is not the one issued with it — or a malformed request (the validator's message then). */
@@ -7122,28 +7693,17 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The password is changed; every other session has ended and this one is signed in. */
+            /**
+             * @description The password is changed; every other session has ended and this one is signed in. With two-factor sign-in
+             *     on, a challenge instead: nothing changes until `loginTwoFactor` gets a code, which then sets the password, ends
+             *     every other session and signs in.
+             */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIwYjlmNGEyZS02YzFkLTRmN2UtOWE1MS0zZDJjOGU3YjFmNjAifQ.6Xq0bJ2m8yq1n4c7ZkX9v3rT5wLhA0sD2fG4hJ6kL8M",
-                     *       "refresh_token": "rt_4Yb7Qm2KxP9cVt3LwN8sZf6HjD1gRe5U",
-                     *       "token_type": "Bearer",
-                     *       "expires_in": 900,
-                     *       "user": {
-                     *         "id": "0b9f4a2e-6c1d-4f7e-9a51-3d2c8e7b1f60",
-                     *         "email": "ada@example.com",
-                     *         "username": "ada",
-                     *         "token_balance": 962.5,
-                     *         "created_at": "2026-11-21T10:15:00.000Z"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["AuthSession"];
+                    "application/json": components["schemas"]["LoginResult"];
                 };
             };
             /** @description The verification token is missing, expired, used or for another e-mail — or a malformed request (the validator's message then). */

@@ -1,9 +1,10 @@
 import { example } from '../examples';
 import { http } from '../http';
 
-/** Tag `accounts`: sign-in, sign-up, codes, OAuth, session and account deletion. */
+/** Tag `accounts`: sign-in (and its two-factor step), sign-up, codes, OAuth, session and account deletion. */
 export const accountsHandlers = [
   http.post('/api/users/login', ({ response }) => response(200).json(example('/api/users/login', 'post', 200))),
+  http.post('/api/users/login/2fa', ({ response }) => response(200).json(example('/api/users/login/2fa', 'post', 200))),
   http.post('/api/users/register', ({ response }) => response(201).json(example('/api/users/register', 'post', 201))),
   http.post('/api/users/send-otp', ({ response }) => response(202).json(example('/api/users/send-otp', 'post', 202))),
   http.post('/api/users/verify-otp', ({ response }) => response(200).json(example('/api/users/verify-otp', 'post', 200))),

@@ -5,6 +5,7 @@ import { inferenceHandlers } from './inference';
 import { nodesHandlers } from './nodes';
 import { notificationsHandlers } from './notifications';
 import { openaiHandlers } from './openai';
+import { securityHandlers } from './security';
 import { releaseHostHandlers, siteHandlers } from './site';
 import { systemHandlers } from './system';
 import { walletHandlers } from './wallet';
@@ -14,6 +15,7 @@ export const handlersByTag = {
   system: systemHandlers,
   site: siteHandlers,
   accounts: accountsHandlers,
+  security: securityHandlers,
   notifications: notificationsHandlers,
   wallet: walletHandlers,
   inference: inferenceHandlers,
