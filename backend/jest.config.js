@@ -6,9 +6,10 @@ module.exports = {
   rootDir: '.',
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts'],
-  // openid-client and its helpers ship as ES modules only: compile them to CommonJS for jest.
+  // openid-client, otplib's base32 and hash helpers and their own helpers ship as ES modules only: compile them to
+  // CommonJS for jest (Node loads them with require() itself). Judged by the innermost node_modules of the path.
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest'] },
-  transformIgnorePatterns: ['/node_modules/(?!(openid-client|oauth4webapi|jose)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(openid-client|oauth4webapi|jose|@scure/base|@noble/hashes)/)(?!.*/node_modules/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 30_000,

@@ -12,17 +12,22 @@ if (!process.argv.includes('--no-build')) {
   await runOrFail('Web build', 'npm', ['run', 'build', '-w', 'frontend']);
 }
 
-// Production refuses to invent secrets; for a local `make serve` they are generated once and kept in .data/.
+// Production refuses to invent secrets; for a local `make serve` the missing ones are generated once and kept in .data/.
+const SECRET_NAMES = ['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'TWO_FACTOR_KEY'];
 let secrets = {};
-if (!process.env.JWT_ACCESS_SECRET || !process.env.JWT_REFRESH_SECRET) {
+const missing = SECRET_NAMES.filter((name) => !process.env[name]);
+if (missing.length) {
   const file = join(root, '.data', 'serve-secrets.json');
-  if (existsSync(file)) secrets = JSON.parse(readFileSync(file, 'utf8'));
-  else {
-    secrets = { JWT_ACCESS_SECRET: randomBytes(32).toString('hex'), JWT_REFRESH_SECRET: randomBytes(32).toString('hex') };
+  const stored = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  const kept = SECRET_NAMES.every((name) => stored[name]);
+  // Each is 32 random bytes in hex (TWO_FACTOR_KEY must be exactly that; the JWT secrets need 32+ characters).
+  for (const name of SECRET_NAMES) stored[name] ??= randomBytes(32).toString('hex');
+  if (!kept) {
     mkdirSync(join(root, '.data'), { recursive: true });
-    writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+    writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
   }
-  log('JWT secrets: generated for this machine in .data/serve-secrets.json (set JWT_ACCESS_SECRET and JWT_REFRESH_SECRET in a real deployment)');
+  secrets = Object.fromEntries(missing.map((name) => [name, stored[name]]));
+  log(`${missing.join(', ')}: generated for this machine in .data/serve-secrets.json (set ${SECRET_NAMES.join(', ')} in a real deployment)`);
 }
 
 const children = [];

@@ -14,6 +14,7 @@ import { InferenceModule } from './modules/inference/inference.module';
 import { NodesModule } from './modules/nodes/nodes.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { OpenAiModule } from './modules/openai/openai.module';
+import { SecurityModule } from './modules/security/security.module';
 import { SiteModule } from './modules/site/site.module';
 import { SystemModule } from './modules/system/system.module';
 import { WalletModule } from './modules/wallet/wallet.module';
@@ -44,6 +45,7 @@ export class ApiModule {
         SystemModule,
         SiteModule,
         AccountsModule,
+        SecurityModule,
         NotificationsModule,
         WalletModule,
         InferenceModule,

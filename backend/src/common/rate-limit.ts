@@ -18,6 +18,9 @@ export interface RateLimitRule {
 
 const RATE_LIMIT = Symbol('RATE_LIMIT');
 
+/** The client a request is counted against: its IP as Express sees it (TRUST_PROXY decides whether X-Forwarded-For counts). */
+export const clientIp = (req: Request) => req.ip ?? 'unknown';
+
 /** Marks a route as rate-limited; the RateLimitGuard enforces it with counters shared in Redis. */
 export const RateLimit = (...rules: RateLimitRule[]) => SetMetadata(RATE_LIMIT, rules);
 
@@ -28,6 +31,12 @@ if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {count, ttl}
+`;
+
+// Gives one hit back without touching the window's expiry (a counter that is gone stays gone).
+const GIVE_BACK_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('DECR', KEYS[1])
 `;
 
 @Injectable()
@@ -50,6 +59,11 @@ export class RateLimiter {
     const [count, resetMs] = (await this.redis.eval(HIT_SCRIPT, 1, redisKey, String(windowSeconds * 1000), String(amount))) as [number, number];
     return { count, resetMs };
   }
+
+  /** Takes back one hit counted by `add` (a try that turned out right), leaving the window's end as it was. */
+  async giveBack(name: string, key: string): Promise<void> {
+    await this.redis.eval(GIVE_BACK_SCRIPT, 1, `${this.config.redis.prefix}:rl:${name}:${key}`);
+  }
 }
 
 @Injectable()
@@ -66,7 +80,7 @@ export class RateLimitGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     for (const rule of rules) {
       const { limit, windowSeconds } = rule.limit(this.config);
-      const key = rule.key ? rule.key(req) : (req.ip ?? 'unknown');
+      const key = rule.key ? rule.key(req) : clientIp(req);
       const retryAfter = await this.limiter.hit(rule.name, key, limit, windowSeconds);
       if (retryAfter !== null) throw new RateLimitedException(retryAfter);
     }

@@ -33,6 +33,8 @@ const envSchema = z.object({
   WEB_DIST: z.string().optional(),
   JWT_ACCESS_SECRET: z.string().min(32).optional(),
   JWT_REFRESH_SECRET: z.string().min(32).optional(),
+  /** Encrypts two-factor secrets and keys recovery-code hashes: 32 random bytes, as 64 hex characters or base64. */
+  TWO_FACTOR_KEY: z.string().optional(),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default('Glob Network <no-reply@globnetwork.io>'),
   SUPPORT_EMAIL: z.email().default('support@globnetwork.io'),
@@ -63,6 +65,11 @@ const envSchema = z.object({
   /** Code requests per IP, whatever the address. */
   OTP_SEND_IP_RATE_LIMIT: positiveInt.default(20),
   OTP_SEND_IP_RATE_WINDOW_SECONDS: positiveInt.default(3600),
+  /** Wrong two-factor codes per account, and per IP, over sign-in and the two-factor settings. */
+  TWO_FACTOR_RATE_LIMIT: positiveInt.default(5),
+  TWO_FACTOR_RATE_WINDOW_SECONDS: positiveInt.default(900),
+  TWO_FACTOR_IP_RATE_LIMIT: positiveInt.default(20),
+  TWO_FACTOR_IP_RATE_WINDOW_SECONDS: positiveInt.default(900),
   /** Password hashes computed at once (argon2 takes a core each); more wait in a queue of PASSWORD_HASH_QUEUE, beyond it 503. */
   PASSWORD_HASH_CONCURRENCY: positiveInt.optional(),
   PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).default(32),
@@ -226,6 +233,8 @@ export interface AppConfig {
   redis: { url: string; prefix: string };
   web: { origin: string[]; dist: string | undefined };
   jwt: { accessSecret: string; refreshSecret: string };
+  /** The 32-byte key two-factor secrets are encrypted with (TWO_FACTOR_KEY). */
+  twoFactorKey: Buffer;
   mail: { smtpUrl: string | undefined; from: string; supportEmail: string };
   /** Express's `trust proxy` setting: false (default), true, a hop count, or addresses/subnet names. */
   trustProxy: boolean | number | string;
@@ -246,6 +255,8 @@ export interface AppConfig {
     apiKeyCreate: { limit: number; windowSeconds: number };
     apiKeyRequests: { limit: number; windowSeconds: number };
     apiKeyTokens: { limit: number; windowSeconds: number };
+    twoFactor: { limit: number; windowSeconds: number };
+    twoFactorIp: { limit: number; windowSeconds: number };
   };
   passwordHashing: { concurrency: number; queue: number };
   paymentsTestMode: boolean;
@@ -310,36 +321,74 @@ function parseTrustProxy(value: string): boolean | number | string {
   return /^\d+$/.test(value) ? Number(value) : value;
 }
 
+const HEX_KEY = /^[0-9a-fA-F]{64}$/;
+/** 32 bytes in base64 (or base64url), padded or not. */
+const BASE64_KEY = /^[A-Za-z0-9+/_-]{43}=?$/;
+
+/** TWO_FACTOR_KEY as its 32 bytes. */
+function parseTwoFactorKey(value: string): Buffer {
+  if (HEX_KEY.test(value)) return Buffer.from(value, 'hex');
+  if (BASE64_KEY.test(value)) return Buffer.from(value, 'base64');
+  throw new ConfigError('TWO_FACTOR_KEY must be 32 random bytes, written as 64 hex characters or in base64');
+}
+
+interface Secrets {
+  jwt: AppConfig['jwt'];
+  twoFactorKey: Buffer;
+}
+
+/** What .data/dev-secrets.json holds. */
+interface StoredSecrets {
+  accessSecret?: string;
+  refreshSecret?: string;
+  /** Hex. */
+  twoFactorKey?: string;
+}
+
 /**
  * Secrets come only from the environment. In development and test, missing ones are generated once
  * and kept in .data/dev-secrets.json so sessions survive a restart; production refuses to start without them.
  */
-function resolveSecrets(env: Env): AppConfig['jwt'] {
-  if (env.JWT_ACCESS_SECRET && env.JWT_REFRESH_SECRET) {
-    if (env.NODE_ENV === 'production') assertProductionSecrets(env.JWT_ACCESS_SECRET, env.JWT_REFRESH_SECRET);
-    return { accessSecret: env.JWT_ACCESS_SECRET, refreshSecret: env.JWT_REFRESH_SECRET };
-  }
+function resolveSecrets(env: Env): Secrets {
+  const givenKey = env.TWO_FACTOR_KEY ? parseTwoFactorKey(env.TWO_FACTOR_KEY) : undefined;
   if (env.NODE_ENV === 'production') {
-    throw new ConfigError('JWT_ACCESS_SECRET and JWT_REFRESH_SECRET (32+ characters each) are required in production');
+    if (!env.JWT_ACCESS_SECRET || !env.JWT_REFRESH_SECRET) {
+      throw new ConfigError('JWT_ACCESS_SECRET and JWT_REFRESH_SECRET (32+ characters each) are required in production');
+    }
+    assertProductionSecrets(env.JWT_ACCESS_SECRET, env.JWT_REFRESH_SECRET);
+    // Two-factor secrets encrypted under a key that changes with every start could never be read again.
+    if (!givenKey) throw new ConfigError('TWO_FACTOR_KEY (32 random bytes as 64 hex characters) is required in production');
+    return { jwt: { accessSecret: env.JWT_ACCESS_SECRET, refreshSecret: env.JWT_REFRESH_SECRET }, twoFactorKey: givenKey };
   }
   if (env.NODE_ENV === 'test') {
     return {
-      accessSecret: env.JWT_ACCESS_SECRET ?? randomBytes(32).toString('hex'),
-      refreshSecret: env.JWT_REFRESH_SECRET ?? randomBytes(32).toString('hex'),
+      jwt: {
+        accessSecret: env.JWT_ACCESS_SECRET ?? randomBytes(32).toString('hex'),
+        refreshSecret: env.JWT_REFRESH_SECRET ?? randomBytes(32).toString('hex'),
+      },
+      twoFactorKey: givenKey ?? randomBytes(32),
     };
   }
   const file = env.DEV_SECRETS_FILE;
-  let stored: Partial<AppConfig['jwt']> = {};
-  if (existsSync(file)) stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<AppConfig['jwt']>;
-  const secrets = {
+  let stored: StoredSecrets = {};
+  if (existsSync(file)) stored = JSON.parse(readFileSync(file, 'utf8')) as StoredSecrets;
+  const secrets: Required<StoredSecrets> = {
     accessSecret: env.JWT_ACCESS_SECRET ?? stored.accessSecret ?? randomBytes(32).toString('hex'),
     refreshSecret: env.JWT_REFRESH_SECRET ?? stored.refreshSecret ?? randomBytes(32).toString('hex'),
+    twoFactorKey: givenKey?.toString('hex') ?? stored.twoFactorKey ?? randomBytes(32).toString('hex'),
   };
-  if (stored.accessSecret !== secrets.accessSecret || stored.refreshSecret !== secrets.refreshSecret) {
+  if (
+    stored.accessSecret !== secrets.accessSecret ||
+    stored.refreshSecret !== secrets.refreshSecret ||
+    stored.twoFactorKey !== secrets.twoFactorKey
+  ) {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
   }
-  return secrets;
+  return {
+    jwt: { accessSecret: secrets.accessSecret, refreshSecret: secrets.refreshSecret },
+    twoFactorKey: parseTwoFactorKey(secrets.twoFactorKey),
+  };
 }
 
 /** Where the model catalog and its files are: all that tools on the API's host (`npm run model:pull`) need. */
@@ -358,6 +407,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   if (env.NODE_ENV === 'production' && env.PAYMENTS_TEST_MODE) {
     throw new ConfigError('PAYMENTS_TEST_MODE=true is refused in production: purchases would credit GLOB without a payment');
   }
+  const secrets = resolveSecrets(env);
   return {
     env: env.NODE_ENV,
     port: env.PORT,
@@ -370,7 +420,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
         .filter(Boolean),
       dist: env.WEB_DIST ? resolve(env.WEB_DIST) : undefined,
     },
-    jwt: resolveSecrets(env),
+    jwt: secrets.jwt,
+    twoFactorKey: secrets.twoFactorKey,
     mail: { smtpUrl: env.SMTP_URL || undefined, from: env.MAIL_FROM, supportEmail: env.SUPPORT_EMAIL },
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     validateResponses: env.VALIDATE_RESPONSES ?? env.NODE_ENV === 'test',
@@ -390,6 +441,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       apiKeyCreate: { limit: env.API_KEY_CREATE_RATE_LIMIT, windowSeconds: env.API_KEY_CREATE_RATE_WINDOW_SECONDS },
       apiKeyRequests: { limit: env.API_KEY_REQUESTS_PER_WINDOW, windowSeconds: env.API_KEY_RATE_WINDOW_SECONDS },
       apiKeyTokens: { limit: env.API_KEY_TOKENS_PER_WINDOW, windowSeconds: env.API_KEY_RATE_WINDOW_SECONDS },
+      twoFactor: { limit: env.TWO_FACTOR_RATE_LIMIT, windowSeconds: env.TWO_FACTOR_RATE_WINDOW_SECONDS },
+      twoFactorIp: { limit: env.TWO_FACTOR_IP_RATE_LIMIT, windowSeconds: env.TWO_FACTOR_IP_RATE_WINDOW_SECONDS },
     },
     // One core stays free for everything else: argon2 would otherwise take them all during a sign-in flood.
     passwordHashing: { concurrency: env.PASSWORD_HASH_CONCURRENCY ?? Math.max(1, availableParallelism() - 1), queue: env.PASSWORD_HASH_QUEUE },

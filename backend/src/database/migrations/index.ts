@@ -14,6 +14,7 @@ import { AgentReports1764900000000 } from './1764900000000-AgentReports';
 import { DiskAllocation1765000000000 } from './1765000000000-DiskAllocation';
 import { StoppedReplies1765100000000 } from './1765100000000-StoppedReplies';
 import { ConversationSettings1765200000000 } from './1765200000000-ConversationSettings';
+import { TwoFactor1765300000000 } from './1765300000000-TwoFactor';
 
 /** Every migration, oldest first. A new migration is added here. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   DiskAllocation1765000000000,
   StoppedReplies1765100000000,
   ConversationSettings1765200000000,
+  TwoFactor1765300000000,
 ];

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nest
 import type { Request } from 'express';
 import { CurrentUser, type AuthUser } from '../../auth/auth-user';
 import { Public } from '../../auth/public.decorator';
-import { RateLimit, RateLimitRule } from '../../common/rate-limit';
+import { clientIp, RateLimit, RateLimitRule } from '../../common/rate-limit';
 import type { OAuthProviderName } from '../../config/config';
 import type { RequestBody, ResponseBody } from '../../contract/types';
 import { AccountsService, normalizeEmail } from './accounts.service';
@@ -11,11 +11,10 @@ import { SessionsService } from './sessions.service';
 
 const bodyEmail = (req: Request) => normalizeEmail(String((req.body as { email?: string }).email ?? ''));
 
-const clientIp = (req: Request) => req.ip ?? 'unknown';
-
 /**
  * Sign-in: per IP + e-mail, and per IP whatever the e-mail. Code checks per IP. Account creation and password
- * resets per IP. Code requests per IP here; codes sent per address + IP are counted where they are sent.
+ * resets per IP. Code requests per IP here; codes sent per address + IP are counted where they are sent. Wrong
+ * two-factor codes are counted per account and IP by the two-factor service (the account is known only there).
  */
 const LOGIN: RateLimitRule = { name: 'login', limit: (c) => c.rateLimits.login, key: (req) => `${clientIp(req)}:${bodyEmail(req)}` };
 const LOGIN_IP: RateLimitRule = { name: 'login-ip', limit: (c) => c.rateLimits.loginIp };
@@ -37,6 +36,13 @@ export class AccountsController {
   @RateLimit(LOGIN_IP, LOGIN)
   login(@Body() body: RequestBody<'login'>): Promise<ResponseBody<'login', 200>> {
     return this.accounts.login(body);
+  }
+
+  @Public()
+  @Post('users/login/2fa')
+  @HttpCode(200)
+  loginTwoFactor(@Body() body: RequestBody<'loginTwoFactor'>, @Req() req: Request): Promise<ResponseBody<'loginTwoFactor', 200>> {
+    return this.accounts.loginTwoFactor(body, clientIp(req));
   }
 
   @Public()

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ChatModule } from '../chat/chat.module';
 import { NotificationsModule } from '../notifications/notifications.module';
+import { SecurityModule } from '../security/security.module';
 import { WalletModule } from '../wallet/wallet.module';
 import { AccountsController } from './accounts.controller';
 import { AccountsService } from './accounts.service';
@@ -13,7 +14,7 @@ import { SessionsService } from './sessions.service';
 import { UsersRepository } from './users.repository';
 
 @Module({
-  imports: [WalletModule, NotificationsModule, ChatModule],
+  imports: [WalletModule, NotificationsModule, ChatModule, SecurityModule],
   controllers: [AccountsController],
   providers: [UsersRepository, CodesRepository, AccountsService, SessionsService, CodesService, OAuthService, PasswordsService, WelcomeBonusClaims],
   exports: [AccountsService],

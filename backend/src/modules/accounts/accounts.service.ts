@@ -21,6 +21,7 @@ import { SessionsService } from './sessions.service';
 import { UsersRepository, type User } from './users.repository';
 import { ConversationsRepository } from '../chat/conversations.repository';
 import { NotificationsRepository } from '../notifications/notifications.repository';
+import { TWO_FACTOR_MESSAGES, TwoFactorService } from '../security/two-factor.service';
 import { LedgerService } from '../wallet/ledger.service';
 import { toGlob } from '../wallet/units';
 
@@ -65,6 +66,7 @@ export class AccountsService {
     private readonly ledger: LedgerService,
     private readonly passwords: PasswordsService,
     private readonly bonusClaims: WelcomeBonusClaims,
+    private readonly twoFactor: TwoFactorService,
   ) {}
 
   /** The user as the API shows it, with the wallet's balance. */
@@ -94,6 +96,7 @@ export class AccountsService {
   private async removePersonalData(userId: string, tx: Tx): Promise<void> {
     await this.sessions.revokeAllOf(userId, tx);
     await this.users.unlinkAll(userId, tx);
+    await this.twoFactor.removeAllOf(userId, tx);
     await this.notifications.removeAllOf(userId, tx);
     await this.conversations.removeAllOf(userId, tx);
   }
@@ -113,12 +116,35 @@ export class AccountsService {
     return { user: await this.userBody(user) };
   }
 
-  async login(input: RequestBody<'login'>): Promise<Schemas['AuthSession']> {
+  /** A session, or the challenge of the second step when the account has two-factor sign-in on. */
+  async sessionOrChallenge(user: User, tx?: Tx): Promise<Schemas['LoginResult']> {
+    if (await this.twoFactor.isEnabled(user.id, tx)) return this.twoFactor.challenge({ userId: user.id }, tx);
+    return this.session(user, tx);
+  }
+
+  async login(input: RequestBody<'login'>): Promise<Schemas['LoginResult']> {
     const user = await this.findActiveByEmail(input.email);
     // Unknown e-mail, social-only account or wrong password: one answer, and the same argon2 cost.
     const ok = await this.passwords.verify(user?.passwordHash ?? null, input.password);
     if (!user || !ok) throw new UnauthorizedException(MESSAGES.invalidLogin);
-    return this.session(user);
+    return this.sessionOrChallenge(user);
+  }
+
+  /**
+   * The second step of a sign-in (password, social or password reset) for an account with two-factor sign-in: the
+   * session, once the code is right. A password reset's new password is set only now, ending every other session.
+   */
+  async loginTwoFactor(input: RequestBody<'loginTwoFactor'>, ip: string): Promise<Schemas['AuthSession']> {
+    const passed = await this.twoFactor.passChallenge(input, ip);
+    return this.transactions.run(async (tx) => {
+      const user = await this.users.byId(passed.userId, tx);
+      if (!user || user.deletedAt) throw new UnauthorizedException(TWO_FACTOR_MESSAGES.expired);
+      if (passed.passwordHash) {
+        await this.sessions.revokeAllOf(user.id, tx);
+        await this.users.setPassword(user.id, passed.passwordHash, tx);
+      }
+      return this.session(user, tx);
+    });
   }
 
   /**
@@ -155,9 +181,10 @@ export class AccountsService {
 
   /**
    * Sets a new password for an address proved by a password-reset code; every other session ends, and the
-   * answer is a new one.
+   * answer is a new one. With two-factor sign-in on, an e-mailed code alone changes nothing: the answer is a
+   * challenge, and the second step sets the password.
    */
-  async resetPassword(input: RequestBody<'resetPassword'>): Promise<Schemas['AuthSession']> {
+  async resetPassword(input: RequestBody<'resetPassword'>): Promise<Schemas['LoginResult']> {
     const email = normalizeEmail(input.email);
     if (!(await this.codes.verificationTokenMatches(input.verification_token, email, 'password_reset'))) {
       throw new BadRequestException(MESSAGES.verificationRequired);
@@ -168,6 +195,9 @@ export class AccountsService {
       let user = await this.findActiveByEmail(email, true, tx);
       if (!user || !(await this.codes.consumeVerificationToken(input.verification_token, email, 'password_reset'))) {
         throw new BadRequestException(MESSAGES.verificationRequired);
+      }
+      if (user.emailVerifiedAt && (await this.twoFactor.isEnabled(user.id, tx))) {
+        return this.twoFactor.challenge({ userId: user.id, passwordHash }, tx);
       }
       if (user.emailVerifiedAt) {
         await this.sessions.revokeAllOf(user.id, tx);

@@ -4,7 +4,8 @@ import { PRODUCT_NAME } from '../site/contact.service';
 
 const minutes = (seconds: number) => (seconds % 60 === 0 ? `${seconds / 60} minutes` : `${seconds} seconds`);
 
-function mail(to: string, subject: string, title: string, paragraphs: string[]): MailJob {
+/** One e-mail in the product's layout, as text and HTML. */
+export function mail(to: string, subject: string, title: string, paragraphs: string[]): MailJob {
   return { to, subject, text: paragraphs.join('\n\n'), html: htmlEmail(title, paragraphs) };
 }
 

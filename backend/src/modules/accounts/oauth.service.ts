@@ -111,7 +111,7 @@ export class OAuthService {
     return { authorization_url: url.href, state, browser_nonce: browserNonce };
   }
 
-  async callback(name: OAuthProviderName, input: RequestBody<'oauthCallback'>): Promise<Schemas['OAuthSession']> {
+  async callback(name: OAuthProviderName, input: RequestBody<'oauthCallback'>): Promise<Schemas['OAuthResult']> {
     const { code, state } = input;
     const { settings, config } = this.provider(name);
     // The state is used up either way: a replay from the wrong browser also ends the attacker's attempt.
@@ -163,9 +163,10 @@ export class OAuthService {
 
   /**
    * The identity's account, else the verified account with this e-mail (linked now), else an unverified
-   * account with it (claimed: its password and everything of the squatter go), else a new account.
+   * account with it (claimed: its password and everything of the squatter go), else a new account. An account
+   * with two-factor sign-in gets the challenge of the second step instead of a session.
    */
-  private async signIn(provider: OAuthProviderName, profile: Profile): Promise<Schemas['OAuthSession']> {
+  private async signIn(provider: OAuthProviderName, profile: Profile): Promise<Schemas['OAuthResult']> {
     const email = normalizeEmail(profile.email);
     return this.transactions.run(async (tx) => {
       const identity = await this.users.identity(provider, profile.subject, tx);
@@ -185,8 +186,8 @@ export class OAuthService {
         }
         await this.users.link(user.id, provider, profile.subject, email, tx);
       }
-      const session = await this.accounts.session(user, tx);
-      return { ...session, is_new_user: isNew };
+      const answer = await this.accounts.sessionOrChallenge(user, tx);
+      return 'two_factor_required' in answer ? answer : { ...answer, is_new_user: isNew };
     });
   }
 }

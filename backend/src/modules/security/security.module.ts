@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { RateLimiter } from '../../common/rate-limit';
+import { UsersRepository } from '../accounts/users.repository';
+import { SecurityController } from './security.controller';
+import { SignInChallenges } from './sign-in-challenges';
+import { TwoFactorKeys } from './two-factor-keys';
+import { TwoFactorRepository } from './two-factor.repository';
+import { TwoFactorService } from './two-factor.service';
+
+/**
+ * Two-factor sign-in. Accounts imports it (sign-in asks it for a challenge and passes the second step through it),
+ * so it reads users through the repository directly rather than importing Accounts back.
+ */
+@Module({
+  controllers: [SecurityController],
+  providers: [TwoFactorRepository, TwoFactorService, TwoFactorKeys, SignInChallenges, UsersRepository, RateLimiter],
+  exports: [TwoFactorService],
+})
+export class SecurityModule {}

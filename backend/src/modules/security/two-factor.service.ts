@@ -1,0 +1,224 @@
+import { BadRequestException, ConflictException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { AUTH_REQUIRED } from '../../auth/jwt-auth.guard';
+import { RateLimiter } from '../../common/rate-limit';
+import type { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import { RateLimitedException } from '../../contract/errors';
+import type { RequestBody, Schemas } from '../../contract/types';
+import { Transactions, type Tx } from '../../database/repository';
+import { MailService } from '../../mail/mail.service';
+import { UsersRepository } from '../accounts/users.repository';
+import { PRODUCT_NAME } from '../site/contact.service';
+import { recoveryCodeUsedEmail, totpDisabledEmail, totpEnabledEmail } from './emails';
+import { newRecoveryCodes, normalizeRecoveryCode, RECOVERY_CODE_COUNT } from './recovery-codes';
+import { CHALLENGE_TTL_SECONDS, PendingSignIn, SignInChallenges } from './sign-in-challenges';
+import { newTotpSecret, TOTP, totpStep, totpUri } from './totp';
+import { TwoFactorKeys } from './two-factor-keys';
+import { TwoFactorRepository, type TwoFactorRow } from './two-factor.repository';
+
+/** What users read when a two-factor step fails. */
+export const TWO_FACTOR_MESSAGES = {
+  setupWhileOn: 'Two-factor sign-in is already on. Turn it off before setting up another authenticator.',
+  alreadyOn: 'Two-factor sign-in is already on.',
+  noSetup: 'Start the two-factor setup first.',
+  off: 'Two-factor sign-in is off.',
+  wrongCode: 'Invalid authentication code. Please try again.',
+  usedCode: 'This code has already been used. Please wait for the next one.',
+  wrongRecoveryCode: 'Invalid or already used recovery code.',
+  expired: 'This sign-in has expired. Please sign in again.',
+} as const;
+
+const tooManyWrongCodes = (seconds: number) => `Too many wrong codes. Please try again in ${seconds} seconds.`;
+
+/** The rate limiter's counters of two-factor tries: per account and per client IP. */
+const TRIES_ACCOUNT = '2fa-account';
+const TRIES_IP = '2fa-ip';
+
+/** A code of the authenticator app, or a recovery code: the validator lets exactly one through. */
+type Proof = Schemas['TwoFactorProof'];
+type Verdict = 'ok' | 'wrongCode' | 'usedCode' | 'wrongRecoveryCode';
+
+/**
+ * Two-factor sign-in with an authenticator app (TOTP, RFC 6238, through otplib) and recovery codes: setting it up
+ * (a pending secret confirmed by a first code), turning it off, new recovery codes, and the second step of a sign-in.
+ * A code is accepted once (the last accepted time step is kept; the same or an earlier step is refused). Every
+ * check takes a try from the account's and the IP's allowance first, so parallel guesses cannot get past the limit;
+ * a right code gives its tries back.
+ */
+@Injectable()
+export class TwoFactorService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly transactions: Transactions,
+    private readonly factors: TwoFactorRepository,
+    private readonly users: UsersRepository,
+    private readonly keys: TwoFactorKeys,
+    private readonly challenges: SignInChallenges,
+    private readonly limiter: RateLimiter,
+    private readonly mail: MailService,
+  ) {}
+
+  async status(userId: string): Promise<Schemas['TwoFactorStatus']> {
+    const row = await this.factors.byUser(userId, false);
+    const on = !!row?.enabledAt;
+    return {
+      totp_enabled: on,
+      enabled_at: row?.enabledAt?.toISOString() ?? null,
+      pending_setup: !!row && !on,
+      recovery_codes_left: on ? await this.factors.recoveryCodesLeft(userId) : 0,
+    };
+  }
+
+  async startSetup(userId: string): Promise<Schemas['TotpSetup']> {
+    const email = await this.emailOf(userId);
+    const secret = newTotpSecret();
+    if (!(await this.factors.savePending(userId, this.keys.seal(userId, secret)))) throw new ConflictException(TWO_FACTOR_MESSAGES.setupWhileOn);
+    return {
+      otpauth_uri: totpUri(secret, email),
+      secret,
+      issuer: PRODUCT_NAME,
+      account_name: email,
+      digits: TOTP.digits,
+      period: TOTP.period,
+      algorithm: 'SHA1',
+    };
+  }
+
+  async confirmSetup(userId: string, code: string, ip: string): Promise<Schemas['RecoveryCodes']> {
+    const email = await this.emailOf(userId);
+    const codes = newRecoveryCodes();
+    await this.transactions.run(async (tx) => {
+      const row = await this.factors.byUser(userId, true, tx);
+      if (!row) throw new ConflictException(TWO_FACTOR_MESSAGES.noSetup);
+      if (row.enabledAt) throw new ConflictException(TWO_FACTOR_MESSAGES.alreadyOn);
+      await this.takeTries(ip, userId);
+      const step = await totpStep(this.keys.open(userId, row.sealedSecret), code);
+      if (step === null) throw new BadRequestException(TWO_FACTOR_MESSAGES.wrongCode);
+      // The row is locked, so the secret checked is the one turned on.
+      await this.factors.enable(userId, row.sealedSecret, step, tx);
+      await this.factors.replaceRecoveryCodes(userId, this.recoveryHashes(userId, codes), tx);
+    });
+    await this.giveTriesBack(ip, userId);
+    await this.mail.deliver(totpEnabledEmail(email, this.config.mail.supportEmail));
+    return { recovery_codes: codes };
+  }
+
+  async disable(userId: string, proof: Proof, ip: string): Promise<Schemas['TwoFactorStatus']> {
+    const email = await this.emailOf(userId);
+    await this.transactions.run(async (tx) => {
+      await this.checkSignedIn(userId, proof, ip, tx);
+      await this.factors.removeAllOf(userId, tx);
+    });
+    await this.giveTriesBack(ip, userId);
+    await this.mail.deliver(totpDisabledEmail(email, this.config.mail.supportEmail));
+    if (proof.recovery_code) await this.mail.deliver(recoveryCodeUsedEmail(email, 0, this.config.mail.supportEmail));
+    return { totp_enabled: false, enabled_at: null, pending_setup: false, recovery_codes_left: 0 };
+  }
+
+  async regenerateRecoveryCodes(userId: string, proof: Proof, ip: string): Promise<Schemas['RecoveryCodes']> {
+    const email = await this.emailOf(userId);
+    const codes = newRecoveryCodes();
+    await this.transactions.run(async (tx) => {
+      await this.checkSignedIn(userId, proof, ip, tx);
+      await this.factors.replaceRecoveryCodes(userId, this.recoveryHashes(userId, codes), tx);
+    });
+    await this.giveTriesBack(ip, userId);
+    if (proof.recovery_code) await this.mail.deliver(recoveryCodeUsedEmail(email, RECOVERY_CODE_COUNT, this.config.mail.supportEmail));
+    return { recovery_codes: codes };
+  }
+
+  /** Whether signing in to this account takes a second step. */
+  async isEnabled(userId: string, tx?: Tx): Promise<boolean> {
+    return !!(await this.factors.byUser(userId, false, tx))?.enabledAt;
+  }
+
+  /** What a sign-in answers instead of a session when the account has two-factor sign-in on. */
+  async challenge(pending: PendingSignIn, tx?: Tx): Promise<Schemas['TwoFactorChallenge']> {
+    const left = await this.factors.recoveryCodesLeft(pending.userId, tx);
+    return {
+      two_factor_required: true,
+      challenge_token: await this.challenges.issue(pending),
+      methods: left > 0 ? ['totp', 'recovery_code'] : ['totp'],
+      expires_in: CHALLENGE_TTL_SECONDS,
+    };
+  }
+
+  /**
+   * The second step of a sign-in: the challenge's account, once its code is right; the challenge is then used up.
+   * A wrong code leaves the challenge for another try (within the limits).
+   */
+  async passChallenge(input: RequestBody<'loginTwoFactor'>, ip: string): Promise<PendingSignIn> {
+    await this.takeTry(TRIES_IP, ip, this.config.rateLimits.twoFactorIp);
+    const pending = await this.challenges.peek(input.challenge_token);
+    if (!pending) throw new UnauthorizedException(TWO_FACTOR_MESSAGES.expired);
+    await this.takeTry(TRIES_ACCOUNT, pending.userId, this.config.rateLimits.twoFactor);
+    const row = await this.factors.byUser(pending.userId, false);
+    // Turned off since the password step: that sign-in starts again.
+    if (!row?.enabledAt) throw new UnauthorizedException(TWO_FACTOR_MESSAGES.expired);
+    const verdict = await this.check(row, input);
+    if (verdict !== 'ok') throw new UnauthorizedException(TWO_FACTOR_MESSAGES[verdict]);
+    if (!(await this.challenges.consume(input.challenge_token))) throw new UnauthorizedException(TWO_FACTOR_MESSAGES.expired);
+    await this.giveTriesBack(ip, pending.userId);
+    if (input.recovery_code) await this.noticeRecoveryCodeUsed(pending.userId);
+    return pending;
+  }
+
+  /** The account's two-factor sign-in goes with the rest of its personal data. */
+  async removeAllOf(userId: string, tx: Tx): Promise<void> {
+    await this.factors.removeAllOf(userId, tx);
+  }
+
+  /** A signed-in caller's proof, for changing their two-factor sign-in (400 when wrong, 409 when it is off). */
+  private async checkSignedIn(userId: string, proof: Proof, ip: string, tx: Tx): Promise<void> {
+    const row = await this.factors.byUser(userId, true, tx);
+    if (!row?.enabledAt) throw new ConflictException(TWO_FACTOR_MESSAGES.off);
+    await this.takeTries(ip, userId);
+    const verdict = await this.check(row, proof, tx);
+    if (verdict !== 'ok') throw new BadRequestException(TWO_FACTOR_MESSAGES[verdict]);
+  }
+
+  /** Checks a code (its step must come after the last one accepted) or uses a recovery code up. */
+  private async check(row: TwoFactorRow, proof: Proof, tx?: Tx): Promise<Verdict> {
+    if (proof.code !== undefined) {
+      const step = await totpStep(this.keys.open(row.userId, row.sealedSecret), proof.code);
+      if (step === null) return 'wrongCode';
+      return (await this.factors.useStep(row.userId, step, tx)) ? 'ok' : 'usedCode';
+    }
+    const hash = this.keys.recoveryHash(row.userId, normalizeRecoveryCode(proof.recovery_code ?? ''));
+    return (await this.factors.useRecoveryCode(row.userId, hash, tx)) ? 'ok' : 'wrongRecoveryCode';
+  }
+
+  private recoveryHashes(userId: string, codes: string[]): string[] {
+    return codes.map((c) => this.keys.recoveryHash(userId, normalizeRecoveryCode(c)));
+  }
+
+  private async takeTries(ip: string, userId: string): Promise<void> {
+    await this.takeTry(TRIES_IP, ip, this.config.rateLimits.twoFactorIp);
+    await this.takeTry(TRIES_ACCOUNT, userId, this.config.rateLimits.twoFactor);
+  }
+
+  /** One try of an allowance; 429 with Retry-After once it is spent. */
+  private async takeTry(counter: string, key: string, rule: { limit: number; windowSeconds: number }): Promise<void> {
+    const { count, resetMs } = await this.limiter.add(counter, key, 1, rule.windowSeconds);
+    if (count > rule.limit) {
+      const seconds = Math.max(1, Math.ceil(resetMs / 1000));
+      throw new RateLimitedException(seconds, tooManyWrongCodes(seconds));
+    }
+  }
+
+  private async giveTriesBack(ip: string, userId: string): Promise<void> {
+    await this.limiter.giveBack(TRIES_IP, ip);
+    await this.limiter.giveBack(TRIES_ACCOUNT, userId);
+  }
+
+  private async noticeRecoveryCodeUsed(userId: string): Promise<void> {
+    const email = await this.emailOf(userId);
+    await this.mail.deliver(recoveryCodeUsedEmail(email, await this.factors.recoveryCodesLeft(userId), this.config.mail.supportEmail));
+  }
+
+  private async emailOf(userId: string): Promise<string> {
+    const user = await this.users.byId(userId);
+    if (!user?.email || user.deletedAt) throw new UnauthorizedException(AUTH_REQUIRED);
+    return user.email;
+  }
+}
