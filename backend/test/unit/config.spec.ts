@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config/config';
 
 const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/glob' };
+const TWO_FACTOR_KEY = 'a1'.repeat(32);
 
 describe('config from the environment', () => {
   it('has working defaults for everything but the database', () => {
@@ -26,12 +27,25 @@ describe('config from the environment', () => {
     expect(() => loadConfig({ ...base, REDIS_URL: 'http://localhost' })).toThrow(/REDIS_URL/);
   });
 
-  it('requires the JWT secrets in production and never invents them there', () => {
+  it('requires the JWT secrets and the two-factor key in production and never invents them there', () => {
     expect(() => loadConfig({ ...base, NODE_ENV: 'production' })).toThrow(/JWT_ACCESS_SECRET/);
     const secret = 'x'.repeat(32);
-    const c = loadConfig({ ...base, NODE_ENV: 'production', JWT_ACCESS_SECRET: secret, JWT_REFRESH_SECRET: secret.replace(/x/g, 'y') });
+    const jwt = { JWT_ACCESS_SECRET: secret, JWT_REFRESH_SECRET: secret.replace(/x/g, 'y') };
+    expect(() => loadConfig({ ...base, NODE_ENV: 'production', ...jwt })).toThrow(/TWO_FACTOR_KEY/);
+    const c = loadConfig({ ...base, NODE_ENV: 'production', ...jwt, TWO_FACTOR_KEY: TWO_FACTOR_KEY });
     expect(c.jwt.accessSecret).toBe(secret);
+    expect(c.twoFactorKey.toString('hex')).toBe(TWO_FACTOR_KEY);
     expect(c.validateResponses).toBe(false);
+  });
+
+  it('reads the two-factor key as 64 hex characters or base64 of 32 bytes, and refuses anything else', () => {
+    const key = Buffer.from(TWO_FACTOR_KEY, 'hex');
+    expect(loadConfig({ ...base, NODE_ENV: 'test', TWO_FACTOR_KEY: key.toString('base64') }).twoFactorKey).toEqual(key);
+    expect(loadConfig({ ...base, NODE_ENV: 'test', TWO_FACTOR_KEY: key.toString('base64url') }).twoFactorKey).toEqual(key);
+    for (const bad of ['change-me-two-factor-key', TWO_FACTOR_KEY.slice(2), Buffer.alloc(16).toString('base64')]) {
+      expect(() => loadConfig({ ...base, NODE_ENV: 'test', TWO_FACTOR_KEY: bad })).toThrow(/TWO_FACTOR_KEY/);
+    }
+    expect(loadConfig({ ...base, NODE_ENV: 'test' }).twoFactorKey).toHaveLength(32);
   });
 
   it('generates development secrets once and keeps them across restarts, readable by the owner only', () => {
@@ -39,7 +53,8 @@ describe('config from the environment', () => {
     const first = loadConfig({ ...base, NODE_ENV: 'development', DEV_SECRETS_FILE: file });
     const second = loadConfig({ ...base, NODE_ENV: 'development', DEV_SECRETS_FILE: file });
     expect(second.jwt).toEqual(first.jwt);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(first.jwt);
+    expect(second.twoFactorKey).toEqual(first.twoFactorKey);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ ...first.jwt, twoFactorKey: first.twoFactorKey.toString('hex') });
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
@@ -65,7 +80,7 @@ describe('config from the environment', () => {
 
   it('refuses test-mode payments in production, and has them off unless asked for', () => {
     const secret = 'x'.repeat(32);
-    const prod = { ...base, NODE_ENV: 'production', JWT_ACCESS_SECRET: secret, JWT_REFRESH_SECRET: secret.replace(/x/g, 'y') };
+    const prod = { ...base, NODE_ENV: 'production', JWT_ACCESS_SECRET: secret, JWT_REFRESH_SECRET: secret.replace(/x/g, 'y'), TWO_FACTOR_KEY };
     expect(() => loadConfig({ ...prod, PAYMENTS_TEST_MODE: 'true' })).toThrow(/PAYMENTS_TEST_MODE/);
     expect(loadConfig(prod).paymentsTestMode).toBe(false);
     expect(
