@@ -2,7 +2,7 @@ import { mutationOptions, queryOptions } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
 import { api, unwrap } from '../client';
 import { tokenStore } from '../tokens';
-import { startSession, updateUser } from '../../features/session/session';
+import { startSession, updateUser, type SessionResponse } from '../../features/session/session';
 
 type Schemas = components['schemas'];
 export type OAuthProvider = Schemas['OAuthProvider'];
@@ -22,11 +22,31 @@ export const meQuery = () =>
     retry: false,
   });
 
-/** POST /api/users/login (email, password → access_token, refresh_token, user); success starts the session. */
+export type TwoFactorChallenge = Schemas['TwoFactorChallenge'];
+
+/** An answer that asks for the second step (the account has two-factor sign-in on) instead of opening a session. */
+export const isTwoFactorChallenge = (answer: object): answer is TwoFactorChallenge =>
+  (answer as Partial<TwoFactorChallenge>).two_factor_required === true;
+
+/** Opens the session an answer carries; a two-factor challenge opens none (its step does, with `loginTwoFactorMutation`). */
+export function startSessionOf<A extends SessionResponse>(answer: A | TwoFactorChallenge): TwoFactorChallenge | null {
+  if (isTwoFactorChallenge(answer)) return answer;
+  startSession(answer);
+  return null;
+}
+
+/** POST /api/users/login (email, password → a session, or a two-factor challenge); a session is started. */
 export const loginMutation = () =>
   mutationOptions({
     mutationKey: ['accounts', 'login'] as const,
-    mutationFn: (body: Schemas['LoginRequest']) => unwrap(api.POST('/api/users/login', { body })),
+    mutationFn: async (body: Schemas['LoginRequest']) => startSessionOf(await unwrap(api.POST('/api/users/login', { body }))),
+  });
+
+/** POST /api/users/login/2fa (the challenge with an authenticator or recovery code → the session, started). */
+export const loginTwoFactorMutation = () =>
+  mutationOptions({
+    mutationKey: ['accounts', 'login', '2fa'] as const,
+    mutationFn: (body: Schemas['TwoFactorLoginRequest']) => unwrap(api.POST('/api/users/login/2fa', { body })),
     onSuccess: (session) => startSession(session),
   });
 

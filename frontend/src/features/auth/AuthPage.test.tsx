@@ -6,6 +6,8 @@ import { example } from '../../mocks/examples';
 import { http } from '../../mocks/http';
 import { server } from '../../mocks/node';
 import { renderWithProviders, visitRoute } from '../../test/render';
+import type { TwoFactorChallenge } from '../../api/queries/accounts';
+import type { SessionResponse } from '../session/session';
 import { signIn } from '../shell/testing';
 import { AuthPage } from './AuthPage';
 import { browser } from './browser';
@@ -33,6 +35,94 @@ async function fillRegister(user: ReturnType<typeof userEvent.setup>, overrides:
   await user.type(screen.getByLabelText('Confirm Password'), v.confirm ?? v.password ?? '');
   await user.click(screen.getByRole('checkbox', { name: /I accept the Terms of Service/ }));
 }
+
+describe('AuthPage — two-factor sign-in', () => {
+  const CHALLENGE: TwoFactorChallenge = {
+    two_factor_required: true,
+    challenge_token: 'tfc_challenge',
+    methods: ['totp', 'recovery_code'],
+    expires_in: 300,
+  };
+
+  function twoFactorServer(answer: (body: Record<string, unknown>) => Response | undefined = () => undefined) {
+    const bodies: Array<Record<string, unknown>> = [];
+    server.use(
+      http.post('/api/users/login', ({ response }) => response(200).json(CHALLENGE)),
+      plain.post(`${URL_BASE}/api/users/login/2fa`, async ({ request }) => {
+        const body = (await request.json()) as Record<string, unknown>;
+        bodies.push(body);
+        return answer(body) ?? HttpResponse.json(example('/api/users/login/2fa', 'post', 200));
+      }),
+    );
+    return bodies;
+  }
+
+  async function signInWithPassword(user: ReturnType<typeof userEvent.setup>) {
+    await user.type(screen.getByLabelText('Email'), 'ada@example.com');
+    await user.type(screen.getByLabelText('Password'), 'correct horse battery staple');
+    await user.click(screen.getByRole('button', { name: 'Sign In' }));
+    return screen.findByRole('heading', { level: 1, name: 'Enter your authentication code' });
+  }
+
+  it('a right password opens no session: the authenticator code does, through POST login/2fa', async () => {
+    const user = userEvent.setup();
+    const bodies = twoFactorServer();
+    const { router } = await renderAuth();
+    expect(await signInWithPassword(user)).toHaveFocus();
+    expect(localStorage.getItem('access_token')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Sign In' })).toBeNull();
+
+    await user.click(screen.getByRole('button', { name: 'Verify' }));
+    expect(screen.getByText('Authentication code is required')).toBeInTheDocument();
+    await user.type(screen.getByLabelText('Authentication code'), '12345');
+    await user.click(screen.getByRole('button', { name: 'Verify' }));
+    expect(screen.getByText('Code must be 6 digits')).toBeInTheDocument();
+    expect(bodies).toHaveLength(0);
+
+    await user.type(screen.getByLabelText('Authentication code'), '6');
+    await user.click(screen.getByRole('button', { name: 'Verify' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/app/dashboard'));
+    expect(bodies).toEqual([{ challenge_token: 'tfc_challenge', code: '123456' }]);
+    expect(localStorage.getItem('access_token')).toBe(example('/api/users/login/2fa', 'post', 200).access_token);
+  });
+
+  it("'Use a recovery code' takes a recovery code instead; the server's refusal is shown", async () => {
+    const user = userEvent.setup();
+    const bodies = twoFactorServer((body) =>
+      body.recovery_code === 'aaaaa-bbbbb'
+        ? HttpResponse.json({ statusCode: 401, message: 'Invalid or already used recovery code.', error: 'Unauthorized' }, { status: 401 })
+        : undefined,
+    );
+    await renderAuth();
+    await signInWithPassword(user);
+    await user.click(screen.getByRole('button', { name: 'Use a recovery code' }));
+    expect(screen.getByRole('heading', { level: 1, name: 'Enter a recovery code' })).toHaveFocus();
+    await user.type(screen.getByLabelText('Recovery code'), 'not a code');
+    await user.click(screen.getByRole('button', { name: 'Verify' }));
+    expect(screen.getByText('Recovery codes look like k7m2q-x9p4w')).toBeInTheDocument();
+    await user.clear(screen.getByLabelText('Recovery code'));
+    await user.type(screen.getByLabelText('Recovery code'), 'aaaaa-bbbbb');
+    await user.click(screen.getByRole('button', { name: 'Verify' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Invalid or already used recovery code.');
+    expect(localStorage.getItem('access_token')).toBeNull();
+    await user.clear(screen.getByLabelText('Recovery code'));
+    await user.type(screen.getByLabelText('Recovery code'), 'k7m2q-x9p4w');
+    await user.click(screen.getByRole('button', { name: 'Verify' }));
+    await waitFor(() => expect(localStorage.getItem('access_token')).not.toBeNull());
+    expect(bodies.at(-1)).toEqual({ challenge_token: 'tfc_challenge', recovery_code: 'k7m2q-x9p4w' });
+    await user.click(screen.getByRole('button', { name: 'Back to sign in' })).catch(() => undefined);
+  });
+
+  it("'Back to sign in' leaves the step for the sign-in form", async () => {
+    const user = userEvent.setup();
+    twoFactorServer();
+    await renderAuth();
+    await signInWithPassword(user);
+    await user.click(screen.getByRole('button', { name: 'Back to sign in' }));
+    expect(screen.getByRole('heading', { level: 1, name: 'Sign in to your account' })).toBeInTheDocument();
+    expect(localStorage.getItem('access_token')).toBeNull();
+  });
+});
 
 describe('AuthPage — login', () => {
   it("shows 'Sign in to your account' with the Sign In button and the three social buttons", async () => {
@@ -88,7 +178,8 @@ describe('AuthPage — login', () => {
     await user.click(screen.getByRole('button', { name: 'Sign In' }));
     await waitFor(() => expect(router.state.location.pathname).toBe('/app/dashboard'));
     expect(body).toEqual({ email: 'ada@example.com', password: 'correct horse battery staple' });
-    const session = example('/api/users/login', 'post', 200);
+    // The first example is the session (the other is a two-factor challenge).
+    const session = example('/api/users/login', 'post', 200) as SessionResponse;
     for (const key of ['access_token', 'glob_access_token']) expect(localStorage.getItem(key)).toBe(session.access_token);
     for (const key of ['refresh_token', 'glob_refresh_token']) expect(localStorage.getItem(key)).toBe(session.refresh_token);
     for (const key of ['user', 'glob_user']) expect(JSON.parse(localStorage.getItem(key)!)).toEqual(session.user);
@@ -408,7 +499,7 @@ describe('AuthPage — forgot password', () => {
       password: 'a brand new passphrase',
       verification_token: example('/api/users/verify-otp', 'post', 200).verification_token,
     });
-    expect(localStorage.getItem('access_token')).toBe(example('/api/users/reset-password', 'post', 200).access_token);
+    expect(localStorage.getItem('access_token')).toBe((example('/api/users/reset-password', 'post', 200) as SessionResponse).access_token);
   });
 
   it("shows a refused code and a refused reset with the server's words, and 'Back to sign in' returns to the login form", async () => {

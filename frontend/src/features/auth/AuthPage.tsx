@@ -1,11 +1,13 @@
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useDocumentTitle } from '../session/title';
+import type { TwoFactorChallenge } from '../../api/queries/accounts';
 import { LoginForm } from './LoginForm';
 import { MSG } from './messages';
 import { RegisterFlow, type RegisterStep } from './RegisterFlow';
 import { ResetFlow, type ResetStep } from './ResetFlow';
 import { SocialButtons } from './SocialButtons';
+import { TwoFactorStep } from './TwoFactorStep';
 import './auth.css';
 import { useStepFocus } from '../session/useStepFocus';
 
@@ -29,12 +31,15 @@ export function AuthPage() {
   const [mode, setMode] = useState<Mode>('login');
   const [step, setStep] = useState<RegisterStep>('form');
   const [resetStep, setResetStep] = useState<ResetStep>('email');
+  /** A right password (or a reset) for an account with two-factor sign-in on: its second step replaces the forms. */
+  const [challenge, setChallenge] = useState<TwoFactorChallenge | null>(null);
   const view = mode === 'login' ? 'login' : mode === 'reset' ? resetStep : step;
   const heading = useStepFocus(mode === 'reset' ? resetStep : step);
   useDocumentTitle(view === 'login' ? 'Sign In' : mode === 'reset' ? 'Reset Password' : 'Create Account');
 
   const onSignedIn = () => void navigate({ to: '/app/dashboard', replace: true });
   const choose = (next: Mode) => {
+    setChallenge(null);
     setMode(next);
     setStep('form');
     setResetStep('email');
@@ -48,27 +53,39 @@ export function AuthPage() {
             <img src="/logo.svg" alt="" width={36} height={36} />
             <span>Glob Network</span>
           </Link>
-          {mode !== 'reset' && view !== 'otp' && (
-            <div className="auth-toggle" role="group" aria-label="Sign in or register">
-              <button type="button" aria-pressed={mode === 'login'} onClick={() => choose('login')}>
-                Login
-              </button>
-              <button type="button" aria-pressed={mode === 'register'} onClick={() => choose('register')}>
-                Register
-              </button>
-            </div>
-          )}
-          <h1 id="auth-title" ref={heading} tabIndex={-1}>
-            {HEADINGS[view]}
-          </h1>
-          {mode === 'login' ? (
-            <LoginForm onSignedIn={onSignedIn} onForgot={() => choose('reset')} />
-          ) : mode === 'reset' ? (
-            <ResetFlow step={resetStep} onStep={setResetStep} onSignedIn={onSignedIn} onCancel={() => choose('login')} />
+          {challenge ? (
+            <TwoFactorStep challenge={challenge} onSignedIn={onSignedIn} onCancel={() => choose('login')} />
           ) : (
-            <RegisterFlow step={step} onStep={setStep} onSignedIn={onSignedIn} />
+            <>
+              {mode !== 'reset' && view !== 'otp' && (
+                <div className="auth-toggle" role="group" aria-label="Sign in or register">
+                  <button type="button" aria-pressed={mode === 'login'} onClick={() => choose('login')}>
+                    Login
+                  </button>
+                  <button type="button" aria-pressed={mode === 'register'} onClick={() => choose('register')}>
+                    Register
+                  </button>
+                </div>
+              )}
+              <h1 id="auth-title" ref={heading} tabIndex={-1}>
+                {HEADINGS[view]}
+              </h1>
+              {mode === 'login' ? (
+                <LoginForm onSignedIn={onSignedIn} onChallenge={setChallenge} onForgot={() => choose('reset')} />
+              ) : mode === 'reset' ? (
+                <ResetFlow
+                  step={resetStep}
+                  onStep={setResetStep}
+                  onSignedIn={onSignedIn}
+                  onChallenge={setChallenge}
+                  onCancel={() => choose('login')}
+                />
+              ) : (
+                <RegisterFlow step={step} onStep={setStep} onSignedIn={onSignedIn} />
+              )}
+              {mode !== 'reset' && view !== 'otp' && <SocialButtons />}
+            </>
           )}
-          {mode !== 'reset' && view !== 'otp' && <SocialButtons />}
         </div>
         <nav className="auth-links" aria-label="Site">
           <Link to="/">Home</Link>

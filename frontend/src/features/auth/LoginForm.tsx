@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { loginMutation } from '../../api/queries/accounts';
+import { loginMutation, type TwoFactorChallenge } from '../../api/queries/accounts';
 import { failureText } from '../../api/errors';
 import { useForm } from '../../components/useForm';
 import { Field, Notice } from './Field';
@@ -9,8 +9,16 @@ import { validateLogin, type LoginValues } from './validation';
 
 const EMPTY: LoginValues = { email: '', password: '' };
 
-/** E-mail and password → POST /api/users/login → the session → `onSignedIn`. */
-export function LoginForm({ onSignedIn, onForgot }: { onSignedIn: () => void; onForgot: () => void }) {
+/** E-mail and password → POST /api/users/login → the session → `onSignedIn` (or, two-factor sign-in on, `onChallenge`). */
+export function LoginForm({
+  onSignedIn,
+  onChallenge,
+  onForgot,
+}: {
+  onSignedIn: () => void;
+  onChallenge: (challenge: TwoFactorChallenge) => void;
+  onForgot: () => void;
+}) {
   const [error, setError] = useState<string | null>(null);
   const login = useMutation(loginMutation());
   const { values, errors, set, onSubmit, busy } = useForm({
@@ -20,7 +28,13 @@ export function LoginForm({ onSignedIn, onForgot }: { onSignedIn: () => void; on
     busy: login.isPending || login.isSuccess,
     onAttempt: () => setError(null),
     onValid: ({ email, password }) =>
-      login.mutate({ email: email.trim(), password }, { onSuccess: onSignedIn, onError: (err) => setError(failureText(err, MSG.generic)) }),
+      login.mutate(
+        { email: email.trim(), password },
+        {
+          onSuccess: (challenge) => (challenge ? onChallenge(challenge) : onSignedIn()),
+          onError: (err) => setError(failureText(err, MSG.generic)),
+        },
+      ),
   });
 
   return (

@@ -1,9 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { act, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { HttpResponse, http as plain } from 'msw';
 import { example } from '../../mocks/examples';
 import { http } from '../../mocks/http';
 import { server } from '../../mocks/node';
+import type { SessionResponse } from '../session/session';
 import { renderApp } from '../shell/testing';
 
 const URL_BASE = 'http://localhost';
@@ -57,6 +59,29 @@ describe('OAuthCallbackPage', () => {
     expect(sessionStorage.getItem('glob_oauth_nonce')).toBeNull();
   });
 
+  it('a social sign-in to an account with two-factor sign-in on asks for the authenticator code before the session starts', async () => {
+    jest.useRealTimers();
+    const challenge = { two_factor_required: true, challenge_token: 'tfc_social', methods: ['totp', 'recovery_code'], expires_in: 300 };
+    const steps: unknown[] = [];
+    server.use(
+      http.post('/api/users/oauth/callback/{provider}', ({ response }) => response(200).json(challenge as never)),
+      plain.post(`${URL_BASE}/api/users/login/2fa`, async ({ request }) => {
+        steps.push(await request.json());
+        return HttpResponse.json(example('/api/users/login/2fa', 'post', 200));
+      }),
+    );
+    const { router } = await renderApp(`/app/oauth/callback/google?code=${encodeURIComponent(nextCode())}&state=st-2fa`);
+    const code = await screen.findByLabelText('Authentication code');
+    expect(screen.getByRole('heading', { level: 1, name: 'Enter your authentication code' })).toBeInTheDocument();
+    expect(localStorage.getItem('access_token')).toBeNull();
+    const user = userEvent.setup();
+    await user.type(code, '654321');
+    await user.click(screen.getByRole('button', { name: 'Verify' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/app/dashboard'));
+    expect(steps).toEqual([{ challenge_token: 'tfc_social', code: '654321' }]);
+    expect(localStorage.getItem('access_token')).toBe(example('/api/users/login/2fa', 'post', 200).access_token);
+  });
+
   it("posts code and state once (even in StrictMode), stores the session, shows 'Success!' and goes to the dashboard after 1.5 s", async () => {
     const bodies: unknown[] = [];
     const providers: string[] = [];
@@ -78,7 +103,7 @@ describe('OAuthCallbackPage', () => {
     expect(await screen.findByRole('heading', { level: 1, name: 'Success!' })).toBeInTheDocument();
     expect(bodies).toEqual([{ code, state: 'st-1' }]);
     expect(providers).toEqual(['google']);
-    const session = example('/api/users/oauth/callback/{provider}', 'post', 200);
+    const session = example('/api/users/oauth/callback/{provider}', 'post', 200) as SessionResponse;
     expect(localStorage.getItem('access_token')).toBe(session.access_token);
     expect(localStorage.getItem('glob_refresh_token')).toBe(session.refresh_token);
     expect(JSON.parse(localStorage.getItem('user')!)).toEqual(session.user);

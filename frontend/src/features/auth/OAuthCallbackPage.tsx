@@ -3,10 +3,16 @@ import { useEffect, useState } from 'react';
 import { Icon } from '../../components/Icon';
 import { useDocumentTitle } from '../session/title';
 import { ERROR_REDIRECT_MS, MSG, SUCCESS_REDIRECT_MS } from './messages';
-import { completeOAuth } from './oauthCallback';
+import type { TwoFactorChallenge } from '../../api/queries/accounts';
+import { completeOAuth, openInDesktop } from './oauthCallback';
+import { TwoFactorStep } from './TwoFactorStep';
 import './auth.css';
 
-type Phase = { phase: 'pending' } | { phase: 'success'; desktop: boolean } | { phase: 'error'; message: string };
+type Phase =
+  | { phase: 'pending' }
+  | { phase: 'success'; desktop: boolean }
+  | { phase: 'error'; message: string }
+  | { phase: 'twoFactor'; challenge: TwoFactorChallenge };
 
 const PROVIDER_NAMES: Record<string, string> = { google: 'Google', github: 'GitHub', microsoft: 'Microsoft' };
 
@@ -31,6 +37,8 @@ export function OAuthCallbackPage() {
       if (result.ok) {
         setState({ phase: 'success', desktop: result.desktop });
         if (!result.desktop) timer = setTimeout(() => void navigate({ to: '/app/dashboard', replace: true }), SUCCESS_REDIRECT_MS);
+      } else if ('challenge' in result) {
+        setState({ phase: 'twoFactor', challenge: result.challenge });
       } else {
         setState({ phase: 'error', message: result.message });
         timer = setTimeout(() => void navigate({ to: '/app/auth', replace: true }), ERROR_REDIRECT_MS);
@@ -43,6 +51,22 @@ export function OAuthCallbackPage() {
   }, [provider, searchStr, navigate]);
 
   const name = (provider && PROVIDER_NAMES[provider]) || provider || '';
+  if (state.phase === 'twoFactor') {
+    const desktop = openInDesktop();
+    return (
+      <div className="auth-page">
+        <main id="main" className="auth-main">
+          <div className="auth-card card">
+            <TwoFactorStep
+              challenge={state.challenge}
+              onSignedIn={() => (desktop ? setState({ phase: 'success', desktop }) : void navigate({ to: '/app/dashboard', replace: true }))}
+              onCancel={() => void navigate({ to: '/app/auth', replace: true })}
+            />
+          </div>
+        </main>
+      </div>
+    );
+  }
 
   return (
     <div className="auth-page">

@@ -1,8 +1,7 @@
 import { useState } from 'react';
-import { resetPassword, sendOtp, verifyOtp } from '../../api/queries/accounts';
+import { resetPassword, sendOtp, startSessionOf, verifyOtp, type TwoFactorChallenge } from '../../api/queries/accounts';
 import { useForm } from '../../components/useForm';
 import { useCountdown } from '../session/countdown';
-import { startSession } from '../session/session';
 import { CodeStep } from './CodeStep';
 import { Field, NewPasswordFields, Notice } from './Field';
 import { MSG, SIGNUP_RESEND_SECONDS } from './messages';
@@ -16,17 +15,20 @@ const NO_PASSWORD: NewPasswordValues = { password: '', confirmPassword: '' };
 /**
  * 'Forgot password?': the e-mail → POST send-otp (purpose password_reset; the same answer whether or not the
  * address has an account, and the 60 s resend countdown starts) → the code → POST verify-otp → a new password →
- * POST reset-password, which ends every other session and signs this one in → `onSignedIn`.
+ * POST reset-password, which ends every other session and signs this one in → `onSignedIn` (two-factor sign-in on:
+ * `onChallenge`, whose step finishes the reset).
  */
 export function ResetFlow({
   step,
   onStep,
   onSignedIn,
+  onChallenge,
   onCancel,
 }: {
   step: ResetStep;
   onStep: (step: ResetStep) => void;
   onSignedIn: () => void;
+  onChallenge: (challenge: TwoFactorChallenge) => void;
   onCancel: () => void;
 }) {
   const [token, setToken] = useState<string | null>(null);
@@ -69,8 +71,9 @@ export function ResetFlow({
         return;
       }
       run(MSG.generic, async () => {
-        startSession(await resetPassword({ email: address, password, verification_token: token }));
-        onSignedIn();
+        const challenge = startSessionOf(await resetPassword({ email: address, password, verification_token: token }));
+        if (challenge) onChallenge(challenge);
+        else onSignedIn();
       });
     },
   });

@@ -30,6 +30,19 @@ export const MSG = {
   sendCode: 'Send Code',
   setNewPassword: 'Set New Password',
   backToSignIn: 'Back to sign in',
+  // Two-factor sign-in
+  twoFactorHeading: 'Enter your authentication code',
+  twoFactorLead: 'Open your authenticator app and enter the 6-digit code it shows for Glob Network.',
+  authenticationCode: 'Authentication code',
+  authCodeRequired: 'Authentication code is required',
+  useRecoveryCode: 'Use a recovery code',
+  recoveryHeading: 'Enter a recovery code',
+  recoveryLead: 'Enter one of the recovery codes you saved when you turned on two-factor sign-in. Each code works once.',
+  recoveryCode: 'Recovery code',
+  recoveryRequired: 'Recovery code is required',
+  recoveryInvalid: 'Recovery codes look like k7m2q-x9p4w',
+  useAuthenticator: 'Use your authenticator app',
+  verify: 'Verify',
 } as const;
 
 /** Password length, resend wait and code length. */

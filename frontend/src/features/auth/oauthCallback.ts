@@ -1,9 +1,10 @@
-import { OAUTH_PROVIDERS, oauthCallback, type OAuthProvider } from '../../api/queries/accounts';
+import { OAUTH_PROVIDERS, isTwoFactorChallenge, oauthCallback, type OAuthProvider, type TwoFactorChallenge } from '../../api/queries/accounts';
 import { failureText } from '../../api/errors';
 import { startSession } from '../session/session';
 import { MSG } from './messages';
 
-export type CallbackResult = { ok: true; desktop: boolean } | { ok: false; message: string };
+/** Signed in, failed, or (two-factor sign-in on) waiting for the second step. */
+export type CallbackResult = { ok: true; desktop: boolean } | { ok: false; message: string } | { ok: false; challenge: TwoFactorChallenge };
 
 /** The flag a desktop-initiated sign-in leaves in local storage. */
 export const OPEN_IN_DESKTOP_KEY = 'open_in_desktop';
@@ -51,7 +52,7 @@ export function completeOAuth(provider: string | undefined, search: URLSearchPar
   return run;
 }
 
-function openInDesktop(): boolean {
+export function openInDesktop(): boolean {
   try {
     return localStorage.getItem(OPEN_IN_DESKTOP_KEY) === 'true';
   } catch {
@@ -78,6 +79,7 @@ async function execute(provider: string | undefined, search: URLSearchParams): P
   } catch (err) {
     return fail(failureText(err, MSG.authenticationFailed));
   }
+  if (answer && isTwoFactorChallenge(answer)) return { ok: false, challenge: answer };
   if (!answer?.access_token || !answer.user) return fail(MSG.invalidResponse);
   startSession(answer);
   return { ok: true, desktop: openInDesktop() };

@@ -77,3 +77,11 @@ export function validateCode(code: string): string | undefined {
   if (!new RegExp(`^\\d{${CODE_LENGTH}}$`).test(trimmed)) return MSG.codeDigits;
   return undefined;
 }
+
+/** The second step of a sign-in: an authenticator's 6 digits, or a recovery code (`xxxxx-xxxxx`, hyphen optional). */
+export function validateSecondFactor({ code }: { code: string }, method: 'totp' | 'recovery_code'): FieldErrors<{ code: string }> {
+  const value = code.trim();
+  if (method === 'totp')
+    return compact({ code: !value ? MSG.authCodeRequired : !new RegExp(`^\\d{${CODE_LENGTH}}$`).test(value) ? MSG.codeDigits : undefined });
+  return compact({ code: !value ? MSG.recoveryRequired : !/^[A-Za-z0-9]{5}-?[A-Za-z0-9]{5}$/.test(value) ? MSG.recoveryInvalid : undefined });
+}
