@@ -31,6 +31,7 @@ import { Route as AppShellApiKeysRouteImport } from './routes/app/_shell/api-key
 import { Route as AppShellAssistantRouteImport } from './routes/app/_shell/assistant'
 import { Route as AppShellDashboardRouteImport } from './routes/app/_shell/dashboard'
 import { Route as AppShellNodesRouteImport } from './routes/app/_shell/nodes'
+import { Route as AppShellSecurityRouteImport } from './routes/app/_shell/security'
 import { Route as AppShellWalletRouteImport } from './routes/app/_shell/wallet'
 import { Route as AppShellAssistantIndexRouteImport } from './routes/app/_shell/assistant.index'
 import { Route as AppShellAssistantConversationIdRouteImport } from './routes/app/_shell/assistant.$conversationId'
@@ -144,6 +145,11 @@ const AppShellNodesRoute = AppShellNodesRouteImport.update({
   path: '/nodes',
   getParentRoute: () => AppShellRoute,
 } as any)
+const AppShellSecurityRoute = AppShellSecurityRouteImport.update({
+  id: '/security',
+  path: '/security',
+  getParentRoute: () => AppShellRoute,
+} as any)
 const AppShellWalletRoute = AppShellWalletRouteImport.update({
   id: '/wallet',
   path: '/wallet',
@@ -187,6 +193,7 @@ export interface FileRoutesByFullPath {
   '/app/assistant': typeof AppShellAssistantRouteWithChildren
   '/app/dashboard': typeof AppShellDashboardRoute
   '/app/nodes': typeof AppShellNodesRoute
+  '/app/security': typeof AppShellSecurityRoute
   '/app/wallet': typeof AppShellWalletRoute
   '/blog/': typeof SiteBlogIndexRoute
   '/app/assistant/$conversationId': typeof AppShellAssistantConversationIdRoute
@@ -211,6 +218,7 @@ export interface FileRoutesByTo {
   '/app/api-keys': typeof AppShellApiKeysRoute
   '/app/dashboard': typeof AppShellDashboardRoute
   '/app/nodes': typeof AppShellNodesRoute
+  '/app/security': typeof AppShellSecurityRoute
   '/app/wallet': typeof AppShellWalletRoute
   '/blog': typeof SiteBlogIndexRoute
   '/app/assistant/$conversationId': typeof AppShellAssistantConversationIdRoute
@@ -240,6 +248,7 @@ export interface FileRoutesById {
   '/app/_shell/assistant': typeof AppShellAssistantRouteWithChildren
   '/app/_shell/dashboard': typeof AppShellDashboardRoute
   '/app/_shell/nodes': typeof AppShellNodesRoute
+  '/app/_shell/security': typeof AppShellSecurityRoute
   '/app/_shell/wallet': typeof AppShellWalletRoute
   '/_site/blog/': typeof SiteBlogIndexRoute
   '/app/_shell/assistant/$conversationId': typeof AppShellAssistantConversationIdRoute
@@ -268,6 +277,7 @@ export interface FileRouteTypes {
     | '/app/assistant'
     | '/app/dashboard'
     | '/app/nodes'
+    | '/app/security'
     | '/app/wallet'
     | '/blog/'
     | '/app/assistant/$conversationId'
@@ -292,6 +302,7 @@ export interface FileRouteTypes {
     | '/app/api-keys'
     | '/app/dashboard'
     | '/app/nodes'
+    | '/app/security'
     | '/app/wallet'
     | '/blog'
     | '/app/assistant/$conversationId'
@@ -320,6 +331,7 @@ export interface FileRouteTypes {
     | '/app/_shell/assistant'
     | '/app/_shell/dashboard'
     | '/app/_shell/nodes'
+    | '/app/_shell/security'
     | '/app/_shell/wallet'
     | '/_site/blog/'
     | '/app/_shell/assistant/$conversationId'
@@ -488,6 +500,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppShellNodesRouteImport
       parentRoute: typeof AppShellRoute
     }
+    '/app/_shell/security': {
+      id: '/app/_shell/security'
+      path: '/security'
+      fullPath: '/app/security'
+      preLoaderRoute: typeof AppShellSecurityRouteImport
+      parentRoute: typeof AppShellRoute
+    }
     '/app/_shell/wallet': {
       id: '/app/_shell/wallet'
       path: '/wallet'
@@ -571,6 +590,7 @@ interface AppShellRouteChildren {
   AppShellAssistantRoute: typeof AppShellAssistantRouteWithChildren
   AppShellDashboardRoute: typeof AppShellDashboardRoute
   AppShellNodesRoute: typeof AppShellNodesRoute
+  AppShellSecurityRoute: typeof AppShellSecurityRoute
   AppShellWalletRoute: typeof AppShellWalletRoute
 }
 
@@ -579,6 +599,7 @@ const AppShellRouteChildren: AppShellRouteChildren = {
   AppShellAssistantRoute: AppShellAssistantRouteWithChildren,
   AppShellDashboardRoute: AppShellDashboardRoute,
   AppShellNodesRoute: AppShellNodesRoute,
+  AppShellSecurityRoute: AppShellSecurityRoute,
   AppShellWalletRoute: AppShellWalletRoute,
 }
 

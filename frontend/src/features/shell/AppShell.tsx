@@ -8,12 +8,17 @@ import { ThemeToggle } from '../../components/ThemeToggle';
 import { displayName, endSession, useSession, userBalance } from '../session/session';
 import { useDocumentTitle } from '../session/title';
 
-const LINKS: { to: '/app/dashboard' | '/app/assistant' | '/app/wallet' | '/app/nodes' | '/app/api-keys'; label: string; icon: IconName }[] = [
+const LINKS: {
+  to: '/app/dashboard' | '/app/assistant' | '/app/wallet' | '/app/nodes' | '/app/api-keys' | '/app/security';
+  label: string;
+  icon: IconName;
+}[] = [
   { to: '/app/dashboard', label: 'Dashboard', icon: 'scale' },
   { to: '/app/assistant', label: 'AI Assistant', icon: 'chat' },
   { to: '/app/wallet', label: 'Token Wallet', icon: 'token' },
   { to: '/app/nodes', label: 'Your nodes', icon: 'cpu' },
   { to: '/app/api-keys', label: 'API keys', icon: 'code' },
+  { to: '/app/security', label: 'Security', icon: 'shield' },
 ];
 
 /**
