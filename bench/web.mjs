@@ -159,7 +159,10 @@ async function assistantRoute(controlUrl) {
       const firstPaint = { ms: Date.now() - started, urls: [...scripts] };
       // Then the conversation with code, from the sidebar: what its first code block adds.
       const opened = Date.now();
-      await page.getByRole('button', { name: /^Bench/ }).first().click();
+      await page
+        .getByRole('button', { name: /^Bench/ })
+        .first()
+        .click();
       await page.locator('.md-code .hljs-keyword').first().waitFor();
       const highlighted = { ms: Date.now() - opened, urls: [...scripts] };
       const size = async (urls) => {

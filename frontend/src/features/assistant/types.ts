@@ -1,4 +1,3 @@
-
 /** Message status: a user message is sending, then sent or error; a reply is streaming, then sent (also when stopped). */
 export type MessageStatus = 'sending' | 'sent' | 'streaming' | 'error';
 
