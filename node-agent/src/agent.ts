@@ -62,7 +62,7 @@ export interface AgentDeps {
   /** The ready models' files with their layer counts, reported so a pool can plan its split. */
   poolFiles?: (models: LocalModel[]) => Promise<Schemas['PoolFile'][]>;
   /** The node's part in a pool (none in tests that do not pool). */
-  pool?: (onChange: () => void, threads: () => number, models: () => LocalModel[]) => PoolMember;
+  pool?: (onChange: () => void, threads: () => number, models: () => LocalModel[], nodeId: () => string | null) => PoolMember;
   cpuLoad?: () => number | null;
   fetch?: (request: Request) => Promise<Response>;
   heartbeatMs?: number;
@@ -113,6 +113,8 @@ export class Agent {
   private wake: (() => void) | null = null;
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private heartbeatRunning: Promise<void> | null = null;
+  /** Something the API should hear of at once changed: the next scheduled heartbeat goes out without waiting. */
+  private heartbeatSoon = false;
   private readonly machine: Machine;
   /** The network's catalog as last read, and the models of it ready here (verified, on disk) with their pool facts. */
   private catalog: Schemas['NodeCatalogModel'][] = [];
@@ -185,9 +187,8 @@ export class Agent {
         () => this.onPoolChange(),
         () => this.engineConfig?.threads ?? 1,
         () => this.models,
+        () => this.credential?.node_id ?? null,
       );
-      await this.pool.open();
-      this.log(`Pool tunnel listening on ${this.pool.endpoint}`);
     }
     const samePlace = stored && (!options.api || stored.api === options.api);
     if (stored && (samePlace || !options.joinToken)) {
@@ -315,17 +316,21 @@ export class Agent {
 
   private scheduleHeartbeat(): void {
     if (this.stopping.signal.aborted) return;
-    this.heartbeatTimer = setTimeout(() => {
-      this.heartbeatRunning = this.heartbeat({ retry: false })
-        .then((s) => {
-          if (s) this.onState(s);
-        })
-        .catch((err: unknown) => this.fail(err))
-        .finally(() => {
-          this.heartbeatRunning = null;
-          this.scheduleHeartbeat();
-        });
-    }, this.deps.heartbeatMs ?? 5_000);
+    this.heartbeatTimer = setTimeout(
+      () => {
+        this.heartbeatSoon = false;
+        this.heartbeatRunning = this.heartbeat({ retry: false })
+          .then((s) => {
+            if (s) this.onState(s);
+          })
+          .catch((err: unknown) => this.fail(err))
+          .finally(() => {
+            this.heartbeatRunning = null;
+            this.scheduleHeartbeat();
+          });
+      },
+      this.heartbeatSoon ? 0 : (this.deps.heartbeatMs ?? 5_000),
+    );
   }
 
   private async readBattery(): Promise<void> {
@@ -508,23 +513,17 @@ export class Agent {
     return pooled && !this.loaded.includes(pooled) ? [...this.loaded, pooled] : this.loaded;
   }
 
-  /** The pool part started or stopped: the API hears of it now, and the work loop looks again at what it can claim. */
+  /**
+   * The pool part started or stopped, or its tunnel opened: the API hears of it now, and the work loop looks again
+   * at what it can claim. A heartbeat in flight may have been written before the change, so another follows it at
+   * once; before start-up has scheduled any, the first one goes out at once.
+   */
   private onPoolChange(): void {
     this.wake?.();
-    if (this.stopping.signal.aborted || !this.heartbeatTimer) return;
+    this.heartbeatSoon = true;
+    if (this.stopping.signal.aborted || this.heartbeatRunning || !this.heartbeatTimer) return;
     clearTimeout(this.heartbeatTimer);
-    this.heartbeatTimer = null;
-    const previous = this.heartbeatRunning ?? Promise.resolve();
-    this.heartbeatRunning = previous
-      .then(() => this.heartbeat({ retry: false }))
-      .then((s) => {
-        if (s) this.onState(s);
-      })
-      .catch((err: unknown) => this.fail(err))
-      .finally(() => {
-        this.heartbeatRunning = null;
-        if (!this.heartbeatTimer) this.scheduleHeartbeat();
-      });
+    this.scheduleHeartbeat();
   }
 
   private checkRevoked(res: Response): void {

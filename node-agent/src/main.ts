@@ -51,8 +51,8 @@ async function main(): Promise<number> {
     gpuBackend: gpu?.backend ?? null,
     library: new ModelLibrary({ dir: options.modelsDir, apiUrl: api ?? 'http://localhost', log, progressBar: process.stdout.isTTY }),
     poolFiles: modelFiles,
-    pool: (onChange, threads, models) =>
-      new PoolMember({ log, listen: options.poolAddress, bin: () => llamaBin(options.llamaBin, log), threads, models, onChange }),
+    pool: (onChange, threads, models, nodeId) =>
+      new PoolMember({ log, listen: options.poolAddress, bin: () => llamaBin(options.llamaBin, log), threads, nodeId, models, onChange }),
     cpuLoad: () => cpuLoad(host.cpu_cores),
   });
   let firstSignal = 0;

@@ -2,6 +2,7 @@
  * A node's part in a pool, as its heartbeat assigns it. A shard runs llama.cpp's rpc-server on loopback behind the
  * pool's TLS tunnel; the coordinator opens a tunnel to every shard and runs llama-server with the model's first
  * layers on itself and the rest on the shards' RPC devices. Either reports ready only while its part runs.
+ * The tunnel's listener is open only while the node has an assignment: a node in no pool listens on nothing.
  */
 import { join } from 'node:path';
 import type { Schemas } from './contract';
@@ -19,18 +20,33 @@ export interface PoolMemberDeps {
   /** The directory of llama.cpp's RPC build (found or built on first use). */
   bin: () => Promise<string>;
   threads: () => number;
+  /** This node's id (null before it pairs). */
+  nodeId: () => string | null;
   /** The models ready on this machine (they change as the agent pulls). */
   models: () => LocalModel[];
-  /** Something changed that the API should hear of at once (ready or not). */
+  /** Something changed that the API should hear of at once (ready or not, where the tunnel listens). */
   onChange: () => void;
 }
 
-/** What the running part was set up for: a new assignment that differs restarts it. */
+/**
+ * What the running part was set up for: a new assignment that differs restarts it. The coordinator (listed first)
+ * never dials its own tunnel, so its own endpoint appearing is no reason to restart it.
+ */
 const shapeOf = (a: Assignment): string =>
-  JSON.stringify([a.pool_id, a.role, a.key, a.role === 'coordinator' ? a.members.map((m) => [m.node_id, m.endpoint, m.layers]) : null]);
+  JSON.stringify([
+    a.pool_id,
+    a.role,
+    a.key,
+    a.role === 'coordinator' ? a.members.map((m, i) => [m.node_id, i === 0 ? null : m.endpoint, m.layers]) : null,
+  ]);
+
+/** The coordinator can dial every shard only once each has said where its tunnel listens. */
+const shardsReachable = (a: Assignment): boolean => a.members.slice(1).every((m) => m.endpoint !== null);
 
 export class PoolMember {
   private tunnel: TunnelServer | null = null;
+  /** The port the tunnel last listened on: reopened on it, so a pool that comes back finds this member where it was. */
+  private lastPort: number | null = null;
   private shape: string | null = null;
   private assignment: Assignment | null = null;
   private rpcServer: Tied | null = null;
@@ -43,9 +59,33 @@ export class PoolMember {
 
   constructor(private readonly deps: PoolMemberDeps) {}
 
-  /** Opens the tunnel's listener (it accepts nothing until the node is in a pool). */
-  async open(): Promise<void> {
-    this.tunnel = await openTunnelServer({ host: this.deps.listen.host, port: this.deps.listen.port, log: this.deps.log });
+  /**
+   * Opens the tunnel's listener at the node's first assignment, and asks for a heartbeat at once: the platform
+   * learns where it listens now, not a heartbeat later, and no coordinator waits on it for a round.
+   */
+  private async openTunnel(): Promise<boolean> {
+    const { host, port } = this.deps.listen;
+    const open = (p: number) => openTunnelServer({ host, port: p, log: this.deps.log });
+    try {
+      this.tunnel = await (port === 0 && this.lastPort ? open(this.lastPort).catch(() => open(0)) : open(port));
+    } catch (err) {
+      this.deps.log(
+        `Could not open the pool tunnel on ${host}:${port}: ${err instanceof Error ? err.message : String(err)}; trying again at the next heartbeat`,
+      );
+      return false;
+    }
+    this.lastPort = this.tunnel.port;
+    this.deps.log(`Pool tunnel listening on ${this.tunnel.address}`);
+    this.deps.onChange();
+    return true;
+  }
+
+  private async closeTunnel(why: string): Promise<void> {
+    const tunnel = this.tunnel;
+    if (!tunnel) return;
+    this.tunnel = null;
+    await tunnel.close();
+    this.deps.log(`Pool tunnel closed${why}`);
   }
 
   get endpoint(): string | null {
@@ -67,17 +107,21 @@ export class PoolMember {
     await this.starting;
     const shape = next ? shapeOf(next) : null;
     if (shape !== this.shape) {
-      if (this.shape) this.deps.log(next ? 'Pool assignment changed: restarting this node’s part' : 'Left the pool');
+      // While the pool forms nothing runs yet, and members' endpoints arriving restart nothing.
+      if (!next && this.shape) this.deps.log('Left the pool');
+      else if (this.rpcServer || this.server) this.deps.log('Pool assignment changed: restarting this node’s part');
       await this.teardown();
       this.shape = shape;
       this.assignment = next;
       this.failures = 0;
       this.retryAt = 0;
     } else this.assignment = next;
-    if (!next) return;
+    if (!next) return this.closeTunnel(': this node is in no pool now');
+    if (!this.tunnel && !(await this.openTunnel())) return;
     if (next.role === 'shard' && !this.rpcServer) this.starting = this.startShard(next);
-    // The coordinator starts once every other member is ready, and again after a failure (with a growing pause).
-    if (next.role === 'coordinator' && !this.server && next.healthy && Date.now() >= this.retryAt) this.starting = this.startCoordinator(next);
+    // The coordinator starts once every other member is ready and reachable, and again after a failure (with a growing pause).
+    if (next.role === 'coordinator' && !this.server && next.healthy && shardsReachable(next) && Date.now() >= this.retryAt)
+      this.starting = this.startCoordinator(next);
     await this.starting?.catch(() => undefined);
     this.starting = null;
   }
@@ -85,8 +129,7 @@ export class PoolMember {
   async close(): Promise<void> {
     await this.starting?.catch(() => undefined);
     await this.teardown();
-    await this.tunnel?.close();
-    this.tunnel = null;
+    await this.closeTunnel('');
   }
 
   private async startShard(a: Assignment): Promise<void> {
@@ -110,7 +153,8 @@ export class PoolMember {
       return;
     }
     this.tunnel!.setPool({ key: Buffer.from(a.key, 'hex'), identity: a.pool_id, target: { host: '127.0.0.1', port } });
-    const mine = a.members.find((m) => m.endpoint === this.endpoint);
+    const nodeId = this.deps.nodeId();
+    const mine = a.members.find((m) => m.node_id === nodeId);
     this.deps.log(
       `Pool ${a.pool_id.slice(0, 8)}: serving ${mine ? `${mine.layers} layers of ` : ''}${a.model_id} for its coordinator (${threads} ${threads === 1 ? 'thread' : 'threads'})`,
     );

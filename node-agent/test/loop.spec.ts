@@ -1,11 +1,13 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, type Engine } from '../src/agent';
+import { Agent, type AgentDeps, type Engine } from '../src/agent';
 import type { BatteryState } from '../src/battery';
 import { CredentialStore } from '../src/credential-store';
 import type { NodeJobEvent } from '../src/job-events';
 import { parseOptions } from '../src/options';
+import { PoolMember } from '../src/pool-member';
 import type { GenerateRequest, GenerateResult } from '@glob/engine/llama-engine';
 
 /**
@@ -46,7 +48,7 @@ const CATALOG = [{ id: 'glob-tiny-chat', name: 'Glob Tiny Chat', file: 'glob-tin
 
 function fakeApi() {
   const state = {
-    calls: [] as Array<{ method: string; path: string; auth: string | null; body: unknown }>,
+    calls: [] as Array<{ method: string; path: string; auth: string | null; body: unknown; at: number }>,
     jobs: [] as Job[],
     events: new Map<string, NodeJobEvent[]>(),
     returned: [] as string[],
@@ -60,6 +62,8 @@ function fakeApi() {
     eventStatus: null as number | null,
     eventMessage: 'Job has already ended',
     eventDelayMs: 0,
+    /** The pool assignment heartbeats answer (left out while undefined). */
+    pool: undefined as unknown,
   };
   const json = (status: number, body?: unknown) =>
     new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
@@ -73,7 +77,7 @@ function fakeApi() {
     if (path === '/api/nodes/catalog') return json(200, { models: CATALOG });
     const text = await req.text();
     const body: unknown = text ? JSON.parse(text) : undefined;
-    state.calls.push({ method: req.method, path, auth: req.headers.get('authorization'), body });
+    state.calls.push({ method: req.method, path, auth: req.headers.get('authorization'), body, at: Date.now() });
     if (path === '/api/nodes/register') {
       if ((body as { join_token: string }).join_token !== 'glb_join_ok') return json(401, { statusCode: 401, message: 'This join token is invalid' });
       return json(201, { node_id: NODE_ID, credential: 'glb_node_secret', name: (body as { name: string }).name, allocation: state.allocation });
@@ -87,6 +91,7 @@ function fakeApi() {
         allocation: state.allocation,
         earned: state.earned,
         pending: state.pending,
+        ...(state.pool === undefined ? {} : { pool: state.pool }),
       });
     }
     if (path === '/api/nodes/jobs/claim') {
@@ -157,7 +162,7 @@ describe('the node agent loop (fake API, fake engine)', () => {
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
-  function agent(api: ReturnType<typeof fakeApi>, argv: string[], battery: () => BatteryState | null = () => null) {
+  function agent(api: ReturnType<typeof fakeApi>, argv: string[], battery: () => BatteryState | null = () => null, deps: Partial<AgentDeps> = {}) {
     const lines: string[] = [];
     const engines: Array<{ threads: number; gpu?: boolean }> = [];
     const a = new Agent({
@@ -177,6 +182,7 @@ describe('the node agent loop (fake API, fake engine)', () => {
       fetch: (r) => api.fetch(r),
       heartbeatMs: 30,
       claimWaitSeconds: 0,
+      ...deps,
     });
     return { agent: a, lines, engines, exit: a.run() };
   }
@@ -377,4 +383,95 @@ describe('the node agent loop (fake API, fake engine)', () => {
     expect(await exit).toBe(0);
     expect(lines).toEqual(expect.arrayContaining(['API unreachable, retrying in 1 s', 'API unreachable, retrying in 2 s', 'API reachable again']));
   }, 15_000);
+
+  it('a pool tunnel only while in a pool: none before, opened at the assignment and reported at once, closed when the pool is dissolved, reopened on its port', async () => {
+    const api = fakeApi();
+    const heartbeatMs = 2_000;
+    const {
+      agent: a,
+      lines,
+      exit,
+    } = agent(api, ['--api', 'http://api.test', '--join-token', 'glb_join_ok'], undefined, {
+      heartbeatMs,
+      pool: (onChange, threads, models, nodeId) =>
+        new PoolMember({
+          log: (l) => lines.push(l),
+          listen: { host: '127.0.0.1', port: 0 },
+          bin: () => Promise.reject(new Error('no llama.cpp build in this test')),
+          threads,
+          nodeId,
+          models,
+          onChange,
+        }),
+    });
+    const beats = () =>
+      api.state.calls
+        .filter((c) => c.path === '/api/nodes/heartbeat')
+        .map((c) => ({ at: c.at, endpoint: (c.body as { pool_endpoint?: string | null }).pool_endpoint }));
+    try {
+      await until('a claim', () => api.state.calls.some((c) => c.path === '/api/nodes/jobs/claim'));
+      // In no pool: nothing listens, and every heartbeat says so.
+      expect(lines.filter((l) => l.includes('Pool tunnel'))).toEqual([]);
+      expect(beats().length).toBeGreaterThan(0);
+      expect(beats().every((b) => b.endpoint === null)).toBe(true);
+
+      // Assigned (a coordinator whose pool is still forming, so only the tunnel opens).
+      const seen = beats().length;
+      const assignment = {
+        pool_id: '0d6f1a2b-4c3e-4f5a-8b7c-9d0e1f2a3b4c',
+        model_id: 'glob-tiny-chat',
+        role: 'coordinator',
+        key: 'ab'.repeat(32),
+        healthy: false,
+        members: [
+          { node_id: NODE_ID, endpoint: null, layers: 6 },
+          { node_id: '5b2d8e1f-0a9c-4d7b-b6e3-2f1a0c9d8e7b', endpoint: null, layers: 6 },
+        ],
+      };
+      api.state.pool = assignment;
+      await until('the tunnel', () => lines.some((l) => l.startsWith('Pool tunnel listening on ')), 10_000);
+      const endpoint = /^Pool tunnel listening on (127\.0\.0\.1:\d+)$/.exec(lines.find((l) => l.startsWith('Pool tunnel listening'))!)![1]!;
+      await until('the endpoint reported', () => beats().some((b) => b.endpoint === endpoint), 10_000);
+      // The heartbeat that brought the assignment is followed at once by one saying where the tunnel listens, not a
+      // heartbeat interval later.
+      const after = beats().slice(seen);
+      const assigned = after.findIndex((b) => b.endpoint === null);
+      const reported = after.findIndex((b) => b.endpoint === endpoint);
+      expect(reported).toBe(assigned + 1);
+      expect(after[reported]!.at - after[assigned]!.at).toBeLessThan(heartbeatMs / 2);
+      const port = Number(endpoint.split(':')[1]);
+      expect(await reachable(port)).toBe(true);
+
+      // Dissolved: the tunnel closes and the next heartbeats report none.
+      api.state.pool = null;
+      await until('the tunnel closed', () => lines.includes('Pool tunnel closed: this node is in no pool now'), 10_000);
+      expect(await reachable(port)).toBe(false);
+      const closed = beats().length;
+      await until('a heartbeat without the tunnel', () => beats().length > closed && beats().at(-1)!.endpoint === null, 10_000);
+
+      // In a pool again: the tunnel listens where it did, so members that knew it need not hear of a new place.
+      api.state.pool = assignment;
+      await until('the tunnel again', () => lines.filter((l) => l.startsWith('Pool tunnel listening on ')).length === 2, 10_000);
+      expect(lines.filter((l) => /^(Pool|Left the pool)/.test(l))).toEqual([
+        `Pool tunnel listening on ${endpoint}`,
+        'Left the pool',
+        'Pool tunnel closed: this node is in no pool now',
+        `Pool tunnel listening on ${endpoint}`,
+      ]);
+    } finally {
+      a.stop();
+    }
+    expect(await exit).toBe(0);
+  }, 30_000);
 });
+
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+function reachable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.on('error', () => resolve(false));
+  });
+}

@@ -56,6 +56,8 @@ describe('node agent: a separate process serving the network over HTTP only', ()
     ]);
     await agent.waitFor(/Paired as test-living-room-pc \(node [0-9a-f]{4}…\)/);
     await agent.waitFor(/Serving glob-tiny-chat with 1 thread/);
+    // Not in a pool: nothing listens for pool members.
+    expect(agent.output()).not.toContain('Pool tunnel');
     const path = join(dataDir, 'credential.json');
     const stored = JSON.parse(await readFile(path, 'utf8')) as { api: string; node_id: string; credential: string; name: string };
     expect(stored).toMatchObject({ api: stack.url, name: 'test-living-room-pc' });

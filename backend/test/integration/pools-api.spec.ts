@@ -116,6 +116,10 @@ describe('node pools over the public API', () => {
 
     // Shards ready → the coordinator is told the pool is healthy; the model is offered once it serves it.
     await beat(b, { pool_endpoint: '10.9.0.3:7001', pool_ready: poolId });
+    // A shard that has not said where its tunnel listens cannot be reached: the coordinator is not told to start.
+    await beat(c, { pool_ready: poolId });
+    expect((await beat(a, { files: [file] })).pool!.healthy).toBe(false);
+    expect((await pools(owner))[0]!.members.find((m) => m.node_id === c.id)).toMatchObject({ ready: false });
     await beat(c, { pool_endpoint: '10.9.0.4:7001', pool_ready: poolId });
     expect((await beat(a, { files: [file] })).pool!.healthy).toBe(true);
     expect(await available()).toBe('unavailable');

@@ -67,6 +67,13 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
       await new Promise((r) => setTimeout(r, 250));
     }
   }
+  /** What listens on a member's LAN address, in its namespace (empty without namespaces). */
+  const listeningOnLan = (i: number): string[] => {
+    if (!lan) return [];
+    const host = lan.hosts[i]!;
+    const lines = execFileSync('ip', ['netns', 'exec', host.name, 'ss', '-ltnH']).toString().split('\n');
+    return lines.filter((l) => l.includes(`${host.address}:`));
+  };
   const ask = async (user = requester, maxTokens = MAX_TOKENS, onEvent?: (e: SseEvent) => void) => {
     const id = streamId();
     const res = await startReply(stack, user.auth, {
@@ -172,6 +179,11 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
     expect(members[0]!.agent.output()).toMatch(
       /Skipping glob-pool-test: its file \(41\.\d MB\) is larger than 40 % of this machine's memory \(19\.2 MB\)/,
     );
+    // In no pool yet: no member's tunnel listens.
+    members.forEach((m, i) => {
+      expect(m.agent.output()).not.toContain('Pool tunnel');
+      expect(listeningOnLan(i)).toEqual([]);
+    });
     const made = await stack.http
       .post('/api/nodes/pools')
       .set(provider.auth)
@@ -201,6 +213,16 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
       for (const l of rpc) expect(l).toMatch(/\s127\.0\.0\.1:\d+\s/);
       expect(listening).toMatch(new RegExp(`${lan.hosts[1]!.address.replace(/\./g, '\\.')}:\\d+`));
     }
+    // Each member opened its tunnel at its assignment, once, and told the platform at once: nothing restarted while
+    // the pool formed.
+    members.forEach((m, i) => {
+      const address = lan ? lan.hosts[i]!.address : '127.0.0.1';
+      expect(m.agent.output().match(/Pool tunnel listening on .*/g)).toEqual([
+        expect.stringMatching(new RegExp(`^Pool tunnel listening on ${address}:\\d+$`)),
+      ]);
+      expect(m.agent.output()).not.toMatch(/restarting this node|cannot serve yet/);
+    });
+    expect(members[0]!.agent.output().match(/Pool [0-9a-f]{8}: serving glob-pool-test$/gm)).toHaveLength(1);
   }, 180_000);
 
   it('a reply split over the three hosts is token-for-token the reply of the same model on one host, and its reward is shared by layers', async () => {
@@ -290,4 +312,27 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
     const again = await ask();
     expect(text(again.events)).toBe(alone.text);
   }, 300_000);
+
+  it('dissolved: every member stops its part and closes its tunnel, and the model is no longer offered', async () => {
+    await stack.http.delete(`/api/nodes/pools/${poolId}`).set(provider.auth).expect(204);
+    await Promise.all(members.map((m) => m.agent.waitFor(/Pool tunnel closed: this node is in no pool now/, 30_000)));
+    members.forEach((m, i) => {
+      expect(m.agent.output()).toContain('Left the pool');
+      expect(listeningOnLan(i)).toEqual([]);
+    });
+    await until(
+      'the pooled model to be withdrawn',
+      async () =>
+        (await stack.http.get('/api/inference/models').set(requester.auth).expect(200)).body.models.find((m: { id: string }) => m.id === POOL_MODEL),
+      (m: { status: string }) => m.status === 'unavailable',
+      30_000,
+    );
+    // Their next heartbeats tell the platform they listen nowhere.
+    await until(
+      'no member to report a tunnel',
+      async () => (await stack.db.query(`SELECT pool_endpoint FROM nodes WHERE id = ANY($1::uuid[])`, [members.map((m) => m.nodeId)])) as unknown[],
+      (rows) => rows.length === 3 && rows.every((r) => (r as { pool_endpoint: string | null }).pool_endpoint === null),
+      30_000,
+    );
+  }, 90_000);
 });

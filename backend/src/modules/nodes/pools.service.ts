@@ -22,11 +22,17 @@ const toPlanNode = (m: PoolMemberRow): PlanNode => ({
 });
 
 /**
- * A member runs its part now: online, not paused, and reporting this pool as the one it is ready for; the coordinator
- * also offers the model (so a healthy pool's model is in the model list).
+ * A member runs its part now: online, not paused, reporting this pool as the one it is ready for, and saying where its
+ * tunnel listens (a member opens it only once assigned, so the coordinator is told to start only when it can reach
+ * everyone); the coordinator also offers the model (so a healthy pool's model is in the model list).
  */
 const ready = (pool: PoolRow, coordinatorId: string | null, m: PoolMemberRow): boolean =>
-  m.live && !m.paused && !m.battery_paused && m.pool_ready === pool.id && (m.node_id !== coordinatorId || m.models.includes(pool.model_id));
+  m.live &&
+  !m.paused &&
+  !m.battery_paused &&
+  m.pool_ready === pool.id &&
+  m.pool_endpoint !== null &&
+  (m.node_id !== coordinatorId || m.models.includes(pool.model_id));
 
 /** Paused by its owner whatever else; paused by its battery while it calls in; else online or offline. */
 export const nodeStatus = (r: { paused: boolean; battery_paused: boolean; live: boolean }): Schemas['NodeStatus'] =>
