@@ -2,7 +2,6 @@ import { mutationOptions, queryOptions, type QueryClient } from '@tanstack/react
 import type { components } from '@glob/contract';
 import { api, unwrap } from '../client';
 
-export type TwoFactorStatus = components['schemas']['TwoFactorStatus'];
 export type TotpSetup = components['schemas']['TotpSetup'];
 export type TwoFactorProof = components['schemas']['TwoFactorProof'];
 
