@@ -4,9 +4,10 @@ import { useId, useRef, useState } from 'react';
 import { failureText } from '../../api/errors';
 import { securityMutations, securityQueries, type TotpSetup, type TwoFactorProof } from '../../api/queries/security';
 import { CopyButton } from '../../components/CopyButton';
-import { Field, described } from '../../components/FormField';
 import { formatDate } from '../../components/format';
 import { useForm } from '../../components/useForm';
+// The sign-in screens' labelled input and outcome line: the same fields, the same wiring for assistive technology.
+import { Field, Notice } from '../auth/Field';
 import { SECURITY_TEXTS as T } from './texts';
 import './security.css';
 
@@ -63,22 +64,18 @@ function Enrol({ setup, onCodes, onCancel }: { setup: TotpSetup; onCodes: (codes
         <code data-testid="totp-secret">{setup.secret.replace(/(.{4})/g, '$1 ').trim()}</code>
       </p>
       <CopyButton text={setup.secret} label={T.copySecret} copiedLabel={T.copied} failedLabel={T.copyFailed} />
-      <Field id={`${id}-code`} label={T.codeLabel} error={form.errors.code} marked={false}>
-        <input
-          className="input security-code-input"
-          {...described(`${id}-code`, form.errors.code)}
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          maxLength={6}
-          value={form.values.code}
-          onChange={(e) => form.set('code', e.target.value)}
-        />
-      </Field>
-      {error && (
-        <p className="alert alert-error" role="alert">
-          {error}
-        </p>
-      )}
+      <Field
+        id={`${id}-code`}
+        label={T.codeLabel}
+        className="input security-code-input"
+        inputMode="numeric"
+        autoComplete="one-time-code"
+        maxLength={6}
+        value={form.values.code}
+        error={form.errors.code}
+        onChange={(e) => form.set('code', e.target.value)}
+      />
+      <Notice error={error} />
       <div className="security-actions">
         <button type="submit" className="btn btn-primary" disabled={form.busy} aria-busy={form.busy}>
           {form.busy ? T.turningOn : T.turnOn}
@@ -117,23 +114,18 @@ function Manage({ since, codesLeft, onCodes }: { since: string; codesLeft: numbe
       <p role="status">
         {T.on(formatDate(since))} {T.codesLeft(codesLeft)}
       </p>
-      <Field id={`${id}-proof`} label={T.proofLabel} error={form.errors.code} marked={false}>
-        <input
-          className="input"
-          {...described(`${id}-proof`, form.errors.code)}
-          autoComplete="one-time-code"
-          autoCapitalize="off"
-          spellCheck={false}
-          maxLength={11}
-          value={form.values.code}
-          onChange={(e) => form.set('code', e.target.value)}
-        />
-      </Field>
-      {error && (
-        <p className="alert alert-error" role="alert">
-          {error}
-        </p>
-      )}
+      <Field
+        id={`${id}-proof`}
+        label={T.proofLabel}
+        autoComplete="one-time-code"
+        autoCapitalize="off"
+        spellCheck={false}
+        maxLength={11}
+        value={form.values.code}
+        error={form.errors.code}
+        onChange={(e) => form.set('code', e.target.value)}
+      />
+      <Notice error={error} />
       <div className="security-actions">
         <button type="submit" className="btn" disabled={form.busy} onClick={() => (action.current = 'codes')}>
           {T.newCodes}
@@ -182,11 +174,7 @@ export function SecurityPage() {
         ) : (
           <>
             <p>{T.off}</p>
-            {error && (
-              <p className="alert alert-error" role="alert">
-                {error}
-              </p>
-            )}
+            <Notice error={error} />
             <button
               type="button"
               className="btn btn-primary"
