@@ -1124,6 +1124,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/login/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a passkey
+         * @description What `navigator.credentials.get` answered to the options of `getPasskeyAuthenticationOptions` (their challenge is
+         *     used up here, right or wrong). Checked: the challenge, the origin and RP id configured on the server, user
+         *     presence, the signature with the stored public key, and the signature counter (a counter that does not grow
+         *     when it was not zero is refused as a cloned authenticator). Without `challenge_token` this is a sign-in
+         *     without a password and opens the session at once; with it, it is the second step of that challenge (the
+         *     passkey must be one of that account's), after which a password reset's new password is set as in
+         *     `loginTwoFactor`. Failures answer 401 and count toward the per-IP sign-in limit, and with a challenge toward
+         *     the account's wrong-code limit.
+         */
+        post: operations["loginPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/logout": {
         parameters: {
             query?: never;
@@ -1223,6 +1250,102 @@ export interface paths {
          *     account removes its two-factor sign-in with the rest of the squatter's data.
          */
         post: operations["oauthCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's passkeys */
+        get: operations["listPasskeys"];
+        put?: never;
+        /**
+         * Add a passkey
+         * @description Checks what the browser's `navigator.credentials.create` answered to the options of
+         *     `getPasskeyRegistrationOptions` (the latest ones, used up by this call): the challenge, the origin and the RP
+         *     id configured on the server, user presence and the public key. The passkey is then a second factor at every
+         *     sign-in with the password or a social account (as an authenticator app is: a user who turned on two-factor
+         *     sign-in cannot be signed in with their password alone), and signs in without a password (`loginPasskey`).
+         *     Without a name it is called 'Passkey'. A credential already registered (to anyone) answers 409.
+         */
+        post: operations["registerPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a passkey
+         * @description The passkey no longer signs in. When it was the account's last second factor (no authenticator app and no
+         *     other passkey), sign-in with the password alone works again. Another user's passkey answers 404.
+         */
+        delete: operations["removePasskey"];
+        options?: never;
+        head?: never;
+        /** Rename a passkey */
+        patch: operations["renamePasskey"];
+        trace?: never;
+    };
+    "/api/users/passkeys/authentication-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Options for signing in with a passkey
+         * @description A new challenge (valid 5 minutes, once) for `loginPasskey`. Without a body (or without `challenge_token`) the
+         *     options have no `allowCredentials`, so the browser offers the passkeys it holds for this site (a
+         *     password-free sign-in). With the `challenge_token` of a `TwoFactorChallenge` they list that account's
+         *     passkeys; an unknown or expired challenge answers 401. Limited per IP like `login`.
+         */
+        post: operations["getPasskeyAuthenticationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/passkeys/registration-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Options for adding a passkey
+         * @description A new challenge (valid 5 minutes, once; a newer one replaces it) with the server's RP id and name 'Glob Network',
+         *     the account's WebAuthn user handle, and the caller's passkeys as `excludeCredentials` so one authenticator is
+         *     not registered twice. A discoverable credential (resident key) is asked for, so the passkey can sign in
+         *     without an e-mail address.
+         */
+        post: operations["getPasskeyRegistrationOptions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1752,6 +1875,21 @@ export interface components {
         ApiKeyName: string;
         /** @enum {string} */
         AssetPlatform: "windows" | "macos" | "linux" | "linux-deb";
+        /** @description What `navigator.credentials.get` gave, in its JSON form (`AuthenticationResponseJSON`). */
+        AuthenticationCredential: {
+            authenticatorAttachment?: string;
+            clientExtensionResults: Record<string, never>;
+            id: string;
+            rawId: string;
+            response: {
+                authenticatorData: string;
+                clientDataJSON: string;
+                signature: string;
+                userHandle?: string;
+            };
+            /** @constant */
+            type: "public-key";
+        };
         /** @description A new session — returned by login, register, register-with-otp and loginTwoFactor. */
         AuthSession: {
             /** @description A JWT (HS256) valid for 15 minutes; send it as `Authorization: Bearer <access_token>`. */
@@ -2775,6 +2913,50 @@ export interface components {
             /** @constant */
             verified: true;
         };
+        /** @description One of the caller's passkeys (a WebAuthn credential). The public key and counter stay on the server. */
+        Passkey: {
+            /** @description Whether the authenticator reported the passkey as backed up (synced). */
+            backed_up: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * @description `multiDevice` passkeys are synced between the user's devices (e.g. by a password manager).
+             * @enum {string}
+             */
+            device_type: "singleDevice" | "multiDevice";
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description The last sign-in with it; null when it was never used to sign in.
+             */
+            last_used_at: string | null;
+            name: components["schemas"]["PasskeyName"];
+            /** @description How the browser reaches the authenticator (internal, usb, nfc, ble, hybrid…), as it reported them. */
+            transports: string[];
+        };
+        /** @description Empty for a password-free sign-in; a two-factor challenge's token for its second step. */
+        PasskeyAuthenticationOptionsRequest: {
+            challenge_token?: string;
+        };
+        PasskeyList: {
+            /** @description Oldest first. */
+            passkeys: components["schemas"]["Passkey"][];
+        };
+        PasskeyLoginRequest: {
+            /** @description The two-factor challenge this passkey completes; the same one given to `getPasskeyAuthenticationOptions`. */
+            challenge_token?: string;
+            response: components["schemas"]["AuthenticationCredential"];
+        };
+        /** @description What the user calls the passkey (e.g. the device it lives on). */
+        PasskeyName: string;
+        PasskeyRegistrationRequest: {
+            name?: components["schemas"]["PasskeyName"];
+            response: components["schemas"]["RegistrationCredential"];
+        };
+        PasskeyRenameRequest: {
+            name: components["schemas"]["PasskeyName"];
+        };
         /**
          * @description 8 to 128 characters, no composition rules. Hashed with argon2id; never returned.
          *     Registration rejects the 1,000 most common passwords (422).
@@ -2890,6 +3072,52 @@ export interface components {
             proven_at: components["schemas"]["Timestamp"];
         };
         /**
+         * @description WebAuthn registration options in their JSON form (`PublicKeyCredentialCreationOptionsJSON`, binary values in
+         *     base64url), passed as they are to `navigator.credentials.create` (e.g. through @simplewebauthn/browser's
+         *     `startRegistration`). The challenge is valid for 5 minutes and once.
+         */
+        PublicKeyCredentialCreationOptions: {
+            attestation?: string;
+            authenticatorSelection?: Record<string, never>;
+            challenge: string;
+            excludeCredentials?: components["schemas"]["PublicKeyCredentialDescriptor"][];
+            extensions?: Record<string, never>;
+            hints?: string[];
+            pubKeyCredParams: {
+                alg: number;
+                type: string;
+            }[];
+            rp: {
+                id?: string;
+                name: string;
+            };
+            timeout?: number;
+            user: {
+                displayName: string;
+                id: string;
+                name: string;
+            };
+        };
+        PublicKeyCredentialDescriptor: {
+            id: string;
+            transports?: string[];
+            type: string;
+        };
+        /**
+         * @description WebAuthn authentication options in their JSON form (`PublicKeyCredentialRequestOptionsJSON`), passed as they are
+         *     to `navigator.credentials.get` (e.g. through @simplewebauthn/browser's `startAuthentication`). The challenge is
+         *     valid for 5 minutes and once.
+         */
+        PublicKeyCredentialRequestOptions: {
+            allowCredentials?: components["schemas"]["PublicKeyCredentialDescriptor"][];
+            challenge: string;
+            extensions?: Record<string, never>;
+            hints?: string[];
+            rpId?: string;
+            timeout?: number;
+            userVerification?: string;
+        };
+        /**
          * @description One of the account's recovery codes, as shown when they were made (`xxxxx-xxxxx`); letters in either case,
          *     the hyphen optional. Each works once.
          * @example k7m2q-x9p4w
@@ -2919,6 +3147,23 @@ export interface components {
             username: components["schemas"]["Username"];
             /** @description The `verification_token` from `verify-otp` (purpose `signup`) for the same e-mail. */
             verification_token: components["schemas"]["VerificationToken"];
+        };
+        /** @description What `navigator.credentials.create` gave, in its JSON form (`RegistrationResponseJSON`). */
+        RegistrationCredential: {
+            authenticatorAttachment?: string;
+            clientExtensionResults: Record<string, never>;
+            id: string;
+            rawId: string;
+            response: {
+                attestationObject: string;
+                authenticatorData?: string;
+                clientDataJSON: string;
+                publicKey?: string;
+                publicKeyAlgorithm?: number;
+                transports?: string[];
+            };
+            /** @constant */
+            type: "public-key";
         };
         /**
          * @description The newest published desktop client release. Carries both shapes the site reads:
@@ -3340,10 +3585,10 @@ export interface components {
             recovery_code?: components["schemas"]["RecoveryCode"];
         } & (unknown | unknown);
         /**
-         * @description A second step the account accepts: a code of its authenticator app, or one of its recovery codes.
+         * @description A second step the account accepts: a code of its authenticator app, one of its recovery codes, or one of its passkeys (`loginPasskey`).
          * @enum {string}
          */
-        TwoFactorMethod: "totp" | "recovery_code";
+        TwoFactorMethod: "totp" | "recovery_code" | "passkey";
         /** @description Exactly one of `code` (the authenticator app's current code) or `recovery_code` (used up). */
         TwoFactorProof: {
             code?: components["schemas"]["TotpCode"];
@@ -3644,6 +3889,7 @@ export type SchemaApiKeyCreated = components['schemas']['ApiKeyCreated'];
 export type SchemaApiKeyList = components['schemas']['ApiKeyList'];
 export type SchemaApiKeyName = components['schemas']['ApiKeyName'];
 export type SchemaAssetPlatform = components['schemas']['AssetPlatform'];
+export type SchemaAuthenticationCredential = components['schemas']['AuthenticationCredential'];
 export type SchemaAuthSession = components['schemas']['AuthSession'];
 export type SchemaChatCompletion = components['schemas']['ChatCompletion'];
 export type SchemaChatCompletionChunk = components['schemas']['ChatCompletionChunk'];
@@ -3745,6 +3991,13 @@ export type SchemaOtpCode = components['schemas']['OtpCode'];
 export type SchemaOtpPurpose = components['schemas']['OtpPurpose'];
 export type SchemaOtpSent = components['schemas']['OtpSent'];
 export type SchemaOtpVerified = components['schemas']['OtpVerified'];
+export type SchemaPasskey = components['schemas']['Passkey'];
+export type SchemaPasskeyAuthenticationOptionsRequest = components['schemas']['PasskeyAuthenticationOptionsRequest'];
+export type SchemaPasskeyList = components['schemas']['PasskeyList'];
+export type SchemaPasskeyLoginRequest = components['schemas']['PasskeyLoginRequest'];
+export type SchemaPasskeyName = components['schemas']['PasskeyName'];
+export type SchemaPasskeyRegistrationRequest = components['schemas']['PasskeyRegistrationRequest'];
+export type SchemaPasskeyRenameRequest = components['schemas']['PasskeyRenameRequest'];
 export type SchemaPassword = components['schemas']['Password'];
 export type SchemaPlatformStats = components['schemas']['PlatformStats'];
 export type SchemaPool = components['schemas']['Pool'];
@@ -3756,11 +4009,15 @@ export type SchemaPoolMember = components['schemas']['PoolMember'];
 export type SchemaPoolRole = components['schemas']['PoolRole'];
 export type SchemaPoolStatus = components['schemas']['PoolStatus'];
 export type SchemaProvenModel = components['schemas']['ProvenModel'];
+export type SchemaPublicKeyCredentialCreationOptions = components['schemas']['PublicKeyCredentialCreationOptions'];
+export type SchemaPublicKeyCredentialDescriptor = components['schemas']['PublicKeyCredentialDescriptor'];
+export type SchemaPublicKeyCredentialRequestOptions = components['schemas']['PublicKeyCredentialRequestOptions'];
 export type SchemaRecoveryCode = components['schemas']['RecoveryCode'];
 export type SchemaRecoveryCodes = components['schemas']['RecoveryCodes'];
 export type SchemaRefreshRequest = components['schemas']['RefreshRequest'];
 export type SchemaRegisterRequest = components['schemas']['RegisterRequest'];
 export type SchemaRegisterWithOtpRequest = components['schemas']['RegisterWithOtpRequest'];
+export type SchemaRegistrationCredential = components['schemas']['RegistrationCredential'];
 export type SchemaRelease = components['schemas']['Release'];
 export type SchemaReleaseAsset = components['schemas']['ReleaseAsset'];
 export type SchemaReleaseFile = components['schemas']['ReleaseFile'];
@@ -7226,6 +7483,79 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    loginPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "response": {
+                 *         "id": "Zq3h8sBv1Xy4kJm9Lp2Rt6Wn",
+                 *         "rawId": "Zq3h8sBv1Xy4kJm9Lp2Rt6Wn",
+                 *         "type": "public-key",
+                 *         "response": {
+                 *           "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uZ2V0In0",
+                 *           "authenticatorData": "SZYN5YgOjGh0NBcPZHZgW4_krrmihjLHmVzzuoMdl2MFAAAAAQ",
+                 *           "signature": "MEUCIQDx7Ly3",
+                 *           "userHandle": "X2M5ZjRhMmUtNmMxZC00ZjdlLTlhNTE"
+                 *         },
+                 *         "clientExtensionResults": {}
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasskeyLoginRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIwYjlmNGEyZS02YzFkLTRmN2UtOWE1MS0zZDJjOGU3YjFmNjAifQ.6Xq0bJ2m8yq1n4c7ZkX9v3rT5wLhA0sD2fG4hJ6kL8M",
+                     *       "refresh_token": "rt_4Yb7Qm2KxP9cVt3LwN8sZf6HjD1gRe5U",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 900,
+                     *       "user": {
+                     *         "id": "0b9f4a2e-6c1d-4f7e-9a51-3d2c8e7b1f60",
+                     *         "email": "ada@example.com",
+                     *         "username": "ada",
+                     *         "token_balance": 1000,
+                     *         "created_at": "2026-11-21T10:15:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthSession"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The passkey did not verify, is unknown, or the challenge expired or was used. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "This passkey could not be verified. Please try again.",
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     logout: {
         parameters: {
             query?: never;
@@ -7423,6 +7753,316 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    listPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's passkeys, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "passkeys": [
+                     *         {
+                     *           "id": "5d0c3e0a-7a51-4c8e-9f0a-2b1d6e4c8a73",
+                     *           "name": "MacBook",
+                     *           "created_at": "2026-11-22T08:30:00.000Z",
+                     *           "last_used_at": "2026-11-24T19:02:11.000Z",
+                     *           "device_type": "multiDevice",
+                     *           "backed_up": true,
+                     *           "transports": [
+                     *             "internal",
+                     *             "hybrid"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasskeyList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    registerPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "MacBook",
+                 *       "response": {
+                 *         "id": "Zq3h8sBv1Xy4kJm9Lp2Rt6Wn",
+                 *         "rawId": "Zq3h8sBv1Xy4kJm9Lp2Rt6Wn",
+                 *         "type": "public-key",
+                 *         "response": {
+                 *           "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0",
+                 *           "attestationObject": "o2NmbXRkbm9uZWdhdHRTdG10oGhhdXRoRGF0YQ",
+                 *           "transports": [
+                 *             "internal",
+                 *             "hybrid"
+                 *           ]
+                 *         },
+                 *         "clientExtensionResults": {}
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasskeyRegistrationRequest"];
+            };
+        };
+        responses: {
+            /** @description The passkey was added. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5d0c3e0a-7a51-4c8e-9f0a-2b1d6e4c8a73",
+                     *       "name": "MacBook",
+                     *       "created_at": "2026-11-22T08:30:00.000Z",
+                     *       "last_used_at": null,
+                     *       "device_type": "multiDevice",
+                     *       "backed_up": true,
+                     *       "transports": [
+                     *         "internal",
+                     *         "hybrid"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Passkey"];
+                };
+            };
+            /** @description The answer did not verify (wrong or expired challenge, origin, RP id, or no user presence). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "This passkey could not be verified. Please try again.",
+                     *       "error": "Bad Request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description This credential is already registered. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "This passkey is already registered.",
+                     *       "error": "Conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    renamePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Work laptop"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasskeyRenameRequest"];
+            };
+        };
+        responses: {
+            /** @description The renamed passkey. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5d0c3e0a-7a51-4c8e-9f0a-2b1d6e4c8a73",
+                     *       "name": "Work laptop",
+                     *       "created_at": "2026-11-22T08:30:00.000Z",
+                     *       "last_used_at": null,
+                     *       "device_type": "singleDevice",
+                     *       "backed_up": false,
+                     *       "transports": [
+                     *         "internal"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Passkey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getPasskeyAuthenticationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["PasskeyAuthenticationOptionsRequest"];
+            };
+        };
+        responses: {
+            /** @description Options for `navigator.credentials.get`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "challenge": "Yk3p9-Wq2mVb7Xt1Lr8Nc4Hd0Fs6Jz5G",
+                     *       "rpId": "globnetwork.io",
+                     *       "timeout": 60000,
+                     *       "userVerification": "preferred",
+                     *       "allowCredentials": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PublicKeyCredentialRequestOptions"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description The two-factor challenge is unknown, expired or used. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "This sign-in has expired. Please sign in again.",
+                     *       "error": "Unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getPasskeyRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Options for `navigator.credentials.create`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "challenge": "3q2-7_bE1mTg8Xq0u6vYcKk2Lr9wPz4N",
+                     *       "rp": {
+                     *         "id": "globnetwork.io",
+                     *         "name": "Glob Network"
+                     *       },
+                     *       "user": {
+                     *         "id": "X2M5ZjRhMmUtNmMxZC00ZjdlLTlhNTE",
+                     *         "name": "ada@example.com",
+                     *         "displayName": "ada"
+                     *       },
+                     *       "pubKeyCredParams": [
+                     *         {
+                     *           "alg": -8,
+                     *           "type": "public-key"
+                     *         },
+                     *         {
+                     *           "alg": -7,
+                     *           "type": "public-key"
+                     *         },
+                     *         {
+                     *           "alg": -257,
+                     *           "type": "public-key"
+                     *         }
+                     *       ],
+                     *       "timeout": 60000,
+                     *       "attestation": "none",
+                     *       "excludeCredentials": [],
+                     *       "authenticatorSelection": {
+                     *         "residentKey": "required",
+                     *         "userVerification": "preferred",
+                     *         "requireResidentKey": true
+                     *       },
+                     *       "extensions": {
+                     *         "credProps": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PublicKeyCredentialCreationOptions"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
         };
     };
     refresh: {

@@ -35,6 +35,10 @@ const envSchema = z.object({
   JWT_REFRESH_SECRET: z.string().min(32).optional(),
   /** Encrypts two-factor secrets and keys recovery-code hashes: 32 random bytes, as 64 hex characters or base64. */
   TWO_FACTOR_KEY: z.string().optional(),
+  /** The WebAuthn relying party id (a domain, never an IP address); default: the host of the first WEB_ORIGIN. */
+  WEBAUTHN_RP_ID: z.string().optional(),
+  /** Origins passkey ceremonies may come from, comma-separated; default: WEB_ORIGIN. */
+  WEBAUTHN_ORIGIN: z.string().optional(),
   SMTP_URL: z.string().optional(),
   MAIL_FROM: z.string().default('Glob Network <no-reply@globnetwork.io>'),
   SUPPORT_EMAIL: z.email().default('support@globnetwork.io'),
@@ -298,6 +302,8 @@ export interface AppConfig {
     settleIntervalMs: number;
   };
   publicWebUrl: string;
+  /** Passkeys: the relying party's id, name and the origins whose ceremonies are accepted. */
+  webauthn: { rpId: string; rpName: string; origins: string[] };
   oauth: Partial<Record<OAuthProviderName, OAuthProviderConfig>>;
   shutdownTimeoutMs: number;
   logLevel: Env['LOG_LEVEL'];
@@ -324,6 +330,19 @@ function parseTrustProxy(value: string): boolean | number | string {
 const HEX_KEY = /^[0-9a-fA-F]{64}$/;
 /** 32 bytes in base64 (or base64url), padded or not. */
 const BASE64_KEY = /^[A-Za-z0-9+/_-]{43}=?$/;
+
+const originList = (value: string) =>
+  value
+    .split(',')
+    .map((o) => o.trim().replace(/\/$/, ''))
+    .filter(Boolean);
+
+function webauthnConfig(env: Env): AppConfig['webauthn'] {
+  const origins = originList(env.WEBAUTHN_ORIGIN ?? env.WEB_ORIGIN);
+  if (origins.length === 0) throw new ConfigError('WEBAUTHN_ORIGIN (or WEB_ORIGIN) must name at least one origin');
+  const rpId = env.WEBAUTHN_RP_ID?.trim() || new URL(origins[0]!).hostname;
+  return { rpId, rpName: 'Glob Network', origins };
+}
 
 /** TWO_FACTOR_KEY as its 32 bytes. */
 function parseTwoFactorKey(value: string): Buffer {
@@ -453,6 +472,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       ? { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined, apiBase: env.STRIPE_API_BASE }
       : null,
     publicWebUrl: (env.PUBLIC_WEB_URL ?? env.WEB_ORIGIN.split(',')[0]!.trim()).replace(/\/$/, ''),
+    webauthn: webauthnConfig(env),
     oauth: oauthProviders(source),
     inference: {
       ...catalogLocation(source),

@@ -8,6 +8,7 @@ import { newUser } from '../support/users';
 import { provingHeartbeat } from '../support/scripted-node';
 import { startStack, TestStack } from '../support/app';
 import { startReply } from '../support/worker';
+import { createCredential } from '../support/webauthn';
 
 /**
  * Ownership on every path, generated from the spec: every operation whose path names a resource by id
@@ -35,6 +36,8 @@ interface World {
   apiKeyId: string;
   /** A pool of A's nodes. */
   poolId: string;
+  /** A passkey of A's. */
+  passkeyId: string;
 }
 
 /**
@@ -50,6 +53,7 @@ const FIXTURES: Array<{ prefix: string; value: (w: World) => string }> = [
   { prefix: '/api/nodes/earnings/{id}', value: (w) => w.a.node.id },
   { prefix: '/api/nodes/jobs/{jobId}', value: (w) => w.nodeJobId },
   { prefix: '/api/nodes/pools/{poolId}', value: (w) => w.poolId },
+  { prefix: '/api/users/passkeys/{id}', value: (w) => w.passkeyId },
   // /api/users/{id}/notifications: here `{id}` is the user's id.
   { prefix: '/api/users/{id}', value: (w) => w.a.id },
 ];
@@ -211,9 +215,17 @@ describe('contract: every operation on an owned resource refuses another account
       conversations: await get(`/api/chat/conversations?limit=100`),
       conversation: await get(`/api/chat/conversations/${w.conversationId}`),
       apiKeys: await get('/api/api-keys'),
+      passkeys: await get('/api/users/passkeys'),
       streamTask: task,
       streamStopRequested: await redis.exists(`${stack.config.redis.prefix}:stop:${w.streamId}`),
     };
+  }
+
+  /** A passkey registered for the account through a software authenticator, as the stack's default origin. */
+  async function addPasskey(auth: Record<string, string>): Promise<string> {
+    const options = await stack.http.post('/api/users/passkeys/registration-options').set(auth).expect(200);
+    const { response } = createCredential(options.body, stack.config.webauthn.origins[0]!);
+    return (await stack.http.post('/api/users/passkeys').set(auth).send({ response, name: 'owner passkey' }).expect(201)).body.id as string;
   }
 
   beforeAll(async () => {
@@ -326,6 +338,8 @@ describe('contract: every operation on an owned resource refuses another account
       nodeJobId,
       poolId: pool.body.id as string,
       apiKeyId: (await stack.http.post('/api/api-keys').set(a.auth).send({ name: 'owner key' }).expect(201)).body.api_key.id as string,
+      // Last: with a passkey, A's password alone no longer signs in.
+      passkeyId: await addPasskey(a.auth),
     };
 
     // The fixtures are what they claim: A sees its conversation with its message and stream, its unread notification, its task queued.

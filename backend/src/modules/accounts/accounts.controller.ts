@@ -5,6 +5,7 @@ import { Public } from '../../auth/public.decorator';
 import { clientIp, RateLimit, RateLimitRule } from '../../common/rate-limit';
 import type { OAuthProviderName } from '../../config/config';
 import type { RequestBody, ResponseBody } from '../../contract/types';
+import { PASSKEY_SIGN_IN_IP } from '../security/passkeys.controller';
 import { AccountsService, normalizeEmail } from './accounts.service';
 import { OAuthService } from './oauth.service';
 import { SessionsService } from './sessions.service';
@@ -43,6 +44,14 @@ export class AccountsController {
   @HttpCode(200)
   loginTwoFactor(@Body() body: RequestBody<'loginTwoFactor'>, @Req() req: Request): Promise<ResponseBody<'loginTwoFactor', 200>> {
     return this.accounts.loginTwoFactor(body, clientIp(req));
+  }
+
+  @Public()
+  @Post('users/login/passkey')
+  @HttpCode(200)
+  @RateLimit(PASSKEY_SIGN_IN_IP)
+  loginPasskey(@Body() body: RequestBody<'loginPasskey'>, @Req() req: Request): Promise<ResponseBody<'loginPasskey', 200>> {
+    return this.accounts.loginPasskey(body, clientIp(req));
   }
 
   @Public()

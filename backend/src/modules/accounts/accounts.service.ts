@@ -21,6 +21,8 @@ import { SessionsService } from './sessions.service';
 import { UsersRepository, type User } from './users.repository';
 import { ConversationsRepository } from '../chat/conversations.repository';
 import { NotificationsRepository } from '../notifications/notifications.repository';
+import { PasskeysService } from '../security/passkeys.service';
+import type { PendingSignIn } from '../security/sign-in-challenges';
 import { TWO_FACTOR_MESSAGES, TwoFactorService } from '../security/two-factor.service';
 import { LedgerService } from '../wallet/ledger.service';
 import { toGlob } from '../wallet/units';
@@ -67,6 +69,7 @@ export class AccountsService {
     private readonly passwords: PasswordsService,
     private readonly bonusClaims: WelcomeBonusClaims,
     private readonly twoFactor: TwoFactorService,
+    private readonly passkeys: PasskeysService,
   ) {}
 
   /** The user as the API shows it, with the wallet's balance. */
@@ -135,7 +138,15 @@ export class AccountsService {
    * session, once the code is right. A password reset's new password is set only now, ending every other session.
    */
   async loginTwoFactor(input: RequestBody<'loginTwoFactor'>, ip: string): Promise<Schemas['AuthSession']> {
-    const passed = await this.twoFactor.passChallenge(input, ip);
+    return this.finishSignIn(await this.twoFactor.passChallenge(input, ip));
+  }
+
+  /** A passkey sign-in: without a password (a discoverable passkey), or the second step of a challenge as above. */
+  async loginPasskey(input: RequestBody<'loginPasskey'>, ip: string): Promise<Schemas['AuthSession']> {
+    return this.finishSignIn(await this.passkeys.signIn(input, ip));
+  }
+
+  private finishSignIn(passed: PendingSignIn): Promise<Schemas['AuthSession']> {
     return this.transactions.run(async (tx) => {
       const user = await this.users.byId(passed.userId, tx);
       if (!user || user.deletedAt) throw new UnauthorizedException(TWO_FACTOR_MESSAGES.expired);

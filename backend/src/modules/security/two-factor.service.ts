@@ -14,6 +14,7 @@ import { newRecoveryCodes, normalizeRecoveryCode, RECOVERY_CODE_COUNT } from './
 import { CHALLENGE_TTL_SECONDS, PendingSignIn, SignInChallenges } from './sign-in-challenges';
 import { newTotpSecret, TOTP, totpStep, totpUri } from './totp';
 import { TwoFactorKeys } from './two-factor-keys';
+import { PasskeysRepository } from './passkeys.repository';
 import { TwoFactorRepository, type TwoFactorRow } from './two-factor.repository';
 
 /** What users read when a two-factor step fails. */
@@ -26,6 +27,7 @@ export const TWO_FACTOR_MESSAGES = {
   usedCode: 'This code has already been used. Please wait for the next one.',
   wrongRecoveryCode: 'Invalid or already used recovery code.',
   expired: 'This sign-in has expired. Please sign in again.',
+  wrongPasskey: 'This passkey could not be verified. Please try again.',
 } as const;
 
 const tooManyWrongCodes = (seconds: number) => `Too many wrong codes. Please try again in ${seconds} seconds.`;
@@ -51,6 +53,7 @@ export class TwoFactorService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly transactions: Transactions,
     private readonly factors: TwoFactorRepository,
+    private readonly passkeys: PasskeysRepository,
     private readonly users: UsersRepository,
     private readonly keys: TwoFactorKeys,
     private readonly challenges: SignInChallenges,
@@ -127,20 +130,44 @@ export class TwoFactorService {
     return { recovery_codes: codes };
   }
 
-  /** Whether signing in to this account takes a second step. */
+  /**
+   * Whether signing in to this account takes a second step: an authenticator app or a passkey is on. A user who
+   * turned on either cannot be signed in with their password (or social account) alone.
+   */
   async isEnabled(userId: string, tx?: Tx): Promise<boolean> {
-    return !!(await this.factors.byUser(userId, false, tx))?.enabledAt;
+    return !!(await this.factors.byUser(userId, false, tx))?.enabledAt || (await this.passkeys.countOf(userId, tx)) > 0;
   }
 
   /** What a sign-in answers instead of a session when the account has two-factor sign-in on. */
   async challenge(pending: PendingSignIn, tx?: Tx): Promise<Schemas['TwoFactorChallenge']> {
-    const left = await this.factors.recoveryCodesLeft(pending.userId, tx);
+    const methods: Schemas['TwoFactorMethod'][] = [];
+    if ((await this.factors.byUser(pending.userId, false, tx))?.enabledAt) {
+      methods.push('totp');
+      if ((await this.factors.recoveryCodesLeft(pending.userId, tx)) > 0) methods.push('recovery_code');
+    }
+    if ((await this.passkeys.countOf(pending.userId, tx)) > 0) methods.push('passkey');
     return {
       two_factor_required: true,
       challenge_token: await this.challenges.issue(pending),
-      methods: left > 0 ? ['totp', 'recovery_code'] : ['totp'],
+      methods,
       expires_in: CHALLENGE_TTL_SECONDS,
     };
+  }
+
+  /**
+   * The second step of a sign-in with a passkey: `verify` checks the passkey against the challenge's account (the
+   * caller has used up the WebAuthn challenge). Tries count as wrong codes do; the sign-in challenge is used up only
+   * when it passes.
+   */
+  async passChallengeWith(token: string, ip: string, verify: (userId: string) => Promise<string | null>): Promise<PendingSignIn> {
+    await this.takeTry(TRIES_IP, ip, this.config.rateLimits.twoFactorIp);
+    const pending = await this.challenges.peek(token);
+    if (!pending) throw new UnauthorizedException(TWO_FACTOR_MESSAGES.expired);
+    await this.takeTry(TRIES_ACCOUNT, pending.userId, this.config.rateLimits.twoFactor);
+    if (!(await verify(pending.userId))) throw new UnauthorizedException(TWO_FACTOR_MESSAGES.wrongPasskey);
+    if (!(await this.challenges.consume(token))) throw new UnauthorizedException(TWO_FACTOR_MESSAGES.expired);
+    await this.giveTriesBack(ip, pending.userId);
+    return pending;
   }
 
   /**
@@ -153,8 +180,11 @@ export class TwoFactorService {
     if (!pending) throw new UnauthorizedException(TWO_FACTOR_MESSAGES.expired);
     await this.takeTry(TRIES_ACCOUNT, pending.userId, this.config.rateLimits.twoFactor);
     const row = await this.factors.byUser(pending.userId, false);
-    // Turned off since the password step: that sign-in starts again.
-    if (!row?.enabledAt) throw new UnauthorizedException(TWO_FACTOR_MESSAGES.expired);
+    if (!row?.enabledAt) {
+      // A passkey-only account has no code to check; with no second factor left, that sign-in starts again.
+      if ((await this.passkeys.countOf(pending.userId)) > 0) throw new UnauthorizedException(TWO_FACTOR_MESSAGES[input.code !== undefined ? 'wrongCode' : 'wrongRecoveryCode']);
+      throw new UnauthorizedException(TWO_FACTOR_MESSAGES.expired);
+    }
     const verdict = await this.check(row, input);
     if (verdict !== 'ok') throw new UnauthorizedException(TWO_FACTOR_MESSAGES[verdict]);
     if (!(await this.challenges.consume(input.challenge_token))) throw new UnauthorizedException(TWO_FACTOR_MESSAGES.expired);
@@ -163,9 +193,10 @@ export class TwoFactorService {
     return pending;
   }
 
-  /** The account's two-factor sign-in goes with the rest of its personal data. */
+  /** The account's two-factor sign-in and passkeys go with the rest of its personal data. */
   async removeAllOf(userId: string, tx: Tx): Promise<void> {
     await this.factors.removeAllOf(userId, tx);
+    await this.passkeys.removeAllOf(userId, tx);
   }
 
   /** A signed-in caller's proof, for changing their two-factor sign-in (400 when wrong, 409 when it is off). */
