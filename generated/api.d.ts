@@ -1498,6 +1498,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's signed-in sessions
+         * @description Every session that holds the caller's account and has not ended, most recently used first: the device read
+         *     from its User-Agent, its IP address, when it signed in and when it last renewed its tokens. The session of
+         *     this request's access token is marked `current`.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a session
+         * @description Ends one of the caller's sessions at once: its refresh token is refused from now on (401) and so are its
+         *     access tokens, on their next request. Ending the current session signs this browser out. Another user's
+         *     session, an unknown one or one already ended answers 404.
+         */
+        delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/sessions/revoke-others": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out of all other sessions
+         * @description Ends every session of the caller except the one of this request's access token, at once (their refresh and
+         *     access tokens are refused from now on). Nothing to end still answers 204.
+         */
+        post: operations["revokeOtherSessions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/verify-otp": {
         parameters: {
             query?: never;
@@ -3232,6 +3299,34 @@ export interface components {
             email: components["schemas"]["EmailAddress"];
             purpose?: components["schemas"]["OtpPurpose"];
         };
+        /**
+         * @description One sign-in holding the caller's account (password, social sign-in, sign-up or password reset, each with its
+         *     two-factor step when the account has one). It lasts while its refresh token is renewed, at most 30 days, until
+         *     it is ended here, by signing out, by a password reset or by reuse of an already-renewed refresh token.
+         */
+        Session: {
+            /** @description When the sign-in happened. */
+            created_at: components["schemas"]["Timestamp"];
+            /** @description True for the session the request's access token belongs to. */
+            current: boolean;
+            /**
+             * @description A readable name of the browser and system, read from `user_agent` ("Chrome on Linux", "Safari on iOS");
+             *     "Unknown device" when the User-Agent says nothing recognisable.
+             * @example Chrome on Linux
+             */
+            device: string;
+            id: components["schemas"]["Uuid"];
+            /** @description The IP address the session was last used from; null for a session started before addresses were kept. */
+            ip: string | null;
+            /** @description When the session last got new tokens (sign-in, then every refresh, about every 15 minutes while in use). */
+            last_used_at: components["schemas"]["Timestamp"];
+            /** @description The User-Agent the session was last used with (cut to 512 characters; empty when none was sent). */
+            user_agent: string;
+        };
+        /** @description The caller's live sessions, most recently used first. */
+        SessionList: {
+            sessions: components["schemas"]["Session"][];
+        };
         StreamDoneEvent: {
             stop_reason: components["schemas"]["InferenceStopReason"];
             /** @constant */
@@ -4023,6 +4118,8 @@ export type SchemaReleaseAsset = components['schemas']['ReleaseAsset'];
 export type SchemaReleaseFile = components['schemas']['ReleaseFile'];
 export type SchemaResetPasswordRequest = components['schemas']['ResetPasswordRequest'];
 export type SchemaSendOtpRequest = components['schemas']['SendOtpRequest'];
+export type SchemaSession = components['schemas']['Session'];
+export type SchemaSessionList = components['schemas']['SessionList'];
 export type SchemaStreamDoneEvent = components['schemas']['StreamDoneEvent'];
 export type SchemaStreamErrorEvent = components['schemas']['StreamErrorEvent'];
 export type SchemaStreamEvent = components['schemas']['StreamEvent'];
@@ -8419,6 +8516,108 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's sessions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sessions": [
+                     *         {
+                     *           "id": "5c3e1f8a-2b4d-4e6f-8a1c-9d7b3e5f2a10",
+                     *           "device": "Chrome on Linux",
+                     *           "user_agent": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+                     *           "ip": "203.0.113.24",
+                     *           "created_at": "2026-11-20T09:12:00.000Z",
+                     *           "last_used_at": "2026-11-25T10:41:00.000Z",
+                     *           "current": true
+                     *         },
+                     *         {
+                     *           "id": "8f2a6d14-7c3b-4a9e-b5d2-1e6f4c8a3b07",
+                     *           "device": "Safari on iOS",
+                     *           "user_agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+                     *           "ip": "198.51.100.7",
+                     *           "created_at": "2026-11-18T19:03:00.000Z",
+                     *           "last_used_at": "2026-11-24T21:30:00.000Z",
+                     *           "current": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller has no live session with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Session not found",
+                     *       "error": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeOtherSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every other session has ended. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
         };
     };
     verifyOtp: {
