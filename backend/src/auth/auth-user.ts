@@ -4,6 +4,8 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 export interface AuthUser {
   id: string;
   tokenId: string;
+  /** The sign-in (token family) the access token belongs to. */
+  sessionId: string;
 }
 
 /** The signed-in caller of the current request. */

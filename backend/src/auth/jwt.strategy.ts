@@ -37,6 +37,6 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
 
   async validate(claims: AccessClaims): Promise<AuthUser | false> {
     if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string' || typeof claims.sid !== 'string' || !UUID.test(claims.sid)) return false;
-    return (await this.sessions.isLive(claims.sub, claims.sid)) ? { id: claims.sub, tokenId: claims.jti } : false;
+    return (await this.sessions.isLive(claims.sub, claims.sid)) ? { id: claims.sub, tokenId: claims.jti, sessionId: claims.sid } : false;
   }
 }

@@ -38,6 +38,8 @@ interface World {
   poolId: string;
   /** A passkey of A's. */
   passkeyId: string;
+  /** A signed-in session of A's other than the one the checks use. */
+  sessionId: string;
 }
 
 /**
@@ -54,6 +56,7 @@ const FIXTURES: Array<{ prefix: string; value: (w: World) => string }> = [
   { prefix: '/api/nodes/jobs/{jobId}', value: (w) => w.nodeJobId },
   { prefix: '/api/nodes/pools/{poolId}', value: (w) => w.poolId },
   { prefix: '/api/users/passkeys/{id}', value: (w) => w.passkeyId },
+  { prefix: '/api/users/sessions/{id}', value: (w) => w.sessionId },
   // /api/users/{id}/notifications: here `{id}` is the user's id.
   { prefix: '/api/users/{id}', value: (w) => w.a.id },
 ];
@@ -216,6 +219,7 @@ describe('contract: every operation on an owned resource refuses another account
       conversation: await get(`/api/chat/conversations/${w.conversationId}`),
       apiKeys: await get('/api/api-keys'),
       passkeys: await get('/api/users/passkeys'),
+      sessions: await get('/api/users/sessions'),
       streamTask: task,
       streamStopRequested: await redis.exists(`${stack.config.redis.prefix}:stop:${w.streamId}`),
     };
@@ -226,6 +230,15 @@ describe('contract: every operation on an owned resource refuses another account
     const options = await stack.http.post('/api/users/passkeys/registration-options').set(auth).expect(200);
     const { response } = createCredential(options.body, stack.config.webauthn.origins[0]!);
     return (await stack.http.post('/api/users/passkeys').set(auth).send({ response, name: 'owner passkey' }).expect(201)).body.id as string;
+  }
+
+  /** A second sign-in of the account (ending the one the checks use would sign A out of the rest). */
+  async function otherSession(email: string, auth: Record<string, string>): Promise<string> {
+    await stack.http.post('/api/users/login').send({ email, password: 'a quiet mountain stream' }).expect(200);
+    const { sessions } = (await stack.http.get('/api/users/sessions').set(auth).expect(200)).body as {
+      sessions: Array<{ id: string; current: boolean }>;
+    };
+    return sessions.find((s) => !s.current)!.id;
   }
 
   beforeAll(async () => {
@@ -338,6 +351,7 @@ describe('contract: every operation on an owned resource refuses another account
       nodeJobId,
       poolId: pool.body.id as string,
       apiKeyId: (await stack.http.post('/api/api-keys').set(a.auth).send({ name: 'owner key' }).expect(201)).body.api_key.id as string,
+      sessionId: await otherSession(a.email, a.auth),
       // Last: with a passkey, A's password alone no longer signs in.
       passkeyId: await addPasskey(a.auth),
     };

@@ -15,6 +15,7 @@ import { DiskAllocation1765000000000 } from './1765000000000-DiskAllocation';
 import { StoppedReplies1765100000000 } from './1765100000000-StoppedReplies';
 import { ConversationSettings1765200000000 } from './1765200000000-ConversationSettings';
 import { TwoFactor1765300000000 } from './1765300000000-TwoFactor';
+import { SessionDevices1765400000000 } from './1765400000000-SessionDevices';
 import { Passkeys1765500000000 } from './1765500000000-Passkeys';
 
 /** Every migration, oldest first. A new migration is added here. */
@@ -36,5 +37,6 @@ export const MIGRATIONS = [
   StoppedReplies1765100000000,
   ConversationSettings1765200000000,
   TwoFactor1765300000000,
+  SessionDevices1765400000000,
   Passkeys1765500000000,
 ];

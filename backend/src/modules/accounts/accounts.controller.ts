@@ -8,7 +8,7 @@ import type { RequestBody, ResponseBody } from '../../contract/types';
 import { PASSKEY_SIGN_IN_IP } from '../security/passkeys.controller';
 import { AccountsService, normalizeEmail } from './accounts.service';
 import { OAuthService } from './oauth.service';
-import { SessionsService } from './sessions.service';
+import { sessionClient, SessionsService } from './sessions.service';
 
 const bodyEmail = (req: Request) => normalizeEmail(String((req.body as { email?: string }).email ?? ''));
 
@@ -35,15 +35,15 @@ export class AccountsController {
   @Post('users/login')
   @HttpCode(200)
   @RateLimit(LOGIN_IP, LOGIN)
-  login(@Body() body: RequestBody<'login'>): Promise<ResponseBody<'login', 200>> {
-    return this.accounts.login(body);
+  login(@Body() body: RequestBody<'login'>, @Req() req: Request): Promise<ResponseBody<'login', 200>> {
+    return this.accounts.login(body, sessionClient(req));
   }
 
   @Public()
   @Post('users/login/2fa')
   @HttpCode(200)
   loginTwoFactor(@Body() body: RequestBody<'loginTwoFactor'>, @Req() req: Request): Promise<ResponseBody<'loginTwoFactor', 200>> {
-    return this.accounts.loginTwoFactor(body, clientIp(req));
+    return this.accounts.loginTwoFactor(body, sessionClient(req));
   }
 
   @Public()
@@ -51,14 +51,14 @@ export class AccountsController {
   @HttpCode(200)
   @RateLimit(PASSKEY_SIGN_IN_IP)
   loginPasskey(@Body() body: RequestBody<'loginPasskey'>, @Req() req: Request): Promise<ResponseBody<'loginPasskey', 200>> {
-    return this.accounts.loginPasskey(body, clientIp(req));
+    return this.accounts.loginPasskey(body, sessionClient(req));
   }
 
   @Public()
   @Post('users/register')
   @RateLimit(SIGNUP)
-  register(@Body() body: RequestBody<'register'>): Promise<ResponseBody<'register', 201>> {
-    return this.accounts.register(body);
+  register(@Body() body: RequestBody<'register'>, @Req() req: Request): Promise<ResponseBody<'register', 201>> {
+    return this.accounts.register(body, sessionClient(req));
   }
 
   @Public()
@@ -80,23 +80,23 @@ export class AccountsController {
   @Public()
   @Post('users/register-with-otp')
   @RateLimit(SIGNUP)
-  registerWithOtp(@Body() body: RequestBody<'registerWithOtp'>): Promise<ResponseBody<'registerWithOtp', 201>> {
-    return this.accounts.register(body);
+  registerWithOtp(@Body() body: RequestBody<'registerWithOtp'>, @Req() req: Request): Promise<ResponseBody<'registerWithOtp', 201>> {
+    return this.accounts.register(body, sessionClient(req));
   }
 
   @Public()
   @Post('users/reset-password')
   @HttpCode(200)
   @RateLimit(SIGNUP)
-  resetPassword(@Body() body: RequestBody<'resetPassword'>): Promise<ResponseBody<'resetPassword', 200>> {
-    return this.accounts.resetPassword(body);
+  resetPassword(@Body() body: RequestBody<'resetPassword'>, @Req() req: Request): Promise<ResponseBody<'resetPassword', 200>> {
+    return this.accounts.resetPassword(body, sessionClient(req));
   }
 
   @Public()
   @Post('users/refresh')
   @HttpCode(200)
   refresh(@Body() body: RequestBody<'refresh'>, @Req() req: Request): Promise<ResponseBody<'refresh', 200>> {
-    return this.sessions.rotate(body.refresh_token, { ip: clientIp(req), userAgent: req.get('user-agent') ?? '' });
+    return this.sessions.rotate(body.refresh_token, sessionClient(req));
   }
 
   @Public()
@@ -125,8 +125,9 @@ export class AccountsController {
   oauthCallback(
     @Param('provider') provider: OAuthProviderName,
     @Body() body: RequestBody<'oauthCallback'>,
+    @Req() req: Request,
   ): Promise<ResponseBody<'oauthCallback', 200>> {
-    return this.oauth.callback(provider, body);
+    return this.oauth.callback(provider, body, sessionClient(req));
   }
 
   @Public()

@@ -17,6 +17,7 @@ import { CODE_TTL_SECONDS, CodesService, CodePurpose, VERIFICATION_TOKEN_TTL_SEC
 import { alreadyRegisteredEmail, deletionCodeEmail, noAccountEmail, passwordResetCodeEmail, signupCodeEmail } from './emails';
 import { WelcomeBonusClaims } from './mailboxes';
 import { isCommonPassword, PasswordsService } from './passwords';
+import type { SessionClient } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 import { UsersRepository, type User } from './users.repository';
 import { ConversationsRepository } from '../chat/conversations.repository';
@@ -109,8 +110,9 @@ export class AccountsService {
     return this.users.activeByEmail(normalizeEmail(email), forUpdate, tx);
   }
 
-  async session(user: User, tx?: Tx): Promise<Schemas['AuthSession']> {
-    return { ...(await this.sessions.start(user.id, tx)), user: await this.userBody(user, tx) };
+  /** A new sign-in of the user from this client. */
+  async session(user: User, client: SessionClient, tx?: Tx): Promise<Schemas['AuthSession']> {
+    return { ...(await this.sessions.start(user.id, client, tx)), user: await this.userBody(user, tx) };
   }
 
   async me(userId: string): Promise<Schemas['CurrentUser']> {
@@ -120,33 +122,33 @@ export class AccountsService {
   }
 
   /** A session, or the challenge of the second step when the account has two-factor sign-in on. */
-  async sessionOrChallenge(user: User, tx?: Tx): Promise<Schemas['LoginResult']> {
+  async sessionOrChallenge(user: User, client: SessionClient, tx?: Tx): Promise<Schemas['LoginResult']> {
     if (await this.twoFactor.isEnabled(user.id, tx)) return this.twoFactor.challenge({ userId: user.id }, tx);
-    return this.session(user, tx);
+    return this.session(user, client, tx);
   }
 
-  async login(input: RequestBody<'login'>): Promise<Schemas['LoginResult']> {
+  async login(input: RequestBody<'login'>, client: SessionClient): Promise<Schemas['LoginResult']> {
     const user = await this.findActiveByEmail(input.email);
     // Unknown e-mail, social-only account or wrong password: one answer, and the same argon2 cost.
     const ok = await this.passwords.verify(user?.passwordHash ?? null, input.password);
     if (!user || !ok) throw new UnauthorizedException(MESSAGES.invalidLogin);
-    return this.sessionOrChallenge(user);
+    return this.sessionOrChallenge(user, client);
   }
 
   /**
    * The second step of a sign-in (password, social or password reset) for an account with two-factor sign-in: the
    * session, once the code is right. A password reset's new password is set only now, ending every other session.
    */
-  async loginTwoFactor(input: RequestBody<'loginTwoFactor'>, ip: string): Promise<Schemas['AuthSession']> {
-    return this.finishSignIn(await this.twoFactor.passChallenge(input, ip));
+  async loginTwoFactor(input: RequestBody<'loginTwoFactor'>, client: SessionClient): Promise<Schemas['AuthSession']> {
+    return this.finishSignIn(await this.twoFactor.passChallenge(input, client.ip), client);
   }
 
   /** A passkey sign-in: without a password (a discoverable passkey), or the second step of a challenge as above. */
-  async loginPasskey(input: RequestBody<'loginPasskey'>, ip: string): Promise<Schemas['AuthSession']> {
-    return this.finishSignIn(await this.passkeys.signIn(input, ip));
+  async loginPasskey(input: RequestBody<'loginPasskey'>, client: SessionClient): Promise<Schemas['AuthSession']> {
+    return this.finishSignIn(await this.passkeys.signIn(input, client.ip), client);
   }
 
-  private finishSignIn(passed: PendingSignIn): Promise<Schemas['AuthSession']> {
+  private finishSignIn(passed: PendingSignIn, client: SessionClient): Promise<Schemas['AuthSession']> {
     return this.transactions.run(async (tx) => {
       const user = await this.users.byId(passed.userId, tx);
       if (!user || user.deletedAt) throw new UnauthorizedException(TWO_FACTOR_MESSAGES.expired);
@@ -154,7 +156,7 @@ export class AccountsService {
         await this.sessions.revokeAllOf(user.id, tx);
         await this.users.setPassword(user.id, passed.passwordHash, tx);
       }
-      return this.session(user, tx);
+      return this.session(user, client, tx);
     });
   }
 
@@ -162,7 +164,7 @@ export class AccountsService {
    * Creates a password account for an address proved by a sign-up code (register and register-with-otp alike):
    * without a valid verification token nothing is looked up, so the answer says nothing about the address.
    */
-  async register(input: RequestBody<'register'>): Promise<Schemas['AuthSession']> {
+  async register(input: RequestBody<'register'>, client: SessionClient): Promise<Schemas['AuthSession']> {
     const email = normalizeEmail(input.email);
     const token = input.verification_token;
     if (!token || !(await this.codes.verificationTokenMatches(token, email, 'signup'))) {
@@ -183,7 +185,7 @@ export class AccountsService {
         user = created;
         await this.openWallet(user.id, email, tx);
       }
-      const session = await this.session(user, tx);
+      const session = await this.session(user, client, tx);
       // The token is used up only if the account is really created (a 409 or 422 leaves it usable).
       if (!(await this.codes.consumeVerificationToken(token, email, 'signup'))) throw new BadRequestException(MESSAGES.verificationRequired);
       return session;
@@ -195,7 +197,7 @@ export class AccountsService {
    * answer is a new one. With two-factor sign-in on, an e-mailed code alone changes nothing: the answer is a
    * challenge, and the second step sets the password.
    */
-  async resetPassword(input: RequestBody<'resetPassword'>): Promise<Schemas['LoginResult']> {
+  async resetPassword(input: RequestBody<'resetPassword'>, client: SessionClient): Promise<Schemas['LoginResult']> {
     const email = normalizeEmail(input.email);
     if (!(await this.codes.verificationTokenMatches(input.verification_token, email, 'password_reset'))) {
       throw new BadRequestException(MESSAGES.verificationRequired);
@@ -216,7 +218,7 @@ export class AccountsService {
       } else {
         user = await this.claimUnverified(user, passwordHash, undefined, tx);
       }
-      return this.session(user, tx);
+      return this.session(user, client, tx);
     });
   }
 

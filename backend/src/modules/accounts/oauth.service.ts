@@ -17,6 +17,7 @@ import type { RequestBody, Schemas } from '../../contract/types';
 import { Transactions } from '../../database/repository';
 import { REDIS } from '../../redis/redis.module';
 import { AccountsService, MESSAGES, normalizeEmail } from './accounts.service';
+import type { SessionClient } from './sessions.repository';
 import { UsersRepository } from './users.repository';
 
 export const OAUTH_STATE_TTL_SECONDS = 600;
@@ -111,7 +112,7 @@ export class OAuthService {
     return { authorization_url: url.href, state, browser_nonce: browserNonce };
   }
 
-  async callback(name: OAuthProviderName, input: RequestBody<'oauthCallback'>): Promise<Schemas['OAuthResult']> {
+  async callback(name: OAuthProviderName, input: RequestBody<'oauthCallback'>, from: SessionClient): Promise<Schemas['OAuthResult']> {
     const { code, state } = input;
     const { settings, config } = this.provider(name);
     // The state is used up either way: a replay from the wrong browser also ends the attacker's attempt.
@@ -133,7 +134,7 @@ export class OAuthService {
       throw new BadGatewayException(OAUTH_FAILED);
     }
     if (!profile) throw new UnprocessableEntityException(OAUTH_NO_EMAIL);
-    return this.signIn(name, profile);
+    return this.signIn(name, profile, from);
   }
 
   private async oidcProfile(
@@ -166,7 +167,7 @@ export class OAuthService {
    * account with it (claimed: its password and everything of the squatter go), else a new account. An account
    * with two-factor sign-in gets the challenge of the second step instead of a session.
    */
-  private async signIn(provider: OAuthProviderName, profile: Profile): Promise<Schemas['OAuthResult']> {
+  private async signIn(provider: OAuthProviderName, profile: Profile, from: SessionClient): Promise<Schemas['OAuthResult']> {
     const email = normalizeEmail(profile.email);
     return this.transactions.run(async (tx) => {
       const identity = await this.users.identity(provider, profile.subject, tx);
@@ -186,7 +187,7 @@ export class OAuthService {
         }
         await this.users.link(user.id, provider, profile.subject, email, tx);
       }
-      const answer = await this.accounts.sessionOrChallenge(user, tx);
+      const answer = await this.accounts.sessionOrChallenge(user, from, tx);
       return 'two_factor_required' in answer ? answer : { ...answer, is_new_user: isNew };
     });
   }

@@ -1,13 +1,15 @@
 import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import type { Request } from 'express';
 import type Redis from 'ioredis';
 import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID } from 'node:crypto';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../auth/jwt';
+import { clientIp } from '../../common/rate-limit';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { Schemas } from '../../contract/types';
 import { Transactions, type Tx } from '../../database/repository';
 import { REDIS } from '../../redis/redis.module';
-import { SessionsRepository } from './sessions.repository';
+import { SessionsRepository, type SessionClient } from './sessions.repository';
 
 /** Absolute lifetime of a sign-in: rotation keeps the family's first expiry. */
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
@@ -17,11 +19,11 @@ export const INVALID_REFRESH = 'Invalid or expired refresh token';
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-/** Who is refreshing: the same browser sends the same IP and User-Agent. */
-export interface RefreshClient {
-  ip: string;
-  userAgent: string;
-}
+/** What is kept of a client: the columns' limits (the spec's Session.user_agent and ip). */
+const stored = (client: SessionClient): SessionClient => ({ ip: client.ip.slice(0, 64), userAgent: client.userAgent.slice(0, 512) });
+
+/** The client of a request as a session records it. */
+export const sessionClient = (req: Request): SessionClient => ({ ip: clientIp(req), userAgent: req.get('user-agent') ?? '' });
 
 /**
  * The pair a rotation returned, kept for the grace window encrypted under a key only the presenter of the old
@@ -32,7 +34,7 @@ class GraceBox {
     return createHash('sha256').update(`refresh-grace:${token}`).digest();
   }
 
-  static seal(token: string, client: RefreshClient, pair: Schemas['TokenPair']): string {
+  static seal(token: string, client: SessionClient, pair: Schemas['TokenPair']): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', GraceBox.key(token), iv);
     cipher.setAAD(Buffer.from(`${client.ip}\n${client.userAgent}`));
@@ -41,7 +43,7 @@ class GraceBox {
   }
 
   /** The pair, or null when the box was sealed for another client (the auth tag does not match). */
-  static open(token: string, client: RefreshClient, sealed: string): Schemas['TokenPair'] | null {
+  static open(token: string, client: SessionClient, sealed: string): Schemas['TokenPair'] | null {
     const raw = Buffer.from(sealed, 'base64');
     const decipher = createDecipheriv('aes-256-gcm', GraceBox.key(token), raw.subarray(0, 12));
     decipher.setAAD(Buffer.from(`${client.ip}\n${client.userAgent}`));
@@ -73,13 +75,15 @@ export class SessionsService {
     return `${this.config.redis.prefix}:refresh-grace:${hashToken(refreshToken)}`;
   }
 
-  /** Starts a new token family for the user. */
-  async start(userId: string, tx?: Tx): Promise<Schemas['TokenPair']> {
+  /** Starts a new token family for the user, recording the client it is used from. */
+  async start(userId: string, client: SessionClient, tx?: Tx): Promise<Schemas['TokenPair']> {
     const familyExpiry = new Date(Date.now() + REFRESH_TOKEN_TTL_SECONDS * 1000);
-    return this.issue(userId, randomUUID(), familyExpiry, tx);
+    const familyId = randomUUID();
+    await this.tokens.insertSession(familyId, userId, stored(client), tx);
+    return this.issue(userId, familyId, familyExpiry, tx);
   }
 
-  async rotate(refreshToken: string, client: RefreshClient): Promise<Schemas['TokenPair']> {
+  async rotate(refreshToken: string, client: SessionClient): Promise<Schemas['TokenPair']> {
     return this.transactions
       .run(async (tx) => {
         const row = await this.tokens.lockByHash(hashToken(refreshToken), tx);
@@ -94,6 +98,7 @@ export class SessionsService {
         }
         if (!(await this.tokens.userIsLive(row.user_id, tx))) throw new UnauthorizedException(INVALID_REFRESH);
         await this.tokens.markUsed(row.id, tx);
+        await this.tokens.touchSession(row.family_id, stored(client), tx);
         const pair = await this.issue(row.user_id, row.family_id, row.expires_at, tx);
         // Kept before the commit, so a second tab waiting on this row's lock finds it.
         await this.redis.set(this.graceKey(refreshToken), GraceBox.seal(refreshToken, client, pair), 'EX', REFRESH_GRACE_SECONDS);

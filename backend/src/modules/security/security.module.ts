@@ -5,7 +5,9 @@ import { PasskeysController } from './passkeys.controller';
 import { PasskeysRepository } from './passkeys.repository';
 import { PasskeysService } from './passkeys.service';
 import { SecurityController } from './security.controller';
+import { SessionsController } from './sessions.controller';
 import { SignInChallenges } from './sign-in-challenges';
+import { SignInSessionsService } from './sign-in-sessions.service';
 import { TwoFactorKeys } from './two-factor-keys';
 import { TwoFactorRepository } from './two-factor.repository';
 import { TwoFactorService } from './two-factor.service';
@@ -15,8 +17,18 @@ import { TwoFactorService } from './two-factor.service';
  * so it reads users through the repository directly rather than importing Accounts back.
  */
 @Module({
-  controllers: [SecurityController, PasskeysController],
-  providers: [TwoFactorRepository, TwoFactorService, PasskeysRepository, PasskeysService, TwoFactorKeys, SignInChallenges, UsersRepository, RateLimiter],
+  controllers: [SecurityController, PasskeysController, SessionsController],
+  providers: [
+    TwoFactorRepository,
+    TwoFactorService,
+    PasskeysRepository,
+    PasskeysService,
+    TwoFactorKeys,
+    SignInChallenges,
+    SignInSessionsService,
+    UsersRepository,
+    RateLimiter,
+  ],
   exports: [TwoFactorService, PasskeysService],
 })
 export class SecurityModule {}
