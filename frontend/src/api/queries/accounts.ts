@@ -1,5 +1,6 @@
 import { mutationOptions, queryOptions } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
+import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
 import { api, unwrap } from '../client';
 import { tokenStore } from '../tokens';
 import { startSession, updateUser, type SessionResponse } from '../../features/session/session';
@@ -47,6 +48,23 @@ export const loginTwoFactorMutation = () =>
   mutationOptions({
     mutationKey: ['accounts', 'login', '2fa'] as const,
     mutationFn: (body: Schemas['TwoFactorLoginRequest']) => unwrap(api.POST('/api/users/login/2fa', { body })),
+    onSuccess: (session) => startSession(session),
+  });
+
+/**
+ * Sign in with a passkey: options (for a two-factor challenge, that account's passkeys; else any this site's) → the
+ * browser's passkey dialog (@simplewebauthn/browser, fetched only then) → POST login/passkey → the session, started.
+ */
+export const loginPasskeyMutation = () =>
+  mutationOptions({
+    mutationKey: ['accounts', 'login', 'passkey'] as const,
+    mutationFn: async (challengeToken?: string) => {
+      const challenge = challengeToken ? { challenge_token: challengeToken } : {};
+      const optionsJSON = await unwrap(api.POST('/api/users/passkeys/authentication-options', { body: challenge }));
+      const { startAuthentication } = await import('@simplewebauthn/browser');
+      const response = await startAuthentication({ optionsJSON: optionsJSON as PublicKeyCredentialRequestOptionsJSON });
+      return unwrap(api.POST('/api/users/login/passkey', { body: { response: response as Schemas['AuthenticationCredential'], ...challenge } }));
+    },
     onSuccess: (session) => startSession(session),
   });
 

@@ -1,5 +1,6 @@
 import { mutationOptions, queryOptions, type QueryClient } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
+import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/browser';
 import { api, unwrap } from '../client';
 
 export type TotpSetup = components['schemas']['TotpSetup'];
@@ -93,7 +94,6 @@ export const passkeyQueries = {
     }),
 };
 
-
 export const passkeyMutations = {
   /**
    * Add a passkey: the server's options → the browser's passkey dialog (@simplewebauthn/browser) → POST the answer.
@@ -105,8 +105,12 @@ export const passkeyMutations = {
       mutationFn: async (name: string) => {
         const optionsJSON = await unwrap(api.POST('/api/users/passkeys/registration-options'));
         const { startRegistration } = await import('@simplewebauthn/browser');
-        const response = await startRegistration({ optionsJSON: optionsJSON as never });
-        return unwrap(api.POST('/api/users/passkeys', { body: { response: response as never, ...(name.trim() ? { name: name.trim() } : {}) } }));
+        const response = await startRegistration({ optionsJSON: optionsJSON as PublicKeyCredentialCreationOptionsJSON });
+        return unwrap(
+          api.POST('/api/users/passkeys', {
+            body: { response: response as components['schemas']['RegistrationCredential'], ...(name.trim() ? { name: name.trim() } : {}) },
+          }),
+        );
       },
       onSettled: (_answer, _error, _vars, _ctx, { client }) => rereadStatus(client),
     }),
@@ -114,7 +118,8 @@ export const passkeyMutations = {
   rename: () =>
     mutationOptions({
       mutationKey: [...passkeyQueries.all, 'rename'] as const,
-      mutationFn: ({ id, name }: { id: string; name: string }) => unwrap(api.PATCH('/api/users/passkeys/{id}', { params: { path: { id } }, body: { name } })),
+      mutationFn: ({ id, name }: { id: string; name: string }) =>
+        unwrap(api.PATCH('/api/users/passkeys/{id}', { params: { path: { id } }, body: { name } })),
       onSettled: (_answer, _error, _vars, _ctx, { client }) => rereadStatus(client),
     }),
   /** DELETE /api/users/passkeys/{id} — it no longer signs in. */

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useDocumentTitle } from '../session/title';
 import type { TwoFactorChallenge } from '../../api/queries/accounts';
 import { LoginForm } from './LoginForm';
+import { PasskeySignIn } from './PasskeySignIn';
 import { MSG } from './messages';
 import { RegisterFlow, type RegisterStep } from './RegisterFlow';
 import { ResetFlow, type ResetStep } from './ResetFlow';
@@ -71,7 +72,10 @@ export function AuthPage() {
                 {HEADINGS[view]}
               </h1>
               {mode === 'login' ? (
-                <LoginForm onSignedIn={onSignedIn} onChallenge={setChallenge} onForgot={() => choose('reset')} />
+                <>
+                  <LoginForm onSignedIn={onSignedIn} onChallenge={setChallenge} onForgot={() => choose('reset')} />
+                  <PasskeySignIn onSignedIn={onSignedIn} />
+                </>
               ) : mode === 'reset' ? (
                 <ResetFlow
                   step={resetStep}

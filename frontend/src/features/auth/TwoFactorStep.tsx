@@ -1,30 +1,35 @@
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { failureText } from '../../api/errors';
-import { loginTwoFactorMutation, type TwoFactorChallenge } from '../../api/queries/accounts';
+import { loginPasskeyMutation, loginTwoFactorMutation, type TwoFactorChallenge } from '../../api/queries/accounts';
 import { useForm } from '../../components/useForm';
 import { Field, Notice } from './Field';
 import { CODE_LENGTH, MSG } from './messages';
 import { validateSecondFactor } from './validation';
 
-type Method = TwoFactorChallenge['methods'][number];
+type CodeMethod = Exclude<TwoFactorChallenge['methods'][number], 'passkey'>;
 
 /**
  * The second step of a sign-in to an account with two-factor sign-in on (after the password, a social sign-in or a
- * password reset): the authenticator app's code, or one of the recovery codes; the session starts once one is right.
+ * password reset): the authenticator app's code, one of the recovery codes, or a passkey, whichever the account has;
+ * the session starts once one is right.
  */
 export function TwoFactorStep({ challenge, onSignedIn, onCancel }: { challenge: TwoFactorChallenge; onSignedIn: () => void; onCancel: () => void }) {
-  const [method, setMethod] = useState<Method>('totp');
+  const codeMethods = challenge.methods.filter((m): m is CodeMethod => m !== 'passkey');
+  const hasPasskey = challenge.methods.includes('passkey');
+  const [method, setMethod] = useState<CodeMethod | null>(codeMethods[0] ?? null);
   const [error, setError] = useState<string | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   // The step replaced the form the user was in: keyboard and screen-reader users land on its heading.
   useEffect(() => heading.current?.focus(), [method]);
   const verify = useMutation(loginTwoFactorMutation());
+  const passkey = useMutation(loginPasskeyMutation());
+  const busy = verify.isPending || verify.isSuccess || passkey.isPending || passkey.isSuccess;
   const form = useForm({
     initial: { code: '' },
-    validate: (values) => validateSecondFactor(values, method),
+    validate: (values) => validateSecondFactor(values, method ?? 'totp'),
     // Still busy after success, while the app navigates away.
-    busy: verify.isPending || verify.isSuccess,
+    busy,
     onAttempt: () => setError(null),
     onValid: ({ code }) =>
       verify.mutate(
@@ -32,45 +37,70 @@ export function TwoFactorStep({ challenge, onSignedIn, onCancel }: { challenge: 
         { onSuccess: onSignedIn, onError: (err) => setError(failureText(err, MSG.generic)) },
       ),
   });
-  const switchTo = (next: Method) => {
+  const switchTo = (next: CodeMethod) => {
     setMethod(next);
     setError(null);
     form.reset();
   };
-  const totp = method === 'totp';
+  const usePasskey = () => {
+    setError(null);
+    passkey.mutate(challenge.challenge_token, {
+      onSuccess: onSignedIn,
+      onError: (err) => setError(failureText(err, MSG.passkeyFailed, MSG.passkeyFailed)),
+    });
+  };
+  const other = method === 'totp' ? 'recovery_code' : 'totp';
+  const title = method === 'totp' ? MSG.twoFactorHeading : method === 'recovery_code' ? MSG.recoveryHeading : MSG.passkeyHeading;
+  const lead = method === 'totp' ? MSG.twoFactorLead : method === 'recovery_code' ? MSG.recoveryLead : MSG.passkeyLead;
 
   return (
     <form className="auth-form" onSubmit={form.onSubmit} noValidate aria-labelledby="two-factor-title">
       <h1 id="two-factor-title" ref={heading} tabIndex={-1}>
-        {totp ? MSG.twoFactorHeading : MSG.recoveryHeading}
+        {title}
       </h1>
-      <p className="auth-lead">{totp ? MSG.twoFactorLead : MSG.recoveryLead}</p>
-      <Field
-        key={method}
-        id="two-factor-code"
-        label={totp ? MSG.authenticationCode : MSG.recoveryCode}
-        className={totp ? 'input auth-code' : 'input'}
-        inputMode={totp ? 'numeric' : 'text'}
-        autoComplete="one-time-code"
-        autoCapitalize="off"
-        spellCheck={false}
-        maxLength={totp ? CODE_LENGTH : 11}
-        value={form.values.code}
-        error={form.errors.code}
-        onChange={(e) => form.set('code', e.target.value)}
-      />
+      <p className="auth-lead">{lead}</p>
+      {method && (
+        <>
+          <Field
+            key={method}
+            id="two-factor-code"
+            label={method === 'totp' ? MSG.authenticationCode : MSG.recoveryCode}
+            className={method === 'totp' ? 'input auth-code' : 'input'}
+            inputMode={method === 'totp' ? 'numeric' : 'text'}
+            autoComplete="one-time-code"
+            autoCapitalize="off"
+            spellCheck={false}
+            maxLength={method === 'totp' ? CODE_LENGTH : 11}
+            value={form.values.code}
+            error={form.errors.code}
+            onChange={(e) => form.set('code', e.target.value)}
+          />
+          <button type="submit" className="btn btn-primary btn-block" disabled={busy} aria-busy={verify.isPending}>
+            {verify.isPending && <span className="spinner small" aria-hidden="true" />}
+            {MSG.verify}
+          </button>
+        </>
+      )}
       <Notice error={error} />
-      <button type="submit" className="btn btn-primary btn-block" disabled={form.busy} aria-busy={form.busy}>
-        {form.busy && <span className="spinner small" aria-hidden="true" />}
-        {MSG.verify}
-      </button>
+      {hasPasskey && (
+        <button
+          type="button"
+          className={method ? 'btn btn-block' : 'btn btn-primary btn-block'}
+          disabled={busy}
+          aria-busy={passkey.isPending}
+          onClick={usePasskey}
+        >
+          {passkey.isPending && <span className="spinner small" aria-hidden="true" />}
+          {MSG.usePasskey}
+        </button>
+      )}
       <div className="auth-row">
         <button type="button" className="link-button" onClick={onCancel}>
           {MSG.backToSignIn}
         </button>
-        {challenge.methods.includes(totp ? 'recovery_code' : 'totp') && (
-          <button type="button" className="link-button" onClick={() => switchTo(totp ? 'recovery_code' : 'totp')}>
-            {totp ? MSG.useRecoveryCode : MSG.useAuthenticator}
+        {method && codeMethods.includes(other) && (
+          <button type="button" className="link-button" onClick={() => switchTo(other)}>
+            {method === 'totp' ? MSG.useRecoveryCode : MSG.useAuthenticator}
           </button>
         )}
       </div>

@@ -43,6 +43,11 @@ export const MSG = {
   recoveryInvalid: 'Recovery codes look like k7m2q-x9p4w',
   useAuthenticator: 'Use your authenticator app',
   verify: 'Verify',
+  passkeyHeading: 'Use your passkey',
+  passkeyLead: 'Your account asks for one of its passkeys after your password.',
+  usePasskey: 'Use a passkey',
+  signInWithPasskey: 'Sign in with a passkey',
+  passkeyFailed: 'The passkey did not sign you in. Please try again.',
 } as const;
 
 /** Password length, resend wait and code length. */

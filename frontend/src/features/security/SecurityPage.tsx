@@ -8,6 +8,7 @@ import { formatDate } from '../../components/format';
 import { useForm } from '../../components/useForm';
 // The sign-in screens' labelled input and outcome line: the same fields, the same wiring for assistive technology.
 import { Field, Notice } from '../auth/Field';
+import { PasskeysSection } from './PasskeysSection';
 import { SessionsSection } from './SessionsSection';
 import { SECURITY_TEXTS as T } from './texts';
 import './security.css';
@@ -187,6 +188,7 @@ export function SecurityPage() {
           </>
         )}
       </section>
+      <PasskeysSection />
       <SessionsSection />
     </div>
   );
