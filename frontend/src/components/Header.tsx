@@ -89,7 +89,7 @@ export function Header() {
           <button
             ref={toggleRef}
             type="button"
-            className="menu-toggle"
+            className="icon-button menu-toggle"
             aria-expanded={open}
             aria-controls="mobile-menu"
             aria-label={open ? 'Close menu' : 'Open menu'}

@@ -10,7 +10,7 @@ export function ThemeToggle({ className = '' }: { className?: string }) {
   return (
     <button
       type="button"
-      className={`theme-toggle ${className}`.trim()}
+      className={`icon-button theme-toggle ${className}`.trim()}
       aria-label="Dark theme"
       title="Dark theme"
       aria-pressed={theme === null ? undefined : theme === 'dark'}

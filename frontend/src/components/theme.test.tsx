@@ -134,35 +134,28 @@ describe("index.html's inline script", () => {
 
 describe('the light palette (styles/global.css)', () => {
   const css = readFileSync(join(frontend, 'src', 'styles', 'global.css'), 'utf8');
-  const block = (start: string) => {
-    const from = css.indexOf(start);
-    expect(from).toBeGreaterThan(-1);
-    const body = css.slice(css.indexOf('{', from + start.length - 1) + 1, css.indexOf('}', from));
-    return body
-      .split(';')
-      .map((line) => line.trim())
-      .filter(Boolean);
+  const root = css.slice(css.indexOf(':root {'), css.indexOf('}', css.indexOf(':root {')));
+  /** A token's light and dark values: `light-dark(light, dark)`, or one value for both. */
+  const token = (name: string) => {
+    const value = new RegExp(`${name}:\\s*([^;]+);`).exec(root)?.[1]?.trim() ?? '';
+    const both = /^light-dark\(([^,]+),\s*(.+)\)$/.exec(value);
+    return both ? { light: both[1], dark: both[2] } : { light: value, dark: value };
   };
-  const chosen = block(":root[data-theme='light'] {");
-  const fromOs = block(":root:not([data-theme='dark']) {");
-  const bg = (decls: string[]) =>
-    decls
-      .find((d) => d.startsWith('--bg:'))
-      ?.split(':')[1]
-      ?.trim();
 
-  it('is the same whether chosen or asked for by the OS', () => {
-    expect(chosen.length).toBeGreaterThan(20);
-    expect(fromOs).toEqual(chosen);
-    expect(chosen).toContain('color-scheme: light');
+  it('gives every surface and text colour a light value of its own, chosen by the colour scheme alone', () => {
+    for (const name of ['--bg', '--surface', '--text', '--text-muted', '--accent-text', '--danger'])
+      expect(token(name).light).not.toBe(token(name).dark);
+    expect(css).toMatch(/@media \(prefers-color-scheme: light\) \{\s*:root:not\(\[data-theme='dark'\]\) \{\s*color-scheme: light;\s*\}/);
+    expect(css).toMatch(/:root\[data-theme='light'\] \{\s*color-scheme: light;\s*\}/);
+    expect(root).toContain('color-scheme: dark;');
   });
 
   it("gives the browser's own bar the page's background in each scheme", () => {
     const html = readFileSync(join(frontend, 'index.html'), 'utf8');
     const meta = (scheme: string) =>
       new RegExp(`<meta name="theme-color" content="([^"]+)" media="\\(prefers-color-scheme: ${scheme}\\)"`).exec(html)?.[1];
-    expect(meta('light')).toBe(bg(chosen));
-    expect(meta('dark')).toBe(bg(block(':root {')));
+    expect(meta('light')).toBe(token('--bg').light);
+    expect(meta('dark')).toBe(token('--bg').dark);
   });
 });
 

@@ -113,7 +113,7 @@ export function AppShell({ children }: { children: ReactNode }) {
         <header className="app-topbar">
           <button
             type="button"
-            className="app-menu-button"
+            className="icon-button app-menu-button"
             aria-label="Menu"
             aria-expanded={open}
             aria-controls="app-sidebar"
