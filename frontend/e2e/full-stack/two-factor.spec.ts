@@ -50,6 +50,17 @@ test('set up an authenticator, then sign in with the password and its code, or o
   await page.getByRole('button', { name: 'Verify' }).click();
   await expect(page).toHaveURL(/\/app\/dashboard$/);
 
+  // The session the sign-up opened through the API is listed beside this one, and ending it stops its refresh token at once.
+  await page.getByRole('link', { name: 'Security' }).click();
+  const sessions = page.getByTestId('session-row');
+  await expect(sessions).toHaveCount(2);
+  await expect(sessions.filter({ hasText: 'This session' })).toHaveCount(1);
+  await sessions.filter({ hasNotText: 'This session' }).getByRole('button', { name: 'End session' }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'End session' }).click();
+  await expect(sessions).toHaveCount(1);
+  const refreshed = await request.post('/api/users/refresh', { data: { refresh_token: who.refreshToken } });
+  expect(refreshed.status()).toBe(401);
+
   // A recovery code signs in once.
   await page.getByRole('button', { name: 'Logout' }).click();
   for (const attempt of ['works', 'used up'] as const) {

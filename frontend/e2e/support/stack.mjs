@@ -314,6 +314,9 @@ export async function startStack({ dbName, port, controlPort, log = process.env.
       PORT: String(listen),
       HOST: '127.0.0.1',
       WEB_ORIGIN: url, // also the OAuth redirect base: {url}/app/oauth/callback/google
+      // Browsers refuse an IP address as a passkey's relying party: passkeys are used at http://localhost:<port>.
+      WEBAUTHN_RP_ID: 'localhost',
+      WEBAUTHN_ORIGIN: `http://localhost:${listen}`,
       JWT_ACCESS_SECRET: randomBytes(32).toString('hex'),
       JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
       SMTP_URL: smtp.url,

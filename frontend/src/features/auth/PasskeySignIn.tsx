@@ -5,7 +5,7 @@ import { loginPasskeyMutation } from '../../api/queries/accounts';
 import { Notice } from './Field';
 import { MSG } from './messages';
 
-/** 'Sign in with a passkey': no e-mail, no password; the browser offers the passkeys it holds for this site. */
+/** 'Continue with a passkey': no e-mail, no password; the browser offers the passkeys it holds for this site. */
 export function PasskeySignIn({ onSignedIn }: { onSignedIn: () => void }) {
   const [error, setError] = useState<string | null>(null);
   const passkey = useMutation(loginPasskeyMutation());

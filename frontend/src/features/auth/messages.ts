@@ -46,7 +46,7 @@ export const MSG = {
   passkeyHeading: 'Use your passkey',
   passkeyLead: 'Your account asks for one of its passkeys after your password.',
   usePasskey: 'Use a passkey',
-  signInWithPasskey: 'Sign in with a passkey',
+  signInWithPasskey: 'Continue with a passkey',
   passkeyFailed: 'The passkey did not sign you in. Please try again.',
 } as const;
 
