@@ -65,7 +65,13 @@ describe('passkeys (WebAuthn through a software authenticator)', () => {
 
     const { credential, response } = createCredential(options.body, ORIGIN);
     const added = await stack.http.post('/api/users/passkeys').set(bearer(access_token)).send({ response }).expect(201);
-    expect(added.body).toMatchObject({ name: 'Passkey', last_used_at: null, device_type: 'singleDevice', backed_up: false, transports: ['internal'] });
+    expect(added.body).toMatchObject({
+      name: 'Passkey',
+      last_used_at: null,
+      device_type: 'singleDevice',
+      backed_up: false,
+      transports: ['internal'],
+    });
 
     // The challenge was used: the same answer again finds none.
     await stack.http.post('/api/users/passkeys').set(bearer(access_token)).send({ response }).expect(400);
@@ -146,7 +152,11 @@ describe('passkeys (WebAuthn through a software authenticator)', () => {
     expect(login.body.methods).toEqual(['passkey']);
     const token = login.body.challenge_token as string;
 
-    const code = await stack.http.post('/api/users/login/2fa').set('X-Forwarded-For', nextIp()).send({ challenge_token: token, code: '123456' }).expect(401);
+    const code = await stack.http
+      .post('/api/users/login/2fa')
+      .set('X-Forwarded-For', nextIp())
+      .send({ challenge_token: token, code: '123456' })
+      .expect(401);
     expect(code.body.message).toBe('Invalid authentication code. Please try again.');
 
     const options = await authOptions({ challenge_token: token }).expect(200);
@@ -167,7 +177,11 @@ describe('passkeys (WebAuthn through a software authenticator)', () => {
   it("another user's passkey neither completes my challenge nor can be renamed or removed by me", async () => {
     const me = await userWithPasskey('mine');
     const them = await userWithPasskey('theirs');
-    const login = await stack.http.post('/api/users/login').set('X-Forwarded-For', nextIp()).send({ email: me.email, password: PASSWORD }).expect(200);
+    const login = await stack.http
+      .post('/api/users/login')
+      .set('X-Forwarded-For', nextIp())
+      .send({ email: me.email, password: PASSWORD })
+      .expect(200);
     const token = login.body.challenge_token as string;
     const options = (await authOptions({ challenge_token: token }).expect(200)).body;
     await loginPasskey({ response: assert(them.credential, options, ORIGIN), challenge_token: token }).expect(401);

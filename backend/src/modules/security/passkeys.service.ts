@@ -139,7 +139,9 @@ export class PasskeysService {
   }
 
   /** Options for a sign-in: any passkey of this site (discoverable), or the two-factor challenge's account's. */
-  async authenticationOptions(input: RequestBody<'getPasskeyAuthenticationOptions'> | undefined): Promise<Schemas['PublicKeyCredentialRequestOptions']> {
+  async authenticationOptions(
+    input: RequestBody<'getPasskeyAuthenticationOptions'> | undefined,
+  ): Promise<Schemas['PublicKeyCredentialRequestOptions']> {
     const token = input?.challenge_token;
     let allow: PasskeyRow[] = [];
     if (token) {
@@ -186,7 +188,12 @@ export class PasskeysService {
       expectedChallenge: challenge,
       expectedOrigin: this.config.webauthn.origins,
       expectedRPID: this.config.webauthn.rpId,
-      credential: { id: passkey.credentialId, publicKey: passkey.publicKey, counter: passkey.counter, transports: passkey.transports as AuthenticatorTransport[] },
+      credential: {
+        id: passkey.credentialId,
+        publicKey: passkey.publicKey,
+        counter: passkey.counter,
+        transports: passkey.transports as AuthenticatorTransport[],
+      },
       requireUserVerification: false,
     }).catch(() => null);
     if (!verified?.verified) return null;

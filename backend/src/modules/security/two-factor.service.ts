@@ -182,7 +182,8 @@ export class TwoFactorService {
     const row = await this.factors.byUser(pending.userId, false);
     if (!row?.enabledAt) {
       // A passkey-only account has no code to check; with no second factor left, that sign-in starts again.
-      if ((await this.passkeys.countOf(pending.userId)) > 0) throw new UnauthorizedException(TWO_FACTOR_MESSAGES[input.code !== undefined ? 'wrongCode' : 'wrongRecoveryCode']);
+      if ((await this.passkeys.countOf(pending.userId)) > 0)
+        throw new UnauthorizedException(TWO_FACTOR_MESSAGES[input.code !== undefined ? 'wrongCode' : 'wrongRecoveryCode']);
       throw new UnauthorizedException(TWO_FACTOR_MESSAGES.expired);
     }
     const verdict = await this.check(row, input);
