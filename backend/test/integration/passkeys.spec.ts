@@ -139,7 +139,7 @@ describe('passkeys (WebAuthn through a software authenticator)', () => {
     expect(res.body.message).toBe('This passkey could not be verified. Please try again.');
     const tampered = assert(credential, (await authOptions().expect(200)).body, ORIGIN) as { response: { signature: string } };
     const sig = Buffer.from(tampered.response.signature, 'base64url');
-    sig[sig.length - 1] ^= 0xff;
+    sig.writeUInt8(sig.readUInt8(sig.length - 1) ^ 0xff, sig.length - 1);
     tampered.response.signature = sig.toString('base64url');
     await loginPasskey({ response: tampered }).expect(401);
   });
