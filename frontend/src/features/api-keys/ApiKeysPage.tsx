@@ -5,6 +5,7 @@ import { copyText } from '../../components/clipboard';
 import { CopyButton } from '../../components/CopyButton';
 import { formatDateTime, formatGlob } from '../../components/format';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { TableHead } from '../../components/TableHead';
 import { useForm } from '../../components/useForm';
 import { API_KEYS_TEXTS as T } from './texts';
 import './api-keys.css';
@@ -192,18 +193,7 @@ export function ApiKeysPage() {
         ) : (
           <div className="api-keys-table-wrap">
             <table className="api-keys-table">
-              <thead>
-                <tr>
-                  {Object.values(T.columns).map((c) => (
-                    <th key={c} scope="col">
-                      {c}
-                    </th>
-                  ))}
-                  <th scope="col">
-                    <span className="visually-hidden">{T.revoke}</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableHead columns={T.columns} action={T.revoke} />
               <tbody>
                 {keys.map((k) => (
                   <KeyRow key={k.id} k={k} onRevoke={setRevoking} />

@@ -4,6 +4,7 @@ import { useId, useState } from 'react';
 import { failureText } from '../../api/errors';
 import { securityQueries, sessionMutations } from '../../api/queries/security';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { TableHead } from '../../components/TableHead';
 import { formatDateTime } from '../../components/format';
 import { SECURITY_TEXTS } from './texts';
 
@@ -36,18 +37,7 @@ export function SessionsSection() {
         <>
           <div className="security-sessions-wrap">
             <table className="security-sessions">
-              <thead>
-                <tr>
-                  {Object.values(T.columns).map((c) => (
-                    <th key={c} scope="col">
-                      {c}
-                    </th>
-                  ))}
-                  <th scope="col">
-                    <span className="visually-hidden">{T.end}</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableHead columns={T.columns} action={T.end} />
               <tbody>
                 {sessions.map((s) => (
                   <tr key={s.id} data-testid="session-row" aria-current={s.current ? 'true' : undefined}>
