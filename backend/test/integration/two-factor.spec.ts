@@ -441,6 +441,21 @@ describe('two-factor sign-in (TOTP and recovery codes)', () => {
     expectSpecResponse(twice, 'disableTotp');
   });
 
+  it('deletes an account with two-factor sign-in on by its e-mailed code alone, and its factors go with it', async () => {
+    const { email, session } = await userWithTotp('deleted');
+    const ip = nextIp();
+    await stack.http.post('/api/users/auth/send-deletion-otp').set('X-Forwarded-For', ip).send({ email }).expect(202);
+    const mail = await smtp.waitFor((m) => m.to.includes(email) && /deletion code/.test(m.raw));
+    const code = /\b(\d{6})\b/.exec(textOf(mail.raw))![1]!;
+    await stack.http.delete('/api/users/auth/delete-account').set('X-Forwarded-For', ip).send({ email, otp: code }).expect(200);
+    expect((await login(email).expect(401)).body.message).toBe('Invalid email or password');
+    const rows = (await stack.db.query(
+      `SELECT (SELECT count(*) FROM user_two_factor WHERE user_id = $1)::int AS factors, (SELECT count(*) FROM recovery_codes WHERE user_id = $1)::int AS codes`,
+      [session.user.id],
+    )) as Array<{ factors: number; codes: number }>;
+    expect(rows[0]).toEqual({ factors: 0, codes: 0 });
+  });
+
   it('never writes a secret, a recovery code or a challenge to the logs', async () => {
     // Let the worker's last mail logs arrive.
     await sleep(200);
