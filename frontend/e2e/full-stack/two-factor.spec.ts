@@ -11,6 +11,12 @@ import { signUpByApi } from '../support/platform';
 /** The code an authenticator app with this key shows, `ahead` 30-second steps from now (a code's step is accepted once). */
 const codeFor = (secret: string, ahead = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + ahead * 30 });
 
+/** Waits for a fresh 30-second step, so the steps that follow (enrol, then replay its code) all fall within it. */
+async function startOfStep() {
+  const into = (Date.now() / 1000) % 30;
+  if (into > 2) await new Promise((r) => setTimeout(r, (30 - into) * 1000 + 200));
+}
+
 test('set up an authenticator, then sign in with the password and its code, or once with a recovery code', async ({
   page,
   request,
@@ -26,7 +32,9 @@ test('set up an authenticator, then sign in with the password and its code, or o
   await expect(page.getByRole('img', { name: 'QR code for your authenticator app' })).toBeVisible();
   const secret = ((await page.getByTestId('totp-secret').textContent()) ?? '').replace(/\s/g, '');
   expect(secret).toMatch(/^[A-Z2-7]{32}$/);
-  await page.getByRole('textbox', { name: 'Authentication code' }).fill(await codeFor(secret));
+  await startOfStep();
+  const enrolCode = await codeFor(secret);
+  await page.getByRole('textbox', { name: 'Authentication code' }).fill(enrolCode);
   await page.getByRole('button', { name: 'Turn on' }).click();
   const codes = page.getByTestId('recovery-codes').getByRole('listitem');
   await expect(codes).toHaveCount(10);
@@ -42,8 +50,9 @@ test('set up an authenticator, then sign in with the password and its code, or o
   await page.getByRole('button', { name: 'Sign In' }).click();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Enter your authentication code');
   expect(await page.evaluate(() => localStorage.getItem('access_token'))).toBeNull();
-  // The code used to turn it on is used up; the app's next code (its clock a step ahead, within the drift allowed) is not.
-  await page.getByRole('textbox', { name: 'Authentication code' }).fill(await codeFor(secret));
+  // The code used to turn it on is used up (still within its step); the app's next code (its clock a step ahead,
+  // within the drift allowed) is not.
+  await page.getByRole('textbox', { name: 'Authentication code' }).fill(enrolCode);
   await page.getByRole('button', { name: 'Verify' }).click();
   await expect(page.getByRole('alert')).toHaveText('This code has already been used. Please wait for the next one.');
   await page.getByRole('textbox', { name: 'Authentication code' }).fill(await codeFor(secret, 1));
