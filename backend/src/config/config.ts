@@ -145,6 +145,17 @@ const envSchema = z.object({
   STREAMS_PER_USER: positiveInt.default(20),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
   LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
+  /** One JSON object per line (default: what log collectors read), or `pretty` for a terminal (make dev). */
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+  /**
+   * Bearer token Prometheus sends to GET /metrics (the API's port, and the worker's WORKER_PORT). Unset, /metrics
+   * answers 404: metrics are never public by default. Generated into .data/ for make dev and make serve.
+   */
+  METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  /** The worker's own HTTP port for /metrics and its liveness and readiness probes; unset, the worker listens on nothing. */
+  WORKER_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Operators: accounts with these e-mail addresses (comma-separated) may open the queue dashboard at /admin/queues. */
+  ADMIN_EMAILS: z.string().default(''),
   /** GLOB minted per day into the rewards account, accrued pro rata at each settlement run. */
   REWARD_EMISSION_GLOB_PER_DAY: z.coerce.number().min(0).max(100_000_000).default(10_000),
   /** The percentage of what each task charged that goes to the rewards account. */
@@ -307,6 +318,13 @@ export interface AppConfig {
   oauth: Partial<Record<OAuthProviderName, OAuthProviderConfig>>;
   shutdownTimeoutMs: number;
   logLevel: Env['LOG_LEVEL'];
+  logFormat: Env['LOG_FORMAT'];
+  /** GET /metrics answers only this bearer token; undefined: 404. */
+  metricsToken: string | undefined;
+  /** The worker's HTTP port (metrics and probes); undefined: none. */
+  workerPort: number | undefined;
+  /** Lower-cased e-mail addresses of the operators (the admin role). */
+  adminEmails: string[];
 }
 
 export class ConfigError extends Error {}
@@ -354,6 +372,7 @@ function parseTwoFactorKey(value: string): Buffer {
 interface Secrets {
   jwt: AppConfig['jwt'];
   twoFactorKey: Buffer;
+  metricsToken: string | undefined;
 }
 
 /** What .data/dev-secrets.json holds. */
@@ -362,6 +381,7 @@ interface StoredSecrets {
   refreshSecret?: string;
   /** Hex. */
   twoFactorKey?: string;
+  metricsToken?: string;
 }
 
 /**
@@ -377,7 +397,11 @@ function resolveSecrets(env: Env): Secrets {
     assertProductionSecrets(env.JWT_ACCESS_SECRET, env.JWT_REFRESH_SECRET);
     // Two-factor secrets encrypted under a key that changes with every start could never be read again.
     if (!givenKey) throw new ConfigError('TWO_FACTOR_KEY (32 random bytes as 64 hex characters) is required in production');
-    return { jwt: { accessSecret: env.JWT_ACCESS_SECRET, refreshSecret: env.JWT_REFRESH_SECRET }, twoFactorKey: givenKey };
+    return {
+      jwt: { accessSecret: env.JWT_ACCESS_SECRET, refreshSecret: env.JWT_REFRESH_SECRET },
+      twoFactorKey: givenKey,
+      metricsToken: env.METRICS_TOKEN,
+    };
   }
   if (env.NODE_ENV === 'test') {
     return {
@@ -386,6 +410,7 @@ function resolveSecrets(env: Env): Secrets {
         refreshSecret: env.JWT_REFRESH_SECRET ?? randomBytes(32).toString('hex'),
       },
       twoFactorKey: givenKey ?? randomBytes(32),
+      metricsToken: env.METRICS_TOKEN,
     };
   }
   const file = env.DEV_SECRETS_FILE;
@@ -395,11 +420,13 @@ function resolveSecrets(env: Env): Secrets {
     accessSecret: env.JWT_ACCESS_SECRET ?? stored.accessSecret ?? randomBytes(32).toString('hex'),
     refreshSecret: env.JWT_REFRESH_SECRET ?? stored.refreshSecret ?? randomBytes(32).toString('hex'),
     twoFactorKey: givenKey?.toString('hex') ?? stored.twoFactorKey ?? randomBytes(32).toString('hex'),
+    metricsToken: env.METRICS_TOKEN ?? stored.metricsToken ?? randomBytes(24).toString('base64url'),
   };
   if (
     stored.accessSecret !== secrets.accessSecret ||
     stored.refreshSecret !== secrets.refreshSecret ||
-    stored.twoFactorKey !== secrets.twoFactorKey
+    stored.twoFactorKey !== secrets.twoFactorKey ||
+    stored.metricsToken !== secrets.metricsToken
   ) {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
@@ -407,6 +434,7 @@ function resolveSecrets(env: Env): Secrets {
   return {
     jwt: { accessSecret: secrets.accessSecret, refreshSecret: secrets.refreshSecret },
     twoFactorKey: parseTwoFactorKey(secrets.twoFactorKey),
+    metricsToken: secrets.metricsToken,
   };
 }
 
@@ -510,5 +538,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     logLevel: env.LOG_LEVEL,
+    logFormat: env.LOG_FORMAT,
+    metricsToken: secrets.metricsToken,
+    workerPort: env.WORKER_PORT,
+    adminEmails: env.ADMIN_EMAILS.split(',')
+      .map((e) => e.trim().toLowerCase())
+      .filter(Boolean),
   };
 }
