@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { Schemas } from './types';
 import { RetryLaterException } from './errors';
 import { FIELD_MESSAGES } from './messages';
+import { errors } from '../observability/metrics';
 
 type ErrorBody = Schemas['Error'];
 
@@ -163,6 +164,7 @@ export function toOpenAiError(body: ErrorBody): OpenAiError {
 export function errorAnswer(path: string, exception: unknown, logger?: Logger): { status: number; body: object; headers: Record<string, string> } {
   const { body, headers } = toErrorBody(exception, logger);
   const status = body.statusCode ?? HttpStatus.INTERNAL_SERVER_ERROR;
+  errors.inc({ type: body.error ?? String(status) });
   return { status, body: isOpenAiPath(path) ? toOpenAiError(body) : body, headers };
 }
 

@@ -4,7 +4,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 
 /** Paths the spec does not describe on purpose: the docs, the spec itself, and the web app (everything but /api and /v1). */
 export function isUndescribedPath(path: string): boolean {
-  if (path.startsWith('/v1/')) return false;
+  if (path.startsWith('/v1/') || path === '/metrics') return false;
   return !path.startsWith('/api/') || path.startsWith('/api/docs') || path === '/api/openapi.json';
 }
 

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Job, UnrecoverableError, Worker } from 'bullmq';
+import { queueWait } from '../observability/metrics';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { createRedis } from '../redis/redis.module';
@@ -59,6 +60,7 @@ export class JobLeases implements OnApplicationShutdown {
   /** The next waiting job of the queue, now locked with `token`; null when none waits. */
   async take(queue: InferenceQueue, token: string): Promise<{ lease: Lease; data: InferenceJob } | null> {
     const job = (await this.worker(queue).getNextJob(token, { block: false })) as Job<InferenceJob> | undefined;
+    if (job) queueWait.observe({ queue }, Math.max(0, Date.now() - job.timestamp) / 1000);
     return job?.id ? { lease: { jobId: job.id, queue, token }, data: job.data } : null;
   }
 

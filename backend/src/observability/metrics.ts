@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { createHash, timingSafeEqual } from 'node:crypto';
 
 /**
  * Every Prometheus metric of the platform, defined once. The API and the worker each expose their own registry
@@ -135,3 +136,44 @@ export const errors = new Counter({
   labelNames: ['type'] as const,
   registers: [registry],
 });
+
+/**
+ * Who may read /metrics: 404 when METRICS_TOKEN is unset (metrics are never public by default), 401 without the
+ * token, else allowed. Compared as hashes in constant time, so the answer's timing says nothing about the token.
+ */
+export function scrapeAccess(token: string | undefined, authorization: string | undefined): 200 | 401 | 404 {
+  if (!token) return 404;
+  const given = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1] ?? '';
+  const digest = (s: string) => createHash('sha256').update(s).digest();
+  return timingSafeEqual(digest(given), digest(token)) ? 200 : 401;
+}
+
+/** How a reply ran, as its generator saw it: who generated it and when its first token reached the stream (ms). */
+export interface ReplyRun {
+  kind: GeneratorKind;
+  firstTokenAt?: number;
+}
+
+/**
+ * One ended reply in the inference metrics. Time to first token counts from the request (`requestedAt`), queue wait
+ * included, as the requester waited; tokens per second from the first token to the end.
+ */
+export function observeReply(
+  model: string,
+  run: ReplyRun | undefined,
+  outcome: 'completed' | 'failed',
+  usage: { promptTokens: number; completionTokens: number },
+  requestedAt: number | undefined,
+  endedAt = Date.now(),
+): void {
+  const kind = run?.kind ?? 'unassigned';
+  replies.inc({ model, kind, outcome });
+  if (outcome === 'failed') return;
+  inferenceTokens.inc({ model, kind, type: 'prompt' }, usage.promptTokens);
+  inferenceTokens.inc({ model, kind, type: 'completion' }, usage.completionTokens);
+  const first = run?.firstTokenAt;
+  if (first === undefined) return;
+  if (requestedAt !== undefined && first >= requestedAt) timeToFirstToken.observe({ model, kind }, (first - requestedAt) / 1000);
+  if (usage.completionTokens > 1 && endedAt > first)
+    tokensPerSecond.observe({ model, kind }, (usage.completionTokens - 1) / ((endedAt - first) / 1000));
+}

@@ -79,6 +79,12 @@ describe('system: health and platform statistics', () => {
       expect(res.body.status).toBe('degraded');
       expect(res.body.checks.redis.status).toBe('down');
       expect(res.body.checks.database.status).toBe('up');
+      // Not ready, yet alive: a balancer stops sending it traffic, nothing restarts it.
+      const ready = await stack.http.get('/api/health/ready').expect(503);
+      expectSpecResponse(ready, 'getReadiness');
+      expect(ready.body.checks.redis.status).toBe('down');
+      const live = await stack.http.get('/api/health/live').expect(200);
+      expectSpecResponse(live, 'getLiveness');
     } finally {
       // The client may already be reconnecting on its own (a health probe's command can start it).
       if (['end', 'close', 'wait'].includes(redis.status)) await redis.connect();

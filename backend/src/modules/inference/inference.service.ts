@@ -255,6 +255,7 @@ export class InferenceService {
         priceUnits: model.priceUnits,
         ...(args.conversationId ? { conversationId: args.conversationId } : {}),
         ...(userMessageId ? { userMessageId } : {}),
+        requestedAt: Date.now(),
       },
       { jobId: args.streamId },
     );

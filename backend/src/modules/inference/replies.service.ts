@@ -11,6 +11,7 @@ import { taskDifficulty } from '../rewards/rewards';
 import { StreamEvent, stopKey, TokenStream } from './streams';
 import { TasksRepository } from './tasks.repository';
 import { TasksService } from './tasks.service';
+import { errors, observeReply, type ReplyRun } from '../../observability/metrics';
 
 export type StopReason = Extract<StreamEvent, { type: 'done' }>['stop_reason'];
 type FailCode = 'WORKER_FAILED' | 'INSUFFICIENT_TOKENS' | 'INTERNAL_ERROR';
@@ -110,7 +111,7 @@ export class RepliesService {
    * The reply is complete: charged for the tokens used at the model's price, never more than the hold; a reply
    * cut by the budget says so. False when it had already ended (nothing is charged or saved twice).
    */
-  complete(job: InferenceJob, nodeId: string, usage: Usage, stopReason: StopReason, durationMs: number): Promise<boolean> {
+  complete(job: InferenceJob, nodeId: string, usage: Usage, stopReason: StopReason, durationMs: number, run?: ReplyRun): Promise<boolean> {
     return this.serial(job, async () => {
       const stream = this.stream(job);
       const text = await stream.text();
@@ -136,6 +137,7 @@ export class RepliesService {
         difficulty: model ? taskDifficulty(model.parameters, used) : 1,
       });
       if (!ended) return false;
+      observeReply(job.modelId, run, 'completed', usage, job.requestedAt);
       await stream.init();
       await stream.append({
         type: 'done',
@@ -149,7 +151,7 @@ export class RepliesService {
   }
 
   /** The reply failed: it ends with an error event and costs nothing. False when it had already ended. */
-  fail(job: InferenceJob, nodeId: string | null, code: FailCode, promptTokens = 0): Promise<boolean> {
+  fail(job: InferenceJob, nodeId: string | null, code: FailCode, promptTokens = 0, run?: ReplyRun): Promise<boolean> {
     return this.serial(job, async () => {
       const stream = this.stream(job);
       const ended = await this.tasks.finish({
@@ -168,6 +170,8 @@ export class RepliesService {
         difficulty: 1,
       });
       if (!ended) return false;
+      observeReply(job.modelId, run, 'failed', { promptTokens, completionTokens: 0 }, job.requestedAt);
+      errors.inc({ type: code });
       await stream.init();
       await stream.append({ type: 'error', code, message: FAILED[code] });
       await stream.finish(this.ttl);

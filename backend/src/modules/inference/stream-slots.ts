@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { activeStreams } from '../../observability/metrics';
 import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../../config/config';
@@ -44,10 +45,12 @@ export class StreamSlots {
     }, SLOT_TTL_MS / 3);
     renew.unref();
     let released = false;
+    activeStreams.inc();
     return {
       release: async () => {
         if (released) return;
         released = true;
+        activeStreams.dec();
         clearInterval(renew);
         await this.redis.zrem(key, id).catch(() => undefined);
       },

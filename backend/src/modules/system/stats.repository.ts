@@ -13,7 +13,18 @@ export interface StatsRow {
   failed_tasks: string;
 }
 
-/** Read-only counts over users, nodes and inference_tasks, for the platform's public figures and health. */
+/** Who serves a model on a node: the in-cluster worker (no node credential), a pool (its coordinator, for the pool's model), or a provider's node. */
+const NODE_KIND = (n: string, model: string) => `CASE WHEN ${n}.credential_hash IS NULL THEN 'worker'
+  WHEN EXISTS (SELECT 1 FROM node_pools p WHERE p.coordinator_id = ${n}.id AND p.model_id = ${model}) THEN 'pool' ELSE 'remote' END`;
+
+export interface LedgerTotalsRow {
+  type: string;
+  status: string;
+  transactions: string;
+  units: string;
+}
+
+/** Read-only counts over users, nodes, inference_tasks, the ledger and rewards: the public figures, health and metrics. */
 @Injectable()
 export class StatsRepository extends ConfiguredRepository {
   async counts(tx?: Tx): Promise<StatsRow> {
@@ -31,6 +42,45 @@ export class StatsRepository extends ConfiguredRepository {
       tx,
     );
     return row!;
+  }
+
+  /** Live nodes taking jobs per model and kind. */
+  nodesOnline(tx?: Tx): Promise<Array<{ model: string; kind: string; nodes: number }>> {
+    return this.rows(
+      `SELECT m AS model, ${NODE_KIND('n', 'm')} AS kind, count(*)::int AS nodes FROM nodes n, unnest(n.models) AS m
+       WHERE ${liveNode('n', '$1')} AND NOT n.paused AND NOT n.battery_paused GROUP BY 1, 2`,
+      [this.config.inference.nodeLiveSeconds],
+      tx,
+    );
+  }
+
+  /** Tasks each node ended in the last hour, by status. */
+  nodeTasksLastHour(tx?: Tx): Promise<Array<{ node: string; name: string; status: string; tasks: number }>> {
+    return this.rows(
+      `SELECT t.node_id AS node, n.name, t.status, count(*)::int AS tasks FROM inference_tasks t JOIN nodes n ON n.id = t.node_id
+       WHERE t.status IN ('completed', 'failed') AND t.completed_at > now() - interval '1 hour' GROUP BY 1, 2, 3`,
+      [],
+      tx,
+    );
+  }
+
+  /** Every ledger transaction counted by type and status, with the amounts (bigint as text). */
+  ledgerTotals(tx?: Tx): Promise<LedgerTotalsRow[]> {
+    return this.rows(
+      `SELECT type, status, count(*) AS transactions, coalesce(sum(amount), 0) AS units FROM ledger_transactions GROUP BY 1, 2`,
+      [],
+      tx,
+    );
+  }
+
+  /** Rewards not paid yet, and paid, in milli-GLOB (bigint as text). */
+  async rewardTotals(tx?: Tx): Promise<{ pending: string; paid: string }> {
+    return (await this.one<{ pending: string; paid: string }>(
+      `SELECT coalesce(sum(units) FILTER (WHERE paid_at IS NULL), 0) AS pending, coalesce(sum(units) FILTER (WHERE paid_at IS NOT NULL), 0) AS paid
+       FROM node_rewards`,
+      [],
+      tx,
+    ))!;
   }
 
   async ping(tx?: Tx): Promise<void> {

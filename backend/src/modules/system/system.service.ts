@@ -8,6 +8,8 @@ import { StatsRepository } from './stats.repository';
 
 const VERSION = (JSON.parse(readFileSync(join(__dirname, '../../../package.json'), 'utf8')) as { version: string }).version;
 
+const uptime = () => Math.round(process.uptime() * 10) / 10;
+
 async function timed(check: () => Promise<unknown>): Promise<Schemas['HealthCheck']> {
   const start = process.hrtime.bigint();
   try {
@@ -25,12 +27,25 @@ export class SystemService {
     @Inject(REDIS) private readonly redis: Redis,
   ) {}
 
-  async health(): Promise<Schemas['Health']> {
+  /** Alive: the process answers, whatever its dependencies do. */
+  liveness(): Schemas['Liveness'] {
+    return { status: 'ok', uptime_seconds: uptime(), version: VERSION };
+  }
+
+  /**
+   * Ready: PostgreSQL and Redis answer; for a worker (`models` given, what it has loaded) also at least one model
+   * loaded. `ok` only when every check is up.
+   */
+  async readiness(models?: string[]): Promise<Schemas['Health']> {
     const [database, redis] = await Promise.all([timed(() => this.stats.ping()), timed(() => this.redis.ping())]);
+    const checks: Schemas['Health']['checks'] = { database, redis };
+    if (models) {
+      checks.models = models.length ? { status: 'up', latency_ms: 0 } : { status: 'down', latency_ms: null, error: 'No model loaded' };
+    }
     return {
-      status: database.status === 'up' && redis.status === 'up' ? 'ok' : 'degraded',
-      checks: { database, redis },
-      uptime_seconds: Math.round(process.uptime() * 10) / 10,
+      status: Object.values(checks).every((c) => c.status === 'up') ? 'ok' : 'degraded',
+      checks,
+      uptime_seconds: uptime(),
       version: VERSION,
     };
   }

@@ -1,0 +1,85 @@
+import { Inject, Injectable, NotFoundException, UnauthorizedException } from '@nestjs/common';
+import type { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import { platformQueues, type AnyQueue } from '../../jobs/jobs';
+import { JobsService } from '../../jobs/jobs.service';
+import {
+  holdsOpen,
+  holdsOpenUnits,
+  ledgerFlow,
+  ledgerTransactions,
+  nodesOnline,
+  nodeTasks,
+  queueJobs,
+  registry,
+  rewardUnits,
+  scrapeAccess,
+} from '../../observability/metrics';
+import { loadCatalog } from '../inference/catalog';
+import { StatsRepository } from './stats.repository';
+
+const QUEUE_STATES = ['waiting', 'active', 'delayed', 'completed', 'failed'] as const;
+
+/**
+ * GET /metrics of the API: what lives in PostgreSQL and Redis (queue depth, nodes online, the ledger, rewards) is
+ * read at scrape time, here only, so it is counted once however many API and worker processes run.
+ */
+@Injectable()
+export class MetricsService {
+  private readonly queues: AnyQueue[];
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly stats: StatsRepository,
+    private readonly jobs: JobsService,
+  ) {
+    this.queues = platformQueues(loadCatalog(config).map((m) => m.id));
+  }
+
+  /** The metrics in Prometheus' text format, for the bearer of METRICS_TOKEN only. */
+  async scrape(authorization: string | undefined): Promise<{ contentType: string; body: string }> {
+    const access = scrapeAccess(this.config.metricsToken, authorization);
+    if (access === 404) throw new NotFoundException('Cannot GET /metrics');
+    if (access === 401) throw new UnauthorizedException('A valid metrics token is required.');
+    await Promise.all([this.readQueues(), this.readDatabase()]);
+    return { contentType: registry.contentType, body: await registry.metrics() };
+  }
+
+  private async readQueues(): Promise<void> {
+    const counts = await Promise.all(this.queues.map((q) => this.jobs.queue(q).getJobCounts(...QUEUE_STATES)));
+    queueJobs.reset();
+    this.queues.forEach((queue, i) => {
+      for (const state of QUEUE_STATES) queueJobs.set({ queue, state }, counts[i]![state] ?? 0);
+    });
+  }
+
+  private async readDatabase(): Promise<void> {
+    const [online, tasks, ledger, rewards] = await Promise.all([
+      this.stats.nodesOnline(),
+      this.stats.nodeTasksLastHour(),
+      this.stats.ledgerTotals(),
+      this.stats.rewardTotals(),
+    ]);
+    nodesOnline.reset();
+    for (const r of online) nodesOnline.set({ model: r.model, kind: r.kind }, r.nodes);
+    nodeTasks.reset();
+    for (const r of tasks) nodeTasks.set({ node: r.node, name: r.name, status: r.status }, r.tasks);
+    // Totals kept by PostgreSQL, exposed as counters: they only grow, so rate() over them is GLOB's flow.
+    ledgerTransactions.reset();
+    ledgerFlow.reset();
+    let open = 0;
+    let openUnits = 0;
+    for (const r of ledger) {
+      ledgerTransactions.inc({ type: r.type, status: r.status }, Number(r.transactions));
+      if (r.status === 'completed') ledgerFlow.inc({ type: r.type }, Number(r.units));
+      if (r.status === 'pending') {
+        open += Number(r.transactions);
+        openUnits += Number(r.units);
+      }
+    }
+    holdsOpen.set(open);
+    holdsOpenUnits.set(openUnits);
+    rewardUnits.set({ state: 'pending' }, Number(rewards.pending));
+    rewardUnits.set({ state: 'paid' }, Number(rewards.paid));
+  }
+}
