@@ -18,6 +18,10 @@ const env = {
   PAYMENTS_TEST_MODE: process.env.PAYMENTS_TEST_MODE ?? 'true',
   // Whose node the local worker is: sign up with this address to receive its task rewards.
   WORKER_OWNER_EMAIL: process.env.WORKER_OWNER_EMAIL ?? 'provider@example.com',
+  // The worker's metrics and health probes.
+  WORKER_PORT: process.env.WORKER_PORT ?? '9464',
+  // Log lines for a terminal (make serve and production write one JSON object per line).
+  LOG_FORMAT: process.env.LOG_FORMAT ?? 'pretty',
 };
 const stop = onShutdown(children, db.stop);
 
@@ -37,6 +41,9 @@ start(children, 'web', 'npm', ['run', 'dev', '-w', 'frontend', '--', '--port', w
 
 log(`Web app:  http://localhost:${webPort}`);
 log(`API:      http://localhost:${apiPort}/api  (docs: http://localhost:${apiPort}/api/docs)`);
+log(
+  `Metrics:  http://localhost:${apiPort}/metrics and http://localhost:${env.WORKER_PORT}/metrics, Authorization: Bearer <metricsToken in .data/dev-secrets.json>`,
+);
 log(
   process.env.SMTP_URL
     ? `E-mail:   ${process.env.SMTP_URL}`

@@ -13,14 +13,14 @@ if (!process.argv.includes('--no-build')) {
 }
 
 // Production refuses to invent secrets; for a local `make serve` the missing ones are generated once and kept in .data/.
-const SECRET_NAMES = ['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'TWO_FACTOR_KEY'];
+const SECRET_NAMES = ['JWT_ACCESS_SECRET', 'JWT_REFRESH_SECRET', 'TWO_FACTOR_KEY', 'METRICS_TOKEN'];
 let secrets = {};
 const missing = SECRET_NAMES.filter((name) => !process.env[name]);
 if (missing.length) {
   const file = join(root, '.data', 'serve-secrets.json');
   const stored = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
   const kept = SECRET_NAMES.every((name) => stored[name]);
-  // Each is 32 random bytes in hex (TWO_FACTOR_KEY must be exactly that; the JWT secrets need 32+ characters).
+  // Each is 32 random bytes in hex (TWO_FACTOR_KEY must be exactly that; the JWT secrets and METRICS_TOKEN need 32+ and 16+ characters).
   for (const name of SECRET_NAMES) stored[name] ??= randomBytes(32).toString('hex');
   if (!kept) {
     mkdirSync(join(root, '.data'), { recursive: true });
@@ -43,6 +43,8 @@ const env = {
   PORT: port,
   WEB_DIST: join(root, 'frontend', 'dist'),
   WEB_ORIGIN: process.env.WEB_ORIGIN ?? `http://localhost:${port}`,
+  // The worker's metrics and health probes.
+  WORKER_PORT: process.env.WORKER_PORT ?? '9464',
 };
 onShutdown(children, db.stop);
 
@@ -53,3 +55,6 @@ await runOrFail('Migrations', 'node', ['backend/dist/database/cli.js', 'migrate'
 start(children, 'api', 'node', ['backend/dist/main.js'], env, { restart: true });
 start(children, 'worker', 'node', ['backend/dist/worker.js'], env, { restart: true });
 log(`Glob Network: http://localhost:${port}  (API docs: http://localhost:${port}/api/docs). Ctrl-C stops it.`);
+log(
+  `Metrics: http://localhost:${port}/metrics and http://localhost:${env.WORKER_PORT}/metrics with Authorization: Bearer <METRICS_TOKEN>${secrets.METRICS_TOKEN ? ' (in .data/serve-secrets.json)' : ''}`,
+);
