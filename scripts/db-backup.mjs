@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import pg from 'pg';
-import { canConnect, fail, log, root } from './lib.mjs';
+import { canConnect, embeddedDatabase, fail, log, root } from './lib.mjs';
 
 const usage = `usage:
   npm run db:backup [-- <file>]                                       (default .data/backups/glob-<UTC time>.dump)
@@ -34,7 +34,7 @@ function libpq(url) {
  */
 async function defaultUrl() {
   if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
-  const port = Number(process.env.PGLITE_PORT ?? 54329);
+  const { port, url } = embeddedDatabase();
   if (!(await canConnect('127.0.0.1', port))) {
     fail(
       `DATABASE_URL is not set, and the embedded database (PGlite, data in .data/pglite) is not running: it is served only ` +
@@ -45,7 +45,7 @@ async function defaultUrl() {
     `Using the embedded database on 127.0.0.1:${port} (PGlite, PostgreSQL 18: needs pg_dump/pg_restore 18 or later). Its ` +
       `connections share one session, so the snapshot is consistent only while nothing else writes to it.`,
   );
-  return `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+  return url;
 }
 
 /** Runs a PostgreSQL client tool, its errors shown; resolves with its exit code. */

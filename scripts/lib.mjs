@@ -80,6 +80,12 @@ export async function ensureRedis(children) {
  * DATABASE_URL if set; else an embedded PostgreSQL (PGlite, PostgreSQL compiled to WebAssembly) served
  * over the Postgres wire protocol, with its data in .data/pglite. All its connections share one session.
  */
+/** Where make dev and make serve serve their embedded database (PGlite over the PostgreSQL protocol). */
+export function embeddedDatabase() {
+  const port = Number(process.env.PGLITE_PORT ?? 54329);
+  return { port, url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres` };
+}
+
 export async function ensureDatabase() {
   if (process.env.DATABASE_URL) {
     log(`PostgreSQL: ${new URL(process.env.DATABASE_URL).host} (DATABASE_URL)`);
@@ -92,12 +98,12 @@ export async function ensureDatabase() {
   mkdirSync(dataDir, { recursive: true });
   // pg_trgm backs the chat search index (CREATE EXTENSION in the migrations).
   const db = await PGlite.create(dataDir, { extensions: { pg_trgm } });
-  const port = Number(process.env.PGLITE_PORT ?? 54329);
+  const { port, url } = embeddedDatabase();
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: 16 });
   await server.start();
   log(`PostgreSQL: embedded PGlite on 127.0.0.1:${port}, data in .data/pglite (set DATABASE_URL to use your own server)`);
   return {
-    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    url,
     poolSize: '2',
     stop: async () => {
       await server.stop();
