@@ -5,6 +5,31 @@
  */
 
 export interface paths {
+    "/api/admin/queues/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open the queue dashboard in this browser
+         * @description For an operator (an account whose verified e-mail address is in the server's `ADMIN_EMAILS`; `role: admin` on
+         *     `getMe`): sets a cookie that lets this browser load the queue dashboard at `/admin/queues` for 15 minutes. The
+         *     cookie holds a signed token of this sign-in (httpOnly, SameSite=Strict, Secure over HTTPS, Path=/admin/queues),
+         *     and every dashboard request checks it again: the account must still exist, still be an operator, and its
+         *     sign-in must not have ended; otherwise the dashboard answers 404. Every other account gets 404 here too, so
+         *     the dashboard's existence is not revealed. Rate-limited per IP.
+         */
+        post: operations["openQueueDashboard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/api-keys": {
         parameters: {
             query?: never;
@@ -2338,6 +2363,8 @@ export interface components {
         Health: {
             checks: {
                 database: components["schemas"]["HealthCheck"];
+                /** @description The worker's readiness only — `down` while it has no model loaded. */
+                models?: components["schemas"]["HealthCheck"];
                 redis: components["schemas"]["HealthCheck"];
             };
             /**
@@ -3185,6 +3212,19 @@ export interface components {
             userVerification?: string;
         };
         /**
+         * @description The queue dashboard is open to this browser: the answer's `Set-Cookie` holds its session (httpOnly, SameSite=Strict,
+         *     Path=/admin/queues), so the browser can now load `url`.
+         */
+        QueueDashboardSession: {
+            /** @description When the dashboard's session ends (15 minutes after it was opened); open it again from the web app then. */
+            expires_at: components["schemas"]["Timestamp"];
+            /**
+             * @description Where the dashboard is, on this origin.
+             * @constant
+             */
+            url: "/admin/queues";
+        };
+        /**
          * @description One of the account's recovery codes, as shown when they were made (`xxxxx-xxxxx`); letters in either case,
          *     the hyphen optional. Each works once.
          * @example k7m2q-x9p4w
@@ -3712,6 +3752,7 @@ export interface components {
             /** Format: email */
             email: string;
             id: components["schemas"]["Uuid"];
+            role: components["schemas"]["UserRole"];
             /** @description The wallet balance in GLOB. 0 until the wallet lands; then the wallet's balance (starting with the welcome bonus). */
             token_balance: components["schemas"]["GlobAmount"];
             username: string;
@@ -3721,6 +3762,13 @@ export interface components {
          * @example ada
          */
         Username: string;
+        /**
+         * @description `admin` for an operator: an account whose verified e-mail address is in the server's `ADMIN_EMAILS` (checked on
+         *     every request; the web app only uses it to show the link to the queue dashboard, `openQueueDashboard`).
+         *     `user` for everyone else.
+         * @enum {string}
+         */
+        UserRole: "user" | "admin";
         /**
          * Format: uuid
          * @example 0b9f4a2e-6c1d-4f7e-9a51-3d2c8e7b1f60
@@ -4107,6 +4155,7 @@ export type SchemaProvenModel = components['schemas']['ProvenModel'];
 export type SchemaPublicKeyCredentialCreationOptions = components['schemas']['PublicKeyCredentialCreationOptions'];
 export type SchemaPublicKeyCredentialDescriptor = components['schemas']['PublicKeyCredentialDescriptor'];
 export type SchemaPublicKeyCredentialRequestOptions = components['schemas']['PublicKeyCredentialRequestOptions'];
+export type SchemaQueueDashboardSession = components['schemas']['QueueDashboardSession'];
 export type SchemaRecoveryCode = components['schemas']['RecoveryCode'];
 export type SchemaRecoveryCodes = components['schemas']['RecoveryCodes'];
 export type SchemaRefreshRequest = components['schemas']['RefreshRequest'];
@@ -4160,6 +4209,7 @@ export type SchemaTwoFactorStatus = components['schemas']['TwoFactorStatus'];
 export type SchemaUpdateRequired = components['schemas']['UpdateRequired'];
 export type SchemaUser = components['schemas']['User'];
 export type SchemaUsername = components['schemas']['Username'];
+export type SchemaUserRole = components['schemas']['UserRole'];
 export type SchemaUuid = components['schemas']['Uuid'];
 export type SchemaVerificationToken = components['schemas']['VerificationToken'];
 export type SchemaVerifyOtpRequest = components['schemas']['VerifyOtpRequest'];
@@ -4180,6 +4230,52 @@ export type ParameterCursor = components['parameters']['Cursor'];
 export type ParameterJobId = components['parameters']['JobId'];
 export type $defs = Record<string, never>;
 export interface operations {
+    openQueueDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dashboard's session is set. */
+            200: {
+                headers: {
+                    /** @description `glob_queue_dashboard=<token>; Max-Age=900; Path=/admin/queues; HttpOnly; SameSite=Strict` (and `Secure` over HTTPS). */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "/admin/queues",
+                     *       "expires_at": "2026-11-21T10:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueueDashboardSession"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is not an operator (the same answer as an unknown route). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Not found",
+                     *       "error": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     listApiKeys: {
         parameters: {
             query?: never;
@@ -7560,7 +7656,8 @@ export interface operations {
                      *         "email": "ada@example.com",
                      *         "username": "ada",
                      *         "token_balance": 1000,
-                     *         "created_at": "2026-11-21T10:15:00.000Z"
+                     *         "created_at": "2026-11-21T10:15:00.000Z",
+                     *         "role": "user"
                      *       }
                      *     }
                      */
@@ -7626,7 +7723,8 @@ export interface operations {
                      *         "email": "ada@example.com",
                      *         "username": "ada",
                      *         "token_balance": 1000,
-                     *         "created_at": "2026-11-21T10:15:00.000Z"
+                     *         "created_at": "2026-11-21T10:15:00.000Z",
+                     *         "role": "user"
                      *       }
                      *     }
                      */
@@ -7703,7 +7801,8 @@ export interface operations {
                      *         "email": "ada@example.com",
                      *         "username": "ada",
                      *         "token_balance": 962.5,
-                     *         "created_at": "2026-11-21T10:15:00.000Z"
+                     *         "created_at": "2026-11-21T10:15:00.000Z",
+                     *         "role": "user"
                      *       }
                      *     }
                      */
@@ -8254,7 +8353,8 @@ export interface operations {
                      *         "email": "ada@example.com",
                      *         "username": "ada",
                      *         "token_balance": 1000,
-                     *         "created_at": "2026-11-21T10:15:00.000Z"
+                     *         "created_at": "2026-11-21T10:15:00.000Z",
+                     *         "role": "user"
                      *       }
                      *     }
                      */
@@ -8351,7 +8451,8 @@ export interface operations {
                      *         "email": "ada@example.com",
                      *         "username": "ada",
                      *         "token_balance": 1000,
-                     *         "created_at": "2026-11-21T10:15:00.000Z"
+                     *         "created_at": "2026-11-21T10:15:00.000Z",
+                     *         "role": "user"
                      *       }
                      *     }
                      */

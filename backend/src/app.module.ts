@@ -8,6 +8,7 @@ import { DatabaseModule } from './database/database.module';
 import { JobsModule } from './jobs/jobs.module';
 import { MailModule } from './mail/mail.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
+import { AdminModule } from './modules/admin/admin.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { ChatModule } from './modules/chat/chat.module';
 import { InferenceModule } from './modules/inference/inference.module';
@@ -53,6 +54,7 @@ export class ApiModule {
         ChatModule,
         ApiKeysModule,
         OpenAiModule,
+        AdminModule,
       ],
       providers: [RateLimiter, { provide: APP_GUARD, useClass: RateLimitGuard }],
     };

@@ -19,6 +19,13 @@ export const verifyQueue = (modelId: string): VerifyQueue => `verify.${modelId}`
 
 export type AnyQueue = QueueName | InferenceQueue | VerifyQueue;
 
+/** Every queue of the platform for these catalog models: the named queues, then each model's inference and verify queue. */
+export const platformQueues = (modelIds: readonly string[]): AnyQueue[] => [
+  ...Object.values(QueueName),
+  ...modelIds.map(inferenceQueue),
+  ...modelIds.map(verifyQueue),
+];
+
 export interface MailJob {
   to: string;
   subject: string;

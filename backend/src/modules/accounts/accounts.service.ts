@@ -20,6 +20,7 @@ import { isCommonPassword, PasswordsService } from './passwords';
 import type { SessionClient } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 import { UsersRepository, type User } from './users.repository';
+import { userRole } from '../admin/admin-role';
 import { ConversationsRepository } from '../chat/conversations.repository';
 import { NotificationsRepository } from '../notifications/notifications.repository';
 import { PasskeysService } from '../security/passkeys.service';
@@ -45,13 +46,14 @@ export const MESSAGES = {
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-export function toUserBody(user: User, balanceUnits: number | string): Schemas['User'] {
+export function toUserBody(user: User, balanceUnits: number | string, adminEmails: readonly string[]): Schemas['User'] {
   return {
     id: user.id,
     email: user.email!,
     username: user.username!,
     token_balance: toGlob(balanceUnits),
     created_at: user.createdAt.toISOString(),
+    role: userRole(user, adminEmails),
   };
 }
 
@@ -73,9 +75,9 @@ export class AccountsService {
     private readonly passkeys: PasskeysService,
   ) {}
 
-  /** The user as the API shows it, with the wallet's balance. */
+  /** The user as the API shows it, with the wallet's balance and the role (read again on every call). */
   async userBody(user: User, tx?: Tx): Promise<Schemas['User']> {
-    return toUserBody(user, (await this.ledger.walletOf(user.id, tx)).balance);
+    return toUserBody(user, (await this.ledger.walletOf(user.id, tx)).balance, this.config.adminEmails);
   }
 
   /**
