@@ -73,8 +73,9 @@ export default defineConfig({
           }),
         ],
         navigateFallback: `/${SHELL_FILE}`,
-        // The API, files (robots.txt, sitemap.xml, media) and the API docs are never answered with the app shell.
-        navigateFallbackDenylist: [/^\/api\//, /\/[^/?]+\.[a-z0-9]+$/i],
+        // The API, the queue dashboard (a page of the API), files (robots.txt, sitemap.xml, media) and the API docs are
+        // never answered with the app shell.
+        navigateFallbackDenylist: [/^\/api\//, /^\/admin\/queues(\/|$)/, /\/[^/?]+\.[a-z0-9]+$/i],
         cleanupOutdatedCaches: true,
         runtimeCaching: [
           {
@@ -86,12 +87,17 @@ export default defineConfig({
       },
     }),
   ],
-  // The API's two roots: /api for the web app, /v1 for OpenAI clients (the API keys page shows this origin's /v1).
+  // The API's roots: /api for the web app, /v1 for OpenAI clients (the API keys page shows this origin's /v1),
+  // /admin/queues for the operators' queue dashboard (its cookie is set by an /api call on this origin).
   server: {
     port: Number(process.env.WEB_PORT ?? 5173),
-    proxy: { '/api': { target: api, changeOrigin: false }, '/v1': { target: api, changeOrigin: false } },
+    proxy: {
+      '/api': { target: api, changeOrigin: false },
+      '/v1': { target: api, changeOrigin: false },
+      '/admin/queues': { target: api, changeOrigin: false },
+    },
   },
-  preview: { port: Number(process.env.WEB_PORT ?? 4173), proxy: { '/api': api, '/v1': api } },
+  preview: { port: Number(process.env.WEB_PORT ?? 4173), proxy: { '/api': api, '/v1': api, '/admin/queues': api } },
   // Every target browser (es2022) preloads modules itself: no polyfill in the entry.
   build: { outDir: 'dist', sourcemap: true, target: 'es2022', modulePreload: { polyfill: false } },
 });

@@ -7,6 +7,7 @@ import { formatGlob } from '../../components/format';
 import { ThemeToggle } from '../../components/ThemeToggle';
 import { displayName, endSession, useSession, userBalance } from '../session/session';
 import { useDocumentTitle } from '../session/title';
+import { QueueDashboardButton } from './QueueDashboardButton';
 
 const LINKS: {
   to: '/app/dashboard' | '/app/assistant' | '/app/wallet' | '/app/nodes' | '/app/api-keys' | '/app/security';
@@ -22,14 +23,16 @@ const LINKS: {
 ];
 
 /**
- * The left sidebar (logo, the user's initial, name or e-mail and balance, the app's links,
- * 'Download Desktop App', Logout) — collapsible on small screens — and the top bar (welcome, Token Balance, theme).
+ * The left sidebar (logo, the user's initial, name or e-mail and balance, the app's links, 'Queue dashboard' for
+ * operators, 'Download Desktop App', Logout) — collapsible on small screens — and the top bar (welcome, Token Balance, theme).
  * The user is read from the session (updated by GET /api/users/me, which runs whenever the shell appears).
  */
 export function AppShell({ children }: { children: ReactNode }) {
   const { user } = useSession();
   // User data is refreshed when the sidebar and top bar appear (meQuery has staleTime 0).
-  useQuery(meQuery());
+  const me = useQuery(meQuery());
+  // Operators get the queue dashboard's entry; the server's answer decides (the API checks again on every request).
+  const operator = me.data?.role === 'admin';
   const pathname = useLocation({ select: (l) => l.pathname });
   const navigate = useNavigate();
   const [open, setOpen] = useState(false);
@@ -98,6 +101,7 @@ export function AppShell({ children }: { children: ReactNode }) {
           </ul>
         </nav>
         <div className="app-sidebar-foot">
+          {operator && <QueueDashboardButton />}
           <Link to="/downloads" className="btn btn-primary btn-block btn-sm">
             <Icon name="download" size={18} />
             Download Desktop App

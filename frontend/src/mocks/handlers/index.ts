@@ -1,4 +1,5 @@
 import { accountsHandlers } from './accounts';
+import { adminHandlers } from './admin';
 import { apiKeysHandlers } from './api-keys';
 import { chatHandlers } from './chat';
 import { inferenceHandlers } from './inference';
@@ -23,6 +24,7 @@ export const handlersByTag = {
   nodes: nodesHandlers,
   'api-keys': apiKeysHandlers,
   openai: openaiHandlers,
+  admin: adminHandlers,
 };
 
 export const apiHandlers = Object.values(handlersByTag).flat();
