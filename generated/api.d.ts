@@ -243,6 +243,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe
+         * @description Answers 200 while the process runs and its event loop turns, whatever its dependencies do: a load balancer or
+         *     an orchestrator restarts a process whose liveness fails, never one whose database is away. The worker answers
+         *     the same path on its own port (WORKER_PORT).
+         */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe
+         * @description Answers 200 when this process can do its work and 503 (same body) while it cannot: PostgreSQL or Redis is away,
+         *     or — on the worker's own port (WORKER_PORT) — the worker has no model loaded. Load balancers send traffic only to
+         *     ready API processes; `GET /api/health` answers the same as the API's readiness.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/inference/generate": {
         parameters: {
             query?: never;
@@ -1827,6 +1871,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics of this process
+         * @description The process's metrics in Prometheus' text format (HTTP request durations by route, queue depth and wait, time to
+         *     first token and tokens per second by model and generator kind, active streams, nodes online, ledger and reward
+         *     figures, errors by type). Only for the operators' Prometheus: it answers the bearer token set in METRICS_TOKEN,
+         *     and 404 when none is set, so metrics are never public by default. The worker serves the same on WORKER_PORT.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/chat/completions": {
         parameters: {
             query?: never;
@@ -2433,6 +2500,12 @@ export interface components {
              */
             join_token: string;
         };
+        Liveness: {
+            /** @enum {string} */
+            status: "ok";
+            uptime_seconds: number;
+            version: string;
+        };
         LoginRequest: {
             email: components["schemas"]["EmailAddress"];
             password: components["schemas"]["Password"];
@@ -2779,6 +2852,12 @@ export interface components {
                 temperature: number;
                 top_p: number;
             };
+            /**
+             * @description The id of the API request that asked for this reply (its `X-Request-Id`), for logs: the node's lines about the
+             *     job carry it, so one reply can be followed from the request through the API and the node. Absent for a check's
+             *     replay and for jobs enqueued outside a request.
+             */
+            request_id?: string;
         };
         NodeJobAck: {
             /** @description True when the requester stopped the reply; the node ends it with a `done` event, stop reason `abort`. */
@@ -4082,6 +4161,7 @@ export type SchemaInferenceParams = components['schemas']['InferenceParams'];
 export type SchemaInferenceStopReason = components['schemas']['InferenceStopReason'];
 export type SchemaInferenceUsage = components['schemas']['InferenceUsage'];
 export type SchemaJoinToken = components['schemas']['JoinToken'];
+export type SchemaLiveness = components['schemas']['Liveness'];
 export type SchemaLoginRequest = components['schemas']['LoginRequest'];
 export type SchemaLoginResult = components['schemas']['LoginResult'];
 export type SchemaLogoutRequest = components['schemas']['LogoutRequest'];
@@ -5121,6 +5201,99 @@ export interface operations {
                      *           "status": "down",
                      *           "latency_ms": null,
                      *           "error": "connect ECONNREFUSED 127.0.0.1:6379"
+                     *         }
+                     *       },
+                     *       "uptime_seconds": 12.5,
+                     *       "version": "0.1.0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is alive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "uptime_seconds": 3605.2,
+                     *       "version": "0.1.0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Liveness"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "checks": {
+                     *         "database": {
+                     *           "status": "up",
+                     *           "latency_ms": 1.2
+                     *         },
+                     *         "redis": {
+                     *           "status": "up",
+                     *           "latency_ms": 0.4
+                     *         }
+                     *       },
+                     *       "uptime_seconds": 3605.2,
+                     *       "version": "0.1.0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description Not ready. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "degraded",
+                     *       "checks": {
+                     *         "database": {
+                     *           "status": "down",
+                     *           "latency_ms": null,
+                     *           "error": "connect ECONNREFUSED 127.0.0.1:5432"
+                     *         },
+                     *         "redis": {
+                     *           "status": "up",
+                     *           "latency_ms": 0.4
                      *         }
                      *       },
                      *       "uptime_seconds": 12.5,
@@ -9279,6 +9452,33 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP glob_active_streams Reply streams this API process is sending to clients right now.
+                     *     # TYPE glob_active_streams gauge
+                     *     glob_active_streams{process="api"} 3
+                     */
+                    "text/plain": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
         };
     };
     createChatCompletion: {

@@ -1,4 +1,4 @@
-import { INestApplicationContext, Logger, LogLevel, PayloadTooLargeException } from '@nestjs/common';
+import { INestApplicationContext, Logger, PayloadTooLargeException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -9,16 +9,16 @@ import { join } from 'node:path';
 import compression from 'compression';
 import helmet from 'helmet';
 import { ApiModule, WorkerModule } from './app.module';
+import { httpMetrics } from './observability/http-metrics';
+import { startProcessMetrics } from './observability/metrics';
 import type { AppConfig } from './config/config';
+import { createLogger, httpLogging, NestPinoLogger, REQUEST_ID_HEADER, requestContext, type LoggingOptions } from './observability/logging';
 import { ErrorFilter, errorAnswer } from './contract/error.filter';
 import { NODE_EVENTS_MAX_BYTES, NODE_EVENTS_TOO_LARGE } from './modules/nodes/node-jobs.service';
 import { loadSpec } from './contract/spec';
 import { RATE_LIMIT_HEADERS } from './modules/openai/key-limits';
 import { isUndescribedPath, specValidator } from './contract/validator';
 import { NOT_FOUND_FILE, pageResolver, ROUTES_FILE, SHELL_FILE, type SiteRoutes } from './common/web-pages';
-
-const LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
-const logLevels = (level: AppConfig['logLevel']) => LEVELS.slice(0, LEVELS.indexOf(level) + 1);
 
 export interface RawBodyRequest extends Request {
   rawBody?: Buffer;
@@ -55,8 +55,15 @@ export function inlineScriptHashes(dist: string): string[] {
 }
 
 /** Everything between Express and the controllers, shared by main.ts and the tests. */
-export function configureApi(app: NestExpressApplication, config: AppConfig): void {
+export function configureApi(app: NestExpressApplication, config: AppConfig, log: NestPinoLogger): void {
   const logger = new Logger('HTTP');
+  // First of all: the request id (X-Request-Id) and the one access line per request.
+  app.use(httpLogging(log.pino));
+  // Request metrics only when someone can read them (METRICS_TOKEN set): otherwise they would cost for nothing.
+  if (config.metricsToken) {
+    startProcessMetrics('api');
+    app.use(httpMetrics());
+  }
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
   // make serve: the built web app beside /api (below).
@@ -75,7 +82,7 @@ export function configureApi(app: NestExpressApplication, config: AppConfig): vo
       crossOriginEmbedderPolicy: false,
     }),
   );
-  app.enableCors({ origin: config.web.origin, credentials: true, exposedHeaders: ['Retry-After', ...RATE_LIMIT_HEADERS] });
+  app.enableCors({ origin: config.web.origin, credentials: true, exposedHeaders: ['Retry-After', REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS] });
   // gzip for JSON and the web app; never for event streams, which must reach the client token by token.
   app.use(
     compression({
@@ -101,6 +108,7 @@ export function configureApi(app: NestExpressApplication, config: AppConfig): vo
       },
     }),
   );
+  app.use(requestContext());
   // Every /api request is checked against the spec before a controller runs.
   app.use(specValidator(loadSpec(), { validateResponses: config.validateResponses }));
   const contractErrors: ErrorRequestHandler = (err, req, res, _next) => {
@@ -147,17 +155,17 @@ export function configureApi(app: NestExpressApplication, config: AppConfig): vo
   app.enableShutdownHooks();
 }
 
-export async function createApi(config: AppConfig): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config), {
-    bodyParser: false,
-    logger: logLevels(config.logLevel),
-  });
-  configureApi(app, config);
+/** `logs`: where the process's log lines go instead of stdout (tests read them). */
+export async function createApi(config: AppConfig, logs?: LoggingOptions['destination']): Promise<NestExpressApplication> {
+  const logger = new NestPinoLogger(createLogger(config, { name: 'api', destination: logs }));
+  const app = await NestFactory.create<NestExpressApplication>(ApiModule.forRoot(config), { bodyParser: false, logger });
+  configureApi(app, config, logger);
   return app;
 }
 
-export async function createWorker(config: AppConfig): Promise<INestApplicationContext> {
-  const ctx = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger: logLevels(config.logLevel) });
+export async function createWorker(config: AppConfig, logs?: LoggingOptions['destination']): Promise<INestApplicationContext> {
+  const logger = new NestPinoLogger(createLogger(config, { name: 'worker', destination: logs }));
+  const ctx = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { logger });
   ctx.enableShutdownHooks();
   return ctx;
 }

@@ -3,6 +3,7 @@ import { JobsOptions, Queue } from 'bullmq';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { createRedis } from '../redis/redis.module';
+import { currentRequestId } from '../observability/logging';
 import { AnyQueue, JOB_QUEUES, JobName, JobPayloads } from './jobs';
 
 /** Where every enqueue is announced (the queue's name), so a node waiting for a job wakes at once. */
@@ -35,9 +36,11 @@ export class JobsService implements OnApplicationShutdown {
     return queue;
   }
 
+  /** Every job carries the id of the request that enqueued it (see observability/logging), unless it names one. */
   async enqueue<N extends JobName>(name: N, data: JobPayloads[N], opts: JobsOptions = {}): Promise<string> {
     const queue = JOB_QUEUES[name](data);
-    const job = await this.queue(queue).add(name, data, { ...DEFAULTS[name], ...opts });
+    const requestId = data.requestId ?? currentRequestId();
+    const job = await this.queue(queue).add(name, requestId ? { ...data, requestId } : data, { ...DEFAULTS[name], ...opts });
     await this.announce(queue);
     return job.id!;
   }

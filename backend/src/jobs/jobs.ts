@@ -26,7 +26,12 @@ export const platformQueues = (modelIds: readonly string[]): AnyQueue[] => [
   ...modelIds.map(verifyQueue),
 ];
 
-export interface MailJob {
+/** What every job carries besides its payload: the id of the request that enqueued it (its log lines carry it too). */
+export interface JobTrace {
+  requestId?: string;
+}
+
+export interface MailJob extends JobTrace {
   to: string;
   subject: string;
   text: string;
@@ -34,7 +39,7 @@ export interface MailJob {
   replyTo?: string;
 }
 
-export interface InferenceJob {
+export interface InferenceJob extends JobTrace {
   taskId: string;
   streamId: string;
   userId: string;
@@ -50,13 +55,15 @@ export interface InferenceJob {
   conversationId?: string;
   /** The saved user message of this turn: it is given the prompt tokens when the reply ends. */
   userMessageId?: string;
+  /** When the reply was asked for (ms since the epoch): its time to first token counts from here. */
+  requestedAt?: number;
 }
 
 /**
  * Generate a request again on a trusted generator and judge what a node answered: a spot check of a reply (`reply`,
  * with the seed the node was given) or the generation part of a model challenge (`proof`).
  */
-export interface VerifyJob {
+export interface VerifyJob extends JobTrace {
   kind: 'reply' | 'proof';
   /** The spot check's or the model proof's id. */
   checkId: string;

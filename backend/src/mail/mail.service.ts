@@ -6,8 +6,9 @@ import type { MailJob } from '../jobs/jobs';
 import { JobsService } from '../jobs/jobs.service';
 
 /**
- * Sends e-mail through SMTP (SMTP_URL, e.g. smtp://user:pass@host:587). Without SMTP_URL, messages
- * (sign-up codes included) are written to the log instead, so a local run needs no mail server.
+ * Sends e-mail through SMTP (SMTP_URL, e.g. smtp://user:pass@host:587). Without SMTP_URL, a development run
+ * (`make dev`) writes messages, sign-up codes included, to its log instead, so it needs no mail server; in
+ * production and tests only the address and subject are logged, never the text (codes and links are secrets).
  */
 @Injectable()
 export class MailService implements OnApplicationShutdown {
@@ -33,8 +34,10 @@ export class MailService implements OnApplicationShutdown {
   /** Sends now (the worker's mail processor). */
   async send(mail: MailJob): Promise<void> {
     if (!this.transport) {
-      const log = this.config.env === 'production' ? this.logger.warn.bind(this.logger) : this.logger.log.bind(this.logger);
-      log(`(no SMTP_URL; e-mail not sent) To: ${mail.to} | Subject: ${mail.subject}\n${mail.text}`);
+      const line = `(no SMTP_URL; e-mail not sent) To: ${mail.to} | Subject: ${mail.subject}`;
+      if (this.config.env === 'development') this.logger.log(`${line}\n${mail.text}`);
+      else if (this.config.env === 'production') this.logger.warn(line);
+      else this.logger.log(line);
       return;
     }
     await this.transport.sendMail({

@@ -14,6 +14,8 @@ import { SpotChecksService, verifierKey } from '../modules/inference/spot-checks
 import { generateReply } from '@glob/engine/generation';
 import { stopChannel } from '../modules/inference/streams';
 import { createRedis, REDIS } from '../redis/redis.module';
+import { withRequestId } from '../observability/logging';
+import { queueWait, type ReplyRun } from '../observability/metrics';
 
 /**
  * The inference worker: loads its models into llama.cpp, registers itself as a node (hardware, score,
@@ -45,6 +47,11 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
 
   get id(): string | undefined {
     return this.nodeId;
+  }
+
+  /** The models loaded and taking jobs (empty until loading ends, or when none could be loaded). */
+  get models(): string[] {
+    return this.workers.length ? [...this.loaded] : [];
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -118,8 +125,11 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     };
     // One worker per loaded model: each model's jobs wait in a queue of their own, and so do its spot checks.
     for (const modelId of this.loaded) {
-      if (!verifyOnly) this.workers.push(new Worker<InferenceJob>(inferenceQueue(modelId), (job) => this.process(job), options));
-      this.workers.push(new Worker<VerifyJob>(verifyQueue(modelId), (job) => this.verify(job), options));
+      if (!verifyOnly)
+        this.workers.push(
+          new Worker<InferenceJob>(inferenceQueue(modelId), (job) => withRequestId(job.data.requestId, () => this.process(job)), options),
+        );
+      this.workers.push(new Worker<VerifyJob>(verifyQueue(modelId), (job) => withRequestId(job.data.requestId, () => this.verify(job)), options));
     }
     for (const worker of this.workers) worker.on('error', (err) => this.logger.warn(err.message));
     this.logger.log(
@@ -132,12 +142,18 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     const data = job.data;
     const nodeId = this.nodeId!;
     const engine = this.engine!;
+    queueWait.observe({ queue: job.queueName }, Math.max(0, (job.processedOn ?? Date.now()) - job.timestamp) / 1000);
+    // Never the prompt: which job, task and model only.
+    const fields = { job_id: job.id, task_id: data.taskId, model: data.modelId };
+    this.logger.log({ msg: `Job ${job.id} started`, ...fields });
     if (!(await this.replies.begin(data, nodeId))) return;
+    const run: ReplyRun = { kind: 'worker' };
     const promptTokens = engine.countTokens(data.modelId, data.messages);
     const budget = await this.replies.budget(data, nodeId, promptTokens);
     if (!budget) return;
 
     const send = (chunk: string) => {
+      run.firstTokenAt ??= Date.now();
       this.replies.tokens(data, chunk).catch((err: Error) => this.logger.warn(`Stream write failed: ${err.message}`));
     };
     const abort = new AbortController();
@@ -158,10 +174,13 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
         },
         send,
       );
-      await this.replies.complete(data, nodeId, result, result.stopReason, result.durationMs);
+      await this.replies.complete(data, nodeId, result, result.stopReason, result.durationMs, run);
+      const { completionTokens: tokens, stopReason: stop_reason } = result;
+      const ms = Math.round(result.durationMs);
+      this.logger.log({ msg: `Job ${job.id} done: ${tokens} tokens (${stop_reason}) in ${ms} ms`, ...fields, tokens, stop_reason, ms });
     } catch (err) {
       this.logger.error(`Job ${job.id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      await this.replies.fail(data, nodeId, 'INTERNAL_ERROR', promptTokens);
+      await this.replies.fail(data, nodeId, 'INTERNAL_ERROR', promptTokens, run);
     } finally {
       this.running.delete(data.streamId);
     }

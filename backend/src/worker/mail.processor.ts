@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { JobPayloads, QueueName } from '../jobs/jobs';
 import { MailService } from '../mail/mail.service';
 import { createRedis } from '../redis/redis.module';
+import { withRequestId } from '../observability/logging';
 
 /** Sends queued e-mail; a failed send is retried by BullMQ with backoff. */
 @Injectable()
@@ -24,10 +25,11 @@ export class MailProcessor implements OnApplicationBootstrap, OnApplicationShutd
   onApplicationBootstrap(): void {
     this.worker = new Worker<JobPayloads['mail.send']>(
       QueueName.Mail,
-      async (job: Job<JobPayloads['mail.send']>) => {
-        await this.mail.send(job.data);
-        this.logger.log(`Sent "${job.data.subject}" to ${job.data.to}`);
-      },
+      (job: Job<JobPayloads['mail.send']>) =>
+        withRequestId(job.data.requestId, async () => {
+          await this.mail.send(job.data);
+          this.logger.log(`Sent "${job.data.subject}" to ${job.data.to}`);
+        }),
       { connection: this.connection, prefix: `${this.config.redis.prefix}:bull`, concurrency: 4 },
     );
     this.worker.on('failed', (job, err) => this.logger.warn(`Mail job ${job?.id} failed: ${err.message}`));

@@ -39,8 +39,13 @@ async function copyTemplate(name: string): Promise<void> {
  * A real API (and optionally the worker) on a database of its own, copied from the run's migrated
  * template, and a Redis key prefix of its own. Everything is removed by close().
  */
-/** `host`: where the API listens (loopback by default; '0.0.0.0' for clients on test hosts in network namespaces). */
-export async function startStack(opts: { env?: Record<string, string>; worker?: boolean; host?: string } = {}): Promise<TestStack> {
+/**
+ * `host`: where the API listens (loopback by default; '0.0.0.0' for clients on test hosts in network namespaces);
+ * `logs`: where the API's (and the in-process worker's) log lines go instead of stdout.
+ */
+export async function startStack(
+  opts: { env?: Record<string, string>; worker?: boolean; host?: string; logs?: { write(line: string): void } } = {},
+): Promise<TestStack> {
   const name = `${process.env.GLOB_TEST_TEMPLATE_DB}_${randomName('f')}`.slice(0, 63);
   await copyTemplate(name);
   const prefix = `globtest:${name}`;
@@ -61,11 +66,11 @@ export async function startStack(opts: { env?: Record<string, string>; worker?: 
     MODEL_CATALOG: testCatalog(),
     ...opts.env,
   });
-  const app = await createApi(config);
+  const app = await createApi(config, opts.logs);
   await app.listen(0, opts.host ?? '127.0.0.1');
   const { port } = (app.getHttpServer() as import('node:http').Server).address() as import('node:net').AddressInfo;
   const url = `http://127.0.0.1:${port}`;
-  const worker = opts.worker ? await createWorker(config) : undefined;
+  const worker = opts.worker ? await createWorker(config, opts.logs) : undefined;
   return {
     config,
     app,

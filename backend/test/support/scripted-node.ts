@@ -54,6 +54,7 @@ export interface NodeJob {
   lock_ms: number;
   first_token_ms: number;
   max_bytes: number;
+  request_id?: string;
 }
 
 /**

@@ -18,6 +18,7 @@ import { JobLeases, type Lease } from '../../jobs/job-leases';
 import { inferenceQueue, type InferenceJob, type InferenceQueue } from '../../jobs/jobs';
 import { jobsAddedChannel } from '../../jobs/jobs.service';
 import { createRedis, REDIS } from '../../redis/redis.module';
+import { withRequestId } from '../../observability/logging';
 import { RateLimiter } from '../../common/rate-limit';
 import { loadCatalog } from '../inference/catalog';
 import { RepliesService, type StopReason } from '../inference/replies.service';
@@ -29,6 +30,8 @@ import { stopChannel } from '../inference/streams';
 import { TokenCounter } from '../inference/token-counter';
 import { outdated } from './agent-version';
 import { ProviderNodesRepository, type NodeIdentity } from './provider-nodes.repository';
+import { NodePoolsRepository } from './node-pools.repository';
+import type { ReplyRun } from '../../observability/metrics';
 
 /** One events call carries at most this much; the body parser of that route enforces the bytes. */
 export const NODE_EVENTS_MAX = 512;
@@ -63,7 +66,12 @@ interface Assignment extends Lease {
   maxEvents: number;
   /** The seed the node samples with: the request's, or one the platform chose, so a spot check can replay the reply. */
   seed: number;
+  /** A provider's node, or the coordinator of a pool serving the pool's model (for the metrics). */
+  kind?: 'remote' | 'pool';
 }
+
+/** How the node's reply ran, for the inference metrics. */
+const runOf = (a: Assignment): ReplyRun => ({ kind: a.kind ?? 'remote', firstTokenAt: a.firstTokenAt });
 
 /** The id of a job that replays another node's work for a check (its text goes to the check, not to a requester). */
 const REPLAY_JOB = 'chk_';
@@ -93,6 +101,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     private readonly replies: RepliesService,
     private readonly tasks: TasksRepository,
     private readonly nodes: ProviderNodesRepository,
+    private readonly pools: NodePoolsRepository,
     private readonly counter: TokenCounter,
     private readonly limiter: RateLimiter,
     private readonly spotChecks: SpotChecksService,
@@ -248,6 +257,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
       }
       const maxBytes = budget.maxTokens * (await this.counter.maxTokenBytes(data.modelId)) + BYTE_SLACK;
       const claimedAt = Date.now();
+      const pool = await this.pools.ofNode(node.id);
       const a: Assignment = {
         ...lease,
         nodeId: node.id,
@@ -258,6 +268,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
         maxBytes,
         maxEvents: budget.maxTokens + EVENT_SLACK,
         seed: data.params.seed ?? randomInt(2 ** 32),
+        kind: pool?.coordinator_id === node.id && pool.model_id === data.modelId ? 'pool' : 'remote',
       };
       await this.save(a);
       await this.redis.sadd(this.heldKey(node.id), lease.jobId);
@@ -267,6 +278,16 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
         await this.settle(a, data, 'abort');
         continue;
       }
+      // Logged in the id of the request that asked for the reply (the node's own call has another).
+      withRequestId(data.requestId, () =>
+        this.logger.log({
+          msg: `Node ${node.id} claimed job ${lease.jobId}`,
+          job_id: lease.jobId,
+          node_id: node.id,
+          task_id: data.taskId,
+          model: data.modelId,
+        }),
+      );
       return {
         job_id: lease.jobId,
         model_id: data.modelId,
@@ -281,6 +302,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
         lock_ms: this.config.inference.jobLockMs,
         first_token_ms: this.config.inference.nodeFirstTokenMs,
         max_bytes: maxBytes,
+        ...(data.requestId ? { request_id: data.requestId } : {}),
       };
     }
   }
@@ -377,13 +399,20 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
         if (await this.redis.zrem(this.deadlinesKey(), jobId)) await this.nodes.firstTokenInTime(node.id);
       }
     }
+    // The job's end is logged (and settled) in the id of the request that asked for the reply.
+    const fields = { job_id: jobId, node_id: node.id, task_id: data.taskId, model: data.modelId };
     if (final?.type === 'done') {
       const reported = { promptTokens: final.usage.prompt_tokens, completionTokens: final.usage.completion_tokens };
-      await this.settle(a, data, final.stop_reason, reported);
+      await withRequestId(data.requestId, async () => {
+        this.logger.log({ msg: `Node ${node.id} finished job ${jobId} (${final.stop_reason})`, ...fields, stop_reason: final.stop_reason });
+        await this.settle(a, data, final.stop_reason, reported);
+      });
     } else if (final?.type === 'error') {
-      this.logger.warn(`Node ${node.id} failed job ${jobId}: ${final.message}`);
-      await this.replies.fail(data, node.id, 'INTERNAL_ERROR');
-      await this.release(a, () => this.leases.fail(a, final.message));
+      await withRequestId(data.requestId, async () => {
+        this.logger.warn({ msg: `Node ${node.id} failed job ${jobId}: ${final.message}`, ...fields });
+        await this.replies.fail(data, node.id, 'INTERNAL_ERROR', 0, runOf(a));
+        await this.release(a, () => this.leases.fail(a, final.message));
+      });
     }
     return { stop: !final && (await this.replies.stopRequested(data)) };
   }
@@ -408,7 +437,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
             : null;
     if (!why) return;
     this.logger.warn(`Node ${a.nodeId} went past a cap on job ${a.jobId}: ${why}`);
-    await this.replies.fail(data, a.nodeId, 'WORKER_FAILED');
+    await this.replies.fail(data, a.nodeId, 'WORKER_FAILED', 0, runOf(a));
     await this.release(a, () => this.leases.fail(a, `past a cap: ${why}`));
     throw new OverCapException(`Job ${a.jobId} has ended: ${why}.`);
   }
@@ -421,7 +450,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     const text = await this.replies.streamedText(data);
     const usage = { promptTokens: a.promptTokens, completionTokens: Math.min(a.maxTokens, await this.counter.countText(a.modelId, text)) };
     const now = Date.now();
-    const completed = await this.replies.complete(data, a.nodeId, usage, stopReason, now - a.claimedAt);
+    const completed = await this.replies.complete(data, a.nodeId, usage, stopReason, now - a.claimedAt, runOf(a));
     await this.release(a, () => this.leases.complete(a));
     if (completed) {
       await this.recordSpeed(a, usage.completionTokens, now);
@@ -512,7 +541,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
 
   private async handBack(a: Assignment, data: InferenceJob): Promise<void> {
     if (await this.replies.started(data)) {
-      await this.replies.fail(data, a.nodeId, 'WORKER_FAILED');
+      await this.replies.fail(data, a.nodeId, 'WORKER_FAILED', 0, runOf(a));
       await this.release(a, () => this.leases.fail(a, 'given back after part of the reply was sent'));
     } else {
       await this.release(a, () => this.leases.giveBack(a));
