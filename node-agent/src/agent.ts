@@ -17,6 +17,7 @@ import type { HostFacts, LocalModel } from './machine';
 import type { AgentOptions } from './options';
 import type { LlamaServer } from './llama-server';
 import type { Library } from './model-library';
+import { jobFields, type Log } from './logging';
 import type { PoolMember } from './pool-member';
 
 /** The longest a generated piece waits before it is sent to the API with the pieces after it. */
@@ -51,7 +52,7 @@ export class AgentError extends Error {
 export interface AgentDeps {
   options: AgentOptions;
   store: CredentialStore;
-  log: (line: string) => void;
+  log: Log;
   battery: BatterySource;
   createEngine: (opts: EngineOptions) => Promise<Engine>;
   host: HostFacts;
@@ -85,7 +86,7 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' 
 const glob = (n: number): string => `${Math.round(n * 1000) / 1000} GLOB`;
 
 export class Agent {
-  private readonly log: (line: string) => void;
+  private readonly log: Log;
   private readonly conn: Connection;
   private readonly stopping = new AbortController();
   private api!: NodeApi;
@@ -559,7 +560,7 @@ export class Agent {
         onLost: (status, message) => {
           running.reason ??= 'lost';
           running.abort.abort();
-          this.log(`Job ${job.job_id} is no longer this node's (${status}: ${message}); carrying on`);
+          this.log(`Job ${job.job_id} is no longer this node's (${status}: ${message}); carrying on`, jobFields(job));
         },
         onRevoked: () => {
           running.reason ??= 'revoked';
@@ -580,12 +581,13 @@ export class Agent {
   private async generate(job: NodeJob, running: RunningJob): Promise<void> {
     const { sender } = running;
     const generator = this.generatorFor(job.model_id);
+    this.log(`Claimed job ${job.job_id} (${job.model_id})`, { ...jobFields(job), model: job.model_id });
     const fail = async (message: string) => {
       sender.push({ type: 'error', message: message.slice(0, 500) });
       await sender.drain();
     };
     if (!generator) {
-      this.log(`Job ${job.job_id}: ${job.model_id} is not loaded here`);
+      this.log(`Job ${job.job_id}: ${job.model_id} is not loaded here`, jobFields(job));
       await sender.close();
       await this.giveBack(job.job_id);
       return;
@@ -621,11 +623,12 @@ export class Agent {
       const secs = (performance.now() - started) / 1000;
       this.log(
         `Job ${job.job_id}: ${plural(result.completionTokens, 'token')} in ${secs.toFixed(1)} s${stopReason === 'stop' ? '' : ` (${stopReason})`}`,
+        { ...jobFields(job), tokens: result.completionTokens, stop_reason: stopReason },
       );
     } catch (err) {
       if (running.reason && running.reason !== 'stop') return;
       const message = err instanceof Error ? err.message : String(err);
-      this.log(`Job ${job.job_id} failed: ${message}`);
+      this.log(`Job ${job.job_id} failed: ${message}`, jobFields(job));
       await fail(message);
     }
   }

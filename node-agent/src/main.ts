@@ -10,15 +10,8 @@ import { cpuLoad, detectGpu, hostFacts, modelFiles } from './machine';
 import { ModelLibrary } from './model-library';
 import { OptionsError, parseOptions, USAGE } from './options';
 import { PoolMember } from './pool-member';
+import { createLog } from './logging';
 import { LlamaEngine } from '@glob/engine/llama-engine';
-
-const log = (line: string): void => {
-  const t = new Date();
-  const hh = String(t.getHours()).padStart(2, '0');
-  const mm = String(t.getMinutes()).padStart(2, '0');
-  const ss = String(t.getSeconds()).padStart(2, '0');
-  console.log(`${hh}:${mm}:${ss} ${line}`);
-};
 
 async function main(): Promise<number> {
   let options;
@@ -33,6 +26,7 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  const log = createLog(options.logFormat);
   const gpu = options.gpu === 'off' ? null : await detectGpu();
   const host = { ...hostFacts(gpu), ...(options.memoryBytes ? { memory_bytes: options.memoryBytes } : {}) };
   log(

@@ -4,6 +4,7 @@
  */
 import { homedir, hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { LogFormat } from './logging';
 
 /** This package's own directory: src/ or dist/ is one level below it, in the repository and once installed alike. */
 export const PACKAGE_DIR = resolve(__dirname, '..');
@@ -32,6 +33,8 @@ export interface AgentOptions {
   memoryBytes: number | undefined;
   /** A directory with llama.cpp's RPC build (ggml-rpc-server, llama-server), instead of the shared cache. */
   llamaBin: string | undefined;
+  /** JSON lines, human lines, or (auto) human lines in a terminal and JSON otherwise. */
+  logFormat: LogFormat;
   help: boolean;
 }
 
@@ -63,6 +66,9 @@ Options (environment variable in brackets):
   --memory <MB>         The memory to count as this machine's (GLOB_NODE_MEMORY_MB); default: all of it
   --llama-bin <dir>     llama.cpp's RPC build to pool with (GLOB_LLAMA_BIN); default: built once into
                         ~/.cache/glob-network by this package's llama-rpc.mjs
+  --log-format <auto|json|text>
+                        One JSON object per line, or short lines for people (GLOB_LOG_FORMAT); default: auto
+                        (short lines in a terminal, JSON otherwise)
   --help                This text`;
 
 const FLAGS = {
@@ -78,6 +84,7 @@ const FLAGS = {
   '--pool-address': 'GLOB_POOL_ADDRESS',
   '--memory': 'GLOB_NODE_MEMORY_MB',
   '--llama-bin': 'GLOB_LLAMA_BIN',
+  '--log-format': 'GLOB_LOG_FORMAT',
 } as const;
 type Flag = keyof typeof FLAGS;
 
@@ -145,6 +152,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   if (memoryMb !== undefined && (!Number.isInteger(memoryMb) || memoryMb < 1))
     throw new OptionsError(`--memory must be a whole number of MB, got ${memoryRaw}`);
   const llamaBin = get('--llama-bin');
+  const logFormat = get('--log-format') ?? 'auto';
+  if (logFormat !== 'auto' && logFormat !== 'json' && logFormat !== 'text')
+    throw new OptionsError(`--log-format must be auto, json or text, got ${logFormat}`);
   const modelsRaw = get('--models');
   const models = modelsRaw
     ?.split(',')
@@ -166,6 +176,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     poolAddress: { host: pool[1]!.replace(/^\[|\]$/g, ''), port: Number(pool[2] ?? 0) },
     memoryBytes: memoryMb === undefined ? undefined : memoryMb * 1024 ** 2,
     llamaBin: llamaBin === undefined ? undefined : resolve(base, llamaBin),
+    logFormat,
     help,
   };
 }

@@ -17,6 +17,7 @@ describe('node agent options', () => {
       poolAddress: { host: '127.0.0.1', port: 0 },
       memoryBytes: undefined,
       llamaBin: undefined,
+      logFormat: 'auto',
       help: false,
     });
   });
@@ -61,6 +62,7 @@ describe('node agent options', () => {
         GLOB_POOL_ADDRESS: '10.0.0.7:7001',
         GLOB_NODE_MEMORY_MB: '48',
         GLOB_LLAMA_BIN: '/opt/llama/bin',
+        GLOB_LOG_FORMAT: 'json',
       },
       'h',
     );
@@ -77,6 +79,7 @@ describe('node agent options', () => {
       poolAddress: { host: '10.0.0.7', port: 7001 },
       memoryBytes: 48 * 1024 ** 2,
       llamaBin: '/opt/llama/bin',
+      logFormat: 'json',
       help: false,
     });
   });
@@ -94,6 +97,7 @@ describe('node agent options', () => {
     [['--pool-address', '10.0.0.1:99999'], /--pool-address must be host or host:port/],
     [['--pool-address', '0.0.0.0'], /not 0\.0\.0\.0/],
     [['--memory', '0'], /--memory must be a whole number of MB/],
+    [['--log-format', 'pretty'], /--log-format must be auto, json or text/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseOptions(argv, {}, 'h')).toThrow(OptionsError);
     expect(() => parseOptions(argv, {}, 'h')).toThrow(message);

@@ -92,12 +92,17 @@ describe('node agent: a separate process serving the network over HTTP only', ()
   it('serves a streamed reply: tokens in order, then done; the task names the node', async () => {
     const u = await newUser(stack, 'node-chatter');
     const id = streamId();
-    const res = await startReply(stack, u.auth, {
-      streamId: id,
-      modelId: MODEL,
-      prompt: 'Hello there, how are you today?',
-      params: { max_tokens: 40 },
-    });
+    const requestId = `agent-${id}`;
+    const res = await startReply(
+      stack,
+      { ...u.auth, 'X-Request-Id': requestId },
+      {
+        streamId: id,
+        modelId: MODEL,
+        prompt: 'Hello there, how are you today?',
+        params: { max_tokens: 40 },
+      },
+    );
     expect(res.status).toBe(200);
     const events = await readSse(res);
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
@@ -110,6 +115,10 @@ describe('node agent: a separate process serving the network over HTTP only', ()
     expect(await taskOf(stack, id)).toMatchObject({ status: 'completed', node_id: nodeId, completion_tokens: done.data.usage!.completion_tokens });
     const line = await agent!.waitFor(/Job (\S+): (\d+) tokens? in [\d.]+ s/);
     expect(Number(line[2])).toBe(done.data.usage!.completion_tokens);
+    // Its JSON lines about the job carry the id of the request that asked for the reply.
+    const jobLines = agent!.lines().filter((l) => l.job_id === id);
+    expect(jobLines.map((l) => l.msg)).toEqual([expect.stringMatching(/^Claimed job/), line[0]]);
+    for (const l of jobLines) expect(l).toMatchObject({ level: 'info', request_id: requestId, time: expect.any(String) });
   }, 60_000);
 
   it('a stop sequence and a seed from the OpenAI-compatible API reach the node: the answer ends before it, charged for what was generated', async () => {

@@ -14,7 +14,10 @@ export const TEST_AGENT_ARGS = ['--models-dir', process.env.MODELS_DIR!, '--thre
 /** A node agent process (`npm run node`'s entry point) as a provider runs it. */
 export interface AgentProcess {
   child: ChildProcess;
+  /** What it printed, its JSON log lines as their messages (one per line), anything else as it came. */
   output(): string;
+  /** Its JSON log lines (the agent logs JSON when stdout is not a terminal). */
+  lines(): Array<Record<string, unknown> & { msg: string }>;
   /** Resolves when the output matches (or fails with the output so far). */
   waitFor(pattern: RegExp, ms?: number): Promise<RegExpMatchArray>;
   exited: Promise<number | null>;
@@ -48,9 +51,23 @@ export function startAgentCommand(command: string[], o: { cwd: string; host?: Ne
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const json = (line: string) => {
+    if (!line.startsWith('{')) return null;
+    try {
+      return JSON.parse(line) as Record<string, unknown> & { msg: string };
+    } catch {
+      return null;
+    }
+  };
+  const output = () =>
+    out
+      .split('\n')
+      .map((line) => json(line)?.msg ?? line)
+      .join('\n');
   return {
     child,
-    output: () => out,
+    output,
+    lines: () => out.split('\n').flatMap((line) => json(line) ?? []),
     exited,
     kill(signal) {
       try {
@@ -62,9 +79,9 @@ export function startAgentCommand(command: string[], o: { cwd: string; host?: Ne
     async waitFor(pattern, ms = 60_000) {
       const deadline = Date.now() + ms;
       for (;;) {
-        const m = pattern.exec(out);
+        const m = pattern.exec(output());
         if (m) return m;
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`agent output never matched ${pattern}:\n${out}`);
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`agent output never matched ${pattern}:\n${output()}`);
         await new Promise((r) => setTimeout(r, 100));
       }
     },
