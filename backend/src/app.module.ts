@@ -22,6 +22,7 @@ import { WalletModule } from './modules/wallet/wallet.module';
 import { RedisModule } from './redis/redis.module';
 import { InferenceProcessor } from './worker/inference.processor';
 import { MailProcessor } from './worker/mail.processor';
+import { WorkerProbes } from './worker/probe-server';
 
 /** What both processes share: config, PostgreSQL, Redis, the job producer and mail. */
 @Module({})
@@ -67,8 +68,8 @@ export class WorkerModule {
   static forRoot(config?: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.forRoot(config), InferenceModule],
-      providers: [MailProcessor, InferenceProcessor],
+      imports: [CoreModule.forRoot(config), InferenceModule, SystemModule],
+      providers: [MailProcessor, InferenceProcessor, WorkerProbes],
     };
   }
 }

@@ -10,11 +10,8 @@ export interface WorkerProcess {
   stop(): Promise<number | null>;
 }
 
-/**
- * A real worker process (src/worker.ts) on the stack's database and Redis prefix, running llama.cpp with
- * the tiny model. Resolves once it has registered its node with the model loaded.
- */
-export async function startWorker(stack: TestStack, env: Record<string, string> = {}, name = `test-worker-${Date.now()}`): Promise<WorkerProcess> {
+/** A worker process (src/worker.ts) on the stack's database and Redis prefix, the tiny model by default; not waited for. */
+export function spawnWorker(stack: TestStack, env: Record<string, string>, name: string): { child: ChildProcess; output: () => string } {
   const c = stack.config;
   const child = spawn(process.execPath, ['--conditions=glob-source', '-r', '@swc-node/register', 'src/worker.ts'], {
     cwd: join(__dirname, '..', '..'),
@@ -42,14 +39,23 @@ export async function startWorker(stack: TestStack, env: Record<string, string> 
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
+  return { child, output: () => out };
+}
+
+/**
+ * A real worker process (src/worker.ts) on the stack's database and Redis prefix, running llama.cpp with
+ * the tiny model. Resolves once it has registered its node with the model loaded.
+ */
+export async function startWorker(stack: TestStack, env: Record<string, string> = {}, name = `test-worker-${Date.now()}`): Promise<WorkerProcess> {
+  const { child, output } = spawnWorker(stack, env, name);
   const deadline = Date.now() + 60_000;
   for (;;) {
     const [row] = (await stack.db.query(`SELECT id FROM nodes WHERE name = $1 AND stopped_at IS NULL`, [name])) as Array<{ id: string }>;
-    if (row && /Node .* serving/.test(out)) {
+    if (row && /Node .* serving/.test(output())) {
       return {
         child,
         nodeId: row.id,
-        output: () => out,
+        output,
         stop: () =>
           new Promise((resolve) => {
             if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
@@ -60,7 +66,7 @@ export async function startWorker(stack: TestStack, env: Record<string, string> 
     }
     if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`Worker did not start:\n${out}`);
+      throw new Error(`Worker did not start:\n${output()}`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -54,7 +54,13 @@ describe('config from the environment', () => {
     const second = loadConfig({ ...base, NODE_ENV: 'development', DEV_SECRETS_FILE: file });
     expect(second.jwt).toEqual(first.jwt);
     expect(second.twoFactorKey).toEqual(first.twoFactorKey);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ ...first.jwt, twoFactorKey: first.twoFactorKey.toString('hex') });
+    expect(second.metricsToken).toEqual(first.metricsToken);
+    expect(first.metricsToken).toMatch(/^[\w-]{32}$/);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      ...first.jwt,
+      twoFactorKey: first.twoFactorKey.toString('hex'),
+      metricsToken: first.metricsToken,
+    });
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
