@@ -39,8 +39,11 @@ export async function startBackend(env = {}) {
   const url = new URL(serverUrl);
   url.pathname = `/${db}`;
   const port = await freePort();
+  // E-mail goes through SMTP to a catcher here, sent by a mail-only worker: a production API never logs an e-mail's text.
+  const smtp = await startSmtpCatcher();
   const fullEnv = {
     ...process.env,
+    SMTP_URL: smtp.url,
     NODE_ENV: 'production',
     JWT_ACCESS_SECRET: randomBytes(32).toString('hex'),
     JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
@@ -53,13 +56,16 @@ export async function startBackend(env = {}) {
   };
   spawnSync('node', ['backend/dist/database/cli.js', 'migrate'], { cwd: root, env: fullEnv, stdio: 'ignore' });
   const api = spawn('node', ['backend/dist/main.js'], { cwd: root, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  // Without SMTP the API writes each e-mail to its log: that is where the bench reads sign-up codes.
-  let output = '';
-  for (const stream of [api.stdout, api.stderr]) {
+  const { WORKER_PORT: _port, ...mailerEnv } = fullEnv;
+  const mailer = spawn('node', ['backend/dist/worker.js'], {
+    cwd: root,
+    env: { ...mailerEnv, WORKER_MODELS: 'none' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  for (const stream of [api.stdout, api.stderr, mailer.stdout, mailer.stderr]) {
     stream.on('data', (chunk) => {
-      output = (output + chunk).slice(-1_000_000);
-      // Only warnings and errors reach the console (a bench prints figures); e-mails are not shown.
-      if (/WARN|ERROR|Error/.test(String(chunk)) && !/e-mail not sent/.test(String(chunk))) process.stderr.write(chunk);
+      // Only warnings and errors reach the console (a bench prints figures): JSON lines of level warn or above.
+      if (/"level":"(warn|error|fatal)"|Error/.test(String(chunk))) process.stderr.write(chunk);
     });
   }
   const base = `http://127.0.0.1:${port}`;
@@ -74,22 +80,46 @@ export async function startBackend(env = {}) {
   return {
     base,
     env: fullEnv,
-    /** The 6-digit code last e-mailed to `email` (read from the API's log), waiting for it to appear. */
+    /** The 6-digit code last e-mailed to `email` (caught by the SMTP catcher), waiting for it to appear. */
     async codeFor(email, after = 0) {
       for (let i = 0; i < 100; i++) {
-        const at = output.lastIndexOf(`To: ${email} `);
-        const code = at >= after ? /code is: (\d{6})/.exec(output.slice(at))?.[1] : undefined;
+        const at = smtp.mails.findLastIndex((m) => m.to.includes(email.toLowerCase()));
+        const code = at >= after ? /code is: (\d{6})/.exec(smtp.mails[at].raw.replace(/=\r?\n/g, ''))?.[1] : undefined;
         if (code) return { code, mark: at + 1 };
         await new Promise((r) => setTimeout(r, 50));
       }
       throw new Error(`No code e-mailed to ${email}`);
     },
     async stop() {
-      api.kill('SIGTERM');
-      await new Promise((r) => api.once('exit', r));
+      for (const child of [api, mailer]) {
+        child.kill('SIGTERM');
+        await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+      }
+      await new Promise((r) => smtp.server.close(r));
       await admin(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
     },
   };
+}
+
+/** A real SMTP server on loopback keeping what it receives (smtp-server, the backend tests' catcher). */
+async function startSmtpCatcher() {
+  const { SMTPServer } = createRequire(join(root, 'backend', 'package.json'))('smtp-server');
+  const mails = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, done) {
+      const chunks = [];
+      stream.on('data', (c) => chunks.push(c));
+      stream.on('end', () => {
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()), raw: Buffer.concat(chunks).toString('utf8') });
+        done();
+      });
+    },
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { server, mails, url: `smtp://127.0.0.1:${server.server.address().port}` };
 }
 
 export function table(rows) {
