@@ -1,29 +1,12 @@
 import { useSyncExternalStore } from 'react';
 import type { components } from '@glob/contract';
 import { api } from '../../api/client';
-import { tokenStore, type StoredTokens, type StoredUser } from '../../api/tokens';
+import { tokenStore, type StoredUser } from '../../api/tokens';
+import { readSession, type Session } from './state';
 
 export type User = StoredUser;
 /** What login, register, register-with-otp and a social sign-in return. */
 export type SessionResponse = Pick<components['schemas']['AuthSession'], 'access_token' | 'refresh_token' | 'user'>;
-
-export interface Session {
-  tokens: StoredTokens | null;
-  user: User | null;
-  /** Signed in when an access token exists. */
-  signedIn: boolean;
-}
-
-let cached: { key: string; session: Session } | null = null;
-
-/** A stable snapshot of the stored session (same object until something in storage changes). */
-export function readSession(): Session {
-  const tokens = tokenStore.get();
-  const user = tokenStore.getUser();
-  const key = JSON.stringify([tokens, user]);
-  if (cached?.key !== key) cached = { key, session: { tokens, user, signedIn: Boolean(tokens?.access_token) } };
-  return cached.session;
-}
 
 const SIGNED_OUT: Session = { tokens: null, user: null, signedIn: false };
 

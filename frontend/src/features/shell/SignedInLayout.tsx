@@ -1,26 +1,16 @@
-import { Outlet, redirect, useRouter } from '@tanstack/react-router';
+import { Outlet, useRouter } from '@tanstack/react-router';
 import './app.css';
-import { useQuery, type QueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { meQuery } from '../../api/queries/accounts';
 import { tokenStore } from '../../api/tokens';
-import { readSession, useSession } from '../session/session';
+import { useSession } from '../session/session';
 import { AppShell } from './AppShell';
-
-/**
- * `beforeLoad` of the signed-in area: a visitor who is not signed in goes to /app/auth, and nothing of an
- * earlier user's data stays cached.
- */
-export function requireSignIn({ context }: { context: { queryClient: QueryClient } }) {
-  if (readSession().signedIn) return;
-  context.queryClient.removeQueries();
-  throw redirect({ to: '/app/auth', replace: true });
-}
 
 /**
  * The signed-in area's layout: a spinner while the user loads, then the app shell. A session that ends while it
  * is open — a token the server refuses (and cannot refresh) is cleared by the API client, or a sign-out here or in
- * another tab (the token store hears the `storage` event) — makes the router run `requireSignIn` again.
+ * another tab (the token store hears the `storage` event) — makes the router run `requireSignIn` (../session/guard) again.
  */
 export function SignedInLayout() {
   const session = useSession();

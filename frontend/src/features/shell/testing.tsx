@@ -13,7 +13,8 @@ import {
 } from '@tanstack/react-router';
 import { testQueryClient } from '../../test/render';
 import type { RouterContext } from '../../router';
-import { SignedInLayout, requireSignIn } from './SignedInLayout';
+import { requireSignIn } from '../session/guard';
+import { SignedInLayout } from './SignedInLayout';
 import { OAuthCallbackPage } from '../auth/OAuthCallbackPage';
 
 /** A stand-in page that names where the router is. */

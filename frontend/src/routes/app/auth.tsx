@@ -1,6 +1,6 @@
 import { createFileRoute, redirect } from '@tanstack/react-router';
 import { AuthPage } from '../../features/auth/AuthPage';
-import { readSession } from '../../features/session/session';
+import { readSession } from '../../features/session/state';
 
 export const Route = createFileRoute('/app/auth')({
   // A visitor who is already signed in goes straight to the dashboard.
