@@ -50,7 +50,7 @@ describe('two-factor sign-in (TOTP and recovery codes)', () => {
       ((chunk: string | Uint8Array, ...rest: never[]) => {
         const text = String(chunk);
         logged.push(text);
-        return /\b(WARN|ERROR)\b/.test(text) ? write(chunk, ...rest) : true;
+        return /"level":"(warn|error|fatal)"/.test(text) ? write(chunk, ...rest) : true;
       }) as typeof process.stdout.write;
     process.stdout.write = capture(writes.out);
     process.stderr.write = capture(writes.err);
@@ -460,8 +460,8 @@ describe('two-factor sign-in (TOTP and recovery codes)', () => {
     // Let the worker's last mail logs arrive.
     await sleep(200);
     const text = logged.join('');
-    // The capture saw the app's own logs (the mail worker's, at least).
-    expect(text).toContain('Sent "Two-factor sign-in is on');
+    // The capture saw the app's own logs (the mail worker's, at least; JSON lines, so the quote is escaped).
+    expect(text).toContain('Sent \\"Two-factor sign-in is on');
     expect(secrets.length).toBeGreaterThan(30);
     for (const secret of secrets) expect(text).not.toContain(secret);
   });
