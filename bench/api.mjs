@@ -5,12 +5,9 @@
 // of its own (own databases): metrics and access logs on (METRICS_TOKEN set, LOG_LEVEL=log, scraped every 15 s as
 // Prometheus does), metrics only (LOG_LEVEL=error) and both off (METRICS_TOKEN unset, LOG_LEVEL=error), the order
 // rotating each round; requests/s, p50/p99 and the cost in % against off. Needs `npm run build -w backend`.
-import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import autocannon from 'autocannon';
-import pg from 'pg';
-import { LIFTED_LIMITS, root, table } from './lib.mjs';
+import { startBackend, table } from './lib.mjs';
 
 const cases = [
   { title: 'GET /api/health', path: '/api/health' },
@@ -66,7 +63,7 @@ async function observability() {
     { name: 'metrics only', env: { METRICS_TOKEN: token, LOG_LEVEL: 'error' }, metrics: true },
     { name: 'off', env: { METRICS_TOKEN: undefined, LOG_LEVEL: 'error' }, metrics: false },
   ];
-  for (const v of variants) v.backend = await drainedBackend({ ...secrets, ...v.env });
+  for (const v of variants) v.backend = await startBackend({ ...secrets, ...v.env });
   const scrapers = [];
   try {
     for (const v of variants) {
@@ -128,59 +125,4 @@ async function observability() {
     for (const s of scrapers) clearInterval(s);
     await Promise.all(variants.filter((v) => v.backend).map((v) => v.backend.stop()));
   }
-}
-
-/**
- * startBackend's API (own database, production mode, loopback) whose log is read and thrown away, as a container's
- * log driver reads it. startBackend keeps the last megabyte of the log for the e-mailed codes, which costs the bench
- * process ~0.7 ms per line read: with one access line per request it would measure the bench, not the API.
- */
-async function drainedBackend(env) {
-  const server = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const admin = async (sql) => {
-    const client = new pg.Client({ connectionString: server });
-    await client.connect();
-    await client.query(sql).finally(() => client.end());
-  };
-  const db = `glob_bench_${randomBytes(4).toString('hex')}`;
-  await admin(`CREATE DATABASE "${db}"`);
-  const url = new URL(server);
-  url.pathname = `/${db}`;
-  const port = await new Promise((done) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => done(port));
-    });
-  });
-  const fullEnv = {
-    ...process.env,
-    NODE_ENV: 'production',
-    JWT_ACCESS_SECRET: randomBytes(32).toString('hex'),
-    JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
-    DATABASE_URL: url.toString(),
-    REDIS_PREFIX: `bench:${db}`,
-    PORT: String(port),
-    ...LIFTED_LIMITS,
-    ...env,
-  };
-  spawnSync('node', ['backend/dist/database/cli.js', 'migrate'], { cwd: root, env: fullEnv, stdio: 'ignore' });
-  const api = spawn('node', ['backend/dist/main.js'], { cwd: root, env: fullEnv, stdio: ['ignore', 'pipe', 'inherit'] });
-  api.stdout.resume();
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`${base}/api/health`)).ok) break;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    base,
-    async stop() {
-      api.kill('SIGTERM');
-      await new Promise((r) => api.once('exit', r));
-      await admin(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
-    },
-  };
 }
