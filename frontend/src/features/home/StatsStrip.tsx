@@ -1,35 +1,55 @@
-import { useQuery } from '@tanstack/react-query';
-import { systemQueries } from '../../api/queries/system';
-import { Icon, type IconName } from '../../components/CoreIcon';
-import { useHydrated } from '../../components/useHydrated';
-import { formatStats } from './format';
+import { useEffect, useRef, useState } from 'react';
+import type { SiteStats } from '../../api/queries/system';
+import { StatsView } from './StatsView';
 
-/** Live figures: loading shows '...', failures show the fallback figures; refreshed every 30 s. */
+type Feed = typeof import('./StatsFeed').StatsFeed;
+
+/** Once loaded, later visits of the home page (client navigation) ask for the figures from their first render. */
+let loaded: Feed | null = null;
+
+/**
+ * Live figures: loading shows '...', failures show the fallback figures; refreshed every 30 s. The request and its
+ * code (the query hook, the API client) are fetched once the strip nears the screen — at once on a wide screen,
+ * on scrolling on a phone, where the hero fills the first screen — so they are not part of the page's first load.
+ * A prerendered page hydrates with '...', as it was built; the figures follow.
+ */
 export function StatsStrip() {
-  const query = useQuery(systemQueries.siteStats());
-  // A prerendered page hydrates with '...', as it was built; the figures follow right after.
-  const data = useHydrated() ? query.data : undefined;
-  const text = formatStats(data);
-  const items: { label: string; value: string; icon: IconName }[] = [
-    { label: 'Active Users', value: text.activeUsers, icon: 'users' },
-    { label: 'Tasks Processed', value: text.tasksProcessed, icon: 'cpu' },
-    { label: 'Data Processed', value: text.dataProcessed, icon: 'database' },
-  ];
+  const [StatsFeed, setStatsFeed] = useState<Feed | null>(() => loaded);
+  const [data, setData] = useState<SiteStats | undefined>(undefined);
+  const ref = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (StatsFeed) return;
+    let active = true;
+    const load = () =>
+      void import('./StatsFeed').then((m) => {
+        loaded = m.StatsFeed;
+        if (active) setStatsFeed(() => m.StatsFeed);
+      });
+    const el = ref.current;
+    if (!el || typeof IntersectionObserver === 'undefined') {
+      load();
+      return () => {
+        active = false;
+      };
+    }
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (!entries.some((e) => e.isIntersecting)) return;
+        observer.disconnect();
+        load();
+      },
+      { rootMargin: '0px 0px 64px 0px' },
+    );
+    observer.observe(el);
+    return () => {
+      active = false;
+      observer.disconnect();
+    };
+  }, [StatsFeed]);
   return (
-    <section className="stats-strip" aria-label="Network statistics">
-      <div className="container">
-        <dl className="stats-grid" aria-busy={!data}>
-          {items.map((item) => (
-            <div key={item.label} className="stat">
-              <span className="stat-icon" aria-hidden="true">
-                <Icon name={item.icon} />
-              </span>
-              <dt>{item.label}</dt>
-              <dd data-testid={`stat-${item.label.toLowerCase().replace(/ /g, '-')}`}>{item.value}</dd>
-            </div>
-          ))}
-        </dl>
-      </div>
-    </section>
+    <>
+      <StatsView ref={ref} data={data} />
+      {StatsFeed && <StatsFeed onData={setData} />}
+    </>
   );
 }
