@@ -45,13 +45,43 @@ export interface EngineOptions {
 export interface LoadOptions {
   /** Tokens per sequence. Default: the model's training context, capped at 4096 (and to what fits in memory). */
   contextSize?: number;
-  /** Generations that run at once on this model (each has its own context sequence); more wait in a queue. Default 2. */
-  sequences?: number;
+  /**
+   * Generations that run at once on this model, each on its own sequence of one llama.cpp context, so they are
+   * evaluated together in one batch per step; more wait in a queue. A number, or a memory budget: as many sequences
+   * as their KV caches (and the context's compute buffers) fit in `memoryBytes`, at least 1 and at most `max`
+   * (default 16). Default 2.
+   */
+  sequences?: number | SequenceBudget;
   /**
    * With the GPU on: the share (0-1) of the model's layers offloaded to it, e.g. a provider's GPU allocation.
    * Default: as many as fit ('auto').
    */
   gpuShare?: number;
+}
+
+export interface SequenceBudget {
+  memoryBytes: number;
+  max?: number;
+}
+
+/** The most sequences a memory budget sizes one model's context to: beyond it a batch step waits on its slowest member. */
+export const MAX_SEQUENCES = 16;
+
+/** What a loaded model runs with: its sequences (replies at once), tokens per sequence, and the KV cache one sequence costs. */
+export interface ModelCapacity {
+  sequences: number;
+  contextSize: number;
+  kvBytesPerSequence: number;
+}
+
+/**
+ * How many sequences fit a memory budget: what the context needs with one sequence (`base`, its compute buffers
+ * and one KV cache) and what each further one adds (its KV cache); at least 1, at most `max`.
+ */
+export function sequencesFor(budget: SequenceBudget, base: number, perSequence: number): number {
+  const max = budget.max ?? MAX_SEQUENCES;
+  const extra = perSequence > 0 ? Math.floor((budget.memoryBytes - base) / perSequence) : max;
+  return Math.max(1, Math.min(max, 1 + extra));
 }
 
 /** A generation asked of a model that is not loaded. */
@@ -72,6 +102,7 @@ interface LoadedModel {
   path: string;
   model: Nlc.LlamaModel;
   context: Nlc.LlamaContext;
+  capacity: ModelCapacity;
   chatWrapper: Nlc.ChatWrapper;
   slots: Slot[];
   /** Generations waiting for a free sequence; called with null when the model is unloaded. */
@@ -130,18 +161,27 @@ export class LlamaEngine {
   private async doLoad(modelId: string, path: string, opts: LoadOptions): Promise<void> {
     // Must run before every load: some malformed files abort the whole process inside llama.cpp.
     const summary = await validateGguf(path);
-    const sequences = opts.sequences ?? 2;
-    if (!Number.isInteger(sequences) || sequences < 1) throw new RangeError('sequences must be a positive integer');
+    const asked = opts.sequences ?? 2;
+    if (typeof asked === 'number' && (!Number.isInteger(asked) || asked < 1)) throw new RangeError('sequences must be a positive integer');
     const model = await this.llama.loadModel({
       modelPath: path,
       gpuLayers: !this.opts.gpu ? 0 : opts.gpuShare === undefined ? 'auto' : Math.round(summary.blockCount * Math.min(1, Math.max(0, opts.gpuShare))),
     });
     try {
+      const contextSize = opts.contextSize ?? Math.min(summary.contextLength, 4096);
+      // node-llama-cpp's own estimate of the context's memory (RAM and VRAM) with one and with two sequences.
+      const needs = async (sequences: number) => {
+        const r = await model.fileInsights.estimateContextResourceRequirementsV2({ contextSize, sequences, modelGpuLayers: model.gpuLayers });
+        return r.cpuRam + r.gpuVram;
+      };
+      const [one, two] = [await needs(1), await needs(2)];
+      const kvBytesPerSequence = Math.max(0, two - one);
+      const sequences = typeof asked === 'number' ? asked : sequencesFor(asked, one, kvBytesPerSequence);
       const context = await model.createContext({
         sequences,
         contextSize: opts.contextSize ?? {
           min: Math.min(256, summary.contextLength),
-          max: Math.min(summary.contextLength, 4096),
+          max: contextSize,
         },
         threads: this.opts.threads,
       });
@@ -160,7 +200,8 @@ export class LlamaEngine {
           busy: false,
         });
       }
-      this.models.set(modelId, { id: modelId, path, model, context, chatWrapper, slots, waiters: [] });
+      const capacity = { sequences, contextSize: context.contextSize, kvBytesPerSequence };
+      this.models.set(modelId, { id: modelId, path, model, context, capacity, chatWrapper, slots, waiters: [] });
     } catch (err) {
       await model.dispose();
       throw err;
@@ -188,6 +229,11 @@ export class LlamaEngine {
 
   contextSize(modelId: string): number {
     return this.get(modelId).context.contextSize;
+  }
+
+  /** The model's sequences (replies it runs at once), their context size and the KV cache each costs. */
+  capacity(modelId: string): ModelCapacity {
+    return this.get(modelId).capacity;
   }
 
   /** Tokens of the prompt as the model's chat template formats it (generation prompt included). */

@@ -6,6 +6,8 @@ import packageJson from '../package.json';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Schemas } from './contract';
 import { hashRanges } from '@glob/engine/file-proof';
+import { formatBytes } from '@glob/engine/bytes';
+import { sequenceMemory } from '@glob/engine/memory';
 import type { EngineOptions, LlamaEngine } from '@glob/engine/llama-engine';
 import { generateReply } from '@glob/engine/generation';
 import { type Allocation, DEFAULT_ALLOCATION, type Machine, type Plan, plan, sameAllocation } from './allocation';
@@ -15,20 +17,18 @@ import type { CredentialStore, StoredCredential } from './credential-store';
 import { EventSender, type NodeJobEvent, type SendResult } from './job-events';
 import type { HostFacts, LocalModel } from './machine';
 import type { AgentOptions } from './options';
-import type { LlamaServer } from './llama-server';
+import { type LlamaServer, POOL_SLOTS } from './llama-server';
 import type { Library } from './model-library';
 import { jobFields, type Log } from './logging';
 import type { PoolMember } from './pool-member';
 
 /** The longest a generated piece waits before it is sent to the API with the pieces after it. */
 const EVENT_BATCH_MS = 50;
-/** Jobs this node runs at once: each loaded model gets one context sequence, and the node tells the platform so. */
-const JOB_SLOTS = 1;
 /** This agent's version, reported in every heartbeat: the platform may require a newer one. */
 export const AGENT_VERSION = packageJson.version;
 
 /** The engine calls the agent makes (LlamaEngine; a fake in tests). */
-export type Engine = Pick<LlamaEngine, 'load' | 'unload' | 'loadedModels' | 'isLoaded' | 'generate' | 'benchmark' | 'dispose'>;
+export type Engine = Pick<LlamaEngine, 'load' | 'unload' | 'loadedModels' | 'isLoaded' | 'generate' | 'benchmark' | 'dispose' | 'capacity'>;
 
 type NodeJob = Schemas['NodeJob'];
 type NodeState = Schemas['NodeState'];
@@ -82,7 +82,7 @@ interface RunningJob {
 /** An abort (of a call or a wait); DOMException is not always an Error of this realm, so by name. */
 const isAbort = (err: unknown): boolean => (err as { name?: unknown } | null)?.name === 'AbortError';
 const short = (id: string): string => `${id.slice(0, 4)}…`;
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+const plural = (n: number, word: string, words = `${word}s`): string => `${n} ${n === 1 ? word : words}`;
 const glob = (n: number): string => `${Math.round(n * 1000) / 1000} GLOB`;
 
 export class Agent {
@@ -107,9 +107,10 @@ export class Agent {
   /** Answers to the platform's model challenges, sent with the next heartbeat; and the challenges being answered. */
   private proofs: Schemas['ModelProof'][] = [];
   private readonly proving = new Set<string>();
-  private job: RunningJob | null = null;
-  /** The job held when the agent was told to stop: it is given back on the way out. */
-  private interrupted: RunningJob | null = null;
+  /** The jobs running now, at most jobSlots(): several replies are generated at once, batched in one context per model. */
+  private readonly jobs = new Map<string, RunningJob>();
+  /** The jobs held when the agent was told to stop: they are given back on the way out. */
+  private readonly interrupted: RunningJob[] = [];
   private exitCode = 0;
   private wake: (() => void) | null = null;
   private heartbeatTimer: NodeJS.Timeout | null = null;
@@ -153,7 +154,7 @@ export class Agent {
     return this.exitCode;
   }
 
-  /** Ctrl-C: stop claiming, abort the running generation, give its job back. */
+  /** Ctrl-C: stop claiming, abort the running generations, give their jobs back. */
   stop(): void {
     if (this.stopping.signal.aborted) return;
     this.log('Stopping…');
@@ -163,12 +164,13 @@ export class Agent {
   }
 
   private interrupt(reason: 'shutdown' | 'revoked'): void {
-    const job = this.job;
-    if (!job) return;
-    job.reason ??= reason;
-    void job.sender.close();
-    job.abort.abort();
-    this.interrupted = job;
+    for (const job of this.jobs.values()) {
+      if (this.interrupted.includes(job)) continue;
+      job.reason ??= reason;
+      void job.sender.close();
+      job.abort.abort();
+      this.interrupted.push(job);
+    }
   }
 
   // --- start-up ---------------------------------------------------------------------------------------
@@ -292,12 +294,21 @@ export class Agent {
       this.log(`Unloaded ${id}`);
     }
     this.loaded = this.loaded.filter((i) => keep.has(i));
+    // Replies at once: --parallel, or as many sequences as the memory allocation has room for beside the models'
+    // files, shared by the models.
+    const files = p.load.reduce((n, m) => n + m.bytes, 0);
+    const memoryBytes = Math.floor(sequenceMemory(this.machine.memoryBytes, allocation.memory_percent, files) / Math.max(1, p.load.length));
+    const sequences = this.deps.options.parallel ?? { memoryBytes };
     for (const m of p.load) {
       if (this.loaded.includes(m.id)) continue;
       const local = this.models.find((x) => x.id === m.id)!;
       try {
-        await engine.load(m.id, m.path, { contextSize: local.contextLength, sequences: JOB_SLOTS, ...(wantGpu ? { gpuShare } : {}) });
+        await engine.load(m.id, m.path, { contextSize: local.contextLength, sequences, ...(wantGpu ? { gpuShare } : {}) });
         this.loaded.push(m.id);
+        const c = engine.capacity(m.id);
+        this.log(
+          `Loaded ${m.id}: ${plural(c.sequences, 'reply', 'replies')} at once (sequences of ${c.contextSize} tokens, KV cache ${formatBytes(c.kvBytesPerSequence)} each)`,
+        );
       } catch (err) {
         this.log(`Cannot load ${m.id} (${m.path}): ${err instanceof Error ? err.message : String(err)}`);
       }
@@ -360,8 +371,8 @@ export class Agent {
       this.api.POST('/api/nodes/heartbeat', {
         body: {
           models: this.servedModels(),
-          running_jobs: this.job ? 1 : 0,
-          slots: JOB_SLOTS,
+          running_jobs: this.jobs.size,
+          slots: this.jobSlots(),
           agent_version: AGENT_VERSION,
           compute: this.compute(),
           ...(this.proofs.length ? { proofs: this.proofs.splice(0) } : {}),
@@ -462,6 +473,11 @@ export class Agent {
     const backoff = new Backoff();
     const signal = this.stopping.signal;
     while (!signal.aborted) {
+      // Every sequence busy, or a new allocation waiting for the running jobs to end: wait for one to end.
+      if (this.jobs.size > 0 && (this.jobs.size >= this.jobSlots() || this.pendingAllocation)) {
+        await Promise.race([...this.jobs.values()].map((j) => j.done));
+        continue;
+      }
       if (this.pendingAllocation) {
         const next = this.pendingAllocation;
         // More memory or disk may let more of the catalog in: pull it before loading.
@@ -495,7 +511,8 @@ export class Agent {
         continue;
       }
       backoff.reset();
-      await this.runJob(res.data);
+      // Not awaited: the next claim goes out at once while a sequence is free, so a new reply joins the running batch.
+      this.runJob(res.data).catch((err: unknown) => this.fail(err));
     }
   }
 
@@ -506,6 +523,14 @@ export class Agent {
     const engine = this.engine;
     if (!engine || !this.loaded.includes(modelId)) return null;
     return { generate: (req) => engine.generate(modelId, req) };
+  }
+
+  /** Replies at once: the fewest sequences of the loaded models, and of the pool's llama-server while it coordinates one. */
+  private jobSlots(): number {
+    const engine = this.engine;
+    const counts = engine ? this.loaded.map((id) => engine.capacity(id).sequences) : [];
+    if (this.pool?.serving()) counts.push(POOL_SLOTS);
+    return Math.max(1, Math.min(...counts));
   }
 
   /** The models this node serves now: those it loaded, and the pooled model while it coordinates a whole pool. */
@@ -568,9 +593,9 @@ export class Agent {
         },
       }),
     };
-    this.job = running;
+    this.jobs.set(job.job_id, running);
     return this.generate(job, running).finally(() => {
-      this.job = null;
+      this.jobs.delete(job.job_id);
       finished();
       if (running.reason === 'revoked' && !this.stopping.signal.aborted) {
         throw new AgentError('This node was revoked by its owner; pair it again with a new join token.', EXIT_REVOKED);
@@ -654,14 +679,15 @@ export class Agent {
     this.stopping.abort();
     if (this.heartbeatTimer) clearTimeout(this.heartbeatTimer);
     this.heartbeatTimer = null;
-    if (this.job) this.interrupt('shutdown');
-    const job = this.interrupted;
-    if (job) {
-      // Nothing more is sent for it; the call in flight, if any, settles first.
-      await job.sender.close();
-      await job.done.catch(() => undefined);
-      if (job.reason === 'shutdown') await this.giveBack(job.id);
-    }
+    this.interrupt('shutdown');
+    // Nothing more is sent for them; the calls in flight, if any, settle first.
+    await Promise.all(
+      this.interrupted.map(async (job) => {
+        await job.sender.close();
+        await job.done.catch(() => undefined);
+        if (job.reason === 'shutdown') await this.giveBack(job.id);
+      }),
+    );
     await this.heartbeatRunning;
     await this.poolApplying;
     await this.pool?.close().catch(() => undefined);

@@ -5,6 +5,7 @@
 import constants from '@glob/contract/constants.json';
 import type { Schemas } from './contract';
 import { formatBytes } from '@glob/engine/bytes';
+import { memoryLimit } from '@glob/engine/memory';
 import { threadsFor } from '@glob/engine/threads';
 
 export type Allocation = Schemas['NodeAllocation'];
@@ -27,9 +28,6 @@ export interface ModelChoice {
   load: ModelFile[];
   skipped: Array<{ model: ModelFile; reason: string }>;
 }
-
-/** The bytes of model files the memory allocation lets load. */
-export const memoryLimit = (totalMemoryBytes: number, memoryPercent: number): number => Math.floor((totalMemoryBytes * memoryPercent) / 100);
 
 /** A model loads only when its file fits in memory % of the machine's memory. */
 export function modelsThatFit(models: ModelFile[], totalMemoryBytes: number, memoryPercent: number): ModelChoice {

@@ -9,6 +9,13 @@ import { join } from 'node:path';
 import type { ChatTurn, GenerateRequest, GenerateResult } from '@glob/engine/llama-engine';
 import { freePort, LLAMA_SERVER, spawnTied, type Tied, waitForPort } from './llama-process';
 
+/**
+ * Replies a pool's coordinator serves at once: llama-server's parallel slots, batched together (continuous batching)
+ * over one KV cache they share, sized for two full-length replies, so memory stays near one reply's while short
+ * replies run four at once.
+ */
+export const POOL_SLOTS = 4;
+
 export interface LlamaServerSplit {
   /** The model's GGUF file (the first part of a split file). */
   modelPath: string;
@@ -65,8 +72,8 @@ export class LlamaServer {
   static async start(bin: string, split: LlamaServerSplit, log: (line: string) => void): Promise<LlamaServer> {
     const port = await freePort();
     const args = [
-      ...['-m', split.modelPath, '--host', '127.0.0.1', '--port', String(port), '--no-webui', '-np', '1'],
-      ...['-t', String(split.threads), '-c', String(split.contextSize), '--fit', 'off'],
+      ...['-m', split.modelPath, '--host', '127.0.0.1', '--port', String(port), '--no-webui', '-np', String(POOL_SLOTS), '--kv-unified'],
+      ...['-t', String(split.threads), '-c', String(split.contextSize * 2), '--fit', 'off'],
       ...(split.rpc.length ? ['--rpc', split.rpc.join(','), ...splitArgs(split.layers)] : []),
     ];
     const lines: string[] = [];

@@ -9,7 +9,8 @@ import type { Schemas } from './contract';
 import { formatBytes } from '@glob/engine/bytes';
 import { splitParts } from '@glob/engine/gguf';
 import { discardFile, isVerified, pullFiles } from '@glob/engine/model-files';
-import { type Allocation, memoryLimit } from './allocation';
+import { memoryLimit } from '@glob/engine/memory';
+import { type Allocation } from './allocation';
 import type { LocalModel } from './machine';
 
 export type CatalogModel = Schemas['NodeCatalogModel'];

@@ -25,6 +25,8 @@ export interface AgentOptions {
   dataDir: string;
   /** Overrides the threads the CPU allocation gives (for benchmarks). */
   threads: number | undefined;
+  /** Replies run at once per model (sequences batched in one context); undefined: as many as the memory allocation fits. */
+  parallel: number | undefined;
   /** `off` never uses a GPU, even when one is present. */
   gpu: 'auto' | 'off';
   /** Where the pool tunnel listens for the other members of a pool (a private address; port 0: any free one). */
@@ -58,6 +60,8 @@ Options (environment variable in brackets):
                         the memory and disk allocation allow
   --data-dir <dir>      Where the node keeps its credential (GLOB_NODE_DATA_DIR); default: <home>/node
   --threads <n>         llama.cpp threads, instead of what the CPU allocation gives (GLOB_NODE_THREADS)
+  --parallel <n>        Replies served at once, batched together (GLOB_NODE_PARALLEL); default: as many as
+                        the memory allocation leaves room for beside the models (at most 16)
   --gpu <auto|off>      Use a GPU when one is present (GLOB_NODE_GPU); default: auto
   --pool-address <host[:port]>
                         Where this node's pool tunnel listens for the other members of a pool: an address of
@@ -80,6 +84,7 @@ const FLAGS = {
   '--models': 'GLOB_NODE_MODELS',
   '--data-dir': 'GLOB_NODE_DATA_DIR',
   '--threads': 'GLOB_NODE_THREADS',
+  '--parallel': 'GLOB_NODE_PARALLEL',
   '--gpu': 'GLOB_NODE_GPU',
   '--pool-address': 'GLOB_POOL_ADDRESS',
   '--memory': 'GLOB_NODE_MEMORY_MB',
@@ -140,6 +145,10 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     if (!Number.isInteger(threads) || threads < 1 || threads > 1024)
       throw new OptionsError(`--threads must be a whole number from 1, got ${threadsRaw}`);
   }
+  const parallelRaw = get('--parallel');
+  const parallel = parallelRaw === undefined ? undefined : Number(parallelRaw);
+  if (parallel !== undefined && (!Number.isInteger(parallel) || parallel < 1 || parallel > 64))
+    throw new OptionsError(`--parallel must be a whole number from 1 to 64, got ${parallelRaw}`);
   const gpu = get('--gpu') ?? 'auto';
   if (gpu !== 'auto' && gpu !== 'off') throw new OptionsError(`--gpu must be auto or off, got ${gpu}`);
   const poolRaw = get('--pool-address') ?? '127.0.0.1';
@@ -172,6 +181,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     models: models?.length ? models : undefined,
     dataDir: resolve(base, get('--data-dir') ?? join(home, 'node')),
     threads,
+    parallel,
     gpu,
     poolAddress: { host: pool[1]!.replace(/^\[|\]$/g, ''), port: Number(pool[2] ?? 0) },
     memoryBytes: memoryMb === undefined ? undefined : memoryMb * 1024 ** 2,

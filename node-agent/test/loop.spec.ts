@@ -125,8 +125,15 @@ function fakeEngine(created: Array<{ threads: number; gpu?: boolean }>) {
   return async (opts: { threads: number; gpu?: boolean }): Promise<Engine> => {
     created.push(opts);
     const loaded = new Set<string>();
+    const sequences = new Map<string, number>();
     const engine = {
-      load: async (id: string) => void loaded.add(id),
+      // A memory budget gives one sequence per 64 MB here (at most 16), as the real engine sizes KV caches.
+      load: async (id: string, _path: string, opts: { sequences?: number | { memoryBytes: number } }) => {
+        loaded.add(id);
+        const s = opts.sequences ?? 2;
+        sequences.set(id, typeof s === 'number' ? s : Math.max(1, Math.min(16, Math.floor(s.memoryBytes / 2 ** 26))));
+      },
+      capacity: (id: string) => ({ sequences: sequences.get(id)!, contextSize: 2048, kvBytesPerSequence: 2 ** 26 }),
       unload: async (id: string) => void loaded.delete(id),
       loadedModels: () => [...loaded],
       isLoaded: (id: string) => loaded.has(id),
@@ -270,7 +277,8 @@ describe('the node agent loop (fake API, fake engine)', () => {
     // Every heartbeat says how many jobs it runs at once.
     const beats = api.state.calls.filter((c) => c.path === '/api/nodes/heartbeat');
     expect(beats.length).toBeGreaterThan(0);
-    for (const b of beats) expect(b.body).toMatchObject({ slots: 1 });
+    // As many slots as the memory allocation gives sequences (see the fake engine).
+    for (const b of beats) expect(b.body).toMatchObject({ slots: 16 });
   });
 
   it('{stop: true} from the API aborts the generation: done with stop_reason abort', async () => {
@@ -303,6 +311,39 @@ describe('the node agent loop (fake API, fake engine)', () => {
     expect(lines).toContain(`Job r_x is no longer this node's (${status}: ${message}); carrying on`);
     expect(lines.filter((l) => l.startsWith('Job r_x'))).toHaveLength(1);
     expect(api.state.returned).toEqual([]);
+  });
+
+  it('--parallel 3: reports 3 slots and runs 3 jobs at once, claiming the next as soon as one ends', async () => {
+    const api = fakeApi();
+    const long = (id: string) => job(id, { params: { temperature: 0.7, max_tokens: 100000, top_p: 0.9, seed: 7 } });
+    api.state.jobs.push(long('p_1'), long('p_2'), long('p_3'), job('p_4'));
+    const { agent: a, lines, exit } = agent(api, ['--api', 'http://api.test', '--join-token', 'glb_join_ok', '--parallel', '3']);
+    const streaming = (id: string) => (api.state.events.get(id)?.length ?? 0) > 0;
+    await until('three replies streaming at once', () => ['p_1', 'p_2', 'p_3'].every(streaming));
+    const beats = () =>
+      api.state.calls.filter((c) => c.path === '/api/nodes/heartbeat').map((c) => c.body as { slots: number; running_jobs: number });
+    await until('a heartbeat with three running', () => beats().some((b) => b.running_jobs === 3));
+    expect(beats().every((b) => b.slots === 3)).toBe(true);
+    // The fourth waits for a free sequence: no claim goes out while three run.
+    await wait(100);
+    expect(streaming('p_4')).toBe(false);
+    api.state.stopJob = 'p_2';
+    await until('the fourth job, once the second ended', () => api.state.events.get('p_4')?.at(-1)?.type === 'done');
+    expect(lines).toContain('Loaded glob-tiny-chat: 3 replies at once (sequences of 2048 tokens, KV cache 64.0 MB each)');
+    a.stop();
+    expect(await exit).toBe(0);
+    // Ctrl-C gives back every job it still held.
+    expect(api.state.returned.sort()).toEqual(['p_1', 'p_3']);
+  });
+
+  it('without --parallel, the memory allocation sizes the replies at once', async () => {
+    const api = fakeApi();
+    const { agent: a, lines, exit } = agent(api, ['--api', 'http://api.test', '--join-token', 'glb_join_ok']);
+    // 40 % of 8 GiB less the 9 MB file, at 64 MB a sequence: more than 16, so the most, 16.
+    await until('the load line', () => lines.some((l) => l.startsWith('Loaded glob-tiny-chat')));
+    await until('a heartbeat with its slots', () => api.state.calls.some((c) => (c.body as { slots?: number } | undefined)?.slots === 16));
+    a.stop();
+    expect(await exit).toBe(0);
   });
 
   it('Ctrl-C mid-job: aborts, returns the job, sends nothing more, exits 0', async () => {

@@ -115,7 +115,8 @@ const envSchema = z.object({
   /** Worker: the provider account credited for the tasks this node processes. */
   WORKER_OWNER_EMAIL: z.email().optional(),
   WORKER_NAME: z.string().max(100).optional(),
-  WORKER_CONCURRENCY: positiveInt.default(2),
+  /** Replies one worker runs at once per model, as sequences of one llama.cpp context; default: as many as the memory allows. */
+  WORKER_CONCURRENCY: positiveInt.optional(),
   /** How long a finished stream stays readable (replay, reconnects). */
   STREAM_TTL_SECONDS: positiveInt.default(600),
   /** BullMQ job lock: a worker that stops renewing it (killed) loses the job to another after this long. */
@@ -287,7 +288,8 @@ export interface AppConfig {
     workerModels: string[] | null;
     workerOwnerEmail: string | undefined;
     workerName: string;
-    concurrency: number;
+    /** Replies at once per model; undefined: sized from memory (see LlamaEngine's sequences). */
+    concurrency: number | undefined;
     streamTtlSeconds: number;
     jobLockMs: number;
     jobStalledIntervalMs: number;

@@ -1,7 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Job, Worker } from 'bullmq';
 import type Redis from 'ioredis';
+import { statSync } from 'node:fs';
 import { cpus, hostname, totalmem } from 'node:os';
+import constants from '@glob/contract/constants.json';
+import { formatBytes } from '@glob/engine/bytes';
+import { sequenceMemory } from '@glob/engine/memory';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { InferenceJob, inferenceQueue, VerifyJob, verifyQueue } from '../jobs/jobs';
@@ -67,9 +71,17 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     this.engine = await LlamaEngine.create({ threads, gpu });
     for (const m of wanted) {
       try {
-        await this.engine.load(m.id, m.path, { contextSize: m.contextLength });
+        // Replies run as sequences of one context, batched together: as many as WORKER_CONCURRENCY, or as the default
+        // memory allocation leaves room for beside the model.
+        const sequences = this.config.inference.concurrency ?? {
+          memoryBytes: sequenceMemory(totalmem(), constants.nodeAllocation.memory_percent.default, statSync(m.path).size),
+        };
+        await this.engine.load(m.id, m.path, { contextSize: m.contextLength, sequences });
         this.loaded.push(m.id);
-        this.logger.log(`Loaded ${m.id} from ${m.path}`);
+        const c = this.engine.capacity(m.id);
+        this.logger.log(
+          `Loaded ${m.id} from ${m.path}: ${c.sequences} replies at once (sequences of ${c.contextSize} tokens, KV cache ${formatBytes(c.kvBytesPerSequence)} each)`,
+        );
       } catch (err) {
         this.logger.error(`Cannot load ${m.id} (${m.path}): ${err instanceof Error ? err.message : String(err)}`);
       }
@@ -118,18 +130,24 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     const options = {
       connection: this.connection,
       prefix: `${prefix}:bull`,
-      concurrency: this.config.inference.concurrency,
       lockDuration: this.config.inference.jobLockMs,
       stalledInterval: this.config.inference.jobStalledIntervalMs,
       maxStalledCount: 1,
     };
     // One worker per loaded model: each model's jobs wait in a queue of their own, and so do its spot checks.
     for (const modelId of this.loaded) {
+      // As many jobs as the model has sequences: a new reply joins the running batch as soon as one ends.
+      const concurrency = this.engine.capacity(modelId).sequences;
       if (!verifyOnly)
         this.workers.push(
-          new Worker<InferenceJob>(inferenceQueue(modelId), (job) => withRequestId(job.data.requestId, () => this.process(job)), options),
+          new Worker<InferenceJob>(inferenceQueue(modelId), (job) => withRequestId(job.data.requestId, () => this.process(job)), {
+            ...options,
+            concurrency,
+          }),
         );
-      this.workers.push(new Worker<VerifyJob>(verifyQueue(modelId), (job) => withRequestId(job.data.requestId, () => this.verify(job)), options));
+      this.workers.push(
+        new Worker<VerifyJob>(verifyQueue(modelId), (job) => withRequestId(job.data.requestId, () => this.verify(job)), { ...options, concurrency }),
+      );
     }
     for (const worker of this.workers) worker.on('error', (err) => this.logger.warn(err.message));
     this.logger.log(

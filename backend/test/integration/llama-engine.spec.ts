@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
 import { probeEngine, type ProbeLine, type ProbeOutput } from '../support/engine-run';
+import { MAX_SEQUENCES, sequencesFor } from '@glob/engine/llama-engine';
 
 type Line = ProbeLine;
 type Run = ProbeOutput;
@@ -47,7 +48,7 @@ let dir: string;
 const LENGTH = 0;
 const ABORT = 1;
 const PARALLEL = 2;
-let probes: { main: Promise<Run>; malformed: Promise<Run> };
+let probes: { main: Promise<Run>; malformed: Promise<Run>; sized: Promise<Run> };
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'llama-engine-spec-'));
@@ -107,6 +108,12 @@ beforeAll(async () => {
       threads: 1,
       generate: { messages: [user('Hi')], maxTokens: 4, temperature: 0, topP: 1 },
     }),
+    // The same model's context sized from memory budgets: none to speak of, 40 MiB, plenty; and a fixed count.
+    sized: probeEngine(model, {
+      threads: 1,
+      contextSize: 1024,
+      capacities: [{ memoryBytes: 1 }, { memoryBytes: 40 * 2 ** 20 }, { memoryBytes: 2 ** 34 }, 5],
+    }),
   };
   await Promise.all(Object.values(probes));
 }, 90_000);
@@ -116,6 +123,29 @@ afterAll(async () => {
 });
 
 describe('LlamaEngine (child process, generated tiny model)', () => {
+  it("sizes a model's sequences from a memory budget by the KV cache each costs: at least 1, at most 16", async () => {
+    const r = await probes.sized;
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    const [none, some, plenty, fixed] = of<Line & { sequences: number; contextSize: number; kvBytesPerSequence: number }>(r, 'capacity');
+    // 4 layers × 1,024 tokens × 192 dimensions × K and V × 2 bytes (f16) ≈ 3 MiB per sequence.
+    expect(some!.kvBytesPerSequence).toBeGreaterThan(2 ** 20);
+    expect(some!.kvBytesPerSequence).toBeLessThan(8 * 2 ** 20);
+    expect(some!.contextSize).toBe(1024);
+    expect(none!.sequences).toBe(1);
+    expect(some!.sequences).toBeGreaterThan(1);
+    expect(some!.sequences).toBeLessThan(16);
+    expect(some!.sequences * some!.kvBytesPerSequence).toBeLessThanOrEqual(40 * 2 ** 20);
+    expect(plenty!.sequences).toBe(MAX_SEQUENCES);
+    expect(fixed!.sequences).toBe(5);
+  });
+
+  it("sequencesFor: the sequences a budget holds after the context's base, clamped to 1..max", () => {
+    expect(sequencesFor({ memoryBytes: 100 }, 40, 10)).toBe(7);
+    expect(sequencesFor({ memoryBytes: 10 }, 40, 10)).toBe(1);
+    expect(sequencesFor({ memoryBytes: 10_000 }, 40, 10)).toBe(MAX_SEQUENCES);
+    expect(sequencesFor({ memoryBytes: 10_000, max: 4 }, 40, 10)).toBe(4);
+  });
+
   it('streams chunks in order whose concatenation is the final text, and stops at maxTokens', async () => {
     const r = await probes.main;
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });

@@ -6,16 +6,18 @@
  *   {"type":"token","run":0,"g":0,"i":0,"text":"…","ms":…}       per streamed chunk
  *   {"type":"result","run":0,"g":0,…GenerateResult,"abortLatencyMs":…}   at the end of each generation
  *   {"type":"benchmark","tokensPerSecond":…}                     when `benchmark` is given
+ *   {"type":"capacity","sequences":…,"contextSize":…,"kvBytesPerSequence":…}   per entry of `capacities`
  *   {"type":"error","name":"GgufError","code":"…","message":"…"}  then exit code 2, on failure
  *
  *   node --conditions=glob-source -r @swc-node/register test/support/engine-probe.ts <model.gguf> '<json request>'
  *
- * Request: { threads?, contextSize?, countTokens?: ChatTurn[][], generate?: Run | Run[], benchmark?: number }
+ * Request: { threads?, contextSize?, countTokens?: ChatTurn[][], generate?: Run | Run[], benchmark?: number,
+ *   capacities?: LoadOptions['sequences'][] } — each capacity loads the model again with those sequences, then unloads it
  * where Run = { messages, maxTokens, temperature, topP, seed?, abortAfterChunks?, parallel? }. Runs execute
  * one after the other (one engine start-up serves them all); `parallel` starts that many copies of a run
  * at once (`g` tells them apart); `abortAfterChunks` aborts the signal once that many chunks arrived.
  */
-import { LlamaEngine, type ChatTurn, type GenerateRequest } from '@glob/engine/llama-engine';
+import { LlamaEngine, type ChatTurn, type GenerateRequest, type LoadOptions } from '@glob/engine/llama-engine';
 
 interface ProbeRun extends Omit<GenerateRequest, 'signal' | 'onToken'> {
   abortAfterChunks?: number;
@@ -27,6 +29,7 @@ interface ProbeRequest {
   countTokens?: ChatTurn[][];
   generate?: ProbeRun | ProbeRun[];
   benchmark?: number;
+  capacities?: Array<LoadOptions['sequences']>;
 }
 
 const print = (o: object): void => {
@@ -74,6 +77,11 @@ async function main(): Promise<void> {
     }
     if (req.benchmark) {
       print({ type: 'benchmark', ...(await engine.benchmark('probe', req.benchmark)) });
+    }
+    for (const sequences of req.capacities ?? []) {
+      await engine.load('sized', modelPath, { ...(req.contextSize ? { contextSize: req.contextSize } : {}), sequences });
+      print({ type: 'capacity', ...engine.capacity('sized') });
+      await engine.unload('sized');
     }
   } finally {
     await engine.dispose();
