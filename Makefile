@@ -11,11 +11,12 @@ $(NODE_MODULES): package.json package-lock.json backend/package.json engine/pack
 	npm ci --no-audit --no-fund
 	@touch $@
 
-.PHONY: help install dev serve test generate generate-check lint lint-spec lint-code dead-code format format-check typecheck db-migrate test-backend test-node-agent test-image build pack-node
+.PHONY: help install dev serve test test-fast test-e2e-build test-e2e test-frontend test-backend-fast generate generate-check lint lint-spec lint-code dead-code format format-check typecheck db-migrate test-backend test-node-agent test-image build pack-node
 
 help:
 	@echo "make dev         run the whole platform with reload (embedded database if DATABASE_URL is unset)"
-	@echo "make test        make lint, generated drift, unit + integration + contract + e2e tests"
+	@echo "make test        make lint, generated drift, unit + integration + contract + e2e tests (stages in parallel)"
+	@echo "make test-fast   lint, generated drift, typecheck, backend unit + contract, node-agent and frontend jest: no browser"
 	@echo "make serve       production build, then API (serving the web app) + worker on PORT (3000)"
 	@echo "make generate    regenerate generated/ from api-spec/"
 	@echo "make db-migrate  apply database migrations to DATABASE_URL"
@@ -48,8 +49,9 @@ lint-spec: install
 format: install
 	npx prettier --write $(CODE_DIRS)
 
+# --cache: files found formatted are remembered by their content (node_modules/.cache/prettier) and not read again.
 format-check: install
-	npx prettier --check $(CODE_DIRS)
+	npx prettier --check --cache --cache-strategy content $(CODE_DIRS)
 
 # ESLint (typescript-eslint, react-hooks, import rules, the packages' boundaries) over all code.
 lint-code: install
@@ -59,21 +61,31 @@ lint-code: install
 dead-code: install
 	npx knip
 
+# Incremental: tsc keeps what it learnt in .data/tsc/ and on the next run re-checks only what changed (and what depends
+# on it); a fresh clone checks everything.
+TSC := npx tsc --noEmit --incremental
 typecheck: install
-	npx tsc -p engine/tsconfig.json --noEmit
-	npx tsc -p backend/tsconfig.json --noEmit
-	npx tsc -p node-agent/tsconfig.json --noEmit
-	npx tsc -p frontend/tsconfig.json --noEmit
+	$(TSC) -p engine/tsconfig.json --tsBuildInfoFile .data/tsc/engine.tsbuildinfo
+	$(TSC) -p backend/tsconfig.json --tsBuildInfoFile .data/tsc/backend.tsbuildinfo
+	$(TSC) -p node-agent/tsconfig.json --tsBuildInfoFile .data/tsc/node-agent.tsbuildinfo
+	$(TSC) -p frontend/tsconfig.json --tsBuildInfoFile .data/tsc/frontend.tsbuildinfo
 
 lint: lint-spec format-check lint-code dead-code typecheck
 
 db-migrate: install
 	npm run db:migrate -w backend
 
+# The backend's jest projects (backend/jest.config.js): unit, integration (PostgreSQL + Redis), contract. All three here;
+# JEST_PROJECTS="unit contract" selects some. Per-file times stay in .data/jest-backend.json.
+JEST_PROJECTS ?=
 test-backend: install
 	@mkdir -p .data
-	cd backend && npx jest --ci --json --outputFile=../.data/jest-backend.json
-	@node -e "const r=require('./.data/jest-backend.json'); console.log('backend tests: ' + r.numPassedTests + ' passed, ' + r.numFailedTests + ' failed')"
+	cd backend && npx jest --ci $(if $(JEST_PROJECTS),--selectProjects $(JEST_PROJECTS)) --json --outputFile=../.data/jest-backend.json; \
+	  status=$$?; node ../scripts/jest-summary.mjs ../.data/jest-backend.json backend; exit $$status
+
+# The fast tier's backend part: unit and contract tests (the contract tests do use PostgreSQL and Redis).
+test-backend-fast: install
+	@$(MAKE) --no-print-directory test-backend JEST_PROJECTS="unit contract"
 
 # The node agent's own unit tests (the agent against a real API: test-backend).
 test-node-agent: install
@@ -88,7 +100,23 @@ test-image:
 	@if docker info >/dev/null 2>&1; then docker build -q -f node-agent/Dockerfile -t glob-node:test .; \
 	else echo "test-image: no Docker engine on this machine, so the node image was not built (its Dockerfile is linted by test-node-agent)"; fi
 
-test: lint-spec format-check lint-code dead-code generate-check typecheck test-node-agent test-image test-backend
+test-frontend: install
 	npm test -w frontend -- --ci
+
+# Playwright's builds (backend, web app, mocked web app), then Playwright on them (E2E_SKIP_BUILD=1: on the builds there are).
+test-e2e-build: install
+	npm run --silent build -w backend
+	npm run --silent build -w frontend
+	npm run --silent build:mock -w frontend
+
+test-e2e: install
 	npm run test:e2e -w frontend
-	@echo "make test: all checks passed"
+
+# Every stage, independent ones in parallel (scripts/test-stages.mjs: each stage's output printed whole when it ends, then
+# a table of times); TEST_JOBS=1 runs them one after another.
+test: install
+	node scripts/test-stages.mjs full
+
+# No browser, no llama.cpp build, no integration tests: about two minutes.
+test-fast: install
+	node scripts/test-stages.mjs fast
