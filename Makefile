@@ -109,8 +109,10 @@ test-e2e-build: install
 	npm run --silent build -w frontend
 	npm run --silent build:mock -w frontend
 
+# E2E_LOCK=/tmp/e2e.lock: Playwright waits for that lock (flock), where several checkouts share one machine.
+E2E_LOCK ?=
 test-e2e: install
-	npm run test:e2e -w frontend
+	$(if $(E2E_LOCK),flock $(E2E_LOCK)) npm run test:e2e -w frontend
 
 # Every stage, independent ones in parallel (scripts/test-stages.mjs: each stage's output printed whole when it ends, then
 # a table of times); TEST_JOBS=1 runs them one after another.
