@@ -29,10 +29,14 @@ function freePort() {
   });
 }
 
-/** Builds the backend if needed, creates a database, migrates, starts the API; stop() undoes it all. */
-export async function startBackend(env = {}) {
-  if (!existsSync(join(root, 'backend/dist/main.js')) || !existsSync(join(root, 'engine/dist/generation.js'))) {
-    spawnSync('npm', ['run', 'build', '-w', 'backend'], { cwd: root, stdio: 'inherit' });
+/**
+ * Builds the backend if needed, creates a database, migrates, starts the API; stop() undoes it all. `dir`: another
+ * copy of the repository whose built backend runs instead (a previous release, side by side); `nodeArgs`: flags for
+ * the API's node process (e.g. --cpu-prof).
+ */
+export async function startBackend(env = {}, { dir = root, nodeArgs = [] } = {}) {
+  if (!existsSync(join(dir, 'backend/dist/main.js')) || !existsSync(join(dir, 'engine/dist/generation.js'))) {
+    spawnSync('npm', ['run', 'build', '-w', 'backend'], { cwd: dir, stdio: 'inherit' });
   }
   const db = `glob_bench_${randomBytes(4).toString('hex')}`;
   await admin(`CREATE DATABASE "${db}"`);
@@ -54,11 +58,11 @@ export async function startBackend(env = {}) {
     ...LIFTED_LIMITS,
     ...env,
   };
-  spawnSync('node', ['backend/dist/database/cli.js', 'migrate'], { cwd: root, env: fullEnv, stdio: 'ignore' });
-  const api = spawn('node', ['backend/dist/main.js'], { cwd: root, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  spawnSync('node', ['backend/dist/database/cli.js', 'migrate'], { cwd: dir, env: fullEnv, stdio: 'ignore' });
+  const api = spawn('node', [...nodeArgs, 'backend/dist/main.js'], { cwd: dir, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   const { WORKER_PORT: _port, ...mailerEnv } = fullEnv;
   const mailer = spawn('node', ['backend/dist/worker.js'], {
-    cwd: root,
+    cwd: dir,
     env: { ...mailerEnv, WORKER_MODELS: 'none' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { createSecretKey } from 'node:crypto';
 import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import type { AppConfig } from '../config/config';
@@ -27,7 +28,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   ) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
-      secretOrKey: config.jwt.accessSecret,
+      // A key object, made once: given the string, jsonwebtoken tries it as a PEM public key on every request first.
+      secretOrKey: createSecretKey(Buffer.from(config.jwt.accessSecret, 'utf8')) as unknown as string,
       algorithms: ['HS256'],
       audience: JWT_AUDIENCE,
       issuer: JWT_ISSUER,

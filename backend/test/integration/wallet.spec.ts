@@ -218,6 +218,20 @@ describe('wallet', () => {
     expect(bal.body.balance).toBe(2000);
   });
 
+  it('several accounts of one person sending each other their bonus at once: every transfer refused, batched or not, nothing moved', async () => {
+    // Welcome bonus only: three accounts, 60 transfers in flight in a ring, so they are written in batches together.
+    const users = await Promise.all(['ring-a', 'ring-b', 'ring-c'].map((name) => newUser(stack, name)));
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => {
+        const [from, to] = [users[i % 3]!, users[(i + 1) % 3]!];
+        return stack.http.post(`/api/wallet/${from.id}/transfer`).set(from.auth).send({ to_address: to.address, amount: 1 });
+      }),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(60).fill(402));
+    const balances = await Promise.all(users.map((u) => stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200)));
+    for (const b of balances) expect([b.body.balance, b.body.bonus_balance, b.body.transferable_balance]).toEqual([1000, 1000, 0]);
+  });
+
   it('refuses a transfer to oneself (422)', async () => {
     const a = await newUser(stack, 'self');
     const res = await stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: a.address, amount: 1 }).expect(422);
@@ -359,6 +373,21 @@ describe('wallet under concurrency', () => {
     ]);
     expect([ba.body.balance, bb.body.balance]).toEqual([1000, 1000]);
   }, 120_000);
+
+  it('a batch with one transfer the sender cannot pay: the others are written, that one is refused alone', async () => {
+    const a = await newUser(stack, 'payer');
+    const poor = await newUser(stack, 'poor');
+    const b = await newUser(stack, 'payee');
+    await buyStarter(stack, a);
+    const before = (await stack.http.get(`/api/wallet/${b.id}/balance`).set(b.auth).expect(200)).body.balance as number;
+    const results = await Promise.all([
+      ...Array.from({ length: 20 }, () => stack.http.post(`/api/wallet/${a.id}/transfer`).set(a.auth).send({ to_address: b.address, amount: 1 })),
+      stack.http.post(`/api/wallet/${poor.id}/transfer`).set(poor.auth).send({ to_address: b.address, amount: 1 }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([...Array(20).fill(201), 402]);
+    const bal = await stack.http.get(`/api/wallet/${b.id}/balance`).set(b.auth).expect(200);
+    expect(bal.body.balance).toBe(before + 20);
+  });
 
   it('the same Idempotency-Key 20 times in parallel: one effect, identical responses; another body is 422', async () => {
     const a = await newUser(stack, 'retry');

@@ -3,6 +3,14 @@ import type { Schemas } from '../../contract/types';
 import { Repository, type Tx } from '../../database/repository';
 import type { Cursor } from '../../common/cursor';
 
+export interface NewNotification {
+  userId: string;
+  type: NotificationType;
+  title: string;
+  message: string;
+  data: Record<string, unknown> | null;
+}
+
 export type NotificationType = Schemas['Notification']['type'];
 
 export interface NotificationRow {
@@ -24,6 +32,22 @@ export class NotificationsRepository extends Repository {
     await this.rows(
       `INSERT INTO notifications (user_id, type, title, message, data) VALUES ($1, $2, $3, $4, $5)`,
       [userId, type, title, message, data ? JSON.stringify(data) : null],
+      tx,
+    );
+  }
+
+  /** Several notifications in one statement. */
+  async insertMany(rows: NewNotification[], tx?: Tx): Promise<void> {
+    await this.rows(
+      `INSERT INTO notifications (user_id, type, title, message, data)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[])`,
+      [
+        rows.map((r) => r.userId),
+        rows.map((r) => r.type),
+        rows.map((r) => r.title),
+        rows.map((r) => r.message),
+        rows.map((r) => (r.data ? JSON.stringify(r.data) : null)),
+      ],
       tx,
     );
   }

@@ -2,7 +2,7 @@ import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/commo
 import type { Schemas } from '../../contract/types';
 import type { Tx } from '../../database/repository';
 import { decodeCursor, encodeCursor } from '../../common/cursor';
-import { NotificationsRepository, type NotificationRow, type NotificationType } from './notifications.repository';
+import { NotificationsRepository, type NewNotification, type NotificationRow, type NotificationType } from './notifications.repository';
 
 const toBody = (r: NotificationRow): Schemas['Notification'] => ({
   id: r.id,
@@ -22,6 +22,11 @@ export class NotificationsService {
   /** Written inside the caller's transaction, so a notification exists exactly when its event does. */
   async create(userId: string, type: NotificationType, title: string, message: string, data: Record<string, unknown> | null, tx: Tx): Promise<void> {
     await this.notifications.insert(userId, type, title, message, data, tx);
+  }
+
+  /** Several at once, in one statement inside the caller's transaction (a batch of transfers). */
+  createMany(rows: NewNotification[], tx: Tx): Promise<void> {
+    return this.notifications.insertMany(rows, tx);
   }
 
   async list(callerId: string, userId: string, limit: number, cursor?: string): Promise<Schemas['NotificationList']> {

@@ -49,16 +49,6 @@ export interface HistoryRow {
   counterparty: string | null;
 }
 
-export interface NewTransaction {
-  type: TxType;
-  status: 'completed' | 'pending';
-  amount: number;
-  description: string;
-  reference: string | null;
-  /** A pending spending reserves on this account. */
-  holdAccountId?: string;
-}
-
 interface AccountRow {
   id: string;
   user_id: string | null;
@@ -84,6 +74,71 @@ const toFunds = (r: { balance: string; held: string; bonus: string }): Funds => 
   held: Number(r.held),
   bonus: Number(r.bonus),
 });
+
+export interface NewPosting {
+  type: TxType;
+  amount: number;
+  description: string;
+  reference: string | null;
+  /** The new transaction's id, when the caller needs it before the posting (e.g. for a notification); else made. */
+  id?: string;
+  /** Completes this pending hold (a spending) instead of inserting a transaction. */
+  holdId?: string;
+}
+
+export interface PostedLine {
+  accountId: string;
+  amount: number;
+  bonus: number;
+  /** What the line releases from the account's holds (a settling hold). */
+  release: number;
+}
+
+export interface PostResult {
+  ok: boolean;
+  id: string | null;
+  createdAt: Date | null;
+  /** The lines' accounts' funds as locked, before the posting. */
+  funds: Map<string, Funds>;
+  /** The accounts that cannot pay their line (when not ok). */
+  refused: string[];
+  /** Their funds after it (empty when not ok). */
+  after: Map<string, Funds>;
+}
+
+// One posting in one statement (see LedgerRepository.post). $1..$4: the lines' accounts, amounts, bonus parts and
+// releases; $5: the mints; $6: the transaction's id (or the hold's); $7: its amount; $8..$10: type, description,
+// reference (a new transaction only).
+const POST_CHECK = `
+  l AS (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[]) AS l(account_id, amount, bonus, release)),
+  locked AS (SELECT a.id, a.kind, a.code, a.balance, a.held, a.bonus FROM ledger_accounts a WHERE a.id = ANY($1::uuid[]) ORDER BY a.id FOR UPDATE),
+  pays AS (
+    SELECT k.id, k.balance, k.held, k.bonus,
+           CASE WHEN k.kind = 'platform' THEN k.code = ANY($5::text[]) OR k.balance + l.amount >= 0
+                ELSE k.balance - k.held + l.amount + l.release >= 0 AND k.balance + l.amount >= k.bonus + l.bonus END AS pays
+    FROM l JOIN locked k ON k.id = l.account_id),
+  ok AS (SELECT count(*) = cardinality($1::uuid[]) AND coalesce(bool_and(pays), false) AS ok FROM pays)`;
+const POST_WRITE = `
+  moved AS (
+    UPDATE ledger_accounts a SET balance = a.balance + l.amount, held = a.held - l.release, bonus = a.bonus + l.bonus, updated_at = now()
+    FROM l, t
+    WHERE a.id = l.account_id
+      AND CASE WHEN a.kind = 'platform' THEN a.code = ANY($5::text[]) OR a.balance + l.amount >= 0
+               ELSE a.balance - a.held + l.amount + l.release >= 0 AND a.balance + l.amount >= a.bonus + l.bonus END
+    RETURNING a.id, a.balance, a.held, a.bonus),
+  e AS (INSERT INTO ledger_entries (transaction_id, account_id, amount, bonus) SELECT t.id, l.account_id, l.amount, l.bonus FROM t, l ORDER BY l.account_id)
+  SELECT ok.ok, t.id, t.created_at, (SELECT count(*) FROM moved)::int AS moved,
+         (SELECT json_agg(json_build_object('id', p.id, 'balance', p.balance, 'held', p.held, 'bonus', p.bonus, 'pays', p.pays)) FROM pays p) AS funds,
+         (SELECT json_agg(json_build_object('id', m.id, 'balance', m.balance, 'held', m.held, 'bonus', m.bonus)) FROM moved m) AS after
+  FROM ok LEFT JOIN t ON true`;
+const POST_NEW = `WITH ${POST_CHECK},
+  t AS (INSERT INTO ledger_transactions (id, type, status, amount, description, reference, completed_at)
+        SELECT coalesce($6::uuid, gen_random_uuid()), $8, 'completed', $7, $9, $10, now() FROM ok WHERE ok.ok RETURNING id, created_at),
+  ${POST_WRITE}`;
+const POST_HOLD = `WITH ${POST_CHECK},
+  t AS (UPDATE ledger_transactions SET status = 'completed', amount = $7, completed_at = now()
+        WHERE id = $6::uuid AND status = 'pending' AND (SELECT ok FROM ok) RETURNING id, created_at),
+  ${POST_WRITE}`;
 
 /** The ledger's tables: ledger_accounts, ledger_transactions and ledger_entries. */
 @Injectable()
@@ -117,53 +172,95 @@ export class LedgerRepository extends Repository {
     );
   }
 
-  async funds(accountId: string, tx?: Tx): Promise<Funds | undefined> {
-    const row = await this.one<AccountRow>(`SELECT balance, held, bonus FROM ledger_accounts WHERE id = $1`, [accountId], tx);
-    return row && toFunds(row);
-  }
-
-  /** The account's funds, locked until the transaction ends. */
-  async lockFunds(accountId: string, tx: Tx): Promise<Funds> {
-    const row = await this.one<AccountRow>(`SELECT balance, held, bonus FROM ledger_accounts WHERE id = $1 FOR UPDATE`, [accountId], tx);
-    return toFunds(row!);
-  }
-
   async addHeld(accountId: string, units: number, tx: Tx): Promise<void> {
     await this.rows(`UPDATE ledger_accounts SET held = held + $2, updated_at = now() WHERE id = $1`, [accountId, units], tx);
   }
 
+  /** The accounts' funds, each locked until the transaction ends, locked in id order in one statement. */
+  async lockAll(accountIds: string[], tx: Tx): Promise<Map<string, Funds>> {
+    const rows = await this.rows<{ id: string; balance: string; held: string; bonus: string }>(
+      `SELECT id, balance, held, bonus FROM ledger_accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+      [accountIds],
+      tx,
+    );
+    return new Map(rows.map((r) => [r.id, toFunds(r)]));
+  }
+
   /**
-   * Moves `amount` (signed) on the account and releases `releaseHold` of its holds, but only while a user account's
-   * free balance covers the debit and, for the part that is not bonus, what is left still covers the bonus, and a
-   * platform account that is not a mint stays at or above zero. False when the account cannot pay.
+   * Writes one transaction in one statement, all of it or nothing: locks the lines' accounts in id order, checks every
+   * line against its locked funds (a user account's debit only while its free balance covers it and, for the part
+   * that is not bonus, what is left still covers the bonus; a platform account that is not a mint stays at or above
+   * zero), and only when every line passes inserts the transaction (or completes the pending hold `holdId`, releasing
+   * each line's `release` from what the account holds), moves the balances and writes the entries. `ok` false: nothing
+   * was written, and `funds` are the locked accounts' funds to explain why.
    */
-  async applyLine(accountId: string, amount: number, bonus: number, releaseHold: number, tx: Tx): Promise<boolean> {
-    const moved = await this.count(
-      `UPDATE ledger_accounts SET balance = balance + $2, held = held - $3, bonus = bonus + $4, updated_at = now()
-       WHERE id = $1 AND (CASE WHEN kind = 'platform' THEN code = ANY($5) OR balance + $2 >= 0
-                               ELSE balance - held + $2 + $3 >= 0 AND balance + $2 >= bonus + $4 END) RETURNING id`,
-      [accountId, amount, releaseHold, bonus, MINT_CODES],
+  async post(t: NewPosting, lines: PostedLine[], tx: Tx): Promise<PostResult> {
+    const row = await this.one<{
+      ok: boolean;
+      id: string | null;
+      created_at: Date | null;
+      moved: number;
+      funds: Array<{ id: string; balance: number; held: number; bonus: number; pays: boolean }> | null;
+      after: Array<{ id: string; balance: number; held: number; bonus: number }> | null;
+    }>(
+      t.holdId ? POST_HOLD : POST_NEW,
+      [
+        lines.map((l) => l.accountId),
+        lines.map((l) => l.amount),
+        lines.map((l) => l.bonus),
+        lines.map((l) => l.release),
+        MINT_CODES,
+        t.holdId ?? t.id ?? null,
+        t.amount,
+        ...(t.holdId ? [] : [t.type, t.description, t.reference]),
+      ],
       tx,
     );
-    return moved > 0;
+    const byId = (rows: Array<{ id: string; balance: number; held: number; bonus: number }> | null) =>
+      new Map((rows ?? []).map((r) => [r.id, { balance: Number(r.balance), held: Number(r.held), bonus: Number(r.bonus) }]));
+    if (row!.ok && (!row!.id || row!.moved !== lines.length)) throw new Error(`Ledger posting wrote ${row!.moved} of ${lines.length} lines`);
+    return {
+      ok: row!.ok,
+      id: row!.id,
+      createdAt: row!.created_at,
+      funds: byId(row!.funds),
+      refused: (row!.funds ?? []).filter((f) => !f.pays).map((f) => f.id),
+      after: byId(row!.after),
+    };
   }
 
-  async insertEntry(transactionId: string, accountId: string, amount: number, bonus: number, tx: Tx): Promise<void> {
-    await this.rows(
-      `INSERT INTO ledger_entries (transaction_id, account_id, amount, bonus) VALUES ($1, $2, $3, $4)`,
-      [transactionId, accountId, amount, bonus],
+  /**
+   * Reserves up to `units` of the free balance of the user's wallet in one statement (the wallet locked until the
+   * transaction ends): a pending spending on it and its `held` raised by as much. Null when the user has no wallet yet.
+   */
+  async reserve(userId: string, units: number, description: string, reference: string, tx: Tx): Promise<{ holdId: string | null; reserved: number } | null> {
+    const row = await this.one<{ hold_id: string | null; reserved: string }>(
+      `WITH w AS (SELECT id, least($2::bigint, balance - held) AS reserved FROM ledger_accounts WHERE user_id = $1 FOR UPDATE),
+       h AS (UPDATE ledger_accounts a SET held = a.held + w.reserved, updated_at = now() FROM w WHERE a.id = w.id AND w.reserved > 0 RETURNING a.id),
+       t AS (INSERT INTO ledger_transactions (type, status, amount, description, reference, hold_account_id)
+             SELECT 'spending', 'pending', w.reserved, $3, $4, w.id FROM w WHERE w.reserved > 0 RETURNING id)
+       SELECT (SELECT id FROM t) AS hold_id, w.reserved FROM w`,
+      [userId, units, description, reference],
       tx,
     );
+    return row ? { holdId: row.hold_id, reserved: Number(row.reserved) } : null;
   }
 
-  async insertTransaction(t: NewTransaction, tx: Tx): Promise<string> {
-    const row = await this.one<{ id: string }>(
-      `INSERT INTO ledger_transactions (type, status, amount, description, reference, hold_account_id, completed_at)
-       VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $7 THEN now() END) RETURNING id`,
-      [t.type, t.status, t.amount, t.description, t.reference, t.holdAccountId ?? null, t.status === 'completed'],
+  /** The user's wallet and the live user's wallet at `address`, in one read (either undefined when missing). */
+  async transferEnds(userId: string, address: string, tx?: Tx): Promise<{ from?: LedgerAccount; to?: LedgerAccount }> {
+    const rows = await this.rows<AccountRow & { side: 'from' | 'to' }>(
+      `SELECT 'from' AS side, ${ACCOUNT} FROM ledger_accounts a WHERE a.user_id = $1
+       UNION ALL
+       SELECT 'to', ${ACCOUNT} FROM ledger_accounts a JOIN users u ON u.id = a.user_id AND u.deleted_at IS NULL
+       WHERE a.address = $2 AND a.kind = 'user'`,
+      [userId, address],
       tx,
     );
-    return row!.id;
+    const side = (s: 'from' | 'to') => {
+      const r = rows.find((x) => x.side === s);
+      return r && toAccount(r);
+    };
+    return { from: side('from'), to: side('to') };
   }
 
   /** A hold (a pending spending), locked until the transaction ends. */

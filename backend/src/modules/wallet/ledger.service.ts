@@ -50,6 +50,13 @@ export interface Posting {
   lines: PostingLine[];
 }
 
+/** A written transaction: its id, when it was written, and its accounts' funds after it. */
+export interface Posted {
+  id: string;
+  createdAt: Date;
+  after: Map<string, Funds>;
+}
+
 /** What a transfer may move: the balance less whichever is larger, the holds or the bonus (holds use the bonus first). */
 export const transferableUnits = (a: Funds) => a.balance - Math.max(a.held, a.bonus);
 
@@ -122,43 +129,59 @@ export class LedgerService {
 
   /** Writes one completed transaction; throws InsufficientTokensException if a user account cannot pay. */
   async post(posting: Posting, tx: Tx): Promise<string> {
-    const sum = posting.lines.reduce((s, l) => s + l.amount, 0);
-    if (sum !== 0 || posting.lines.some((l) => !Number.isSafeInteger(l.amount) || l.amount === 0)) {
-      throw new Error(`Unbalanced posting: ${JSON.stringify(posting.lines)}`);
-    }
-    const amount = posting.lines.filter((l) => l.amount > 0).reduce((s, l) => s + l.amount, 0);
-    const id = await this.ledger.insertTransaction(
-      { type: posting.type, status: 'completed', amount, description: posting.description, reference: posting.reference ?? null },
-      tx,
-    );
-    for (const line of [...posting.lines].sort((a, b) => a.accountId.localeCompare(b.accountId))) {
-      await this.move(id, line, 0, tx);
-    }
-    return id;
+    return (await this.postFull(posting, tx)).id;
   }
 
   /**
-   * Changes a balance and writes the entry. A debit succeeds only while the free balance (balance − held) covers
-   * it and, for the part that is not bonus, while what is left still covers the bonus: that is what keeps the
-   * bonus from being transferred.
+   * Writes one completed transaction (with the id `posting.id` when given) in one statement, and answers its id, when
+   * it was written and the accounts' funds after it; throws InsufficientTokensException if a user account cannot pay.
    */
-  private async move(transactionId: string, line: PostingLine, releaseHold: number, tx: Tx): Promise<void> {
-    const bonus = line.bonus ?? 0;
-    if (!(await this.ledger.applyLine(line.accountId, line.amount, bonus, releaseHold, tx))) {
-      const funds = (await this.ledger.funds(line.accountId, tx)) ?? { balance: 0, held: 0, bonus: 0 };
-      const a = { ...funds, held: funds.held - releaseHold };
-      const free = a.balance - a.held;
-      if (bonus === 0 && a.bonus > 0 && free >= -line.amount) {
-        const transferable = transferableUnits(a);
-        throw new InsufficientTokensException(
-          transferable,
-          -line.amount,
-          `Insufficient transferable balance: ${toGlob(transferable)} GLOB can be transferred, ${toGlob(-line.amount)} GLOB requested. ${BONUS_NOT_TRANSFERABLE}`,
-        );
-      }
-      throw new InsufficientTokensException(free, -line.amount);
+  async postFull(posting: Posting & { id?: string }, tx: Tx): Promise<Posted> {
+    return (await this.tryPost(posting, tx, true))!;
+  }
+
+  /** As postFull, but answers null (having written nothing) where postFull would throw InsufficientTokensException. */
+  async tryPost(posting: Posting & { id?: string }, tx: Tx, throwIfRefused = false): Promise<Posted | null> {
+    const lines = this.checkedLines(posting.lines);
+    const amount = lines.filter((l) => l.amount > 0).reduce((s, l) => s + l.amount, 0);
+    const r = await this.ledger.post(
+      { type: posting.type, amount, description: posting.description, reference: posting.reference ?? null, id: posting.id },
+      lines.map((l) => ({ accountId: l.accountId, amount: l.amount, bonus: l.bonus ?? 0, release: 0 })),
+      tx,
+    );
+    if (!r.ok) return throwIfRefused ? this.refuse(lines, new Map(), r) : null;
+    return { id: r.id!, createdAt: r.createdAt!, after: r.after };
+  }
+
+  /** The lines in account id order, once they are proven to balance (integers, none zero, summing to zero, one per account). */
+  private checkedLines(lines: PostingLine[]): PostingLine[] {
+    const sum = lines.reduce((s, l) => s + l.amount, 0);
+    if (sum !== 0 || lines.some((l) => !Number.isSafeInteger(l.amount) || l.amount === 0) || new Set(lines.map((l) => l.accountId)).size !== lines.length) {
+      throw new Error(`Unbalanced posting: ${JSON.stringify(lines)}`);
     }
-    await this.ledger.insertEntry(transactionId, line.accountId, line.amount, bonus, tx);
+    return [...lines].sort((a, b) => a.accountId.localeCompare(b.accountId));
+  }
+
+  /**
+   * Why a posting was refused, for the first line (in id order) its account could not pay: a debit succeeds only while
+   * the free balance (balance − held, less what the posting releases) covers it and, for the part that is not bonus,
+   * while what is left still covers the bonus: that is what keeps the bonus from being transferred.
+   */
+  private refuse(lines: PostingLine[], releases: Map<string, number>, refused: { funds: Map<string, Funds>; refused: string[] }): never {
+    const line = lines.find((l) => refused.refused.includes(l.accountId)) ?? lines.find((l) => l.amount < 0) ?? lines[0]!;
+    const bonus = line.bonus ?? 0;
+    const f = refused.funds.get(line.accountId) ?? { balance: 0, held: 0, bonus: 0 };
+    const a = { ...f, held: f.held - (releases.get(line.accountId) ?? 0) };
+    const free = a.balance - a.held;
+    if (bonus === 0 && a.bonus > 0 && free >= -line.amount) {
+      const transferable = transferableUnits(a);
+      throw new InsufficientTokensException(
+        transferable,
+        -line.amount,
+        `Insufficient transferable balance: ${toGlob(transferable)} GLOB can be transferred, ${toGlob(-line.amount)} GLOB requested. ${BONUS_NOT_TRANSFERABLE}`,
+      );
+    }
+    throw new InsufficientTokensException(free, -line.amount);
   }
 
   // ---- holds: reserve before work, then settle what was used or release it all ----
@@ -169,16 +192,13 @@ export class LedgerService {
    */
   async reserve(userId: string, units: number, description: string, reference: string, tx?: Tx): Promise<{ holdId: string; reserved: number }> {
     if (!tx) return this.transactions.run((own) => this.reserve(userId, units, description, reference, own));
-    const wallet = await this.walletOf(userId, tx);
-    const funds = await this.ledger.lockFunds(wallet.id, tx);
-    const reserved = Math.min(units, funds.balance - funds.held);
-    if (reserved <= 0) throw new InsufficientTokensException(0, units);
-    await this.ledger.addHeld(wallet.id, reserved, tx);
-    const holdId = await this.ledger.insertTransaction(
-      { type: 'spending', status: 'pending', amount: reserved, description, reference, holdAccountId: wallet.id },
-      tx,
-    );
-    return { holdId, reserved };
+    let hold = await this.ledger.reserve(userId, units, description, reference, tx);
+    if (!hold) {
+      await this.walletOf(userId, tx);
+      hold = (await this.ledger.reserve(userId, units, description, reference, tx))!;
+    }
+    if (!hold.holdId || hold.reserved <= 0) throw new InsufficientTokensException(0, units);
+    return { holdId: hold.holdId, reserved: hold.reserved };
   }
 
   /** Renames a transaction once its details are known (an API reply's tokens, when it settles). */
@@ -187,10 +207,8 @@ export class LedgerService {
   }
 
   /** Locks the accounts in id order (the order every writer uses, so none deadlock) and returns their funds. */
-  async lockInOrder(accountIds: string[], tx: Tx): Promise<Map<string, Funds>> {
-    const funds = new Map<string, Funds>();
-    for (const id of [...new Set(accountIds)].sort()) funds.set(id, await this.ledger.lockFunds(id, tx));
-    return funds;
+  lockInOrder(accountIds: string[], tx: Tx): Promise<Map<string, Funds>> {
+    return this.ledger.lockAll([...new Set(accountIds)].sort(), tx);
   }
 
   /**
@@ -218,14 +236,17 @@ export class LedgerService {
     const spending = await this.platformAccount('platform:spending', tx);
     const locked = await this.lockInOrder([hold.accountId, spending, ...alsoLock], tx);
     // Spending on the network uses the welcome bonus first.
-    for (const [accountId, amount, release] of [
-      [hold.accountId, -used, hold.amount],
-      [spending, used, 0],
-    ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))) as Array<[string, number, number]>) {
-      const bonus = accountId === hold.accountId ? -Math.min(locked.get(accountId)!.bonus, used) : 0;
-      await this.move(holdId, { accountId, amount, bonus }, release, tx);
-    }
-    await this.ledger.endTransaction(holdId, 'completed', used, tx);
+    const lines = this.checkedLines([
+      { accountId: hold.accountId, amount: -used, bonus: -Math.min(locked.get(hold.accountId)!.bonus, used) },
+      { accountId: spending, amount: used },
+    ]);
+    const releases = new Map([[hold.accountId, hold.amount]]);
+    const r = await this.ledger.post(
+      { type: 'spending', amount: used, description: '', reference: null, holdId },
+      lines.map((l) => ({ accountId: l.accountId, amount: l.amount, bonus: l.bonus ?? 0, release: releases.get(l.accountId) ?? 0 })),
+      tx,
+    );
+    if (!r.ok) this.refuse(lines, releases, r);
     return used;
   }
 

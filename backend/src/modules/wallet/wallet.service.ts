@@ -9,21 +9,39 @@ import {
   BadGatewayException,
   UnprocessableEntityException,
 } from '@nestjs/common';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { Transactions, type Tx } from '../../database/repository';
+import type { NewNotification } from '../notifications/notifications.repository';
 import { NotificationsService } from '../notifications/notifications.service';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
-import { LedgerRepository } from './ledger.repository';
-import { LedgerService, transferableUnits } from './ledger.service';
+import { LedgerRepository, type LedgerAccount } from './ledger.repository';
+import { LedgerService, transferableUnits, type Posted, type Posting } from './ledger.service';
 import { PurchasesRepository } from './purchases.repository';
 import { TOKEN_PACKAGES } from './packages';
 import { toGlob, toUnits, UNITS_PER_GLOB } from './units';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Transfers written together in one database transaction at most, and such batches being written at once. */
+const TRANSFER_BATCH_MAX = 64;
+const TRANSFER_BATCHES = 2;
+
+interface TransferJob {
+  userId: string;
+  from: LedgerAccount;
+  to: LedgerAccount;
+  units: number;
+  description: string;
+  requestHash: string;
+  idempotencyKey?: string;
+}
+
+/** A batch's transfer the ledger refused (or whose key was used before): the batch goes back, each transfer alone. */
+class RefusedInBatch extends Error {}
 
 export const PURCHASES_UNAVAILABLE = 'Purchases are not available right now: no payment provider is configured.';
 
@@ -31,6 +49,8 @@ export const PURCHASES_UNAVAILABLE = 'Purchases are not available right now: no 
 export class WalletService {
   private readonly logger = new Logger('Wallet');
   private readonly stripe: Stripe | null;
+  private readonly waiting: Array<{ job: TransferJob; resolve: (r: Schemas['TransferResult']) => void; reject: (e: unknown) => void }> = [];
+  private batches = 0;
 
   constructor(
     private readonly purchases: PurchasesRepository,
@@ -122,63 +142,142 @@ export class WalletService {
       .update(JSON.stringify([input.to_address, units, input.note ?? null]))
       .digest('hex');
 
+    // The two wallets, read before any lock (an address never changes hands).
+    const ends = await this.entries.transferEnds(userId, input.to_address);
+    const from = ends.from ?? (await this.ledger.walletOf(userId));
+    if (from.address === input.to_address) throw new UnprocessableEntityException('Cannot transfer to your own wallet');
+    const to = ends.to ?? (await this.ledger.findByAddress(input.to_address));
+    const note = input.note?.trim();
+    const job: TransferJob = {
+      userId,
+      from,
+      to,
+      units,
+      description: `Transfer from ${from.address} to ${to.address}${note ? `: ${note}` : ''}`,
+      requestHash,
+      idempotencyKey,
+    };
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ job, resolve, reject });
+      void this.nextBatch();
+    });
+  }
+
+  /**
+   * Group commit: the transfers that arrive while a batch is being written go together into the next one, one
+   * database transaction whose commit (a WAL flush, milliseconds on a real disk) they share. Each transfer in it is
+   * still one balanced ledger transaction written with its balances; the batch locks all of its accounts first, in id
+   * order in one statement (so batches, and every other writer, never deadlock), and each posting's debit is
+   * conditional. If any transfer of a batch is refused (funds, a reused Idempotency-Key) or anything fails, the whole
+   * batch is rolled back and each of its transfers runs again on its own, answering exactly as it would have alone.
+   * At most TRANSFER_BATCHES batches are written at once: the next one prepares while the last one commits.
+   * Statements run one after another (one connection runs one query at a time).
+   */
+  private async nextBatch(): Promise<void> {
+    if (this.batches >= TRANSFER_BATCHES || !this.waiting.length) return;
+    this.batches++;
+    const batch = this.waiting.splice(0, TRANSFER_BATCH_MAX);
+    try {
+      let results: Array<Schemas['TransferResult']>;
+      try {
+        results = await this.transactions.run(async (tx) => {
+          // A reused key sends the batch back (its first answer is read on the transfer's own).
+          for (const { job } of batch) {
+            if (job.idempotencyKey && !(await this.idempotencyKeys.claim(job.userId, job.idempotencyKey, job.requestHash, tx))) {
+              throw new RefusedInBatch();
+            }
+          }
+          const ids = batch.map(() => randomUUID());
+          await this.notifications.createMany(
+            batch.map(({ job }, i) => this.receiverNotification(job, ids[i]!)),
+            tx,
+          );
+          await this.ledger.lockInOrder(
+            batch.flatMap(({ job }) => [job.from.id, job.to.id]),
+            tx,
+          );
+          const out: Array<Schemas['TransferResult']> = [];
+          for (const [i, { job }] of batch.entries()) {
+            const posted = await this.ledger.tryPost(this.posting(job, ids[i]!), tx);
+            if (!posted) throw new RefusedInBatch();
+            out.push(this.transferBody(job, posted));
+          }
+          for (const [i, { job }] of batch.entries()) {
+            if (job.idempotencyKey) await this.idempotencyKeys.save(job.userId, job.idempotencyKey, 201, out[i], tx);
+          }
+          return out;
+        });
+      } catch (err) {
+        if (batch.length === 1 && !(err instanceof RefusedInBatch)) throw err;
+        // Nothing of the batch was written: each transfer on its own.
+        await Promise.all(batch.map(({ job, resolve, reject }) => this.transferAlone(job).then(resolve, reject)));
+        return;
+      }
+      batch.forEach(({ resolve }, i) => resolve(results[i]!));
+    } catch (err) {
+      for (const { reject } of batch) reject(err);
+    } finally {
+      this.batches--;
+      void this.nextBatch();
+    }
+  }
+
+  /** One transfer in its own transaction (a batch's transfer that was refused, or failed, runs again this way). */
+  private transferAlone(job: TransferJob): Promise<Schemas['TransferResult']> {
     return this.transactions.run(async (tx) => {
       // Concurrent requests with one key queue on its claim; the first one's result is what they all get.
-      if (idempotencyKey && !(await this.idempotencyKeys.claim(userId, idempotencyKey, requestHash, tx))) {
-        const prior = await this.idempotencyKeys.prior<Schemas['TransferResult']>(userId, idempotencyKey, tx);
-        if (!prior || prior.requestHash !== requestHash) {
+      if (job.idempotencyKey && !(await this.idempotencyKeys.claim(job.userId, job.idempotencyKey, job.requestHash, tx))) {
+        const prior = await this.idempotencyKeys.prior<Schemas['TransferResult']>(job.userId, job.idempotencyKey, tx);
+        if (!prior || prior.requestHash !== job.requestHash) {
           throw new UnprocessableEntityException('This Idempotency-Key was already used with a different request body');
         }
         return prior.response!;
       }
-      const result = await this.moveTokens(userId, input.to_address, units, input.note, tx);
-      if (idempotencyKey) await this.idempotencyKeys.save(userId, idempotencyKey, 201, result, tx);
+      const id = randomUUID();
+      // The receiver's notification goes first, so the posting holds the two accounts' locks only for itself and the commit.
+      await this.notifications.createMany([this.receiverNotification(job, id)], tx);
+      const result = this.transferBody(job, await this.ledger.postFull(this.posting(job, id), tx));
+      if (job.idempotencyKey) await this.idempotencyKeys.save(job.userId, job.idempotencyKey, 201, result, tx);
       return result;
     });
   }
 
-  private async moveTokens(userId: string, toAddress: string, units: number, note: string | undefined, tx: Tx): Promise<Schemas['TransferResult']> {
-    const from = await this.ledger.walletOf(userId, tx);
-    if (from.address === toAddress) throw new UnprocessableEntityException('Cannot transfer to your own wallet');
-    const to = await this.ledger.findByAddress(toAddress, tx);
-    const suffix = note?.trim() ? `: ${note.trim()}` : '';
-    const txId = await this.ledger.post(
-      {
-        type: 'transfer',
-        description: `Transfer from ${from.address} to ${to.address}${suffix}`,
-        lines: [
-          { accountId: from.id, amount: -units },
-          { accountId: to.id, amount: units },
-        ],
-      },
-      tx,
-    );
-    await this.notifications.create(
-      to.userId!,
-      'transfer_received',
-      'Tokens received',
-      `You received ${toGlob(units)} GLOB from ${from.address}.`,
-      {
-        amount: toGlob(units),
-        from: from.address,
-        transaction_id: txId,
-      },
-      tx,
-    );
-    const [after, posted] = [await this.ledger.walletOf(userId, tx), await this.entries.transactionAt(txId, tx)];
+  private posting(job: TransferJob, id: string): Posting & { id: string } {
+    return {
+      id,
+      type: 'transfer',
+      description: job.description,
+      lines: [
+        { accountId: job.from.id, amount: -job.units },
+        { accountId: job.to.id, amount: job.units },
+      ],
+    };
+  }
+
+  private receiverNotification(job: TransferJob, transactionId: string): NewNotification {
+    return {
+      userId: job.to.userId!,
+      type: 'transfer_received',
+      title: 'Tokens received',
+      message: `You received ${toGlob(job.units)} GLOB from ${job.from.address}.`,
+      data: { amount: toGlob(job.units), from: job.from.address, transaction_id: transactionId },
+    };
+  }
+
+  private transferBody(job: TransferJob, posted: Posted): Schemas['TransferResult'] {
     return {
       transaction: {
-        id: txId,
+        id: posted.id,
         type: 'transfer',
         direction: 'debit',
-        description: `Transfer from ${from.address} to ${to.address}${suffix}`,
-        amount: toGlob(units),
+        description: job.description,
+        amount: toGlob(job.units),
         status: 'completed',
-        timestamp: posted!.createdAt.toISOString(),
-        counterparty: to.address,
+        timestamp: posted.createdAt.toISOString(),
+        counterparty: job.to.address,
         reference: null,
       },
-      balance: toGlob(after.balance),
+      balance: toGlob(posted.after.get(job.from.id)!.balance),
     };
   }
 
