@@ -321,7 +321,8 @@ export interface paths {
          * @description Every model of the operator's catalog (the four default models of the documents, plus the tiny
          *     development model in `make dev`). A model is `available` only while a live worker node
          *     (heartbeat in the last 60 s) has it loaded; otherwise `unavailable` with `status_reason`.
-         *     `nodes` counts the live workers that have it loaded.
+         *     `nodes` counts the live workers that have it loaded; `waiting` and `running` say how busy it is (replies
+         *     queued for it, and being generated).
          */
         get: operations["listModels"];
         put?: never;
@@ -2563,6 +2564,11 @@ export interface components {
              */
             price_per_token: components["schemas"]["GlobAmount"];
             /**
+             * @description Replies of this model being generated right now.
+             * @example 2
+             */
+            running: number;
+            /**
              * @default available
              * @enum {string}
              */
@@ -2572,6 +2578,13 @@ export interface components {
              * @example No worker has this model loaded
              */
             status_reason: string | null;
+            /**
+             * @description Replies of this model queued and not yet taken by a node, across all users: how busy the model is. Queued
+             *     replies are taken in fair order (a user's reply goes behind the replies other users queued with fewer of
+             *     theirs already waiting or running), so a new reply of a user with none open waits behind at most this many.
+             * @example 3
+             */
+            waiting: number;
         };
         /**
          * @description Prove that the node holds the catalog's file of a model and runs it: the SHA-256 of `nonce` (hex-decoded) followed
@@ -3047,6 +3060,17 @@ export interface components {
             object: "model";
             /** @constant */
             owned_by: "glob-network";
+            /**
+             * @description Glob Network's addition, as in `GET /api/inference/models`: replies of this model being generated right now.
+             * @example 2
+             */
+            running?: number;
+            /**
+             * @description Glob Network's addition to OpenAI's model object, as in `GET /api/inference/models`: replies of this model
+             *     queued and not yet taken by a node.
+             * @example 3
+             */
+            waiting?: number;
         };
         OpenAiModelList: {
             /** @description The catalog's models that at least one live node serves now, in catalog order. */
@@ -5450,7 +5474,9 @@ export interface operations {
                      *           "price_per_token": 0.25,
                      *           "status": "available",
                      *           "status_reason": null,
-                     *           "nodes": 3
+                     *           "nodes": 3,
+                     *           "waiting": 0,
+                     *           "running": 2
                      *         },
                      *         {
                      *           "id": "llama-3-70b-instruct",
@@ -5462,7 +5488,9 @@ export interface operations {
                      *           "price_per_token": 0.25,
                      *           "status": "unavailable",
                      *           "status_reason": "No worker has this model loaded",
-                     *           "nodes": 0
+                     *           "nodes": 0,
+                     *           "waiting": 0,
+                     *           "running": 0
                      *         },
                      *         {
                      *           "id": "llama-3.2-1b-instruct",
@@ -5474,7 +5502,9 @@ export interface operations {
                      *           "price_per_token": 0.125,
                      *           "status": "available",
                      *           "status_reason": null,
-                     *           "nodes": 5
+                     *           "nodes": 5,
+                     *           "waiting": 3,
+                     *           "running": 5
                      *         },
                      *         {
                      *           "id": "llama-3-8b-instruct",
@@ -5486,7 +5516,9 @@ export interface operations {
                      *           "price_per_token": 0.125,
                      *           "status": "available",
                      *           "status_reason": null,
-                     *           "nodes": 2
+                     *           "nodes": 2,
+                     *           "waiting": 1,
+                     *           "running": 2
                      *         }
                      *       ]
                      *     }
@@ -9820,7 +9852,9 @@ export interface operations {
                      *           "id": "llama-3.2-1b-instruct",
                      *           "object": "model",
                      *           "created": 1764064800,
-                     *           "owned_by": "glob-network"
+                     *           "owned_by": "glob-network",
+                     *           "waiting": 3,
+                     *           "running": 5
                      *         }
                      *       ]
                      *     }

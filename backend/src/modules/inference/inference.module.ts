@@ -5,6 +5,7 @@ import { NotificationsModule } from '../notifications/notifications.module';
 import { WalletModule } from '../wallet/wallet.module';
 import { InferenceController } from './inference.controller';
 import { InferenceService } from './inference.service';
+import { FairQueue } from './fair-queue';
 import { NodesRepository } from './nodes.repository';
 import { TasksRepository } from './tasks.repository';
 import { ReplyReaper } from './reaper.service';
@@ -26,6 +27,7 @@ import { PeerReplaysService } from './peer-replays.service';
     NodesRepository,
     TasksRepository,
     TasksService,
+    FairQueue,
     StreamHub,
     StreamSlots,
     ReplyReaper,

@@ -16,13 +16,14 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { Transactions } from '../../database/repository';
 import { JobsService } from '../../jobs/jobs.service';
-import type { InferenceJob } from '../../jobs/jobs';
+import { inferenceQueue, type InferenceJob } from '../../jobs/jobs';
 import { REDIS } from '../../redis/redis.module';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { ChatService } from '../chat/chat.service';
 import { InsufficientTokensException, LedgerService } from '../wallet/ledger.service';
 import { toGlob } from '../wallet/units';
 import { CatalogModel, GENERATION_DEFAULTS, loadCatalog } from './catalog';
+import { FairQueue } from './fair-queue';
 import { NodesRepository } from './nodes.repository';
 import { TasksRepository } from './tasks.repository';
 import { ReplyReaper } from './reaper.service';
@@ -88,15 +89,21 @@ export class InferenceService {
     private readonly reaper: ReplyReaper,
     private readonly transactions: Transactions,
     private readonly apiKeys: ApiKeysRepository,
+    private readonly fair: FairQueue,
   ) {
     this.catalog = loadCatalog(config);
   }
 
+  /** The catalog with each model's live nodes and how busy it is: replies queued for it (`waiting`) and being generated (`running`). */
   async listModels(): Promise<Schemas['ModelList']> {
-    const live = await this.nodes.liveModels();
+    const [live, load] = await Promise.all([
+      this.nodes.liveModels(),
+      Promise.all(this.catalog.map((m) => this.jobs.queue(inferenceQueue(m.id)).getJobCounts('waiting', 'prioritized', 'active'))),
+    ]);
     return {
-      models: this.catalog.map((m) => {
+      models: this.catalog.map((m, i) => {
         const nodes = live.get(m.id) ?? 0;
+        const counts = load[i]!;
         return {
           id: m.id,
           name: m.name,
@@ -108,6 +115,9 @@ export class InferenceService {
           status: nodes > 0 ? 'available' : 'unavailable',
           status_reason: nodes > 0 ? null : 'No worker has this model loaded',
           nodes,
+          // Replies queue with a priority (fair queueing), so a waiting one is in `prioritized` (or `wait` once given back).
+          waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
+          running: counts.active ?? 0,
         };
       }),
     };
@@ -241,6 +251,8 @@ export class InferenceService {
           : await this.chat.append(args.userId, args.conversationId, { role: 'user', content: last.content, status: 'sent', model: model.id })
       ).id;
     }
+    // Fair queueing: the user's replies of this model already waiting or running put this one behind other users' first.
+    const priority = await this.fair.join(args.userId, model.id, args.streamId);
     await this.jobs.enqueue(
       'inference.generate',
       {
@@ -257,7 +269,7 @@ export class InferenceService {
         ...(userMessageId ? { userMessageId } : {}),
         requestedAt: Date.now(),
       },
-      { jobId: args.streamId },
+      { jobId: args.streamId, priority },
     );
   }
 

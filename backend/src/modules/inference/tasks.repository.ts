@@ -93,9 +93,9 @@ export class TasksRepository extends ConfiguredRepository {
     return started > 0;
   }
 
-  /** The task's status, locked until the transaction ends; undefined when there is no such task. */
-  async lockStatus(id: string, tx: Tx): Promise<string | undefined> {
-    return (await this.one<{ status: string }>(`SELECT status FROM inference_tasks WHERE id = $1 FOR UPDATE`, [id], tx))?.status;
+  /** The task's status and whose reply of which model it is, locked until the transaction ends; undefined when there is no such task. */
+  lock(id: string, tx: Tx): Promise<{ status: string; user_id: string; model_id: string; stream_id: string } | undefined> {
+    return this.one(`SELECT status, user_id, model_id, stream_id FROM inference_tasks WHERE id = $1 FOR UPDATE`, [id], tx);
   }
 
   /** The API key a task was asked for with (null for the web app's replies) and its model. */

@@ -4,6 +4,7 @@ import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { ChatService } from '../chat/chat.service';
 import { LedgerService, STALE_GRACE_SECONDS } from '../wallet/ledger.service';
 import { RewardsService } from '../rewards/rewards.service';
+import { FairQueue } from './fair-queue';
 import { TasksRepository } from './tasks.repository';
 
 export interface TaskOutcome {
@@ -43,18 +44,19 @@ export class TasksService {
     private readonly chat: ChatService,
     private readonly apiKeys: ApiKeysRepository,
     private readonly ledger: LedgerService,
+    private readonly fair: FairQueue,
   ) {}
 
   /**
    * Ends a task once: settles its hold (a share of the charge funding rewards), saves its reply, records the outcome
-   * and, for a completed task that earns, its pending reward, in one transaction, after locking the task. False when
-   * it had already ended (a worker finishing a reply the reaper has just ended, or the other way round): then
-   * nothing is charged or saved again.
+   * and, for a completed task that earns, its pending reward, in one transaction, after locking the task; then it
+   * leaves its user's open replies (FairQueue). False when it had already ended (a worker finishing a reply the
+   * reaper has just ended, or the other way round): then nothing is charged or saved again.
    */
   async finish(outcome: TaskOutcome): Promise<boolean> {
-    return this.transactions.run(async (tx) => {
-      const status = await this.tasks.lockStatus(outcome.taskId, tx);
-      if (status !== 'queued' && status !== 'running') return false;
+    const ended = await this.transactions.run(async (tx) => {
+      const task = await this.tasks.lock(outcome.taskId, tx);
+      if (task?.status !== 'queued' && task?.status !== 'running') return null;
       const charged = outcome.holdId ? await this.rewards.settleCharge(outcome.holdId, outcome.chargedUnits, outcome.taskId, tx) : 0;
       await this.recordApiUsage(outcome, charged, tx);
       const reply = outcome.reply;
@@ -76,8 +78,12 @@ export class TasksService {
       }
       await this.tasks.end(outcome.taskId, outcome, tx);
       if (outcome.status === 'completed') await this.rewards.recordPending(outcome.taskId, tx);
-      return true;
+      return task;
     });
+    if (!ended) return false;
+    // No longer waiting or running: the user's next reply of this model queues one place sooner.
+    await this.fair.leave(ended.user_id, ended.model_id, ended.stream_id).catch(() => undefined);
+    return true;
   }
 
   /** A reply asked for with an API key is counted on the key, and its spending says what it was, as it settles. */

@@ -76,7 +76,7 @@ export class OpenAiService {
       object: 'list',
       data: models
         .filter((m) => m.status === 'available')
-        .map((m) => ({ id: m.id, object: 'model', created: this.created, owned_by: 'glob-network' })),
+        .map((m) => ({ id: m.id, object: 'model', created: this.created, owned_by: 'glob-network', waiting: m.waiting, running: m.running })),
     };
   }
 

@@ -46,10 +46,12 @@ export class MetricsService {
   }
 
   private async readQueues(): Promise<void> {
-    const counts = await Promise.all(this.queues.map((q) => this.jobs.queue(q).getJobCounts(...QUEUE_STATES)));
+    const counts = await Promise.all(this.queues.map((q) => this.jobs.queue(q).getJobCounts(...QUEUE_STATES, 'prioritized')));
     queueJobs.reset();
     this.queues.forEach((queue, i) => {
-      for (const state of QUEUE_STATES) queueJobs.set({ queue, state }, counts[i]![state] ?? 0);
+      const c = counts[i]!;
+      // Replies queue with a priority (fair queueing): a prioritized job is a waiting one.
+      for (const state of QUEUE_STATES) queueJobs.set({ queue, state }, (c[state] ?? 0) + (state === 'waiting' ? (c.prioritized ?? 0) : 0));
     });
   }
 
