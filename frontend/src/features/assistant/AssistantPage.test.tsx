@@ -100,6 +100,23 @@ describe('assistant page: header and models', () => {
     expect(screen.getByText('Using Llama 3 8B Instruct')).toBeInTheDocument();
   });
 
+  it("says how busy an available model is: '3 waiting' beside its status, nothing while none waits", async () => {
+    const { user } = await ready();
+    const select = screen.getByRole('combobox', { name: 'Model' }) as HTMLSelectElement;
+    const options = within(select).getAllByRole('option') as HTMLOptionElement[];
+    // The spec's example: 0, 0 (unavailable), 3 and 1 replies waiting.
+    expect(options[0]!.textContent).not.toMatch(/waiting/);
+    expect(options[1]!.textContent).not.toMatch(/waiting/);
+    expect(options[2]).toHaveTextContent(
+      'Llama 3.2 1B Instruct · 1B · 8,192 context · available · 3 waiting — A small, fast model for short answers.',
+    );
+    expect(options[3]).toHaveTextContent('Llama 3 8B Instruct · 8B · 8,192 context · available · 1 waiting — AI Language Model');
+    const details = () => document.getElementById('assistant-model-details')!;
+    expect(details().textContent).toMatch(/tokens context · available$/);
+    await user.selectOptions(select, 'llama-3.2-1b-instruct');
+    expect(details()).toHaveTextContent('A small, fast model for short answers. · 1B parameters · 8,192 tokens context · available · 3 waiting');
+  });
+
   it('picks the first available model when the default one is unavailable, with 001 defaults for missing fields', async () => {
     const list = example('/api/inference/models', 'get', 200);
     list.models[0]!.status = 'unavailable';

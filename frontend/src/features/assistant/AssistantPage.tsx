@@ -8,7 +8,7 @@ import { useSession, userId as idOf } from '../session/session';
 import { ChatInput, type ChatInputHandle } from './ChatInput';
 import { ConversationSidebar } from './ConversationSidebar';
 import { MessageBubble } from './MessageBubble';
-import { DEFAULT_MODELS, defaultModelId, isAvailable, modelLabel, toUiModel } from './models';
+import { busyness, DEFAULT_MODELS, defaultModelId, isAvailable, modelLabel, toUiModel } from './models';
 import { REPLY_TEXT, SETTINGS_TEXT } from './reply-texts';
 import { SettingsPanel } from './SettingsPanel';
 import { TEXT, usageLine, usingLine } from './texts';
@@ -149,7 +149,7 @@ export function AssistantPage() {
             </select>
             <p id="assistant-model-details" className="assistant-model-details">
               {selected
-                ? `${selected.description} · ${selected.parameters ? `${selected.parameters} parameters · ` : ''}${selected.context_length.toLocaleString(LOCALE)} tokens context · ${selected.status}`
+                ? `${selected.description} · ${selected.parameters ? `${selected.parameters} parameters · ` : ''}${selected.context_length.toLocaleString(LOCALE)} tokens context · ${[selected.status, busyness(selected)].filter(Boolean).join(' · ')}`
                 : 'No model is available right now.'}
             </p>
           </div>

@@ -1,6 +1,6 @@
 import type { ApiModel } from '../../api/queries/inference';
 import { LOCALE } from '../../components/format';
-import { TEXT } from './texts';
+import { TEXT, waitingLine } from './texts';
 import type { UiModel } from './types';
 
 /** The default model. */
@@ -25,6 +25,7 @@ export function toUiModel(m: ApiModel): UiModel {
     context_length: raw.context_length || 8192,
     status: raw.status || 'available',
     price_per_token: raw.price_per_token ?? 0,
+    waiting: raw.waiting ?? 0,
   };
 }
 
@@ -36,8 +37,11 @@ export function defaultModelId(models: UiModel[]): string | null {
   return (preferred ?? models.find(isAvailable))?.id ?? null;
 }
 
-/** The option text: name, parameters, description, context length and status. */
+/** How busy an available model is ('3 waiting'), or nothing. */
+export const busyness = (m: UiModel) => (isAvailable(m) ? waitingLine(m.waiting) : '');
+
+/** The option text: name, parameters, description, context length, status and how busy it is. */
 export function modelLabel(m: UiModel): string {
-  const parts = [m.name, m.parameters, `${m.context_length.toLocaleString(LOCALE)} context`, m.status];
+  const parts = [m.name, m.parameters, `${m.context_length.toLocaleString(LOCALE)} context`, m.status, busyness(m)];
   return `${parts.filter(Boolean).join(' · ')} — ${m.description}`;
 }

@@ -47,6 +47,9 @@ export const usageLine = (tokens: number, pricePerToken: number) =>
 /** 'Using {model}'. */
 export const usingLine = (model: string) => `Using ${model}`;
 
+/** How busy a model is, beside its status: '3 waiting' (replies queued for it); nothing while none waits. */
+export const waitingLine = (waiting: number | undefined) => (waiting ? `${waiting} waiting` : '');
+
 /** A conversation created by the first message is titled 'Chat {date}', in the app's one date format ('Chat Nov 25, 2026'). */
 export const chatTitle = (date: Date = new Date()) => `Chat ${formatLocalDate(date)}`;
 

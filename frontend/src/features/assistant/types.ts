@@ -30,4 +30,6 @@ export interface UiModel {
   status: string;
   /** GLOB charged per token. */
   price_per_token: number;
+  /** Replies queued for the model (how busy it is); unknown for the default models. */
+  waiting?: number;
 }
