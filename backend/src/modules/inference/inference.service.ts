@@ -115,7 +115,7 @@ export class InferenceService {
           status: nodes > 0 ? 'available' : 'unavailable',
           status_reason: nodes > 0 ? null : 'No worker has this model loaded',
           nodes,
-          // Replies queue with a priority (fair queueing), so a waiting one is in `prioritized` (or `wait` once given back).
+          // Replies queue with a priority (fair queueing), so a waiting one is in `prioritized` (or `wait` after a stall).
           waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
           running: counts.active ?? 0,
         };
