@@ -101,7 +101,9 @@ test-image:
 	else echo "test-image: no Docker engine on this machine, so the node image was not built (its Dockerfile is linted by test-node-agent)"; fi
 
 test-frontend: install
-	npm test -w frontend -- --ci
+	@mkdir -p .data
+	npm test -w frontend -- --ci --json --outputFile=../.data/jest-frontend.json; \
+	  status=$$?; node scripts/jest-summary.mjs .data/jest-frontend.json frontend; exit $$status
 
 # Playwright's builds (backend, web app, mocked web app), then Playwright on them (E2E_SKIP_BUILD=1: on the builds there are).
 test-e2e-build: install

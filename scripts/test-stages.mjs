@@ -3,7 +3,7 @@
 // each other, at most TEST_JOBS cores' worth at once (TEST_JOBS=1 runs them one by one). Each stage's output is kept
 // until it ends, then printed whole (and written to .data/test-logs/<target>.log), so parallel stages never interleave.
 // A failed stage is printed as soon as it ends and the exit status will be 1, but the other stages still run (all
-// findings in one run), except those that wait for the failed one; TEST_FAIL_FAST=1 starts no stage after a failure.
+// findings in one run), except those that need the failed one; TEST_FAIL_FAST=1 starts no stage after a failure.
 // At the end: every stage's time and status, and the wall time.
 //
 //   node scripts/test-stages.mjs fast|full [stage ...]   (stage names: only those, still in their order)
@@ -16,7 +16,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const logDir = join(root, '.data', 'test-logs');
 
 /**
- * A stage: a make target, the stages it waits for, and its weight (roughly the cores it keeps busy: the jest runs use two
+ * A stage: a make target, the stages it waits for (needs, after), and its weight (roughly the cores it keeps busy: the jest runs use two
  * workers). Stages start in list order as their dependencies finish and the weight fits under TEST_JOBS; the longest
  * come first so the short ones fill in beside them.
  */
@@ -48,7 +48,7 @@ const plans = {
       { name: 'node-agent', target: 'test-node-agent', weight: 1 },
       { name: 'image', target: 'test-image', weight: 1 },
       // Playwright and the backend's jest both drive an API, a worker and llama.cpp: on 2 cores, one after the other.
-      { name: 'e2e', target: 'test-e2e', weight: 2, after: ['e2e build', 'backend (all)'], env: { E2E_SKIP_BUILD: '1' } },
+      { name: 'e2e', target: 'test-e2e', weight: 2, needs: ['e2e build'], after: ['backend (all)'], env: { E2E_SKIP_BUILD: '1' } },
     ],
   },
 };
@@ -70,7 +70,10 @@ let load = 0;
 let failed = false;
 
 const failFast = process.env.TEST_FAIL_FAST === '1';
-const ready = (s) => (s.after ?? []).every((name) => !state.has(name) || state.get(name).status === 'ok');
+// `needs`: stages that must have passed; `after`: stages that must have ended (only an order, for the cores' sake).
+const ready = (s) =>
+  (s.needs ?? []).every((name) => !state.has(name) || state.get(name).status === 'ok') &&
+  (s.after ?? []).every((name) => !state.has(name) || ['ok', 'FAILED'].includes(state.get(name).status));
 const color = process.stdout.isTTY ? { FORCE_COLOR: '1' } : {};
 
 function run(stage) {
