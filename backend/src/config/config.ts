@@ -399,6 +399,10 @@ function resolveSecrets(env: Env): Secrets {
     assertProductionSecrets(env.JWT_ACCESS_SECRET, env.JWT_REFRESH_SECRET);
     // Two-factor secrets encrypted under a key that changes with every start could never be read again.
     if (!givenKey) throw new ConfigError('TWO_FACTOR_KEY (32 random bytes as 64 hex characters) is required in production');
+    // Anyone who read .env.example could read the metrics (request volumes, nodes, GLOB flow).
+    if (env.METRICS_TOKEN && PLACEHOLDER_SECRET.test(env.METRICS_TOKEN)) {
+      throw new ConfigError('METRICS_TOKEN still holds a placeholder value ("change-me"): set a random token, or leave it unset');
+    }
     return {
       jwt: { accessSecret: env.JWT_ACCESS_SECRET, refreshSecret: env.JWT_REFRESH_SECRET },
       twoFactorKey: givenKey,

@@ -84,6 +84,14 @@ describe('config from the environment', () => {
     ).toMatch(/change-me/);
   });
 
+  it('refuses the placeholder metrics token in production; without one, /metrics is off', () => {
+    const prod = { ...base, NODE_ENV: 'production', JWT_ACCESS_SECRET: 'x'.repeat(40), JWT_REFRESH_SECRET: 'y'.repeat(40), TWO_FACTOR_KEY };
+    expect(() => loadConfig({ ...prod, METRICS_TOKEN: 'change-me-metrics-token' })).toThrow(/METRICS_TOKEN still holds a placeholder/);
+    expect(() => loadConfig({ ...prod, METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
+    expect(loadConfig({ ...prod, METRICS_TOKEN: 'z'.repeat(32) }).metricsToken).toBe('z'.repeat(32));
+    expect(loadConfig(prod).metricsToken).toBeUndefined();
+  });
+
   it('refuses test-mode payments in production, and has them off unless asked for', () => {
     const secret = 'x'.repeat(32);
     const prod = { ...base, NODE_ENV: 'production', JWT_ACCESS_SECRET: secret, JWT_REFRESH_SECRET: secret.replace(/x/g, 'y'), TWO_FACTOR_KEY };
