@@ -51,6 +51,7 @@ export async function startBackend(env = {}, { dir = root, nodeArgs = [] } = {})
     NODE_ENV: 'production',
     JWT_ACCESS_SECRET: randomBytes(32).toString('hex'),
     JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
+    TWO_FACTOR_KEY: randomBytes(32).toString('hex'),
     DATABASE_URL: url.toString(),
     REDIS_PREFIX: `bench:${db}`,
     PORT: String(port),
