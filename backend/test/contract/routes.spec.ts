@@ -26,7 +26,11 @@ function nestRoutes(stack: TestStack): NestRoute[] {
         const path = Reflect.getMetadata(PATH_METADATA, fn) as string | undefined;
         const method = Reflect.getMetadata(METHOD_METADATA, fn) as RequestMethod | undefined;
         if (path === undefined || method === undefined) continue;
-        routes.push({ method: RequestMethod[method].toLowerCase(), path: `/${[base, path].filter(Boolean).join('/')}`.replace(/\/+/g, '/'), handler: name });
+        routes.push({
+          method: RequestMethod[method].toLowerCase(),
+          path: `/${[base, path].filter(Boolean).join('/')}`.replace(/\/+/g, '/'),
+          handler: name,
+        });
       }
     }
   }

@@ -233,7 +233,13 @@ export class LedgerRepository extends Repository {
    * Reserves up to `units` of the free balance of the user's wallet in one statement (the wallet locked until the
    * transaction ends): a pending spending on it and its `held` raised by as much. Null when the user has no wallet yet.
    */
-  async reserve(userId: string, units: number, description: string, reference: string, tx: Tx): Promise<{ holdId: string | null; reserved: number } | null> {
+  async reserve(
+    userId: string,
+    units: number,
+    description: string,
+    reference: string,
+    tx: Tx,
+  ): Promise<{ holdId: string | null; reserved: number } | null> {
     const row = await this.one<{ hold_id: string | null; reserved: string }>(
       `WITH w AS (SELECT id, least($2::bigint, balance - held) AS reserved FROM ledger_accounts WHERE user_id = $1 FOR UPDATE),
        h AS (UPDATE ledger_accounts a SET held = a.held + w.reserved, updated_at = now() FROM w WHERE a.id = w.id AND w.reserved > 0 RETURNING a.id),

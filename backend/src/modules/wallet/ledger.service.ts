@@ -156,7 +156,11 @@ export class LedgerService {
   /** The lines in account id order, once they are proven to balance (integers, none zero, summing to zero, one per account). */
   private checkedLines(lines: PostingLine[]): PostingLine[] {
     const sum = lines.reduce((s, l) => s + l.amount, 0);
-    if (sum !== 0 || lines.some((l) => !Number.isSafeInteger(l.amount) || l.amount === 0) || new Set(lines.map((l) => l.accountId)).size !== lines.length) {
+    if (
+      sum !== 0 ||
+      lines.some((l) => !Number.isSafeInteger(l.amount) || l.amount === 0) ||
+      new Set(lines.map((l) => l.accountId)).size !== lines.length
+    ) {
       throw new Error(`Unbalanced posting: ${JSON.stringify(lines)}`);
     }
     return [...lines].sort((a, b) => a.accountId.localeCompare(b.accountId));
