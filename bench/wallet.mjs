@@ -54,7 +54,8 @@ function holds(r, clients) {
     child.stdout.on('data', (c) => (text += c));
     child.on('exit', (code) => {
       const line = text.trim().split('\n').at(-1);
-      code === 0 && line ? done(JSON.parse(line)) : fail(new Error(`holds driver exited ${code}: ${text}`));
+      if (code === 0 && line) done(JSON.parse(line));
+      else fail(new Error(`holds driver exited ${code}: ${text}`));
     });
   });
 }
