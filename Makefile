@@ -76,11 +76,13 @@ db-migrate: install
 	npm run db:migrate -w backend
 
 # The backend's jest projects (backend/jest.config.js): unit, integration (PostgreSQL + Redis), contract. All three here;
-# JEST_PROJECTS="unit contract" selects some. Per-file times stay in .data/jest-backend.json.
+# JEST_PROJECTS="unit contract" selects some; JEST_WORKERS=n overrides the config's maxWorkers. Per-file times stay in
+# .data/jest-backend.json.
 JEST_PROJECTS ?=
+JEST_WORKERS ?=
 test-backend: install
 	@mkdir -p .data
-	cd backend && npx jest --ci $(if $(JEST_PROJECTS),--selectProjects $(JEST_PROJECTS)) --json --outputFile=../.data/jest-backend.json; \
+	cd backend && npx jest --ci $(if $(JEST_PROJECTS),--selectProjects $(JEST_PROJECTS)) $(if $(JEST_WORKERS),--maxWorkers=$(JEST_WORKERS)) --json --outputFile=../.data/jest-backend.json; \
 	  status=$$?; node ../scripts/jest-summary.mjs ../.data/jest-backend.json backend; exit $$status
 
 # The fast tier's backend part: unit and contract tests (the contract tests do use PostgreSQL and Redis).
