@@ -1935,7 +1935,9 @@ export interface paths {
         /**
          * The models that can answer now (OpenAI's list)
          * @description OpenAI's `GET /v1/models`: the catalog's models that at least one live node serves now (the others are left
-         *     out; `GET /api/inference/models` shows the whole catalog with prices). Authenticated with an API key.
+         *     out; `GET /api/inference/models` shows the whole catalog). Each model has OpenAI's fields and Glob Network's
+         *     additions: `context_length`, `pricing` (GLOB per token, as strings, in OpenRouter's shape),
+         *     `price_per_million_tokens` (GLOB) and `supported_features`. Authenticated with an API key.
          */
         get: operations["listOpenAiModels"];
         put?: never;
@@ -3048,8 +3050,22 @@ export interface components {
              */
             type: string;
         };
+        /**
+         * @description OpenAI's model object (`id`, `object`, `created`, `owned_by`) with Glob Network's additions, named as OpenRouter
+         *     names them where it has a name (`context_length`, `pricing`): a client that knows only OpenAI's fields ignores them.
+         */
         OpenAiModel: {
-            /** @description Unix time (seconds) at which this API process loaded the model catalog. */
+            /**
+             * @description Glob Network's addition (OpenRouter's field): the most tokens the model reads at once, prompt and completion
+             *     together, as in `GET /api/inference/models`.
+             * @example 8192
+             */
+            context_length: number;
+            /**
+             * @description Unix time (seconds) of the model's date in the catalog (`created`, a fixed day per model, midnight UTC): the
+             *     same on every call and after every restart.
+             * @example 1727222400
+             */
             created: number;
             /**
              * @description The model id to send as `model`.
@@ -3061,10 +3077,18 @@ export interface components {
             /** @constant */
             owned_by: "glob-network";
             /**
+             * @description Glob Network's addition: the model's price in GLOB per million tokens (prompt and completion tokens cost the
+             *     same), the catalog's price per token × 1,000,000. 125000 is 0.125 GLOB per token.
+             * @example 125000
+             */
+            price_per_million_tokens: number;
+            pricing: components["schemas"]["OpenAiModelPricing"];
+            /**
              * @description Glob Network's addition, as in `GET /api/inference/models`: replies of this model being generated right now.
              * @example 2
              */
             running?: number;
+            supported_features: components["schemas"]["OpenAiModelFeatures"];
             /**
              * @description Glob Network's addition to OpenAI's model object, as in `GET /api/inference/models`: replies of this model
              *     queued and not yet taken by a node.
@@ -3072,11 +3096,44 @@ export interface components {
              */
             waiting?: number;
         };
+        /**
+         * @description Glob Network's addition: what the /v1 API offers for this model besides plain chat, each true only once the
+         *     platform serves it (today a chat completion with `tools` or `response_format` is refused with 400).
+         */
+        OpenAiModelFeatures: {
+            /** @description `POST /v1/embeddings` with this model. */
+            embeddings: boolean;
+            /** @description Structured output, `response_format` with a JSON schema. */
+            structured_outputs: boolean;
+            /** @description Tool (function) calling, `tools` in a chat completion. */
+            tools: boolean;
+        };
         OpenAiModelList: {
             /** @description The catalog's models that at least one live node serves now, in catalog order. */
             data: components["schemas"]["OpenAiModel"][];
             /** @constant */
             object: "list";
+        };
+        /**
+         * @description Glob Network's addition, in OpenRouter's shape: the price of one token as a decimal string, in GLOB (not USD) as
+         *     `currency` says; what a reply costs is (prompt tokens × `prompt` + completion tokens × `completion`) GLOB.
+         */
+        OpenAiModelPricing: {
+            /**
+             * @description GLOB per completion token.
+             * @example 0.125
+             */
+            completion: string;
+            /**
+             * @description The unit of `prompt` and `completion`, the platform's token (never USD).
+             * @constant
+             */
+            currency: "GLOB";
+            /**
+             * @description GLOB per prompt token (three decimals at most, the ledger's unit being 0.001 GLOB).
+             * @example 0.125
+             */
+            prompt: string;
         };
         /**
          * @description A one-time code of exactly 6 digits, as e-mailed.
@@ -4233,7 +4290,9 @@ export type SchemaOAuthSession = components['schemas']['OAuthSession'];
 export type SchemaOpenAiError = components['schemas']['OpenAiError'];
 export type SchemaOpenAiErrorObject = components['schemas']['OpenAiErrorObject'];
 export type SchemaOpenAiModel = components['schemas']['OpenAiModel'];
+export type SchemaOpenAiModelFeatures = components['schemas']['OpenAiModelFeatures'];
 export type SchemaOpenAiModelList = components['schemas']['OpenAiModelList'];
+export type SchemaOpenAiModelPricing = components['schemas']['OpenAiModelPricing'];
 export type SchemaOtpCode = components['schemas']['OtpCode'];
 export type SchemaOtpPurpose = components['schemas']['OtpPurpose'];
 export type SchemaOtpSent = components['schemas']['OtpSent'];
@@ -9851,10 +9910,22 @@ export interface operations {
                      *         {
                      *           "id": "llama-3.2-1b-instruct",
                      *           "object": "model",
-                     *           "created": 1764064800,
+                     *           "created": 1727222400,
                      *           "owned_by": "glob-network",
                      *           "waiting": 3,
-                     *           "running": 5
+                     *           "running": 5,
+                     *           "context_length": 8192,
+                     *           "pricing": {
+                     *             "prompt": "0.125",
+                     *             "completion": "0.125",
+                     *             "currency": "GLOB"
+                     *           },
+                     *           "price_per_million_tokens": 125000,
+                     *           "supported_features": {
+                     *             "tools": false,
+                     *             "structured_outputs": false,
+                     *             "embeddings": false
+                     *           }
                      *         }
                      *       ]
                      *     }

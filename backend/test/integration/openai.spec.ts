@@ -1,6 +1,8 @@
 import OpenAI from 'openai';
 import type { Response as SupertestResponse } from 'supertest';
 import { apiKeyProblems } from '../../src/modules/api-keys/api-keys.service';
+import type { Schemas } from '../../src/contract/types';
+import { BUILT_IN_CATALOG, loadCatalog } from '../../src/modules/inference/catalog';
 import { ApiKeysRepository } from '../../src/modules/api-keys/api-keys.repository';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { expectSpecResponse, expectSpecSchema } from '../support/contract';
@@ -157,6 +159,27 @@ describe('the OpenAI-compatible API, through the official openai client, on a re
     expect(lastHeaders.get('x-ratelimit-reset-requests')).toMatch(/^(\d+ms|\d+s|\d+m\d+s)$/);
     expect(lastHeaders.get('x-ratelimit-limit-tokens')).toBe('200000');
     expect(lastHeaders.get('x-ratelimit-remaining-tokens')).toBe('200000');
+  });
+
+  it('adds to each model its price (GLOB per token and per million), context length, catalog date and features', async () => {
+    const u = await fundedUser('model-fields');
+    const { key } = await createKey(u);
+    const models = await client(key).models.list();
+    // The client hands back fields OpenAI does not define as they came.
+    const listed = models.data[0] as OpenAI.Models.Model & Schemas['OpenAiModel'];
+    const tiny = loadCatalog(stack.config).find((m) => m.id === MODEL)!;
+    const written = BUILT_IN_CATALOG.models.find((m) => m.id === MODEL)!;
+    expect(tiny.priceUnits).toBe(PRICE);
+    // milli-GLOB per token → GLOB per million tokens.
+    expect(listed.price_per_million_tokens).toBe((tiny.priceUnits * 1_000_000) / 1000);
+    expect(listed.price_per_million_tokens).toBe(125_000);
+    expect(listed.pricing).toEqual({ prompt: '0.125', completion: '0.125', currency: 'GLOB' });
+    expect(listed.context_length).toBe(tiny.contextLength);
+    expect(written.created).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(listed.created).toBe(Date.parse(`${written.created}T00:00:00Z`) / 1000);
+    expect(listed.supported_features).toEqual({ tools: false, structured_outputs: false, embeddings: false });
+    // The same on every call: a fixed date, not the time of the request or of the process.
+    expect((await client(key).models.list()).data[0]!.created).toBe(listed.created);
   });
 
   it('answers a non-streamed completion with message and usage, billed to the balance, in the wallet and on the key', async () => {

@@ -15,6 +15,14 @@ export const GENERATION_DEFAULTS = {
   contextLength: 8192,
 } as const;
 export const TINY_MODEL_FILE = 'glob-tiny-chat.gguf';
+/** A catalog model's date when its entry names none: the day the catalog began (a fixed day, never the load time). */
+export const DEFAULT_CREATED = '2026-11-21';
+
+/**
+ * What the platform serves besides plain chat, for every model: the one place to change when tools, structured
+ * output or embeddings are built (`GET /v1/models` reports it as `supported_features`).
+ */
+export const MODEL_FEATURES = { tools: false, structured_outputs: false, embeddings: false } as const;
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 in lower-case hex');
 const oneOrMore = <T extends z.ZodType>(t: T) => z.union([t, z.array(t).min(1)]).transform((v) => (Array.isArray(v) ? v : [v]));
@@ -27,6 +35,8 @@ const entry = z
     description: z.string().max(500).default('AI Language Model'),
     context_length: z.number().int().positive().default(GENERATION_DEFAULTS.contextLength),
     price_per_token: z.number().min(0).max(1000),
+    /** The model's date (its release, or the day it joined the catalog), YYYY-MM-DD: OpenAI's `created`. */
+    created: z.iso.date().default(DEFAULT_CREATED),
     path: z.string().regex(/^(.*[/\\])?[A-Za-z0-9._-]{1,200}\.gguf$/, 'a .gguf file name (letters, digits, . _ -)'),
     /** A GGUF with the model's vocabulary (the model's own file by default): the platform counts tokens with it. */
     tokenizer: z.string().min(1).optional(),
@@ -69,6 +79,8 @@ export interface CatalogEntry {
   contextLength: number;
   /** GLOB per token. */
   pricePerToken: number;
+  /** The catalog's date of the model as Unix time in seconds (midnight UTC). */
+  created: number;
   path: string;
   /** Where the platform reads the model's tokenizer (the model file itself unless the catalog names another). */
   tokenizerPath: string;
@@ -114,6 +126,7 @@ export function readCatalogFile({ catalogPath, modelsDir }: { catalogPath?: stri
       description: m.description,
       contextLength: m.context_length,
       pricePerToken: m.price_per_token,
+      created: Date.parse(`${m.created}T00:00:00Z`) / 1000,
       path,
       tokenizerPath: inDir(modelsDir, m.tokenizer ?? m.path),
       files: parts.map((p, i) => ({

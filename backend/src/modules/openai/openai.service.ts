@@ -2,6 +2,7 @@ import {
   BadRequestException,
   HttpException,
   HttpStatus,
+  Inject,
   Injectable,
   InternalServerErrorException,
   ServiceUnavailableException,
@@ -9,6 +10,10 @@ import {
 import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { RequestBody, Schemas } from '../../contract/types';
+import type { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import { type CatalogModel, loadCatalog, MODEL_FEATURES } from '../inference/catalog';
+import { toGlob, UNITS_PER_GLOB } from '../wallet/units';
 import type { ApiKeyIdentity } from '../api-keys/api-keys.repository';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { InferenceService } from '../inference/inference.service';
@@ -22,6 +27,7 @@ type ChatRequest = RequestBody<'createChatCompletion'>;
 type Chunk = Schemas['ChatCompletionChunk'];
 type FinishReason = Schemas['FinishReason'];
 type Usage = Schemas['ChatCompletionUsage'];
+type ModelExtensions = Pick<Schemas['OpenAiModel'], 'created' | 'context_length' | 'pricing' | 'price_per_million_tokens' | 'supported_features'>;
 type Turn = { role: 'system' | 'user' | 'assistant'; content: string };
 type ErrorEvent = Extract<StreamEvent, { type: 'error' }>;
 
@@ -49,6 +55,18 @@ const STREAM_ERROR_CODES: Record<ErrorEvent['code'], string> = {
   INTERNAL_ERROR: 'server_error',
 };
 
+/** A catalog model's fields in `GET /v1/models` besides its id and load: its date, context, prices and features. */
+function modelExtensions(m: CatalogModel): ModelExtensions {
+  const perToken = String(toGlob(m.priceUnits));
+  return {
+    created: m.created,
+    context_length: m.contextLength,
+    pricing: { prompt: perToken, completion: perToken, currency: 'GLOB' },
+    price_per_million_tokens: (m.priceUnits * 1_000_000) / UNITS_PER_GLOB,
+    supported_features: { ...MODEL_FEATURES },
+  };
+}
+
 /**
  * OpenAI's Chat Completions in front of the one inference core: a request becomes the same job, hold and
  * settlement as a chat reply (billed to the key's owner and counted on the key), and its events become OpenAI's
@@ -56,14 +74,17 @@ const STREAM_ERROR_CODES: Record<ErrorEvent['code'], string> = {
  */
 @Injectable()
 export class OpenAiService {
-  /** OpenAI's model objects have a creation time; the catalog has none, so it is when this process loaded it. */
-  private readonly created = Math.floor(Date.now() / 1000);
+  /** Each catalog model's `GET /v1/models` fields, by id. */
+  private readonly extensions: Map<string, ModelExtensions>;
 
   constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly inference: InferenceService,
     private readonly keys: ApiKeysRepository,
     private readonly limits: KeyLimits,
-  ) {}
+  ) {
+    this.extensions = new Map(loadCatalog(config).map((m) => [m.id, modelExtensions(m)]));
+  }
 
   private async admit(key: ApiKeyIdentity, res: Response): Promise<void> {
     await Promise.all([this.limits.admit(key.id, res), this.keys.touch(key.id)]);
@@ -76,7 +97,14 @@ export class OpenAiService {
       object: 'list',
       data: models
         .filter((m) => m.status === 'available')
-        .map((m) => ({ id: m.id, object: 'model', created: this.created, owned_by: 'glob-network', waiting: m.waiting, running: m.running })),
+        .map((m) => ({
+          id: m.id,
+          object: 'model',
+          owned_by: 'glob-network',
+          waiting: m.waiting,
+          running: m.running,
+          ...this.extensions.get(m.id)!,
+        })),
     };
   }
 
