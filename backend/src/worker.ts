@@ -6,7 +6,7 @@ import { loadConfig } from './config/config';
 async function main(): Promise<void> {
   const config = loadConfig();
   await createWorker(config);
-  new Logger('Worker').log('Queue worker started (no HTTP server); waiting for jobs');
+  new Logger('Worker').log('Queue worker started; waiting for jobs');
 }
 
 main().catch((err: unknown) => {
