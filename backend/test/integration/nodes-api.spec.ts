@@ -71,8 +71,9 @@ describe('provider nodes over the public API', () => {
       env: {
         JOIN_TOKEN_RATE_LIMIT: '30',
         HEARTBEAT_SECONDS: '1',
-        JOB_LOCK_MS: '2000',
-        JOB_STALLED_INTERVAL_MS: '500',
+        // Long enough that a busy machine's pauses (parallel test stages on 2 cores) do not cost a node its job.
+        JOB_LOCK_MS: '4000',
+        JOB_STALLED_INTERVAL_MS: '1000',
         REAPER_INTERVAL_MS: '500',
         REPLY_TIMEOUT_SECONDS: '120',
       },
@@ -179,7 +180,7 @@ describe('provider nodes over the public API', () => {
       const id = streamId();
       const reading = start(u, id).then((res) => readSse(res));
       const job = await claimJob(node, id);
-      expect(job.lock_ms).toBe(2000);
+      expect(job.lock_ms).toBe(4000);
       expect(job.params.max_tokens).toBe(32);
 
       expect((await send(node, id, [{ type: 'token', text: 'Hi' }])).body).toEqual({ stop: false });
