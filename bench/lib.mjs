@@ -30,6 +30,22 @@ function freePort() {
 }
 
 /**
+ * The node agent's bundle (as npm ships it), the backend build and the tiny model, each made when missing, for the
+ * benches that run a worker beside a node agent. Answers the models directory and the tiny model's file.
+ */
+export function prepareNodeBench() {
+  for (const [built, workspace] of [
+    ['node-agent/dist/glob-node.cjs', 'glob-node'],
+    ['backend/dist/main.js', 'backend'],
+  ])
+    if (!existsSync(join(root, built))) spawnSync('npm', ['run', 'build', '-w', workspace], { cwd: root, stdio: 'inherit' });
+  const modelsDir = join(root, '.data', 'models');
+  const modelPath = join(modelsDir, 'glob-tiny-chat.gguf');
+  if (!existsSync(modelPath)) spawnSync('npm', ['run', 'model:tiny', '-w', 'backend'], { cwd: root, stdio: 'inherit' });
+  return { modelsDir, modelPath };
+}
+
+/**
  * Builds the backend if needed, creates a database, migrates, starts the API; stop() undoes it all. `dir`: another
  * copy of the repository whose built backend runs instead (a previous release, side by side); `nodeArgs`: flags for
  * the API's node process (e.g. --cpu-prof).

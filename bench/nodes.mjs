@@ -6,25 +6,17 @@
 // then the claim latency a node sees (job queued → its long-poll claim answered, p50/p99), and the aggregate
 // tokens/s of 1, 2 and 4 node agents under 16 concurrent chats. Prints figures; asserts nothing.
 // Usage: node bench/nodes.mjs [runs=5] [tokens=200] [threads=1]
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchNode, benchUser, root, startAppReply, startBackend, table } from './lib.mjs';
+import { benchNode, benchUser, prepareNodeBench, root, startAppReply, startBackend, table } from './lib.mjs';
 
 const runs = Number(process.argv[2] ?? 5);
 const tokens = Number(process.argv[3] ?? 200);
 const threads = process.argv[4] ?? '1';
 const MODEL = 'glob-tiny-chat';
-const modelsDir = join(root, '.data', 'models');
-const modelPath = join(modelsDir, 'glob-tiny-chat.gguf');
-// The agent as npm ships it (the bundle `npm pack` packs), and the backend build for the API and the worker.
-for (const [built, workspace] of [
-  ['node-agent/dist/glob-node.cjs', 'glob-node'],
-  ['backend/dist/main.js', 'backend'],
-])
-  if (!existsSync(join(root, built))) spawnSync('npm', ['run', 'build', '-w', workspace], { cwd: root, stdio: 'inherit' });
-if (!existsSync(modelPath)) spawnSync('npm', ['run', 'model:tiny', '-w', 'backend'], { cwd: root, stdio: 'inherit' });
+const { modelsDir, modelPath } = prepareNodeBench();
 // At temperature 0 the tiny model answers this prompt at length, so throughput is measured over a real reply.
 const messages = [{ role: 'user', content: 'A long answer please' }];
 const sorted = (xs) => [...xs].sort((a, b) => a - b);
