@@ -1915,6 +1915,13 @@ export interface paths {
          *     A failure after the stream started arrives as `data: {"error":{...}}` and the stream ends (nothing is charged).
          *     A client that disconnects stops the generation: it is charged only for the tokens generated until then.
          *
+         *     With `tools` the model is shown the functions (a system turn the prompt's tokens include) and answers either
+         *     in text or with one call, `finish_reason: tool_calls`, its arguments a JSON text that matches the function's
+         *     `parameters`; `tool_choice` `required` or a named function forces a call. With `response_format` the answer is
+         *     JSON (any object, or matching the given schema). Both are enforced by a grammar on whichever generator serves
+         *     the reply (a worker, a provider's node or a pool), and the platform checks the answer against the schema
+         *     before it is charged: an answer that does not match fails (500) and costs nothing.
+         *
          *     Every answer to a request with a valid key that matches this description (a body the spec refuses is answered
          *     400 before the key is read) carries the `x-ratelimit-*` headers of the key's request and token windows.
          */
@@ -2074,10 +2081,12 @@ export interface components {
                 index: 0;
                 logprobs: null;
                 message: {
-                    content: string;
+                    /** @description The text; null when the answer is a tool call. */
+                    content: string | null;
                     refusal: null;
                     /** @constant */
                     role: "assistant";
+                    tool_calls?: components["schemas"]["ToolCall"][];
                 };
             }[];
             /** @description Unix time (seconds) the request was received. */
@@ -2101,6 +2110,11 @@ export interface components {
                     content?: string;
                     /** @constant */
                     role?: "assistant";
+                    /**
+                     * @description A tool call in pieces: the first names it (`id`, `type`, `function.name`, empty `arguments`), the
+                     *     next ones add to its `arguments` text.
+                     */
+                    tool_calls?: components["schemas"]["ToolCallDelta"][];
                 };
                 finish_reason: components["schemas"]["FinishReason"] | null;
                 /** @constant */
@@ -2116,21 +2130,24 @@ export interface components {
             usage?: components["schemas"]["ChatCompletionUsage"] | null;
         };
         /**
-         * @description OpenAI's Chat Completions request, the supported part of it. A parameter outside this list (tools, functions,
-         *     response_format, logprobs, penalties…) is refused with 400 naming it, never silently ignored; so is `n` other
-         *     than 1. Left out, `temperature`, `top_p` and the completion limit take the platform's defaults (0.7, 0.9, 2048).
+         * @description OpenAI's Chat Completions request, the supported part of it. A parameter outside this list (functions,
+         *     logprobs, penalties, audio…) is refused with 400 naming it, never silently ignored; so is `n` other than 1.
+         *     Left out, `temperature`, `top_p` and the completion limit take the platform's defaults (0.7, 0.9, 2048).
          */
         ChatCompletionRequest: {
             /** @description The same as `max_tokens`, under OpenAI's newer name; when both are sent the smaller applies. */
             max_completion_tokens?: number | null;
             /** @description Most completion tokens (also capped by the model's context and the key's budget). */
             max_tokens?: number | null;
-            /** @description The chat so far; the last entry must have role `user`. */
+            /** @description The chat so far; the last entry must have role `user` or `tool`. */
             messages: components["schemas"]["ChatMessage-2"][];
             /** @example llama-3.2-1b-instruct */
             model: string;
             /** @description Only one choice per request. */
             n?: number | null;
+            /** @description Accepted; an answer makes at most one call (as with `false`). */
+            parallel_tool_calls?: boolean | null;
+            response_format?: components["schemas"]["ResponseFormat"];
             /** @description Asks for the same sampling for the same request (best effort, as OpenAI's). */
             seed?: number | null;
             /** @description Up to 4 sequences; the answer ends before the first one the model writes (`finish_reason` `stop`). */
@@ -2142,6 +2159,9 @@ export interface components {
                 include_usage?: boolean;
             } | null;
             temperature?: number | null;
+            tool_choice?: components["schemas"]["ToolChoice"];
+            /** @description Functions the model may call (names unique). */
+            tools?: components["schemas"]["ToolDefinition"][];
             top_p?: number | null;
             /** @description Accepted and ignored. */
             user?: string;
@@ -2179,13 +2199,23 @@ export interface components {
             /** @description Tokens the message used (prompt tokens for a user message, completion tokens for a reply); 0 when unknown. */
             tokens: number;
         };
-        /** @description One turn. `developer` is read as `system`. Content is text, or text parts (joined). */
+        /**
+         * @description One turn. `developer` is read as `system`. Content is text, or text parts (joined); every role but `assistant`
+         *     must have some. An `assistant` turn may carry the `tool_calls` it made instead of (or besides) text, and a
+         *     `tool` turn answers one of them by its `tool_call_id`.
+         */
         "ChatMessage-2": {
-            content: string | components["schemas"]["ChatContentPart"][];
+            content?: string | components["schemas"]["ChatContentPart"][] | null;
             /** @description Accepted and ignored. */
             name?: string;
+            /** @description Accepted (a previous answer's field sent back) and ignored. */
+            refusal?: null;
             /** @enum {string} */
-            role: "system" | "developer" | "user" | "assistant";
+            role: "system" | "developer" | "user" | "assistant" | "tool";
+            /** @description Which call a `tool` turn answers. */
+            tool_call_id?: string;
+            /** @description The calls an `assistant` turn made (as a previous answer gave them). */
+            tool_calls?: components["schemas"]["ToolCall"][];
         };
         ChatMessageCreate: {
             message: components["schemas"]["ChatMessageInput"];
@@ -2397,10 +2427,10 @@ export interface components {
         };
         /**
          * @description `stop`: the model ended its answer or wrote a stop sequence; `length`: the completion limit, the context or the
-         *     key's budget (balance, daily limit) was reached.
+         *     key's budget (balance, daily limit) was reached; `tool_calls`: the answer is a call of one of the request's tools.
          * @enum {string}
          */
-        FinishReason: "stop" | "length";
+        FinishReason: "stop" | "length" | "tool_calls";
         GenerateChoice: {
             finish_reason: components["schemas"]["InferenceStopReason"];
             index: number;
@@ -2848,6 +2878,13 @@ export interface components {
             model_id: string;
             params: {
                 /**
+                 * @description The reply must be JSON matching this schema (the supported part of JSON Schema): generate under the grammar
+                 *     it makes (node-llama-cpp's `createGrammarForJsonSchema`, llama-server's `json_schema`). The platform parses
+                 *     and checks the text it receives against the schema; a reply that does not match ends as failed for this
+                 *     node and nobody is charged. Absent for a plain reply.
+                 */
+                json_schema?: Record<string, never>;
+                /**
                  * @description The most completion tokens the reply may have: the request's own limit, cut to what the requester's hold
                  *     pays for after the prompt (as the platform counts it with the model's tokenizer). The platform charges at
                  *     most this many, whatever the node sends.
@@ -3097,8 +3134,8 @@ export interface components {
             waiting?: number;
         };
         /**
-         * @description Glob Network's addition: what the /v1 API offers for this model besides plain chat, each true only once the
-         *     platform serves it (today a chat completion with `tools` or `response_format` is refused with 400).
+         * @description Glob Network's addition: what the /v1 API offers for this model besides plain chat, each true only where the
+         *     platform serves it.
          */
         OpenAiModelFeatures: {
             /** @description `POST /v1/embeddings` with this model. */
@@ -3495,6 +3532,26 @@ export interface components {
             /** @description The `verification_token` from `verify-otp` (purpose `password_reset`) for the same e-mail. */
             verification_token: components["schemas"]["VerificationToken"];
         };
+        /**
+         * @description `text` (the default); `json_object`: the answer is one JSON object; `json_schema`: the answer is JSON matching
+         *     `json_schema.schema` (the supported part of JSON Schema, as for a tool's `parameters`). Both are enforced by a
+         *     grammar while the model writes.
+         */
+        ResponseFormat: {
+            /** @enum {string} */
+            type: "text" | "json_object";
+        } | {
+            json_schema: {
+                description?: string;
+                name: string;
+                /** @description The JSON schema; without one, any JSON object. */
+                schema?: Record<string, never>;
+                /** @description Accepted; the answer always matches the schema. */
+                strict?: boolean | null;
+            };
+            /** @constant */
+            type: "json_schema";
+        };
         SendOtpRequest: {
             email: components["schemas"]["EmailAddress"];
             purpose?: components["schemas"]["OtpPurpose"];
@@ -3764,6 +3821,64 @@ export interface components {
          * @enum {string}
          */
         TokenPurchaseStatus: "completed" | "pending";
+        ToolCall: {
+            function: {
+                /**
+                 * @description The arguments as a JSON text that matches the function's `parameters`.
+                 * @example {"city": "Paris"}
+                 */
+                arguments: string;
+                /** @example get_weather */
+                name: string;
+            };
+            /** @example call_2f6c1d4f7e9a513d2c8e7b1f */
+            id: string;
+            /** @constant */
+            type: "function";
+        };
+        ToolCallDelta: {
+            function?: {
+                arguments?: string;
+                name?: string;
+            };
+            id?: string;
+            /** @constant */
+            index: 0;
+            /** @constant */
+            type?: "function";
+        };
+        /**
+         * @description `auto` (the default with tools): the model answers in text or calls one tool; `none`: text only; `required`: it
+         *     calls one of the tools; a named function: it calls that one. The choice is enforced by a grammar, so the call's
+         *     arguments always parse and match the function's `parameters`.
+         */
+        ToolChoice: ("none" | "auto" | "required") | {
+            function: {
+                name: string;
+            };
+            /** @constant */
+            type: "function";
+        };
+        ToolDefinition: {
+            function: {
+                description?: string;
+                /** @example get_weather */
+                name: string;
+                /**
+                 * @description A JSON schema of the arguments (an object), in the supported part of JSON Schema: `type` (one or a list),
+                 *     `properties`, `required`, `additionalProperties`, `items`, `prefixItems`, `minItems`, `maxItems`, `enum`,
+                 *     `const`, `anyOf`, `oneOf`, `$defs` with `$ref`, `minLength`, `maxLength`, `format` (`date`, `time`,
+                 *     `date-time`), `minProperties`, `maxProperties`, and the annotations (`title`, `description`, `$schema`,
+                 *     `default`, `examples`). Any other keyword is refused with 400 naming it, because the grammar that makes
+                 *     the arguments match could not enforce it. Every property is written, in the schema's order.
+                 */
+                parameters?: Record<string, never>;
+                /** @description Accepted; arguments always match `parameters` (a grammar enforces them). */
+                strict?: boolean | null;
+            };
+            /** @constant */
+            type: "function";
+        };
         /**
          * @description Nucleus sampling; only the likeliest tokens whose probabilities add up to this are drawn from.
          * @default 0.9
@@ -4329,6 +4444,7 @@ export type SchemaRelease = components['schemas']['Release'];
 export type SchemaReleaseAsset = components['schemas']['ReleaseAsset'];
 export type SchemaReleaseFile = components['schemas']['ReleaseFile'];
 export type SchemaResetPasswordRequest = components['schemas']['ResetPasswordRequest'];
+export type SchemaResponseFormat = components['schemas']['ResponseFormat'];
 export type SchemaSendOtpRequest = components['schemas']['SendOtpRequest'];
 export type SchemaSession = components['schemas']['Session'];
 export type SchemaSessionList = components['schemas']['SessionList'];
@@ -4353,6 +4469,10 @@ export type SchemaTokenPair = components['schemas']['TokenPair'];
 export type SchemaTokenPurchase = components['schemas']['TokenPurchase'];
 export type SchemaTokenPurchaseRequest = components['schemas']['TokenPurchaseRequest'];
 export type SchemaTokenPurchaseStatus = components['schemas']['TokenPurchaseStatus'];
+export type SchemaToolCall = components['schemas']['ToolCall'];
+export type SchemaToolCallDelta = components['schemas']['ToolCallDelta'];
+export type SchemaToolChoice = components['schemas']['ToolChoice'];
+export type SchemaToolDefinition = components['schemas']['ToolDefinition'];
 export type SchemaTopP = components['schemas']['TopP'];
 export type SchemaTotpCode = components['schemas']['TotpCode'];
 export type SchemaTotpConfirmRequest = components['schemas']['TotpConfirmRequest'];
@@ -9663,7 +9783,8 @@ export interface operations {
             };
             /**
              * @description The request does not match the API description, or asks for something not supported (`n` other than 1,
-             *     tools…; `param` names it), or its last message is not the user's.
+             *     logprobs, a JSON-schema keyword no grammar can enforce…; `param` names the field), or its messages do not
+             *     make a conversation (the last one is not the user's or a tool's, a tool's answer to no call).
              */
             400: {
                 headers: {
@@ -9685,9 +9806,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "message": "tools: is not supported",
+                     *         "message": "response_format.json_schema.schema.properties.zip: pattern is not supported",
                      *         "type": "invalid_request_error",
-                     *         "param": "tools",
+                     *         "param": "response_format",
                      *         "code": "unsupported_parameter"
                      *       }
                      *     }
