@@ -16,6 +16,7 @@
 import type * as Nlc from 'node-llama-cpp' with { 'resolution-mode': 'import' };
 import { chatHistory, type ChatTurn } from './chat-history';
 import { CHATML_TEMPLATE } from './chatml';
+import { boundNumberRules } from './json-grammar';
 import { validateGguf } from './gguf-validate';
 import { loadNodeLlamaCpp } from './node-llama-cpp';
 
@@ -27,6 +28,11 @@ export interface GenerateRequest {
   temperature: number;
   topP: number;
   seed?: number;
+  /**
+   * The reply must be JSON matching this schema (node-llama-cpp's supported subset of JSON Schema): it is generated
+   * under the grammar the schema makes, and the text is the JSON alone.
+   */
+  jsonSchema?: object;
   signal?: AbortSignal;
   onToken?: (text: string) => void;
 }
@@ -116,9 +122,14 @@ interface InternalRequest extends GenerateRequest {
 
 const BENCHMARK_PROMPT: ChatTurn[] = [{ role: 'user', content: 'Write a long story about the river and the city.' }];
 
+/** JSON-schema grammars kept built: parsing a schema into a grammar costs more than a short reply's first token. */
+const GRAMMAR_CACHE = 16;
+
 export class LlamaEngine {
   private readonly models = new Map<string, LoadedModel>();
   private readonly loading = new Map<string, Promise<void>>();
+  /** Grammars by their schema's JSON text, least recently used first. */
+  private readonly grammars = new Map<string, Promise<Nlc.LlamaGrammar>>();
   private disposed = false;
 
   private constructor(
@@ -302,6 +313,36 @@ export class LlamaEngine {
     return m;
   }
 
+  /** The grammar of a JSON schema, built once and shared by every generation that asks for the same schema. */
+  private grammarFor(schema: object): Promise<Nlc.LlamaGrammar> {
+    const key = JSON.stringify(schema);
+    let grammar = this.grammars.get(key);
+    if (grammar) this.grammars.delete(key);
+    else {
+      grammar = this.buildGrammar(schema);
+      // A schema the grammar builder refuses is not kept: the next request with it fails the same way, on its own.
+      grammar.catch(() => this.grammars.delete(key));
+    }
+    this.grammars.set(key, grammar);
+    for (const oldest of this.grammars.keys()) {
+      if (this.grammars.size <= GRAMMAR_CACHE) break;
+      this.grammars.delete(oldest);
+    }
+    return grammar;
+  }
+
+  private async buildGrammar(schema: object): Promise<Nlc.LlamaGrammar> {
+    const json = await this.llama.createGrammarForJsonSchema<Nlc.GbnfJsonSchema>(schema as Nlc.GbnfJsonSchema);
+    const bounded = boundNumberRules(json.grammar);
+    if (bounded === json.grammar) return json;
+    // The same grammar, its end (newlines that are its stop trigger, trimmed from the text) included.
+    return this.llama.createGrammar({
+      grammar: bounded,
+      stopGenerationTriggers: json.stopGenerationTriggers,
+      trimWhitespaceSuffix: json.trimWhitespaceSuffix,
+    });
+  }
+
   private promptTokens(m: LoadedModel, messages: ChatTurn[]): number {
     const { contextText } = m.chatWrapper.generateContextState({ chatHistory: chatHistory(messages) });
     return contextText.tokenize(m.model.tokenizer).length;
@@ -385,6 +426,7 @@ export class LlamaEngine {
       durationMs: elapsed(),
     });
     if (req.signal?.aborted) return aborted();
+    const grammar = req.jsonSchema ? await this.grammarFor(req.jsonSchema) : undefined;
 
     const slot = await this.acquire(m, req.signal);
     if (!slot) return aborted();
@@ -398,6 +440,8 @@ export class LlamaEngine {
         topP: req.topP,
         ...(req.seed !== undefined ? { seed: req.seed } : {}),
         ...(req.signal ? { signal: req.signal } : {}),
+        // The grammar ends the JSON with newlines that are its stop trigger; the response is trimmed of them.
+        ...(grammar ? { grammar } : {}),
         stopOnAbortSignal: true,
         onToken: (tokens) => {
           completionTokens += tokens.length;
