@@ -2883,7 +2883,9 @@ export interface components {
                  *     and checks the text it receives against the schema; a reply that does not match ends as failed for this
                  *     node and nobody is charged. Absent for a plain reply.
                  */
-                json_schema?: Record<string, never>;
+                json_schema?: {
+                    [key: string]: unknown;
+                };
                 /**
                  * @description The most completion tokens the reply may have: the request's own limit, cut to what the requester's hold
                  *     pays for after the prompt (as the platform counts it with the model's tokenizer). The platform charges at
@@ -3545,7 +3547,9 @@ export interface components {
                 description?: string;
                 name: string;
                 /** @description The JSON schema; without one, any JSON object. */
-                schema?: Record<string, never>;
+                schema?: {
+                    [key: string]: unknown;
+                };
                 /** @description Accepted; the answer always matches the schema. */
                 strict?: boolean | null;
             };
@@ -3872,7 +3876,9 @@ export interface components {
                  *     `default`, `examples`). Any other keyword is refused with 400 naming it, because the grammar that makes
                  *     the arguments match could not enforce it. Every property is written, in the schema's order.
                  */
-                parameters?: Record<string, never>;
+                parameters?: {
+                    [key: string]: unknown;
+                };
                 /** @description Accepted; arguments always match `parameters` (a grammar enforces them). */
                 strict?: boolean | null;
             };
