@@ -629,6 +629,8 @@ export class Agent {
           topP: job.params.top_p,
           seed: job.params.seed,
           stop: job.params.stop,
+          // The platform checks the text against this schema: generated under its grammar, it matches.
+          ...(job.params.json_schema ? { jsonSchema: job.params.json_schema } : {}),
           signal: running.abort.signal,
         },
         (text) => sender.pushText(text),

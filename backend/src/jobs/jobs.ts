@@ -46,7 +46,18 @@ export interface InferenceJob extends JobTrace {
   modelId: string;
   messages: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>;
   /** `seed` and `stop` come from the OpenAI-compatible API; a generator that does not know them may ignore them. */
-  params: { temperature: number; maxTokens: number; topP: number; seed?: number; stop?: string[] };
+  params: {
+    temperature: number;
+    maxTokens: number;
+    topP: number;
+    seed?: number;
+    stop?: string[];
+    /**
+     * The reply must be JSON matching this schema (the subset node-llama-cpp's grammars support): every generator
+     * generates under the grammar it makes, and a reply that does not match fails.
+     */
+    jsonSchema?: Record<string, unknown>;
+  };
   /** The hold reserved for this reply and the model's price, in milli-GLOB. */
   holdId: string;
   holdUnits: number;
@@ -69,7 +80,14 @@ export interface VerifyJob extends JobTrace {
   checkId: string;
   modelId: string;
   messages: InferenceJob['messages'];
-  params: { temperature: number; topP: number; seed: number; maxTokens: number };
+  params: {
+    temperature: number;
+    topP: number;
+    seed: number;
+    maxTokens: number;
+    /** The checked reply's JSON schema: the replay is generated under the same grammar, or it would not be the same generation. */
+    jsonSchema?: Record<string, unknown>;
+  };
 }
 
 /** Job name → payload. */

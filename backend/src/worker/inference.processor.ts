@@ -188,6 +188,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
           topP: data.params.topP,
           ...(data.params.seed !== undefined ? { seed: data.params.seed } : {}),
           stop: data.params.stop,
+          ...(data.params.jsonSchema ? { jsonSchema: data.params.jsonSchema } : {}),
           signal: abort.signal,
         },
         send,
@@ -214,6 +215,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       temperature: params.temperature,
       topP: params.topP,
       seed: params.seed,
+      ...(params.jsonSchema ? { jsonSchema: params.jsonSchema } : {}),
     });
     const tokenize = (text: string) => engine.tokenize(modelId, text);
     const verdict =

@@ -64,6 +64,8 @@ export interface ApiRequestOptions {
   apiKeyId: string;
   seed?: number;
   stop?: string[];
+  /** The reply must be JSON matching this schema (already cut to what the generators' grammars support). */
+  jsonSchema?: Record<string, unknown>;
 }
 
 export interface StartedStream {
@@ -145,6 +147,7 @@ export class InferenceService {
       topP: input.params?.top_p ?? GENERATION_DEFAULTS.topP,
       ...(api?.seed !== undefined ? { seed: api.seed } : {}),
       ...(api?.stop?.length ? { stop: api.stop } : {}),
+      ...(api?.jsonSchema ? { jsonSchema: api.jsonSchema } : {}),
     };
     const requestHash = createHash('sha256')
       .update(JSON.stringify([input.modelId, messages, params, input.replace_from ?? null]))

@@ -16,7 +16,17 @@ export interface SpotCheckRow {
 export interface ReplayJob {
   model_id: string;
   messages: InferenceJob['messages'];
-  params: { temperature: number; top_p: number; seed: number; max_tokens: number };
+  params: {
+    temperature: number;
+    top_p: number;
+    seed: number;
+    max_tokens: number;
+    /**
+     * The reply's JSON schema, as JSON text: the replay is generated under the same grammar, which writes an object's
+     * properties in the schema's key order (jsonb would reorder them).
+     */
+    json_schema?: string;
+  };
 }
 
 /** Whose answer a peer replay checks: a spot check of a reply, or a model challenge. */

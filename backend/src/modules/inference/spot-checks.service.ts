@@ -70,7 +70,13 @@ export class SpotChecksService {
     const job: ReplayJob = {
       model_id: r.job.modelId,
       messages: r.job.messages,
-      params: { temperature: r.job.params.temperature, top_p: r.job.params.topP, seed: r.seed, max_tokens: r.completionTokens },
+      params: {
+        temperature: r.job.params.temperature,
+        top_p: r.job.params.topP,
+        seed: r.seed,
+        max_tokens: r.completionTokens,
+        ...(r.job.params.jsonSchema ? { json_schema: JSON.stringify(r.job.params.jsonSchema) } : {}),
+      },
     };
     const check = { taskId: r.taskId, nodeId: r.nodeId, modelId: r.job.modelId, nodeText: r.text };
     if (await this.trusted(r.job.modelId)) {
@@ -152,7 +158,13 @@ export class SpotChecksService {
       checkId,
       modelId: job.model_id,
       messages: job.messages,
-      params: { temperature: params.temperature, topP: params.top_p, seed: params.seed, maxTokens: params.max_tokens },
+      params: {
+        temperature: params.temperature,
+        topP: params.top_p,
+        seed: params.seed,
+        maxTokens: params.max_tokens,
+        ...(params.json_schema ? { jsonSchema: JSON.parse(params.json_schema) as Record<string, unknown> } : {}),
+      },
     });
   }
 

@@ -81,6 +81,9 @@ class OverCapException extends PayloadTooLargeException {}
 
 type NodeJobEvent = Schemas['NodeJobEvent'];
 
+/** A JSON schema as the node API carries it (any object: the spec does not describe a schema's own keywords). */
+const nodeJsonSchema = (schema: Record<string, unknown>) => schema as NonNullable<Schemas['NodeJob']['params']['json_schema']>;
+
 /**
  * Remote nodes take jobs from the same per-model queues as the in-cluster workers (BullMQ manual processing,
  * see JobLeases) and hand what they generate to the same inference core (RepliesService). Which node holds
@@ -298,6 +301,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
           top_p: data.params.topP,
           seed: a.seed,
           ...(data.params.stop?.length ? { stop: data.params.stop } : {}),
+          ...(data.params.jsonSchema ? { json_schema: nodeJsonSchema(data.params.jsonSchema) } : {}),
         },
         lock_ms: this.config.inference.jobLockMs,
         first_token_ms: this.config.inference.nodeFirstTokenMs,
@@ -320,7 +324,13 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
       job_id: jobId,
       model_id,
       messages,
-      params: { temperature: params.temperature, max_tokens: params.max_tokens, top_p: params.top_p, seed: params.seed },
+      params: {
+        temperature: params.temperature,
+        max_tokens: params.max_tokens,
+        top_p: params.top_p,
+        seed: params.seed,
+        ...(params.json_schema ? { json_schema: nodeJsonSchema(JSON.parse(params.json_schema) as Record<string, unknown>) } : {}),
+      },
       lock_ms: this.config.inference.jobLockMs,
       first_token_ms: this.config.inference.nodeFirstTokenMs,
       max_bytes: maxBytes,
