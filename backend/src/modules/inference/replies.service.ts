@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
@@ -6,6 +6,7 @@ import type { InferenceJob } from '../../jobs/jobs';
 import { REDIS } from '../../redis/redis.module';
 import { completionBudget, holdTokens } from './budget';
 import { CatalogModel, loadCatalog } from './catalog';
+import { matchesJsonSchema } from './json-schema-check';
 import { REAPED } from './reaper.service';
 import { taskDifficulty } from '../rewards/rewards';
 import { StreamEvent, stopKey, TokenStream } from './streams';
@@ -35,6 +36,7 @@ export interface Usage {
  */
 @Injectable()
 export class RepliesService {
+  private readonly logger = new Logger('Replies');
   private readonly catalog: CatalogModel[];
   private readonly ttl: number;
   /** Writes to one reply's stream, in order (the stream's entry ids are consecutive). */
@@ -108,13 +110,32 @@ export class RepliesService {
   }
 
   /**
+   * Whether the text a reply ends with is what was asked for. A reply that must be JSON matching a schema must parse
+   * and match it, unless it ran out of tokens (its JSON unfinished) or its requester stopped it: whoever generated it,
+   * a stranger's node included, since a node can send any text.
+   */
+  async conforms(job: InferenceJob, text: string, stopReason: StopReason): Promise<boolean> {
+    const schema = job.params.jsonSchema;
+    if (!schema || stopReason === 'length') return true;
+    if (stopReason === 'abort' && (await this.stopRequested(job))) return true;
+    return matchesJsonSchema(schema, text);
+  }
+
+  /**
    * The reply is complete: charged for the tokens used at the model's price, never more than the hold; a reply
-   * cut by the budget says so. False when it had already ended (nothing is charged or saved twice).
+   * cut by the budget says so. A reply whose text is not what was asked for (see conforms) fails instead, counted
+   * against its node, and costs nothing. False when it did not complete, or had already ended (nothing is charged or
+   * saved twice).
    */
   complete(job: InferenceJob, nodeId: string, usage: Usage, stopReason: StopReason, durationMs: number, run?: ReplyRun): Promise<boolean> {
     return this.serial(job, async () => {
       const stream = this.stream(job);
       const text = await stream.text();
+      if (!(await this.conforms(job, text, stopReason))) {
+        this.logger.warn(`Node ${nodeId} ended reply ${job.streamId} (${stopReason}) with text that does not match its JSON schema`);
+        await this.failNow(job, nodeId, 'INTERNAL_ERROR', usage.promptTokens, run);
+        return false;
+      }
       const budget = completionBudget(usage.promptTokens, job.params.maxTokens, this.holdTokens(job));
       const cut = stopReason === 'length' && !('insufficient' in budget) && budget.budgetLimited && usage.completionTokens >= budget.maxTokens;
       const reason: StopReason = cut ? 'budget' : stopReason;
@@ -152,31 +173,34 @@ export class RepliesService {
 
   /** The reply failed: it ends with an error event and costs nothing. False when it had already ended. */
   fail(job: InferenceJob, nodeId: string | null, code: FailCode, promptTokens = 0, run?: ReplyRun): Promise<boolean> {
-    return this.serial(job, async () => {
-      const stream = this.stream(job);
-      const ended = await this.tasks.finish({
-        taskId: job.taskId,
-        nodeId,
-        holdId: job.holdId,
-        ...this.reply(job, await stream.text()),
-        status: 'failed',
-        promptTokens,
-        completionTokens: 0,
-        chargedUnits: 0,
-        bytes: 0,
-        durationMs: 0,
-        stopReason: null,
-        error: FAILED[code],
-        difficulty: 1,
-      });
-      if (!ended) return false;
-      observeReply(job.modelId, run, 'failed', { promptTokens, completionTokens: 0 }, job.requestedAt);
-      errors.inc({ type: code });
-      await stream.init();
-      await stream.append({ type: 'error', code, message: FAILED[code] });
-      await stream.finish(this.ttl);
-      return true;
+    return this.serial(job, () => this.failNow(job, nodeId, code, promptTokens, run));
+  }
+
+  /** fail(), in the reply's write order already. */
+  private async failNow(job: InferenceJob, nodeId: string | null, code: FailCode, promptTokens: number, run?: ReplyRun): Promise<boolean> {
+    const stream = this.stream(job);
+    const ended = await this.tasks.finish({
+      taskId: job.taskId,
+      nodeId,
+      holdId: job.holdId,
+      ...this.reply(job, await stream.text()),
+      status: 'failed',
+      promptTokens,
+      completionTokens: 0,
+      chargedUnits: 0,
+      bytes: 0,
+      durationMs: 0,
+      stopReason: null,
+      error: FAILED[code],
+      difficulty: 1,
     });
+    if (!ended) return false;
+    observeReply(job.modelId, run, 'failed', { promptTokens, completionTokens: 0 }, job.requestedAt);
+    errors.inc({ type: code });
+    await stream.init();
+    await stream.append({ type: 'error', code, message: FAILED[code] });
+    await stream.finish(this.ttl);
+    return true;
   }
 
   /** The text streamed so far (what a reply ended from outside keeps). */

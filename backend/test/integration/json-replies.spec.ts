@@ -1,0 +1,152 @@
+import Ajv from 'ajv';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InferenceService } from '../../src/modules/inference/inference.service';
+import type { StreamEvent } from '../../src/modules/inference/streams';
+import { killAgent, pairAgent, type AgentProcess } from '../support/agent';
+import { startStack, type TestStack } from '../support/app';
+import { closeChecked } from '../support/ledger-check';
+import { ScriptedNode } from '../support/scripted-node';
+import { newUser } from '../support/users';
+import { startWorker, taskOf, type WorkerProcess } from '../support/worker';
+
+/** The agent's model, replayed by the trusted generator; the scripted nodes' model has no trusted generator. */
+const MODEL = 'glob-tiny-chat';
+const SCRIPTED_MODEL = 'llama-3.2-1b-instruct';
+/** Key order matters: the grammar writes an object's properties in it, and a replay must write them the same way. */
+const SCHEMA = {
+  type: 'object',
+  properties: {
+    ok: { type: 'boolean' },
+    city: { enum: ['Paris', 'Tokyo'] },
+    days: { type: 'integer' },
+    note: { type: 'string', maxLength: 12 },
+  },
+  required: ['ok', 'city', 'days', 'note'],
+  additionalProperties: false,
+};
+let seq = 0;
+const streamId = () => `js_${Date.now().toString(36)}_${++seq}`;
+type User = Awaited<ReturnType<typeof newUser>>;
+
+/**
+ * Replies that must be JSON matching a schema (as the OpenAI-compatible API asks for them): every generator generates
+ * under the schema's grammar, a spot check replays under the same grammar, and the platform checks the text it
+ * relays, since a node can send anything.
+ */
+describe('JSON-schema replies', () => {
+  let stack: TestStack;
+  let worker: WorkerProcess;
+  let owner: User;
+  let requester: User;
+  let apiKeyId: string;
+  let agent: AgentProcess | undefined;
+  let dataDir: string;
+
+  const balance = async () => {
+    const b = (await stack.http.get(`/api/wallet/${requester.id}/balance`).set(requester.auth).expect(200)).body as {
+      balance: number;
+      pending_balance: number;
+    };
+    return { balance: b.balance, held: b.pending_balance };
+  };
+  /** A JSON reply asked for as the OpenAI-compatible API does, read to its end. */
+  const ask = async (id: string, modelId: string, prompt: string) => {
+    const started = await stack.app
+      .get(InferenceService)
+      .start(requester.id, { streamId: id, modelId, prompt, params: { max_tokens: 160, temperature: 0.8 } }, { apiKeyId, jsonSchema: SCHEMA });
+    const events: StreamEvent[] = [];
+    for await (const { event } of started.events(0)) events.push(event);
+    return { text: events.map((e) => (e.type === 'token' ? e.text : '')).join(''), end: events.at(-1)! };
+  };
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { SPOT_CHECK_FIRST: '2', SPOT_CHECK_PERCENT: '0', HEARTBEAT_SECONDS: '2' } });
+    worker = await startWorker(stack, { WORKER_VERIFY_ONLY: 'true', WORKER_MODELS: MODEL });
+    owner = await newUser(stack, 'json-owner');
+    requester = await newUser(stack, 'json-requester');
+    await stack.http.post('/api/api-keys').set(requester.auth).send({ name: 'json' }).expect(201);
+    apiKeyId = ((await stack.db.query(`SELECT id FROM api_keys WHERE user_id = $1`, [requester.id])) as Array<{ id: string }>)[0]!.id;
+    dataDir = await mkdtemp(join(tmpdir(), 'glob-json-'));
+  }, 90_000);
+  afterAll(async () => {
+    await killAgent(agent);
+    await worker?.stop();
+    await closeChecked(stack, dataDir);
+  }, 60_000);
+
+  it('a node that relays text not matching the schema fails the reply: nobody pays, the task counts against the node', async () => {
+    const liar = await ScriptedNode.pair(stack, owner, { models: [SCRIPTED_MODEL] });
+    for (const text of ['Sure! It is sunny in Paris.', '{"ok": true, "city": "Berlin", "days": 2, "note": "x"}', '{"ok": true']) {
+      const before = await balance();
+      const id = streamId();
+      const reading = ask(id, SCRIPTED_MODEL, 'Weather in Paris, as JSON');
+      const job = (await liar.claim())!;
+      expect(job.job_id).toBe(id);
+      // The schema reaches the node as it was asked for, key order included.
+      expect(JSON.stringify((job.params as { json_schema?: object }).json_schema)).toBe(JSON.stringify(SCHEMA));
+      await liar.finish(id, text);
+      const { end } = await reading;
+      expect(end).toMatchObject({ type: 'error', code: 'INTERNAL_ERROR' });
+      expect(await taskOf(stack, id)).toMatchObject({ status: 'failed', node_id: liar.id, charged_units: '0' });
+      expect(await balance()).toEqual(before);
+    }
+
+    // Matching JSON completes and is paid for; so is JSON cut at the token limit (the limit, not the node, ended it).
+    for (const [text, stop] of [
+      ['{"ok": false, "city": "Tokyo", "days": 3, "note": "rain"}', 'stop'],
+      ['{"ok": false, "ci', 'length'],
+    ] as const) {
+      const id = streamId();
+      const reading = ask(id, SCRIPTED_MODEL, 'Weather in Tokyo, as JSON');
+      await liar.claim();
+      await liar.send(id, [
+        { type: 'token', text },
+        { type: 'done', usage: { prompt_tokens: 10, completion_tokens: 20 }, stop_reason: stop },
+      ]);
+      const { text: relayed, end } = await reading;
+      expect(relayed).toBe(text);
+      expect(end).toMatchObject({ type: 'done', stop_reason: stop });
+      const task = await taskOf<{ status: string; charged_units: string }>(stack, id);
+      expect(task.status).toBe('completed');
+      expect(Number(task.charged_units)).toBeGreaterThan(0);
+    }
+  }, 60_000);
+
+  it('the project’s agent generates under the grammar: its replies match the schema and pass the trusted replay', async () => {
+    agent = await pairAgent(stack, owner, 'json-box', dataDir);
+    await agent.waitFor(/Serving glob-tiny-chat with 1 thread/);
+    await agent.waitFor(/Answered the platform's challenge for glob-tiny-chat/);
+    const nodeId = ((await stack.db.query(`SELECT id FROM nodes WHERE name = 'json-box'`)) as Array<{ id: string }>)[0]!.id;
+    for (const deadline = Date.now() + 30_000; ;) {
+      const models = (await stack.http.get('/api/inference/models').set(requester.auth).expect(200)).body.models as Array<{
+        id: string;
+        status: string;
+      }>;
+      if (models.find((m) => m.id === MODEL)!.status === 'available') break;
+      if (Date.now() > deadline) throw new Error(`the agent's model never became available:\n${agent.output()}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const validate = new Ajv().compile(SCHEMA);
+    for (const prompt of ['Weather in Paris, as JSON', 'And in Tokyo?']) {
+      const { text, end } = await ask(streamId(), MODEL, prompt);
+      expect(end).toMatchObject({ type: 'done', stop_reason: 'stop' });
+      const value = JSON.parse(text) as unknown;
+      expect({ value, valid: validate(value) }).toEqual({ value, valid: true });
+    }
+    // The trusted generator replayed both under the same grammar (without it, the near-random model writes other tokens).
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const checks = (await stack.db.query(`SELECT status FROM spot_checks WHERE node_id = $1`, [nodeId])) as Array<{ status: string }>;
+      if (checks.length === 2 && checks.every((c) => c.status !== 'pending')) {
+        expect(checks.map((c) => c.status)).toEqual(['passed', 'passed']);
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`spot checks not judged: ${JSON.stringify(checks)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    agent.child.kill('SIGINT');
+    await agent.exited;
+  }, 120_000);
+});
