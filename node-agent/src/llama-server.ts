@@ -146,6 +146,8 @@ export class LlamaServer {
           temperature: req.temperature,
           top_p: req.topP,
           ...(req.seed !== undefined ? { seed: req.seed } : {}),
+          // llama-server builds the grammar itself; generation ends where the JSON does.
+          ...(req.jsonSchema ? { json_schema: req.jsonSchema } : {}),
           stream: true,
         }),
         ...(req.signal ? { signal: req.signal } : {}),

@@ -81,9 +81,6 @@ class OverCapException extends PayloadTooLargeException {}
 
 type NodeJobEvent = Schemas['NodeJobEvent'];
 
-/** A JSON schema as the node API carries it (any object: the spec does not describe a schema's own keywords). */
-const nodeJsonSchema = (schema: Record<string, unknown>) => schema as NonNullable<Schemas['NodeJob']['params']['json_schema']>;
-
 /**
  * Remote nodes take jobs from the same per-model queues as the in-cluster workers (BullMQ manual processing,
  * see JobLeases) and hand what they generate to the same inference core (RepliesService). Which node holds
@@ -301,7 +298,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
           top_p: data.params.topP,
           seed: a.seed,
           ...(data.params.stop?.length ? { stop: data.params.stop } : {}),
-          ...(data.params.jsonSchema ? { json_schema: nodeJsonSchema(data.params.jsonSchema) } : {}),
+          ...(data.params.jsonSchema ? { json_schema: data.params.jsonSchema } : {}),
         },
         lock_ms: this.config.inference.jobLockMs,
         first_token_ms: this.config.inference.nodeFirstTokenMs,
@@ -329,7 +326,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
         max_tokens: params.max_tokens,
         top_p: params.top_p,
         seed: params.seed,
-        ...(params.json_schema ? { json_schema: nodeJsonSchema(JSON.parse(params.json_schema) as Record<string, unknown>) } : {}),
+        ...(params.json_schema ? { json_schema: JSON.parse(params.json_schema) as Record<string, unknown> } : {}),
       },
       lock_ms: this.config.inference.jobLockMs,
       first_token_ms: this.config.inference.nodeFirstTokenMs,

@@ -1,0 +1,81 @@
+import Ajv from 'ajv';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { llamaBin } from '../../../node-agent/src/llama-process';
+import { LlamaServer } from '../../../node-agent/src/llama-server';
+import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
+
+const SCHEMA = {
+  type: 'object',
+  properties: {
+    city: { enum: ['Paris', 'Tokyo'] },
+    days: { type: 'integer' },
+    ok: { type: 'boolean' },
+    note: { type: 'string', maxLength: 12 },
+  },
+  required: ['city', 'days', 'ok', 'note'],
+  additionalProperties: false,
+};
+const ENVELOPE = {
+  oneOf: [
+    {
+      type: 'object',
+      properties: {
+        name: { const: 'get_weather' },
+        arguments: {
+          type: 'object',
+          properties: { city: { type: 'string', maxLength: 20 }, unit: { enum: ['c', 'f'] } },
+          required: ['city', 'unit'],
+        },
+      },
+      required: ['name', 'arguments'],
+    },
+    { type: 'object', properties: { response: { type: 'string', maxLength: 40 } }, required: ['response'] },
+  ],
+};
+
+/**
+ * A pool coordinator's generator (llama.cpp's own llama-server, built by node-agent/llama-rpc.mjs) asked for JSON: it
+ * is sent the schema as llama-server's `json_schema`, and its replies on the tiny model (near-random: whatever it
+ * writes is the grammar's doing) parse and match.
+ */
+describe('llama-server under a JSON schema', () => {
+  let dir: string;
+  let server: LlamaServer;
+
+  beforeAll(async () => {
+    const bin = await llamaBin(undefined, (line) => console.log(line));
+    dir = await mkdtemp(join(tmpdir(), 'llama-server-json-'));
+    const model = join(dir, 'tiny.gguf');
+    await writeTinyLlamaGguf(model, { seed: 1 });
+    server = await LlamaServer.start(bin, { modelPath: model, threads: 1, contextSize: 1024, rpc: [], layers: [4] }, () => undefined);
+  }, 60 * 60_000);
+  afterAll(async () => {
+    await server?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['an object of enum, integer, boolean and bounded string', SCHEMA],
+    ['a tool-call envelope', ENVELOPE],
+  ])('%s: every seed ends where its JSON does, and the JSON matches', async (_, schema) => {
+    const validate = new Ajv().compile(schema);
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      let streamed = '';
+      const r = await server.generate({
+        messages: [{ role: 'user', content: 'Answer with JSON only.' }],
+        maxTokens: 200,
+        temperature: 1,
+        topP: 1,
+        seed,
+        jsonSchema: schema,
+        onToken: (text) => (streamed += text),
+      });
+      expect(r.stopReason).toBe('stop');
+      expect(streamed).toBe(r.text);
+      const value = JSON.parse(r.text) as unknown;
+      expect({ value, errors: validate(value) ? null : validate.errors }).toEqual({ value, errors: null });
+    }
+  });
+});
