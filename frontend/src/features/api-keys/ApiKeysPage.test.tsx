@@ -51,4 +51,41 @@ describe('ApiKeysPage', () => {
     await waitFor(() => expect(screen.queryByRole('rowheader', { name: KEY.name })).not.toBeInTheDocument());
     expect(row('ci job')).toBeInTheDocument();
   });
+
+  it('shows the tools example in each language: one function offered with tool_choice auto, its result sent back as a tool turn', async () => {
+    const user = userEvent.setup();
+    await render();
+    await waitFor(() => row(KEY.name));
+    const region = screen.getByRole('region', { name: T.toolsTitle });
+    expect(screen.getByRole('heading', { level: 3, name: T.toolsTitle })).toBeInTheDocument();
+    const tools = within(region).getByTestId('api-tools-snippet');
+    // curl first, like the chat example: the same /v1 and key, the answer's arguments read with jq.
+    expect(tools).toHaveTextContent(`${window.location.origin}/v1/chat/completions`);
+    expect(tools).toHaveTextContent(`Bearer ${KEY.prefix}…`);
+    expect(tools).toHaveTextContent('"name": "get_weather"');
+    expect(tools).toHaveTextContent('\\"tool_choice\\": \\"auto\\"');
+    expect(tools).toHaveTextContent('.tool_calls[0].function.arguments');
+    expect(tools).toHaveTextContent('{role: "tool", tool_call_id: .tool_calls[0].id');
+
+    await user.click(screen.getByRole('button', { name: T.languages.javascript }));
+    expect(tools).toHaveTextContent(`baseURL: '${window.location.origin}/v1', apiKey: '${KEY.prefix}…'`);
+    expect(tools).toHaveTextContent("name: 'get_weather'");
+    expect(tools).toHaveTextContent("tool_choice: 'auto'");
+    expect(tools).toHaveTextContent('const call = message.tool_calls[0];');
+    expect(tools).toHaveTextContent('JSON.parse(call.function.arguments)');
+    expect(tools).toHaveTextContent("{ role: 'tool', tool_call_id: call.id,");
+
+    await user.click(screen.getByRole('button', { name: T.languages.python }));
+    expect(tools).toHaveTextContent(`base_url="${window.location.origin}/v1", api_key="${KEY.prefix}…"`);
+    expect(tools).toHaveTextContent('"name": "get_weather"');
+    expect(tools).toHaveTextContent('tool_choice="auto"');
+    expect(tools).toHaveTextContent('json.loads(call.function.arguments)');
+    expect(tools).toHaveTextContent('{"role": "tool", "tool_call_id": call.id,');
+
+    // Its own copy button, beside the chat example's.
+    const written = jest.spyOn(navigator.clipboard, 'writeText');
+    await user.click(screen.getByRole('button', { name: T.copyToolsSnippet }));
+    expect(written).toHaveBeenCalledWith(tools.textContent);
+    expect(screen.getByRole('button', { name: T.copySnippet })).toBeInTheDocument();
+  });
 });

@@ -45,10 +45,84 @@ export const API_SNIPPETS = {
 } as const;
 type SnippetLanguage = keyof typeof API_SNIPPETS;
 
-/** The snippets, one language at a time (curl first), each with a copy button. */
+/**
+ * The function-calling round trip in each language: one tool offered with tool_choice "auto", the call's arguments
+ * read from the answer, and the tool's result sent back as a "tool" turn for the final answer. With "auto" the model
+ * may answer in text instead, so the JavaScript and Python examples only run the tool when it was called. The curl one
+ * reads the answers with jq.
+ */
+export const API_TOOLS_SNIPPETS = {
+  curl: (origin: string, key: string) =>
+    [
+      `URL="${origin}/v1/chat/completions"`,
+      `AUTH="Authorization: Bearer ${key}"`,
+      `TOOLS='[{"type": "function", "function": {"name": "get_weather", "description": "The current weather in a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]'`,
+      `ASK='{"role": "user", "content": "What is the weather in Paris?"}'`,
+      `MESSAGE=$(curl -s "$URL" -H "$AUTH" -H "Content-Type: application/json" \\`,
+      `  -d "{\\"model\\": \\"glob-tiny-chat\\", \\"messages\\": [$ASK], \\"tools\\": $TOOLS, \\"tool_choice\\": \\"auto\\"}" \\`,
+      `  | jq '.choices[0].message')`,
+      `echo "$MESSAGE" | jq -r '.tool_calls[0].function.arguments'`,
+      `RESULT=$(echo "$MESSAGE" | jq '{role: "tool", tool_call_id: .tool_calls[0].id, content: "{\\"temperature_c\\": 18}"}')`,
+      `curl -s "$URL" -H "$AUTH" -H "Content-Type: application/json" \\`,
+      `  -d "{\\"model\\": \\"glob-tiny-chat\\", \\"messages\\": [$ASK, $MESSAGE, $RESULT], \\"tools\\": $TOOLS}" \\`,
+      `  | jq -r '.choices[0].message.content'`,
+    ].join('\n'),
+  javascript: (origin: string, key: string) =>
+    [
+      `import OpenAI from 'openai';`,
+      ``,
+      `const client = new OpenAI({ baseURL: '${origin}/v1', apiKey: '${key}' });`,
+      `const tools = [{`,
+      `  type: 'function',`,
+      `  function: {`,
+      `    name: 'get_weather',`,
+      `    description: 'The current weather in a city',`,
+      `    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },`,
+      `  },`,
+      `}];`,
+      `const messages = [{ role: 'user', content: 'What is the weather in Paris?' }];`,
+      `let reply = await client.chat.completions.create({ model: 'glob-tiny-chat', messages, tools, tool_choice: 'auto' });`,
+      `const message = reply.choices[0].message;`,
+      `if (message.tool_calls) {`,
+      `  const call = message.tool_calls[0];`,
+      `  const { city } = JSON.parse(call.function.arguments);`,
+      `  messages.push(message, { role: 'tool', tool_call_id: call.id, content: JSON.stringify({ city, temperature_c: 18 }) });`,
+      `  reply = await client.chat.completions.create({ model: 'glob-tiny-chat', messages, tools });`,
+      `}`,
+      `console.log(reply.choices[0].message.content);`,
+    ].join('\n'),
+  python: (origin: string, key: string) =>
+    [
+      `import json`,
+      `from openai import OpenAI`,
+      ``,
+      `client = OpenAI(base_url="${origin}/v1", api_key="${key}")`,
+      `tools = [{`,
+      `    "type": "function",`,
+      `    "function": {`,
+      `        "name": "get_weather",`,
+      `        "description": "The current weather in a city",`,
+      `        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},`,
+      `    },`,
+      `}]`,
+      `messages = [{"role": "user", "content": "What is the weather in Paris?"}]`,
+      `reply = client.chat.completions.create(model="glob-tiny-chat", messages=messages, tools=tools, tool_choice="auto")`,
+      `message = reply.choices[0].message`,
+      `if message.tool_calls:`,
+      `    call = message.tool_calls[0]`,
+      `    city = json.loads(call.function.arguments)["city"]`,
+      `    messages.append(message)`,
+      `    messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps({"city": city, "temperature_c": 18})})`,
+      `    reply = client.chat.completions.create(model="glob-tiny-chat", messages=messages, tools=tools)`,
+      `print(reply.choices[0].message.content)`,
+    ].join('\n'),
+} as const satisfies Record<SnippetLanguage, (origin: string, key: string) => string>;
+
+/** The snippets (a plain chat call, then tools), one language at a time (curl first), each with a copy button. */
 function UseTheApi({ origin, apiKey }: { origin: string; apiKey: string }) {
   const [language, setLanguage] = useState<SnippetLanguage>('curl');
   const snippet = API_SNIPPETS[language](origin, apiKey);
+  const toolsSnippet = API_TOOLS_SNIPPETS[language](origin, apiKey);
   return (
     <section className="card app-section api-keys-use" aria-labelledby="api-keys-use-title">
       <h2 id="api-keys-use-title">{T.useTitle}</h2>
@@ -65,6 +139,11 @@ function UseTheApi({ origin, apiKey }: { origin: string; apiKey: string }) {
         <code data-testid="api-snippet">{snippet}</code>
       </pre>
       <CopyButton text={snippet} label={T.copySnippet} copiedLabel={T.copied} failedLabel={T.copySnippetFailed} />
+      <h3 id="api-keys-tools-title">{T.toolsTitle}</h3>
+      <pre tabIndex={0} role="region" aria-labelledby="api-keys-tools-title">
+        <code data-testid="api-tools-snippet">{toolsSnippet}</code>
+      </pre>
+      <CopyButton text={toolsSnippet} label={T.copyToolsSnippet} copiedLabel={T.copied} failedLabel={T.copySnippetFailed} />
     </section>
   );
 }
@@ -116,7 +195,7 @@ function KeyRow({ k, onRevoke }: { k: ApiKey; onRevoke: (k: ApiKey) => void }) {
 
 /**
  * "API keys": create a named key (shown once, with an optional daily limit), the list with each key's usage, revoke
- * with a confirmation, and how to call the API (curl, JavaScript and Python, with this site's /v1).
+ * with a confirmation, and how to call the API, tools included (curl, JavaScript and Python, with this site's /v1).
  */
 export function ApiKeysPage() {
   const list = useQuery(apiKeyQueries.list());

@@ -33,4 +33,6 @@ export const API_KEYS_TEXTS = {
   languages: { curl: 'curl', javascript: 'JavaScript', python: 'Python' },
   copySnippet: 'Copy example',
   copySnippetFailed: 'Copy failed: select the example and copy it by hand.',
+  toolsTitle: 'Tools (function calling)',
+  copyToolsSnippet: 'Copy tools example',
 } as const;
