@@ -140,13 +140,14 @@ export function toOpenAiError(body: ErrorBody): OpenAiError {
   let message = body.message;
   let param: string | null = null;
   let code: string | null = null;
-  const field = body.details?.[0]?.path.replace(/^\/body\/?/, '').split('/')[0] || /^(\w+): /.exec(message)?.[1] || null;
+  const field = body.details?.[0]?.path.replace(/^\/body\/?/, '').split('/')[0] || /^(\w+)[\w.[\]$]*: /.exec(message)?.[1] || null;
   if (status === 400) {
     // A parameter the API does not describe (tools, functions, logprobs…) is unsupported, not merely invalid.
     const unsupported = body.details?.find((d) => /additional properties/.test(d.message));
     const name = unsupported && /^(\w+): must NOT have additional properties/.exec(body.message)?.[1];
     param = unsupported ? unsupported.path.replace(/^\/body\/?/, '') || name || null : field;
-    code = unsupported ? 'unsupported_parameter' : 'invalid_value';
+    // A value the API describes but cannot serve (a JSON-schema keyword no grammar enforces) is unsupported too.
+    code = unsupported || / is not supported$/.test(message) ? 'unsupported_parameter' : 'invalid_value';
     if (unsupported && param) message = `${param}: is not supported`;
     if (/^n: /.test(message)) [param, code, message] = ['n', 'unsupported_parameter', 'n: only one choice (n = 1) is supported'];
   } else if (status === 401) code = 'invalid_api_key';

@@ -1,11 +1,11 @@
 import OpenAI from 'openai';
-import type { Response as SupertestResponse } from 'supertest';
 import { apiKeyProblems } from '../../src/modules/api-keys/api-keys.service';
 import type { Schemas } from '../../src/contract/types';
-import { BUILT_IN_CATALOG, loadCatalog } from '../../src/modules/inference/catalog';
+import { BUILT_IN_CATALOG, loadCatalog, MODEL_FEATURES } from '../../src/modules/inference/catalog';
 import { ApiKeysRepository } from '../../src/modules/api-keys/api-keys.repository';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
-import { expectSpecResponse, expectSpecSchema } from '../support/contract';
+import { expectSpecResponse } from '../support/contract';
+import { SpecCheckedFetch } from '../support/openai-client';
 import { ledgerCheckCli } from '../support/ledger-check';
 import { newUser } from '../support/users';
 import { startWorker, taskOf, WorkerProcess } from '../support/worker';
@@ -22,12 +22,8 @@ type User = Awaited<ReturnType<typeof newUser>>;
 describe('the OpenAI-compatible API, through the official openai client, on a real worker (tiny model)', () => {
   let stack: TestStack;
   let worker: WorkerProcess;
-  /** What the spec check of each /v1 answer found wrong (checked after every test). */
-  const problems: string[] = [];
-  /** SSE bodies still being read for the spec check. */
-  const pendingStreams: Array<Promise<void>> = [];
-  /** The last /v1 answer's headers. */
-  let lastHeaders = new Headers();
+  /** Every /v1 answer is checked against the spec (after every test). */
+  const checked = new SpecCheckedFetch();
 
   beforeAll(async () => {
     // No welcome bonus: a user has GLOB only when the test buys some, so an empty balance is simply a new user.
@@ -35,8 +31,7 @@ describe('the OpenAI-compatible API, through the official openai client, on a re
     worker = await startWorker(stack, {}, 'openai-worker');
   }, 90_000);
   afterEach(async () => {
-    await Promise.all(pendingStreams.splice(0));
-    expect(problems.splice(0)).toEqual([]);
+    expect(await checked.settle()).toEqual([]);
   });
   afterAll(async () => {
     await worker?.stop();
@@ -45,44 +40,7 @@ describe('the OpenAI-compatible API, through the official openai client, on a re
     await stack.close();
   }, 60_000);
 
-  /** Every /v1 answer is checked against the spec: JSON bodies by status, each streamed chunk by its schema. */
-  const validatingFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const res = await fetch(input, init);
-    lastHeaders = res.headers;
-    const path = new URL(input instanceof Request ? input.url : String(input)).pathname;
-    const operation = path === '/v1/models' ? 'listOpenAiModels' : 'createChatCompletion';
-    if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
-      pendingStreams.push(
-        res
-          .clone()
-          .text()
-          .then((text) => {
-            for (const block of text.split('\n\n').filter(Boolean)) {
-              const data = /^data: (.*)$/m.exec(block)?.[1];
-              if (!data || data === '[DONE]') continue;
-              const parsed = JSON.parse(data) as object;
-              try {
-                expectSpecSchema('error' in parsed ? 'ChatCompletionStreamError' : 'ChatCompletionChunk', parsed);
-              } catch (err) {
-                problems.push(String(err));
-              }
-            }
-          })
-          // A stream the client aborted ends without its last events: what arrived was checked as it could be.
-          .catch(() => undefined),
-      );
-    } else {
-      const text = await res.clone().text();
-      try {
-        expectSpecResponse({ status: res.status, text, body: text ? JSON.parse(text) : {} } as SupertestResponse, operation);
-      } catch (err) {
-        problems.push(String(err));
-      }
-    }
-    return res;
-  };
-
-  const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${stack.url}/v1`, maxRetries: 0, fetch: validatingFetch });
+  const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${stack.url}/v1`, maxRetries: 0, fetch: checked.fetch });
 
   /** A user with `glob` GLOB bought (none with 0). */
   async function fundedUser(name: string, glob = 1000): Promise<User> {
@@ -154,11 +112,11 @@ describe('the OpenAI-compatible API, through the official openai client, on a re
     const models = await client(key).models.list();
     expect(models.data.map((m) => m.id)).toEqual([MODEL]);
     expect(models.data[0]).toMatchObject({ object: 'model', owned_by: 'glob-network' });
-    expect(lastHeaders.get('x-ratelimit-limit-requests')).toBe(String(REQUESTS_PER_WINDOW));
-    expect(lastHeaders.get('x-ratelimit-remaining-requests')).toBe(String(REQUESTS_PER_WINDOW - 1));
-    expect(lastHeaders.get('x-ratelimit-reset-requests')).toMatch(/^(\d+ms|\d+s|\d+m\d+s)$/);
-    expect(lastHeaders.get('x-ratelimit-limit-tokens')).toBe('200000');
-    expect(lastHeaders.get('x-ratelimit-remaining-tokens')).toBe('200000');
+    expect(checked.lastHeaders.get('x-ratelimit-limit-requests')).toBe(String(REQUESTS_PER_WINDOW));
+    expect(checked.lastHeaders.get('x-ratelimit-remaining-requests')).toBe(String(REQUESTS_PER_WINDOW - 1));
+    expect(checked.lastHeaders.get('x-ratelimit-reset-requests')).toMatch(/^(\d+ms|\d+s|\d+m\d+s)$/);
+    expect(checked.lastHeaders.get('x-ratelimit-limit-tokens')).toBe('200000');
+    expect(checked.lastHeaders.get('x-ratelimit-remaining-tokens')).toBe('200000');
   });
 
   it('adds to each model its price (GLOB per token and per million), context length, catalog date and features', async () => {
@@ -177,7 +135,8 @@ describe('the OpenAI-compatible API, through the official openai client, on a re
     expect(listed.context_length).toBe(tiny.contextLength);
     expect(written.created).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(listed.created).toBe(Date.parse(`${written.created}T00:00:00Z`) / 1000);
-    expect(listed.supported_features).toEqual({ tools: false, structured_outputs: false, embeddings: false });
+    expect(listed.supported_features).toEqual(MODEL_FEATURES);
+    expect(listed.supported_features).toMatchObject({ tools: true, structured_outputs: true });
     // The same on every call: a fixed date, not the time of the request or of the process.
     expect((await client(key).models.list()).data[0]!.created).toBe(listed.created);
   });
@@ -204,7 +163,7 @@ describe('the OpenAI-compatible API, through the official openai client, on a re
     expect(usage.completion_tokens).toBeGreaterThan(0);
     expect(usage.completion_tokens).toBeLessThanOrEqual(24);
     expect(usage.total_tokens).toBe(usage.prompt_tokens + usage.completion_tokens);
-    expect(lastHeaders.get('x-ratelimit-remaining-requests')).toBe(String(REQUESTS_PER_WINDOW - 1));
+    expect(checked.lastHeaders.get('x-ratelimit-remaining-requests')).toBe(String(REQUESTS_PER_WINDOW - 1));
 
     // One core: the same task, hold and settlement as a chat reply.
     const task = await endedTask(streamIdOf(answer.id));
@@ -288,20 +247,16 @@ describe('the OpenAI-compatible API, through the official openai client, on a re
       .catch((e: unknown) => e);
     expect(notFound).toBeInstanceOf(OpenAI.NotFoundError);
     expect(notFound).toMatchObject({ status: 404, code: 'model_not_found', param: 'model', type: 'invalid_request_error' });
-    expect(lastHeaders.get('x-ratelimit-limit-requests')).toBe(String(REQUESTS_PER_WINDOW));
+    expect(checked.lastHeaders.get('x-ratelimit-limit-requests')).toBe(String(REQUESTS_PER_WINDOW));
 
     const n2 = await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], n: 2 }).catch((e: unknown) => e);
     expect(n2).toBeInstanceOf(OpenAI.BadRequestError);
     expect(n2).toMatchObject({ status: 400, param: 'n', code: 'unsupported_parameter' });
-    const tools = await openai.chat.completions
-      .create({
-        model: MODEL,
-        messages: [{ role: 'user', content: 'hi' }],
-        tools: [{ type: 'function', function: { name: 'f', parameters: {} } }],
-      })
+    const penalty = await openai.chat.completions
+      .create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], frequency_penalty: 0.5 })
       .catch((e: unknown) => e);
-    expect(tools).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(tools).toMatchObject({ status: 400, param: 'tools', code: 'unsupported_parameter' });
+    expect(penalty).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(penalty).toMatchObject({ status: 400, param: 'frequency_penalty', code: 'unsupported_parameter' });
 
     await stack.http.delete(`/api/api-keys/${id}`).set(u.auth).expect(204);
     const revoked = await openai.models.list().catch((e: unknown) => e);
@@ -327,7 +282,7 @@ describe('the OpenAI-compatible API, through the official openai client, on a re
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect(err).toMatchObject({ status: 402, code: 'insufficient_quota', type: 'insufficient_quota' });
-    expect(lastHeaders.get('x-ratelimit-remaining-requests')).toBe(String(REQUESTS_PER_WINDOW - 1));
+    expect(checked.lastHeaders.get('x-ratelimit-remaining-requests')).toBe(String(REQUESTS_PER_WINDOW - 1));
     expect((await stack.http.get(`/api/wallet/${broke.id}/balance`).set(broke.auth).expect(200)).body).toMatchObject({
       balance: 0,
       pending_balance: 0,
@@ -341,7 +296,7 @@ describe('the OpenAI-compatible API, through the official openai client, on a re
     const openai = client(key);
     for (let i = 1; i <= REQUESTS_PER_WINDOW; i++) {
       await openai.models.list();
-      expect(lastHeaders.get('x-ratelimit-remaining-requests')).toBe(String(REQUESTS_PER_WINDOW - i));
+      expect(checked.lastHeaders.get('x-ratelimit-remaining-requests')).toBe(String(REQUESTS_PER_WINDOW - i));
     }
     const limited = await openai.models.list().catch((e: unknown) => e);
     expect(limited).toBeInstanceOf(OpenAI.RateLimitError);

@@ -22,7 +22,7 @@ export const DEFAULT_CREATED = '2026-11-21';
  * What the platform serves besides plain chat, for every model: the one place to change when tools, structured
  * output or embeddings are built (`GET /v1/models` reports it as `supported_features`).
  */
-export const MODEL_FEATURES = { tools: false, structured_outputs: false, embeddings: false } as const;
+export const MODEL_FEATURES = { tools: true, structured_outputs: true, embeddings: false } as const;
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 in lower-case hex');
 const oneOrMore = <T extends z.ZodType>(t: T) => z.union([t, z.array(t).min(1)]).transform((v) => (Array.isArray(v) ? v : [v]));

@@ -1,12 +1,4 @@
-import {
-  BadRequestException,
-  HttpException,
-  HttpStatus,
-  Inject,
-  Injectable,
-  InternalServerErrorException,
-  ServiceUnavailableException,
-} from '@nestjs/common';
+import { HttpException, HttpStatus, Inject, Injectable, InternalServerErrorException, ServiceUnavailableException } from '@nestjs/common';
 import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { RequestBody, Schemas } from '../../contract/types';
@@ -22,13 +14,14 @@ import type { StreamEvent } from '../inference/streams';
 import { InsufficientTokensException } from '../wallet/ledger.service';
 import { KeyLimits } from './key-limits';
 import { openEventStream } from '../../common/event-stream';
+import { EnvelopeReader, type EnvelopePiece, planReply } from './tool-calls';
 
 type ChatRequest = RequestBody<'createChatCompletion'>;
 type Chunk = Schemas['ChatCompletionChunk'];
 type FinishReason = Schemas['FinishReason'];
 type Usage = Schemas['ChatCompletionUsage'];
 type ModelExtensions = Pick<Schemas['OpenAiModel'], 'created' | 'context_length' | 'pricing' | 'price_per_million_tokens' | 'supported_features'>;
-type Turn = { role: 'system' | 'user' | 'assistant'; content: string };
+type ToolCall = Schemas['ToolCall'];
 type ErrorEvent = Extract<StreamEvent, { type: 'error' }>;
 
 /** `abort` is a stop sequence or a client that left: either way the answer ended where it did. */
@@ -111,11 +104,7 @@ export class OpenAiService {
   /** Answers a chat completion on `res`: JSON, or server-sent chunks with `stream`. */
   async complete(key: ApiKeyIdentity, body: ChatRequest, res: Response): Promise<void> {
     await this.admit(key, res);
-    const messages = body.messages.map((m): Turn => ({
-      role: m.role === 'developer' ? 'system' : m.role,
-      content: typeof m.content === 'string' ? m.content : m.content.map((p) => p.text).join(''),
-    }));
-    if (messages.at(-1)!.role !== 'user') throw new BadRequestException('messages: the last message must have role user');
+    const plan = planReply(body);
     const limits = [body.max_tokens, body.max_completion_tokens].filter((n): n is number => typeof n === 'number');
     const stop = typeof body.stop === 'string' ? [body.stop] : (body.stop ?? undefined);
     const streamId = `v1_${randomUUID().replace(/-/g, '')}`;
@@ -124,14 +113,19 @@ export class OpenAiService {
       {
         streamId,
         modelId: body.model,
-        messages,
+        messages: plan.turns,
         params: {
           ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}),
           ...(typeof body.top_p === 'number' ? { top_p: body.top_p } : {}),
           ...(limits.length ? { max_tokens: Math.min(...limits) } : {}),
         },
       },
-      { apiKeyId: key.id, ...(typeof body.seed === 'number' ? { seed: body.seed } : {}), ...(stop ? { stop } : {}) },
+      {
+        apiKeyId: key.id,
+        ...(typeof body.seed === 'number' ? { seed: body.seed } : {}),
+        ...(stop ? { stop } : {}),
+        ...(plan.kind !== 'text' ? { jsonSchema: plan.jsonSchema } : {}),
+      },
     );
 
     // A client that leaves stops the generation: it is charged only for what was generated until then.
@@ -143,11 +137,25 @@ export class OpenAiService {
     });
     const base = { id: `chatcmpl-${streamId}`, created: Math.floor(Date.now() / 1000), model: body.model, system_fingerprint: null };
     const out = body.stream ? this.streamWriter(res, base, body.stream_options?.include_usage === true) : null;
+    // The answer as it is read: its text, or the tool call its envelope makes.
     let text = '';
-    const emit = (t: string) => {
-      text += t;
-      out?.content(t);
+    let toolCall: ToolCall | null = null;
+    const take = (pieces: EnvelopePiece[]) => {
+      for (const piece of pieces) {
+        if ('content' in piece) {
+          text += piece.content;
+          out?.content(piece.content);
+        } else if ('call' in piece) {
+          toolCall = { id: piece.call.id, type: 'function', function: { name: piece.call.name, arguments: '' } };
+          out?.toolCall({ index: 0, id: piece.call.id, type: 'function', function: { name: piece.call.name, arguments: '' } });
+        } else {
+          toolCall!.function.arguments += piece.arguments;
+          out?.toolCall({ index: 0, function: { arguments: piece.arguments } });
+        }
+      }
     };
+    const envelope = plan.kind === 'tools' ? new EnvelopeReader(plan.responseIsText) : null;
+    const emit = (t: string) => take(envelope ? envelope.push(t) : [{ content: t }]);
     // A generator that does not know stop sequences is cut here, and told to stop.
     const cut = stop ? new StopSequences(stop, emit) : null;
     let stopped = false;
@@ -160,15 +168,26 @@ export class OpenAiService {
         }
       } else if (event.type === 'done') {
         cut?.flush();
+        if (envelope) take(envelope.end());
         const usage: Usage = event.usage;
         await this.limits.spend(key.id, usage.total_tokens);
-        const finish = cut?.matched ? 'stop' : FINISH[event.stop_reason];
+        const call = toolCall as ToolCall | null;
+        const finish = cut?.matched ? 'stop' : call && event.stop_reason === 'stop' ? 'tool_calls' : FINISH[event.stop_reason];
         answered = true;
         if (out) return out.end(finish, usage);
         res.status(200).json({
           ...base,
           object: 'chat.completion',
-          choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, finish_reason: finish, logprobs: null }],
+          choices: [
+            {
+              index: 0,
+              message: call
+                ? { role: 'assistant', content: null, refusal: null, tool_calls: [call] }
+                : { role: 'assistant', content: text, refusal: null },
+              finish_reason: finish,
+              logprobs: null,
+            },
+          ],
           usage,
         } satisfies Schemas['ChatCompletion']);
         return;
@@ -195,6 +214,7 @@ export class OpenAiService {
     send(chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null, logprobs: null }]));
     return {
       content: (content: string) => send(chunk([{ index: 0, delta: { content }, finish_reason: null, logprobs: null }])),
+      toolCall: (delta: Schemas['ToolCallDelta']) => send(chunk([{ index: 0, delta: { tool_calls: [delta] }, finish_reason: null, logprobs: null }])),
       end: (finish: FinishReason, usage: Usage) => {
         send(chunk([{ index: 0, delta: {}, finish_reason: finish, logprobs: null }]));
         if (includeUsage) send(chunk([], usage));
