@@ -1,4 +1,5 @@
 import Ajv from 'ajv';
+import OpenAI from 'openai';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,7 +115,7 @@ describe('JSON-schema replies', () => {
     }
   }, 60_000);
 
-  it('the project’s agent generates under the grammar: its replies match the schema and pass the trusted replay', async () => {
+  it('the project’s agent generates under the grammar: its replies (a tool call and a json_schema answer through /v1 too) match the schema and pass the trusted replay', async () => {
     agent = await pairAgent(stack, owner, 'json-box', dataDir);
     await agent.waitFor(/Serving glob-tiny-chat with 1 thread/);
     await agent.waitFor(/Answered the platform's challenge for glob-tiny-chat/);
@@ -146,7 +147,34 @@ describe('JSON-schema replies', () => {
       if (Date.now() > deadline) throw new Error(`spot checks not judged: ${JSON.stringify(checks)}`);
       await new Promise((r) => setTimeout(r, 250));
     }
+
+    // Through the OpenAI-compatible API, with the official client: a tool call and a json_schema answer, both by the node.
+    const { key } = (await stack.http.post('/api/api-keys').set(requester.auth).send({ name: 'agent-tools' }).expect(201)).body as { key: string };
+    const openai = new OpenAI({ apiKey: key, baseURL: `${stack.url}/v1`, maxRetries: 0 });
+    const called = await openai.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Weather in Tokyo?' }],
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: SCHEMA } }],
+      tool_choice: 'required',
+      max_tokens: 160,
+    });
+    const call = called.choices[0]!.message.tool_calls![0]!;
+    expect(called.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(call.type === 'function' && call.function.name).toBe('get_weather');
+    expect(call.type === 'function' && validate(JSON.parse(call.function.arguments))).toBe(true);
+    const structured = await openai.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Weather in Paris, as JSON' }],
+      response_format: { type: 'json_schema', json_schema: { name: 'weather', schema: SCHEMA, strict: true } },
+      max_tokens: 160,
+    });
+    expect(validate(JSON.parse(structured.choices[0]!.message.content!))).toBe(true);
+    const served = (await stack.db.query(`SELECT node_id FROM inference_tasks WHERE stream_id = ANY($1)`, [
+      [called.id, structured.id].map((id) => id.replace(/^chatcmpl-/, '')),
+    ])) as Array<{ node_id: string }>;
+    expect(served).toEqual([{ node_id: nodeId }, { node_id: nodeId }]);
+
     agent.child.kill('SIGINT');
     await agent.exited;
-  }, 120_000);
+  }, 150_000);
 });
