@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { boundNumberRules } from '@glob/engine/json-grammar';
 import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
 import { probeEngine, type ProbeLine, type ProbeOutput } from '../support/engine-run';
+import { ENVELOPE, WEATHER } from '../support/json-schemas';
 
 interface ResultLine extends ProbeLine {
   run: number;
@@ -19,35 +20,6 @@ interface ResultLine extends ProbeLine {
   completionTokens: number;
 }
 
-const WEATHER = {
-  type: 'object',
-  properties: {
-    city: { enum: ['Paris', 'Tokyo'] },
-    days: { type: 'integer' },
-    ok: { type: 'boolean' },
-    note: { type: 'string', maxLength: 12 },
-  },
-  required: ['city', 'days', 'ok', 'note'],
-  additionalProperties: false,
-};
-/** A tool call or a plain answer, as the OpenAI-compatible API asks for one when tools are offered. */
-const ENVELOPE = {
-  oneOf: [
-    {
-      type: 'object',
-      properties: {
-        name: { const: 'get_weather' },
-        arguments: {
-          type: 'object',
-          properties: { city: { type: 'string', maxLength: 20 }, unit: { enum: ['c', 'f'] }, when: { type: 'string', format: 'date' } },
-          required: ['city', 'unit', 'when'],
-        },
-      },
-      required: ['name', 'arguments'],
-    },
-    { type: 'object', properties: { response: { type: 'string', maxLength: 40 } }, required: ['response'] },
-  ],
-};
 const NUMBERS = {
   type: 'object',
   properties: { a: { type: 'integer' }, b: { type: 'integer' }, c: { type: 'integer' }, x: { type: 'number' }, y: { type: 'number' } },

@@ -5,35 +5,7 @@ import { join } from 'node:path';
 import { llamaBin } from '../../../node-agent/src/llama-process';
 import { LlamaServer } from '../../../node-agent/src/llama-server';
 import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
-
-const SCHEMA = {
-  type: 'object',
-  properties: {
-    city: { enum: ['Paris', 'Tokyo'] },
-    days: { type: 'integer' },
-    ok: { type: 'boolean' },
-    note: { type: 'string', maxLength: 12 },
-  },
-  required: ['city', 'days', 'ok', 'note'],
-  additionalProperties: false,
-};
-const ENVELOPE = {
-  oneOf: [
-    {
-      type: 'object',
-      properties: {
-        name: { const: 'get_weather' },
-        arguments: {
-          type: 'object',
-          properties: { city: { type: 'string', maxLength: 20 }, unit: { enum: ['c', 'f'] } },
-          required: ['city', 'unit'],
-        },
-      },
-      required: ['name', 'arguments'],
-    },
-    { type: 'object', properties: { response: { type: 'string', maxLength: 40 } }, required: ['response'] },
-  ],
-};
+import { ENVELOPE, WEATHER } from '../support/json-schemas';
 
 /**
  * A pool coordinator's generator (llama.cpp's own llama-server, built by node-agent/llama-rpc.mjs) asked for JSON: it
@@ -57,7 +29,7 @@ describe('llama-server under a JSON schema', () => {
   });
 
   it.each([
-    ['an object of enum, integer, boolean and bounded string', SCHEMA],
+    ['an object of enum, integer, boolean and bounded string', WEATHER],
     ['a tool-call envelope', ENVELOPE],
   ])('%s: every seed ends where its JSON does, and the JSON matches', async (_, schema) => {
     const validate = new Ajv().compile(schema);
