@@ -118,10 +118,18 @@ export class LlamaServer {
     return tokens;
   }
 
+  /** A raw prompt's tokens, the text alone (no template, no BOS). */
+  async textTokens(text: string): Promise<number[]> {
+    const { tokens } = (await this.post('/tokenize', { content: text, add_special: false, parse_special: false })) as { tokens: number[] };
+    return tokens;
+  }
+
   async generate(req: GenerateRequest): Promise<GenerateResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const prompt = await this.promptTokens(req.messages);
+    // A raw prompt is sent as it is (llama-server tokenizes it and adds the BOS); chat turns through the model's template.
+    const raw = req.prompt;
+    const prompt = raw !== undefined ? await this.textTokens(raw) : await this.promptTokens(req.messages ?? []);
     let text = '';
     let completionTokens = 0;
     let firstTokenMs: number | null = null;
@@ -141,7 +149,7 @@ export class LlamaServer {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
-          prompt,
+          prompt: raw ?? prompt,
           n_predict: req.maxTokens,
           temperature: req.temperature,
           top_p: req.topP,

@@ -3,6 +3,7 @@ import type Redis from 'ioredis';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { InferenceJob } from '../../jobs/jobs';
+import { generationInput, inputBytes } from '../../jobs/generation-input';
 import { REDIS } from '../../redis/redis.module';
 import { completionBudget, holdTokens } from './budget';
 import { CatalogModel, loadCatalog } from './catalog';
@@ -140,7 +141,7 @@ export class RepliesService {
       const cut = stopReason === 'length' && !('insufficient' in budget) && budget.budgetLimited && usage.completionTokens >= budget.maxTokens;
       const reason: StopReason = cut ? 'budget' : stopReason;
       const used = usage.promptTokens + usage.completionTokens;
-      const promptBytes = job.messages.reduce((n, m) => n + Buffer.byteLength(m.content), 0);
+      const promptBytes = inputBytes(generationInput(job));
       const model = this.catalog.find((m) => m.id === job.modelId);
       const ended = await this.tasks.finish({
         taskId: job.taskId,

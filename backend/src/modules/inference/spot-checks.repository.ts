@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfiguredRepository, type Tx } from '../../database/repository';
-import type { InferenceJob } from '../../jobs/jobs';
+import type { JobTurn } from '../../jobs/jobs';
 import { liveNode } from './nodes.repository';
 
 export interface SpotCheckRow {
@@ -15,7 +15,9 @@ export interface SpotCheckRow {
 /** What a peer replays: the request as the checked node (or the challenged one) was given it. */
 export interface ReplayJob {
   model_id: string;
-  messages: InferenceJob['messages'];
+  /** The chat turns, or instead `prompt`, the raw text of a legacy completion (replayed without a chat template). */
+  messages?: JobTurn[];
+  prompt?: string;
   params: {
     temperature: number;
     top_p: number;

@@ -4,6 +4,7 @@ import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { Transactions, type Tx } from '../../database/repository';
 import type { InferenceJob } from '../../jobs/jobs';
+import { generationInput } from '../../jobs/generation-input';
 import { JobsService } from '../../jobs/jobs.service';
 import { REDIS } from '../../redis/redis.module';
 import { NotificationsService } from '../notifications/notifications.service';
@@ -69,7 +70,7 @@ export class SpotChecksService {
     if (!trusted && Math.random() * 100 >= spotCheckPercent) return false;
     const job: ReplayJob = {
       model_id: r.job.modelId,
-      messages: r.job.messages,
+      ...generationInput(r.job),
       params: {
         temperature: r.job.params.temperature,
         top_p: r.job.params.topP,
@@ -157,7 +158,7 @@ export class SpotChecksService {
       kind,
       checkId,
       modelId: job.model_id,
-      messages: job.messages,
+      ...generationInput(job),
       params: {
         temperature: params.temperature,
         topP: params.top_p,
