@@ -578,6 +578,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/nodes/jobs/{jobId}/embeddings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id, as the claim answered it. */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an embed job's vectors
+         * @description Ends an `embed` job: the vectors are checked (one per text, each of the model's embedding length, every value
+         *     finite), then the requester is charged for the texts' tokens as the platform counted them, and the task is
+         *     recorded as served by this node. Vectors that fail the check end the job as failed for this node (422), and
+         *     nobody is charged. 403 for a job this node does not hold, 409 after the job ended or for a job that is not an
+         *     `embed` job. At most 16 MiB per call.
+         */
+        post: operations["sendNodeJobEmbeddings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/nodes/jobs/{jobId}/events": {
         parameters: {
             query?: never;
@@ -1932,6 +1959,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A text completion (OpenAI's legacy Completions), billed to the key's owner
+         * @description OpenAI's `POST /v1/completions`: the prompt is continued as it is, with no chat template (the model sees the
+         *     text alone), by the same queue, nodes, holds and settlement as a chat completion. The platform counts the
+         *     prompt's tokens with the model's tokenizer; the prompt and `max_tokens` must fit the model's context, or the
+         *     request is refused with 400 (nothing is trimmed). Before the job is queued the cost of the prompt and
+         *     `max_tokens` is held on the owner's balance (capped by the key's daily limit); when the completion ends the
+         *     tokens used (`usage.total_tokens`) are charged at the model's price as one `spending` transaction, and counted on
+         *     the key. Authenticated with an API key.
+         */
+        post: operations["createCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/embeddings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Embeddings of one text or a batch (OpenAI's Embeddings), billed to the key's owner
+         * @description OpenAI's `POST /v1/embeddings` with a catalog model whose `supported_features.embeddings` is true (a chat model
+         *     is refused with 400, as an embedding model is in a chat completion). The texts become one job in the model's
+         *     queue, served by whichever node has the model, like a chat reply. The input's tokens, as the platform counts them
+         *     with the model's tokenizer, are held on the owner's balance before the job is queued (capped by the key's daily
+         *     limit: a request it cannot pay for in full is refused with 402) and charged at the model's price when the vectors
+         *     come back, as one `spending` transaction counted on the key; `usage.prompt_tokens` is that count.
+         *
+         *     Before anyone pays, the platform checks what the node sent: one vector per input, each of the model's embedding
+         *     length, every number finite; otherwise the request fails (500) and costs nothing. `encoding_format: base64` sends
+         *     each vector as the base64 of its little-endian float32 values, as OpenAI does. Arrays of token ids are refused with
+         *     400 (send the text), and so is a `dimensions` other than the model's own.
+         */
+        post: operations["createEmbedding"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/models": {
         parameters: {
             query?: never;
@@ -2245,6 +2328,85 @@ export interface components {
         ChatMessageStatus: "sending" | "sent" | "streaming" | "error";
         /** @enum {string} */
         ChatRole: "user" | "assistant";
+        Completion: {
+            choices: components["schemas"]["CompletionChoice"][];
+            /** @description Unix time (seconds) the request was received. */
+            created: number;
+            /** @example cmpl-v1_0b9f4a2e6c1d4f7e9a513d2c8e7b1f60 */
+            id: string;
+            model: string;
+            /** @constant */
+            object: "text_completion";
+            usage: components["schemas"]["ChatCompletionUsage"];
+        };
+        CompletionChoice: {
+            finish_reason: components["schemas"]["CompletionFinishReason"];
+            /** @constant */
+            index: 0;
+            logprobs: null;
+            /** @description The continuation alone (the prompt is not repeated). */
+            text: string;
+        };
+        /**
+         * @description The JSON of one `data:` line of a streamed completion: the same object as the whole answer, each chunk's `text` a
+         *     piece of the continuation with `finish_reason` null, the last one of the choice with empty `text` and its
+         *     `finish_reason`. With `stream_options.include_usage`, every chunk has `usage: null` except one more at the end,
+         *     with empty `choices` and the completion's `usage`.
+         */
+        CompletionChunk: {
+            choices: {
+                finish_reason: components["schemas"]["CompletionFinishReason"] | null;
+                /** @constant */
+                index: 0;
+                logprobs: null;
+                text: string;
+            }[];
+            created: number;
+            id: string;
+            model: string;
+            /** @constant */
+            object: "text_completion";
+            usage?: components["schemas"]["ChatCompletionUsage"] | null;
+        };
+        /**
+         * @description `stop`: the model ended the text or wrote a stop sequence; `length`: `max_tokens`, the context or the key's budget
+         *     (balance, daily limit) was reached.
+         * @enum {string}
+         */
+        CompletionFinishReason: "stop" | "length";
+        /**
+         * @description OpenAI's legacy Completions request, the supported part of it: the prompt is continued as it is, with no chat
+         *     template. A parameter outside this list (echo, suffix, logprobs, best_of, penalties…) is refused with 400 naming
+         *     it, never silently ignored; so is `n` other than 1 and more than one prompt. Left out, `max_tokens` is 16 (as
+         *     OpenAI's), `temperature` and `top_p` take the platform's defaults (0.7, 0.9).
+         */
+        CompletionRequest: {
+            /**
+             * @description Most completion tokens (default 16); the prompt's tokens and these must fit the model's context (400
+             *     otherwise), and the key's budget may cut them.
+             */
+            max_tokens?: number | null;
+            /** @example llama-3.2-1b-instruct */
+            model: string;
+            /** @description Only one choice per request. */
+            n?: number | null;
+            /** @description The text to continue; an array is accepted with exactly one text (one completion per request). */
+            prompt: string | string[];
+            /** @description Asks for the same sampling for the same request (best effort, as OpenAI's). */
+            seed?: number | null;
+            /** @description Up to 4 sequences; the text ends before the first one the model writes (`finish_reason` `stop`). */
+            stop?: string | string[] | null;
+            /** @description Answer as server-sent `text_completion` chunks ending with `data [DONE]`. */
+            stream?: boolean | null;
+            stream_options?: {
+                /** @description A last chunk, with empty `choices`, carries the `usage` of the whole completion. */
+                include_usage?: boolean;
+            } | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            /** @description Accepted and ignored. */
+            user?: string;
+        };
         ContactMessage: {
             /**
              * @description The visitor accepted the privacy policy; must be true.
@@ -2409,6 +2571,45 @@ export interface components {
          * @example ada@example.com
          */
         EmailAddress: string;
+        Embedding: {
+            /** @description The vector, as numbers, or with `encoding_format` base64 as the base64 of its little-endian float32 values. */
+            embedding: number[] | string;
+            /** @description The input's position. */
+            index: number;
+            /** @constant */
+            object: "embedding";
+        };
+        EmbeddingList: {
+            data: components["schemas"]["Embedding"][];
+            model: string;
+            /** @constant */
+            object: "list";
+            /** @description The input's tokens as the platform counts them with the model's tokenizer (what is charged). */
+            usage: {
+                prompt_tokens: number;
+                total_tokens: number;
+            };
+        };
+        /** @description OpenAI's Embeddings request, the supported part of it. A parameter outside this list is refused with 400 naming it. */
+        EmbeddingRequest: {
+            /** @description Accepted only when it is the model's own embedding length (vectors are never shortened). */
+            dimensions?: number;
+            /**
+             * @description `base64`: each vector as the base64 of its little-endian float32 values.
+             * @default float
+             * @enum {string}
+             */
+            encoding_format: "float" | "base64";
+            /**
+             * @description One text, or up to 2048 texts embedded in one request (none empty). The items of an array are typed by the
+             *     platform, not here: request validation would turn token ids into texts, and token ids are refused with 400.
+             */
+            input: string | unknown[];
+            /** @example glob-tiny-embed */
+            model: string;
+            /** @description Accepted and ignored. */
+            user?: string;
+        };
         /** @description The one error body of every operation. Clients show `message`, else `error`. */
         Error: {
             /** @description For validation errors, one entry per failing field. */
@@ -2863,18 +3064,28 @@ export interface components {
         NodeJob: {
             /** @description The deadline for the job's first token event, from the claim. */
             first_token_ms: number;
+            /** @description The texts of an `embed` job, in order. */
+            input?: string[];
             /**
              * @description The job's id: the reply's stream id, or, for a check's replay of another owner's node's work (generated and
              *     sent like any job; its text goes to the check, and it is neither charged nor rewarded), an id starting chk_.
              */
             job_id: string;
+            /**
+             * @description `embed`: compute one embedding per text of `input` with the model (its pooled output) and send them to
+             *     `POST /api/nodes/jobs/{jobId}/embeddings`; such a job has no `messages` or `prompt`, and its `params` are not
+             *     used. Absent for a generation.
+             * @enum {string}
+             */
+            kind?: "chat" | "embed";
             lock_ms: number;
             /**
              * @description The most text the job may carry: what `max_tokens` of the model's longest token can decode to. Past it the job
              *     ends as failed for this node (413) and nobody is charged.
              */
             max_bytes: number;
-            messages: components["schemas"]["InferenceMessage"][];
+            /** @description The chat to answer, formatted by the model's chat template. Every job has `messages` or `prompt`. */
+            messages?: components["schemas"]["InferenceMessage"][];
             model_id: string;
             params: {
                 /**
@@ -2907,6 +3118,11 @@ export interface components {
                 top_p: number;
             };
             /**
+             * @description Instead of `messages`: a raw text to continue as it is, with no chat template (OpenAI's legacy completions);
+             *     the platform counts and charges its tokens as the model's tokenizer splits the text alone.
+             */
+            prompt?: string;
+            /**
              * @description The id of the API request that asked for this reply (its `X-Request-Id`), for logs: the node's lines about the
              *     job carry it, so one reply can be followed from the request through the API and the node. Absent for a check's
              *     replay and for jobs enqueued outside a request.
@@ -2916,6 +3132,14 @@ export interface components {
         NodeJobAck: {
             /** @description True when the requester stopped the reply; the node ends it with a `done` event, stop reason `abort`. */
             stop: boolean;
+        };
+        /**
+         * @description The result of an `embed` job: one vector per text of its `input`, in order, each the base64 of its little-endian
+         *     float32 values. The platform checks them before anyone pays (as many as the texts, each of the model's embedding
+         *     length, every value finite); a result that fails ends the job as failed for this node, at no charge.
+         */
+        NodeJobEmbeddings: {
+            embeddings: string[];
         };
         /** @description One event of a job, in order. */
         NodeJobEvent: components["schemas"]["NodeTokenEvent"] | components["schemas"]["NodeDoneEvent"] | components["schemas"]["NodeErrorEvent"];
@@ -4328,6 +4552,11 @@ export type SchemaChatMessageEnvelope = components['schemas']['ChatMessageEnvelo
 export type SchemaChatMessageInput = components['schemas']['ChatMessageInput'];
 export type SchemaChatMessageStatus = components['schemas']['ChatMessageStatus'];
 export type SchemaChatRole = components['schemas']['ChatRole'];
+export type SchemaCompletion = components['schemas']['Completion'];
+export type SchemaCompletionChoice = components['schemas']['CompletionChoice'];
+export type SchemaCompletionChunk = components['schemas']['CompletionChunk'];
+export type SchemaCompletionFinishReason = components['schemas']['CompletionFinishReason'];
+export type SchemaCompletionRequest = components['schemas']['CompletionRequest'];
 export type SchemaContactMessage = components['schemas']['ContactMessage'];
 export type SchemaContactSubject = components['schemas']['ContactSubject'];
 export type SchemaConversation = components['schemas']['Conversation'];
@@ -4348,6 +4577,9 @@ export type SchemaDeletionOtpVerified = components['schemas']['DeletionOtpVerifi
 export type SchemaDownloadEvent = components['schemas']['DownloadEvent'];
 export type SchemaDownloadRecorded = components['schemas']['DownloadRecorded'];
 export type SchemaEmailAddress = components['schemas']['EmailAddress'];
+export type SchemaEmbedding = components['schemas']['Embedding'];
+export type SchemaEmbeddingList = components['schemas']['EmbeddingList'];
+export type SchemaEmbeddingRequest = components['schemas']['EmbeddingRequest'];
 export type SchemaError = components['schemas']['Error'];
 export type SchemaErrorDetail = components['schemas']['ErrorDetail'];
 export type SchemaFinishReason = components['schemas']['FinishReason'];
@@ -4390,6 +4622,7 @@ export type SchemaNodeErrorEvent = components['schemas']['NodeErrorEvent'];
 export type SchemaNodeHeartbeat = components['schemas']['NodeHeartbeat'];
 export type SchemaNodeJob = components['schemas']['NodeJob'];
 export type SchemaNodeJobAck = components['schemas']['NodeJobAck'];
+export type SchemaNodeJobEmbeddings = components['schemas']['NodeJobEmbeddings'];
 export type SchemaNodeJobEvent = components['schemas']['NodeJobEvent'];
 export type SchemaNodeJobEvents = components['schemas']['NodeJobEvents'];
 export type SchemaNodeList = components['schemas']['NodeList'];
@@ -6446,6 +6679,104 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["NodeUnauthorized"];
             429: components["responses"]["TooManyRequests"];
+        };
+    };
+    sendNodeJobEmbeddings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id, as the claim answered it. */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "embeddings": [
+                 *         "AACAPwAAAMAAAEBA"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["NodeJobEmbeddings"];
+            };
+        };
+        responses: {
+            /** @description Taken; the requester has the vectors. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["NodeUnauthorized"];
+            /** @description This node does not hold the job (never claimed it, or lost its lock). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "This node does not hold job v1e_0b9f4a2e",
+                     *       "error": "Forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The job has already ended, or is not an `embed` job. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "Job v1e_0b9f4a2e has already ended",
+                     *       "error": "Conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 16 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The vectors failed the check; the job has ended as failed for this node and nobody is charged. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "message": "Job v1e_0b9f4a2e has ended: vector 0 has 191 values, the model's embeddings have 192",
+                     *       "error": "Unprocessable Entity"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     sendNodeJobEvents: {
@@ -9992,6 +10323,574 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "message": "Model llama-3-70b-instruct is not available right now: no worker has it loaded",
+                     *         "type": "server_error",
+                     *         "param": "model",
+                     *         "code": "model_not_available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    createCompletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "llama-3.2-1b-instruct",
+                 *       "prompt": "def fibonacci(n):",
+                 *       "max_tokens": 64,
+                 *       "temperature": 0,
+                 *       "stop": [
+                 *         "\n\n"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CompletionRequest"];
+            };
+        };
+        responses: {
+            /** @description The completion (JSON), or with `stream` its server-sent chunks. */
+            200: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "cmpl-v1_0b9f4a2e6c1d4f7e9a513d2c8e7b1f60",
+                     *       "object": "text_completion",
+                     *       "created": 1764064800,
+                     *       "model": "llama-3.2-1b-instruct",
+                     *       "choices": [
+                     *         {
+                     *           "text": "\n    if n < 2:\n        return n\n    return fibonacci(n - 1) + fibonacci(n - 2)",
+                     *           "index": 0,
+                     *           "finish_reason": "stop",
+                     *           "logprobs": null
+                     *         }
+                     *       ],
+                     *       "usage": {
+                     *         "prompt_tokens": 6,
+                     *         "completion_tokens": 27,
+                     *         "total_tokens": 33
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Completion"];
+                    /**
+                     * @example data: {"id":"cmpl-v1_0b9f","object":"text_completion","created":1764064800,"model":"llama-3.2-1b-instruct","choices":[{"text":"\n    if n < 2:","index":0,"finish_reason":null,"logprobs":null}],"usage":null}
+                     *
+                     *     data: {"id":"cmpl-v1_0b9f","object":"text_completion","created":1764064800,"model":"llama-3.2-1b-instruct","choices":[{"text":"","index":0,"finish_reason":"length","logprobs":null}],"usage":null}
+                     *
+                     *     data: {"id":"cmpl-v1_0b9f","object":"text_completion","created":1764064800,"model":"llama-3.2-1b-instruct","choices":[],"usage":{"prompt_tokens":6,"completion_tokens":8,"total_tokens":14}}
+                     *
+                     *     data: [DONE]
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /**
+             * @description The request does not match the API description, or asks for something not supported (`n` other than 1, more
+             *     than one prompt, echo, suffix, logprobs, best_of, penalties…; `param` names the field), or the prompt and
+             *     `max_tokens` do not fit the model's context (`param` is `prompt`).
+             */
+            400: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "echo: is not supported",
+                     *         "type": "invalid_request_error",
+                     *         "param": "echo",
+                     *         "code": "unsupported_parameter"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (a user's access token is not an API key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "Incorrect API key provided. Create one under API keys in the web app.",
+                     *         "type": "authentication_error",
+                     *         "param": null,
+                     *         "code": "invalid_api_key"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The balance, or the key's daily limit, cannot pay for the prompt. */
+            402: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "Payment required: insufficient tokens (0.5 GLOB available, 4.25 GLOB needed).",
+                     *         "type": "insufficient_quota",
+                     *         "param": null,
+                     *         "code": "insufficient_quota"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description No such model in the catalog. */
+            404: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "The model `llama-4-400b-instruct` does not exist.",
+                     *         "type": "invalid_request_error",
+                     *         "param": "model",
+                     *         "code": "model_not_found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /**
+             * @description The key's request or token rate limit is reached, or its owner has as many replies running as allowed;
+             *     try again after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "Rate limit reached for tokens: 100000 per 1m0s. Try again in 17s.",
+                     *         "type": "rate_limit_error",
+                     *         "param": null,
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The completion failed (its node stopped, or it timed out); nothing is charged. */
+            500: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "The model could not generate a reply. Please try again.",
+                     *         "type": "server_error",
+                     *         "param": null,
+                     *         "code": "server_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The model exists but no live node serves it now; nothing is queued and nothing is held. */
+            503: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "Model llama-3-70b-instruct is not available right now: no worker has it loaded",
+                     *         "type": "server_error",
+                     *         "param": "model",
+                     *         "code": "model_not_available"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    createEmbedding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "model": "glob-tiny-embed",
+                 *       "input": [
+                 *         "The river runs through the city.",
+                 *         "A list comprehension builds a list."
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["EmbeddingRequest"];
+            };
+        };
+        responses: {
+            /** @description One vector per input, in the input's order. */
+            200: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "embedding",
+                     *           "index": 0,
+                     *           "embedding": [
+                     *             0.0123,
+                     *             -0.0456,
+                     *             0.0789
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "model": "glob-tiny-embed",
+                     *       "usage": {
+                     *         "prompt_tokens": 8,
+                     *         "total_tokens": 8
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmbeddingList"];
+                };
+            };
+            /**
+             * @description The request does not match the API description, or asks for what is not served (token ids, a `dimensions`
+             *     other than the model's, a model that is not an embedding model; `param` names the field).
+             */
+            400: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "input: an array of token ids is not supported",
+                     *         "type": "invalid_request_error",
+                     *         "param": "input",
+                     *         "code": "unsupported_parameter"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (a user's access token is not an API key). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "Incorrect API key provided. Create one under API keys in the web app.",
+                     *         "type": "authentication_error",
+                     *         "param": null,
+                     *         "code": "invalid_api_key"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The balance, or the key's daily limit, cannot pay for the input's tokens. */
+            402: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "Payment required: insufficient tokens (0 GLOB available, 0.016 GLOB needed).",
+                     *         "type": "insufficient_quota",
+                     *         "param": null,
+                     *         "code": "insufficient_quota"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description No such model in the catalog. */
+            404: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "The model `text-embedding-3-small` does not exist.",
+                     *         "type": "invalid_request_error",
+                     *         "param": "model",
+                     *         "code": "model_not_found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The key's request or token rate limit is reached; try again after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "Rate limit reached for requests: 60 per 1m0s. Try again in 17s.",
+                     *         "type": "rate_limit_error",
+                     *         "param": null,
+                     *         "code": "rate_limit_exceeded"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The job failed (its node stopped, timed out, or sent vectors that failed the check); nothing is charged. */
+            500: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "The model could not generate a reply. Please try again.",
+                     *         "type": "server_error",
+                     *         "param": null,
+                     *         "code": "server_error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The model exists but no live node serves it now; nothing is queued and nothing is held. */
+            503: {
+                headers: {
+                    /** @description Requests the key may make per window (one minute by default). */
+                    "x-ratelimit-limit-requests"?: number;
+                    /** @description Prompt and completion tokens the key may use per window. */
+                    "x-ratelimit-limit-tokens"?: number;
+                    /** @description Requests left in the current window. */
+                    "x-ratelimit-remaining-requests"?: number;
+                    /** @description Tokens left in the current window. */
+                    "x-ratelimit-remaining-tokens"?: number;
+                    /** @description When the request window starts again, as a duration (`1m0s`, `17s`, `250ms`). */
+                    "x-ratelimit-reset-requests"?: string;
+                    /** @description When the token window starts again, as a duration. */
+                    "x-ratelimit-reset-tokens"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "message": "Model glob-tiny-embed is not available right now: no worker has it loaded",
                      *         "type": "server_error",
                      *         "param": "model",
                      *         "code": "model_not_available"

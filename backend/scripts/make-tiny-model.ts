@@ -1,12 +1,14 @@
 /**
- * Writes the built-in tiny chat model (random weights from a fixed seed; nothing is downloaded).
+ * Writes the built-in tiny chat model (random weights from a fixed seed; nothing is downloaded), and beside it, when
+ * `out` is a directory (or left out), the tiny embedding model (the same shape, mean pooling, its own seed).
  *
  *   node --conditions=glob-source -r @swc-node/register scripts/make-tiny-model.ts [out=../.data/models/] [--force] [--seed=N]
- *     [--layers=N] [--embd=N] [--ff=N] [--heads=N] [--splits=N]
+ *     [--layers=N] [--embd=N] [--ff=N] [--heads=N] [--splits=N] [--embedding]
  *
  * --layers/--embd/--ff/--heads change the shape (a bigger model for pooling tests); --splits=N writes N
  * files as llama.cpp's gguf-split does, `out` then naming (or being turned into) the first part's name. An `out`
- * that is a directory (or ends in /) gets the tiny model's file name.
+ * that is a directory (or ends in /) gets the tiny model's file name. --embedding writes an embedding model
+ * (mean pooling) to `out` instead of a chat model.
  * Skips writing when the file exists and validates, unless --force. Always validates what it leaves
  * behind and prints path, size and parameter count.
  */
@@ -14,10 +16,12 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { GgufError, splitPartPath, splitParts } from '@glob/engine/gguf';
 import { validateGguf } from '@glob/engine/gguf-validate';
-import { TINY_MODEL_FILE } from '../src/modules/inference/catalog';
+import { TINY_EMBED_MODEL_FILE, TINY_MODEL_FILE } from '../src/modules/inference/catalog';
 import { writeTinyLlamaGguf, type TinyModelOptions } from './tiny-model/write-tiny-gguf';
 
-const DEFAULT_OUT = resolve(__dirname, '..', '..', '.data', 'models', TINY_MODEL_FILE);
+const DEFAULT_OUT = resolve(__dirname, '..', '..', '.data', 'models') + '/';
+/** The tiny embedding model's seed (its weights differ from the chat model's). */
+const EMBED_SEED = 2;
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -31,7 +35,8 @@ async function main(): Promise<void> {
   };
   const seed = int('seed') ?? 1;
   const splits = int('splits') ?? 1;
-  const opts: TinyModelOptions = { seed, nLayer: int('layers'), nEmbd: int('embd'), nFf: int('ff'), nHead: int('heads'), splits };
+  const embedding = args.includes('--embedding');
+  const opts: TinyModelOptions = { seed, nLayer: int('layers'), nEmbd: int('embd'), nFf: int('ff'), nHead: int('heads'), splits, embedding };
   const positional = args.filter((a) => !a.startsWith('--'));
   const given = positional[0] ?? DEFAULT_OUT;
   const isDir =
@@ -40,8 +45,16 @@ async function main(): Promise<void> {
       (s) => s.isDirectory(),
       () => false,
     ));
-  let out = isDir ? join(resolve(given), TINY_MODEL_FILE) : resolve(given);
-  if (splits > 1 && splitParts(out).length !== splits) out = splitPartPath(out.replace(/\.gguf$/, ''), 1, splits);
+  const out = isDir ? join(resolve(given), embedding ? TINY_EMBED_MODEL_FILE : TINY_MODEL_FILE) : resolve(given);
+  await make(splits > 1 && splitParts(out).length !== splits ? splitPartPath(out.replace(/\.gguf$/, ''), 1, splits) : out, opts, force);
+  // The embedding model the catalog serves comes with the chat model: `make dev`, `make serve` and the tests need both.
+  const shaped = ['layers', 'embd', 'ff', 'heads', 'seed', 'splits'].some((n) => int(n) !== undefined);
+  if (isDir && !embedding && !shaped) await make(join(dirname(out), TINY_EMBED_MODEL_FILE), { seed: EMBED_SEED, embedding: true }, force);
+}
+
+/** Writes (or keeps) one model file and prints what it left behind. */
+async function make(out: string, opts: TinyModelOptions, force: boolean): Promise<void> {
+  const splits = opts.splits ?? 1;
 
   const KEPT = 'kept: it exists and validates; --force rewrites it';
   let action = 'written';

@@ -98,6 +98,11 @@ export function configureApi(app: NestExpressApplication, config: AppConfig, log
       next((err as { type?: string } | undefined)?.type === 'entity.too.large' ? new PayloadTooLargeException(NODE_EVENTS_TOO_LARGE) : err);
     });
   });
+  // An embed job's vectors (base64 float32): a batch of a large model's vectors passes the general 1 MB limit.
+  const nodeEmbeddings = express.json({ limit: '16mb' });
+  app.use('/api/nodes/jobs', (req: Request, res: express.Response, next: express.NextFunction) =>
+    /^\/[^/]+\/embeddings$/.test(req.path) ? nodeEmbeddings(req, res, next) : next(),
+  );
   // JSON bodies for /api and /v1 only; the raw bytes are kept for signature checks (payment webhooks).
   app.use(
     ['/api', '/v1'],

@@ -23,7 +23,13 @@ import { loadNodeLlamaCpp } from './node-llama-cpp';
 export type { ChatTurn } from './chat-history';
 export type EngineStopReason = 'stop' | 'length' | 'abort';
 export interface GenerateRequest {
-  messages: ChatTurn[];
+  /** Chat turns, formatted by the model's chat template (the prompt trimmed of its oldest turns to fit). */
+  messages?: ChatTurn[];
+  /**
+   * Instead of `messages`: a raw text the model continues as it is, with no chat template (OpenAI's legacy
+   * completions); a prompt too long for the context loses its start.
+   */
+  prompt?: string;
   maxTokens: number;
   temperature: number;
   topP: number;
@@ -100,6 +106,8 @@ export class ModelNotLoadedError extends Error {
 
 interface Slot {
   chat: Nlc.LlamaChat;
+  /** Raw-text generation on the same sequence, made on first use (a slot runs one generation at a time). */
+  completion?: Nlc.LlamaCompletion;
   busy: boolean;
 }
 
@@ -130,6 +138,8 @@ export class LlamaEngine {
   private readonly loading = new Map<string, Promise<void>>();
   /** Grammars by their schema's JSON text, least recently used first. */
   private readonly grammars = new Map<string, Promise<Nlc.LlamaGrammar>>();
+  /** Each loaded model's embedding context (its pooled output), made on its first embedding request. */
+  private readonly embedders = new Map<string, Promise<Nlc.LlamaEmbeddingContext>>();
   private disposed = false;
 
   private constructor(
@@ -225,7 +235,13 @@ export class LlamaEngine {
     if (!m) return;
     this.models.delete(modelId);
     for (const waiter of m.waiters.splice(0)) waiter(null);
-    for (const s of m.slots) s.chat.dispose();
+    const embedder = this.embedders.get(modelId);
+    this.embedders.delete(modelId);
+    await (await embedder?.catch(() => null))?.dispose();
+    for (const s of m.slots) {
+      s.completion?.dispose({ disposeSequence: false });
+      s.chat.dispose();
+    }
     await m.context.dispose();
     await m.model.dispose();
   }
@@ -252,9 +268,34 @@ export class LlamaEngine {
     return this.promptTokens(this.get(modelId), messages);
   }
 
+  /** Tokens of a raw prompt: the text alone, as the model's tokenizer splits it (no chat template). */
+  countTextTokens(modelId: string, text: string): number {
+    return text ? this.get(modelId).model.tokenize(text).length : 0;
+  }
+
   /** The token ids of a text (to compare two generations token by token). */
   tokenize(modelId: string, text: string): number[] {
     return Array.from(this.get(modelId).model.tokenize(text));
+  }
+
+  /**
+   * One embedding per text, in order: the model's pooled output (an embedding model's file says how it pools; mean for
+   * the project's tiny one), from a context of its own beside the model's generation sequences, one text at a time.
+   */
+  async embed(modelId: string, texts: string[]): Promise<Float32Array[]> {
+    const m = this.get(modelId);
+    let context = this.embedders.get(modelId);
+    if (!context) {
+      // One batch holds a whole text: a pooled embedding is made from a single batch.
+      const size = Math.min(m.context.contextSize, 2048);
+      context = m.model.createEmbeddingContext({ contextSize: size, batchSize: size, threads: this.opts.threads });
+      context.catch(() => this.embedders.delete(modelId));
+      this.embedders.set(modelId, context);
+    }
+    const c = await context;
+    const out: Float32Array[] = [];
+    for (const text of texts) out.push(Float32Array.from((await c.getEmbeddingFor(text)).vector));
+    return out;
   }
 
   async generate(modelId: string, req: GenerateRequest): Promise<GenerateResult> {
@@ -415,8 +456,18 @@ export class LlamaEngine {
       throw new RangeError(`maxTokens must be a positive integer, got ${req.maxTokens}`);
     }
     const contextSize = m.context.contextSize;
-    const messages = req.skipTrim ? req.messages : this.fit(m, req.messages, contextSize - Math.min(req.maxTokens, Math.floor(contextSize / 2)));
-    const promptTokens = this.promptTokens(m, messages);
+    const room = contextSize - Math.min(req.maxTokens, Math.floor(contextSize / 2));
+    let messages: ChatTurn[] = [];
+    let rawTokens: Nlc.Token[] | null = null;
+    if (req.prompt !== undefined) {
+      // The end of a raw prompt is what the model continues: a prompt too long loses its start (one token is the BOS).
+      const tokens = m.model.tokenize(req.prompt);
+      rawTokens = tokens.length > room - 1 ? tokens.slice(tokens.length - Math.max(1, room - 1)) : tokens;
+    } else {
+      if (!req.messages) throw new TypeError('a generation needs messages or a prompt');
+      messages = req.skipTrim ? req.messages : this.fit(m, req.messages, room);
+    }
+    const promptTokens = rawTokens ? rawTokens.length : this.promptTokens(m, messages);
     const aborted = (text = '', completionTokens = 0, firstTokenMs: number | null = null): GenerateResult => ({
       text,
       stopReason: 'abort',
@@ -434,7 +485,7 @@ export class LlamaEngine {
     let completionTokens = 0;
     let firstTokenMs: number | null = null;
     try {
-      const res = await slot.chat.generateResponse(chatHistory(messages), {
+      const options = {
         maxTokens: req.maxTokens,
         temperature: req.temperature,
         topP: req.topP,
@@ -443,16 +494,21 @@ export class LlamaEngine {
         // The grammar ends the JSON with newlines that are its stop trigger; the response is trimmed of them.
         ...(grammar ? { grammar } : {}),
         stopOnAbortSignal: true,
-        onToken: (tokens) => {
+        onToken: (tokens: Nlc.Token[]) => {
           completionTokens += tokens.length;
         },
-        onTextChunk: (chunk) => {
+        onTextChunk: (chunk: string) => {
           if (chunk.length === 0) return;
           firstTokenMs ??= elapsed();
           text += chunk;
           req.onToken?.(chunk);
         },
-      });
+      };
+      let res: { response: string; metadata: { stopReason: string } };
+      if (rawTokens) {
+        slot.completion ??= new this.nlc.LlamaCompletion({ contextSequence: slot.chat.sequence, autoDisposeSequence: false });
+        res = await slot.completion.generateCompletionWithMeta(rawTokens, options);
+      } else res = await slot.chat.generateResponse(chatHistory(messages), options);
       const reason = res.metadata.stopReason;
       // `response` is what was streamed, except a held-back partial stop trigger; keep them equal.
       if (res.response.startsWith(text) && res.response.length > text.length && reason !== 'abort') {

@@ -28,7 +28,8 @@ const EVENT_BATCH_MS = 50;
 export const AGENT_VERSION = packageJson.version;
 
 /** The engine calls the agent makes (LlamaEngine; a fake in tests). */
-export type Engine = Pick<LlamaEngine, 'load' | 'unload' | 'loadedModels' | 'isLoaded' | 'generate' | 'benchmark' | 'dispose' | 'capacity'>;
+export type Engine = Pick<LlamaEngine, 'load' | 'unload' | 'loadedModels' | 'isLoaded' | 'generate' | 'benchmark' | 'dispose' | 'capacity'> &
+  Partial<Pick<LlamaEngine, 'embed'>>;
 
 type NodeJob = Schemas['NodeJob'];
 type NodeState = Schemas['NodeState'];
@@ -603,7 +604,47 @@ export class Agent {
     });
   }
 
+  /**
+   * An embed job: the vectors of its texts from the local engine, sent in one call as base64 little-endian float32
+   * (the platform checks them before anyone pays); a failure here is the job's error event.
+   */
+  private async embedJob(job: NodeJob, running: RunningJob): Promise<void> {
+    const engine = this.engine;
+    this.log(`Claimed embed job ${job.job_id} (${job.model_id}, ${plural(job.input?.length ?? 0, 'text')})`, {
+      ...jobFields(job),
+      model: job.model_id,
+    });
+    if (!engine?.embed || !this.loaded.includes(job.model_id)) {
+      this.log(`Job ${job.job_id}: ${job.model_id} is not loaded here for embeddings`, jobFields(job));
+      await running.sender.close();
+      await this.giveBack(job.job_id);
+      return;
+    }
+    const started = performance.now();
+    let embeddings: string[];
+    try {
+      const vectors = await engine.embed(job.model_id, job.input ?? []);
+      embeddings = vectors.map((v) => Buffer.from(new Float32Array(v).buffer).toString('base64'));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.log(`Job ${job.job_id} failed: ${message}`, jobFields(job));
+      running.sender.push({ type: 'error', message: message.slice(0, 500) });
+      await running.sender.drain();
+      return;
+    }
+    await running.sender.close();
+    const res = await this.conn.call(
+      (signal) => this.api.POST('/api/nodes/jobs/{jobId}/embeddings', { params: { path: { jobId: job.job_id } }, body: { embeddings }, signal }),
+      { signal: this.stopping.signal, timeoutMs: 60_000 },
+    );
+    this.checkRevoked(res.response);
+    const secs = ((performance.now() - started) / 1000).toFixed(1);
+    if (res.response.status === 204) this.log(`Job ${job.job_id}: ${plural(embeddings.length, 'embedding')} in ${secs} s`, jobFields(job));
+    else this.log(`Job ${job.job_id}: the embeddings were refused (${res.response.status})`, jobFields(job));
+  }
+
   private async generate(job: NodeJob, running: RunningJob): Promise<void> {
+    if (job.kind === 'embed') return this.embedJob(job, running);
     const { sender } = running;
     const generator = this.generatorFor(job.model_id);
     this.log(`Claimed job ${job.job_id} (${job.model_id})`, { ...jobFields(job), model: job.model_id });
@@ -622,7 +663,8 @@ export class Agent {
       const result = await generateReply(
         (request) => generator.generate(request),
         {
-          messages: job.messages,
+          // A raw prompt is generated as it is, without the chat template.
+          ...(job.prompt !== undefined ? { prompt: job.prompt } : { messages: job.messages ?? [] }),
           // The platform already cut max_tokens to what the requester's hold pays for: never generate more.
           maxTokens: job.params.max_tokens,
           temperature: job.params.temperature,

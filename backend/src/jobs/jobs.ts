@@ -39,12 +39,18 @@ export interface MailJob extends JobTrace {
   replyTo?: string;
 }
 
+/** One chat turn of a generation job. */
+export type JobTurn = { role: 'system' | 'user' | 'assistant'; content: string };
+
 export interface InferenceJob extends JobTrace {
   taskId: string;
   streamId: string;
   userId: string;
   modelId: string;
-  messages: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>;
+  /** The chat to answer, formatted by the model's chat template. Every job has `messages` or `prompt`. */
+  messages?: JobTurn[];
+  /** Instead of `messages`: a raw text the model continues as it is, with no chat template (legacy completions). */
+  prompt?: string;
   /** `seed` and `stop` come from the OpenAI-compatible API; a generator that does not know them may ignore them. */
   params: {
     temperature: number;
@@ -68,6 +74,11 @@ export interface InferenceJob extends JobTrace {
   userMessageId?: string;
   /** When the reply was asked for (ms since the epoch): its time to first token counts from here. */
   requestedAt?: number;
+  /**
+   * An embedding job instead of a generation: the texts to embed, and their tokens as the platform counted them with
+   * the model's tokenizer (what the requester is charged, exactly).
+   */
+  embed?: { input: string[]; promptTokens: number };
 }
 
 /**
@@ -79,7 +90,9 @@ export interface VerifyJob extends JobTrace {
   /** The spot check's or the model proof's id. */
   checkId: string;
   modelId: string;
-  messages: InferenceJob['messages'];
+  /** The checked request's input, as it was given: chat turns or a raw prompt. */
+  messages?: JobTurn[];
+  prompt?: string;
   params: {
     temperature: number;
     topP: number;

@@ -9,10 +9,12 @@ import { sequenceMemory } from '@glob/engine/memory';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { InferenceJob, inferenceQueue, VerifyJob, verifyQueue } from '../jobs/jobs';
+import { generationInput } from '../jobs/generation-input';
 import { CatalogModel, loadCatalog, modelsForWorker } from '../modules/inference/catalog';
 import { LlamaEngine } from '@glob/engine/llama-engine';
 import { NodesRepository } from '../modules/inference/nodes.repository';
 import { RepliesService } from '../modules/inference/replies.service';
+import { EmbeddingsService } from '../modules/inference/embeddings.service';
 import { hardwareScore } from '../modules/rewards/rewards';
 import { SpotChecksService, verifierKey } from '../modules/inference/spot-checks.service';
 import { generateReply } from '@glob/engine/generation';
@@ -45,6 +47,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     private readonly nodes: NodesRepository,
     private readonly replies: RepliesService,
     private readonly spotChecks: SpotChecksService,
+    private readonly embeddings: EmbeddingsService,
   ) {
     this.catalog = loadCatalog(config);
   }
@@ -166,7 +169,11 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     this.logger.log({ msg: `Job ${job.id} started`, ...fields });
     if (!(await this.replies.begin(data, nodeId))) return;
     const run: ReplyRun = { kind: 'worker' };
-    const promptTokens = engine.countTokens(data.modelId, data.messages);
+    if (data.embed) return this.embed(job, run);
+    // A raw prompt counts as its text alone; chat turns as the model's template formats them.
+    const input = generationInput(data);
+    const promptTokens =
+      input.prompt !== undefined ? engine.countTextTokens(data.modelId, input.prompt) : engine.countTokens(data.modelId, input.messages);
     const budget = await this.replies.budget(data, nodeId, promptTokens);
     if (!budget) return;
 
@@ -182,7 +189,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       const result = await generateReply(
         (request) => engine.generate(data.modelId, request),
         {
-          messages: data.messages,
+          ...input,
           maxTokens: budget.maxTokens,
           temperature: data.params.temperature,
           topP: data.params.topP,
@@ -205,12 +212,31 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     }
   }
 
+  /** An embedding job: the vectors computed here, handed to the inference core, which checks and settles them. */
+  private async embed(job: Job<InferenceJob>, run: ReplyRun): Promise<void> {
+    const data = job.data;
+    const started = performance.now();
+    try {
+      const vectors = await this.engine!.embed(data.modelId, data.embed!.input);
+      run.firstTokenAt = Date.now();
+      const problem = await this.embeddings.finish(data, this.nodeId!, vectors, performance.now() - started, run);
+      this.logger.log({
+        msg: `Job ${job.id} done: ${vectors.length} embeddings${problem ? ` (refused: ${problem})` : ''}`,
+        job_id: job.id,
+        model: data.modelId,
+      });
+    } catch (err) {
+      this.logger.error(`Job ${job.id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      await this.embeddings.fail(data, this.nodeId!, run);
+    }
+  }
+
   /** A spot check or a model challenge: the same request generated again here (a trusted generator), the node's answer judged against it. */
   private async verify(job: Job<VerifyJob>): Promise<void> {
-    const { kind, checkId, modelId, messages, params } = job.data;
+    const { kind, checkId, modelId, params } = job.data;
     const engine = this.engine!;
     const replay = await engine.generate(modelId, {
-      messages,
+      ...generationInput(job.data),
       maxTokens: params.maxTokens,
       temperature: params.temperature,
       topP: params.topP,

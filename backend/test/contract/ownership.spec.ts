@@ -32,6 +32,8 @@ interface World {
   taskId: string;
   /** A job of A's, held by A's node. */
   nodeJobId: string;
+  /** An embedding job of A's (one text), held by A's node. */
+  embedJobId: string;
   /** An API key of A's. */
   apiKeyId: string;
   /** A pool of A's nodes. */
@@ -46,7 +48,9 @@ interface World {
  * Which of A's resources a path names, by path prefix (the prefix ends at the placeholder it fills).
  * `{userId}` anywhere is A's user id. Add an entry here for every new path that names a resource by id.
  */
-const FIXTURES: Array<{ prefix: string; value: (w: World) => string }> = [
+const FIXTURES: Array<{ prefix: string; value: (w: World) => string; operationId?: string }> = [
+  // An embed job's vectors go to an embed job (a chat job answers 409).
+  { prefix: '/api/nodes/jobs/{jobId}', operationId: 'sendNodeJobEmbeddings', value: (w) => w.embedJobId },
   { prefix: '/api/chat/conversations/{id}', value: (w) => w.conversationId },
   { prefix: '/api/api-keys/{id}', value: (w) => w.apiKeyId },
   { prefix: '/api/notifications/{id}', value: (w) => w.notificationId },
@@ -68,6 +72,8 @@ const FIXTURES: Array<{ prefix: string; value: (w: World) => string }> = [
  */
 const BODY_OVERRIDES: Record<string, (body: Record<string, unknown>, w: World) => Record<string, unknown>> = {
   transferTokens: (body, w) => ({ ...body, to_address: w.b.address }),
+  // One vector of the tiny embedding model's length for the job's one text (the example's would fail the check).
+  sendNodeJobEmbeddings: () => ({ embeddings: [Buffer.alloc(192 * 4).toString('base64')] }),
 };
 
 /** Paths naming a resource by id: `{id}`, `{userId}`, `{conversationId}`… */
@@ -102,7 +108,7 @@ function fixtureFor(o: SpecOperation, name: string, w: World): string {
   if (name === 'userId') return w.a.id;
   const placeholder = `{${name}}`;
   const upTo = o.path.slice(0, o.path.indexOf(placeholder) + placeholder.length);
-  const match = FIXTURES.find((f) => f.prefix === upTo);
+  const match = FIXTURES.find((f) => f.prefix === upTo && (!f.operationId || f.operationId === o.operationId));
   if (!match) {
     throw new Error(
       `${o.operationId} (${o.method.toUpperCase()} ${o.path}) names a resource by ${placeholder}, but no fixture maps "${upTo}" to one of ` +
@@ -267,7 +273,7 @@ describe('contract: every operation on an owned resource refuses another account
     const ub = await newUser(stack, 'intruder');
     const a = { ...ua, node: await pairNode(ua, 'owner-node') };
     const b = { ...ub, node: await pairNode(ub, 'intruder-node') };
-    const beat = () => provingHeartbeat(stack, a.node.auth, { models: ['glob-tiny-chat'], running_jobs: 1 });
+    const beat = () => provingHeartbeat(stack, a.node.auth, { models: ['glob-tiny-chat', 'glob-tiny-embed'], running_jobs: 2, slots: 2 });
     expect((await beat()).status).toBe(200);
     heartbeats = setInterval(
       () =>
@@ -334,6 +340,17 @@ describe('contract: every operation on an owned resource refuses another account
     if (claimed.status !== 200 || claimed.body.job_id !== nodeJobId)
       throw new Error(`A's node did not get A's job: ${claimed.status} ${claimed.text}`);
 
+    // An embedding request of A's (through an API key of A's), claimed by A's node; it is answered when A sends the vectors.
+    const embedKey = (await stack.http.post('/api/api-keys').set(a.auth).send({ name: 'embed key' }).expect(201)).body.key as string;
+    void fetch(`${stack.url}/v1/embeddings`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${embedKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ model: 'glob-tiny-embed', input: 'A secret text of the owner' }),
+    }).catch(() => undefined);
+    const embedClaim = await stack.http.post('/api/nodes/jobs/claim').set(a.node.auth).send({ wait_seconds: 5 });
+    if (embedClaim.status !== 200 || embedClaim.body.kind !== 'embed')
+      throw new Error(`A's node did not get A's embed job: ${embedClaim.status} ${embedClaim.text}`);
+
     // A pool of A's node and a second node of A's.
     const pool = await stack.http
       .post('/api/nodes/pools')
@@ -352,6 +369,7 @@ describe('contract: every operation on an owned resource refuses another account
       streamId,
       taskId: task!.id,
       nodeJobId,
+      embedJobId: embedClaim.body.job_id as string,
       poolId: pool.body.id as string,
       apiKeyId: (await stack.http.post('/api/api-keys').set(a.auth).send({ name: 'owner key' }).expect(201)).body.api_key.id as string,
       sessionId: await otherSession(a.email, a.auth),

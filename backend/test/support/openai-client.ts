@@ -5,6 +5,8 @@ import { expectSpecResponse, expectSpecSchema } from './contract';
 const OPERATIONS: Record<string, string> = {
   '/v1/models': 'listOpenAiModels',
   '/v1/chat/completions': 'createChatCompletion',
+  '/v1/completions': 'createCompletion',
+  '/v1/embeddings': 'createEmbedding',
 };
 
 /**
@@ -50,9 +52,12 @@ export class SpecCheckedFetch {
     for (const block of text.split('\n\n').filter(Boolean)) {
       const data = /^data: (.*)$/m.exec(block)?.[1];
       if (!data || data === '[DONE]') continue;
-      const parsed = JSON.parse(data) as object;
+      const parsed = JSON.parse(data) as { object?: string };
+      // A legacy completion streams `text_completion` chunks; a chat completion `chat.completion.chunk` ones.
+      const schema =
+        'error' in parsed ? 'ChatCompletionStreamError' : parsed.object === 'text_completion' ? 'CompletionChunk' : 'ChatCompletionChunk';
       try {
-        expectSpecSchema('error' in parsed ? 'ChatCompletionStreamError' : 'ChatCompletionChunk', parsed);
+        expectSpecSchema(schema, parsed);
       } catch (err) {
         this.problems.push(String(err));
       }

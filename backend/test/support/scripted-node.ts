@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Response } from 'supertest';
-import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
+import { BUILT_IN_CATALOG, TINY_EMBED_MODEL_FILE, TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
 import { hashRanges } from '@glob/engine/file-proof';
 import type { TestStack } from './app';
 import { expectSpecResponse } from './contract';
@@ -31,14 +31,18 @@ export type ChallengeWriter = (c: Challenge) => Promise<string>;
 
 /**
  * Answers model challenges as a node holding the files would: in test stacks every catalog model's file is the tiny
- * model's (test/support/catalog.ts).
+ * model's, the embedding model's the tiny embedding model's (test/support/catalog.ts).
  */
 export async function answerChallenges(challenges: Challenge[] | undefined, write: ChallengeWriter = async () => 'x') {
-  const file = join(process.env.MODELS_DIR!, TINY_MODEL_FILE);
+  const fileOf = (modelId: string) =>
+    join(
+      process.env.MODELS_DIR!,
+      BUILT_IN_CATALOG.models.find((m) => m.id === modelId)?.kind === 'embedding' ? TINY_EMBED_MODEL_FILE : TINY_MODEL_FILE,
+    );
   return Promise.all(
     (challenges ?? []).map(async (c) => ({
       challenge_id: c.challenge_id,
-      range_hashes: await hashRanges(file, c.nonce, c.ranges),
+      range_hashes: await hashRanges(fileOf(c.model_id), c.nonce, c.ranges),
       text: await write(c),
     })),
   );
@@ -55,6 +59,8 @@ export interface NodeJob {
   first_token_ms: number;
   max_bytes: number;
   request_id?: string;
+  kind?: 'chat' | 'embed';
+  input?: string[];
 }
 
 /**

@@ -15,14 +15,21 @@ export const GENERATION_DEFAULTS = {
   contextLength: 8192,
 } as const;
 export const TINY_MODEL_FILE = 'glob-tiny-chat.gguf';
+/** The project's own tiny embedding model (written beside the chat model by `npm run model:tiny`). */
+export const TINY_EMBED_MODEL_FILE = 'glob-tiny-embed.gguf';
 /** A catalog model's date when its entry names none: the day the catalog began (a fixed day, never the load time). */
 export const DEFAULT_CREATED = '2026-11-21';
 
 /**
- * What the platform serves besides plain chat, for every model: the one place to change when tools, structured
- * output or embeddings are built (`GET /v1/models` reports it as `supported_features`).
+ * What the platform serves with a chat model and with an embedding model: the one place to change when a feature is
+ * built (`GET /v1/models` reports it as `supported_features`).
  */
 export const MODEL_FEATURES = { tools: true, structured_outputs: true, embeddings: false } as const;
+export const EMBEDDING_MODEL_FEATURES = { tools: false, structured_outputs: false, embeddings: true } as const;
+
+/** A catalog model is a chat model (it generates text) or an embedding model (it answers vectors), never both. */
+export type ModelKind = 'chat' | 'embedding';
+export const modelFeatures = (m: { kind: ModelKind }) => ({ ...(m.kind === 'embedding' ? EMBEDDING_MODEL_FEATURES : MODEL_FEATURES) });
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256 in lower-case hex');
 const oneOrMore = <T extends z.ZodType>(t: T) => z.union([t, z.array(t).min(1)]).transform((v) => (Array.isArray(v) ? v : [v]));
@@ -30,6 +37,8 @@ const entry = z
   .object({
     id: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/),
     name: z.string().min(1).max(100),
+    /** `embedding` for a model that answers `POST /v1/embeddings` only; a chat model by default. */
+    kind: z.enum(['chat', 'embedding']).default('chat'),
     display_name: z.string().min(1).max(100).optional(),
     parameters: z.string().max(20),
     description: z.string().max(500).default('AI Language Model'),
@@ -73,6 +82,7 @@ export interface CatalogFile {
 export interface CatalogEntry {
   id: string;
   name: string;
+  kind: ModelKind;
   displayName: string;
   parameters: string;
   description: string;
@@ -121,6 +131,7 @@ export function readCatalogFile({ catalogPath, modelsDir }: { catalogPath?: stri
     return {
       id: m.id,
       name: m.name,
+      kind: m.kind,
       displayName: m.display_name ?? m.name,
       parameters: m.parameters,
       description: m.description,

@@ -5,6 +5,7 @@ import { NotificationsModule } from '../notifications/notifications.module';
 import { WalletModule } from '../wallet/wallet.module';
 import { InferenceController } from './inference.controller';
 import { InferenceService } from './inference.service';
+import { EmbeddingsService } from './embeddings.service';
 import { FairQueue } from './fair-queue';
 import { NodesRepository } from './nodes.repository';
 import { TasksRepository } from './tasks.repository';
@@ -24,6 +25,7 @@ import { PeerReplaysService } from './peer-replays.service';
   controllers: [InferenceController],
   providers: [
     InferenceService,
+    EmbeddingsService,
     NodesRepository,
     TasksRepository,
     TasksService,
@@ -45,6 +47,7 @@ import { PeerReplaysService } from './peer-replays.service';
     TasksRepository,
     RepliesService,
     InferenceService,
+    EmbeddingsService,
     TokenCounter,
     SpotChecksService,
     SpotChecksRepository,

@@ -16,7 +16,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { Transactions } from '../../database/repository';
 import { JobsService } from '../../jobs/jobs.service';
-import { inferenceQueue, type InferenceJob } from '../../jobs/jobs';
+import { inferenceQueue, type InferenceJob, type JobTurn } from '../../jobs/jobs';
 import { REDIS } from '../../redis/redis.module';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { ChatService } from '../chat/chat.service';
@@ -31,16 +31,21 @@ import { StreamHub } from './stream-hub';
 import { StreamSlot, StreamSlots } from './stream-slots';
 import { StreamEvent, stopChannel, stopKey, TokenStream } from './streams';
 
-type Turn = InferenceJob['messages'][number];
+type Turn = JobTurn;
 
-/** About 4 characters per token: what the prompt is expected to cost (the 402 check). */
-export const estimateTokens = (messages: Turn[]) => messages.reduce((n, m) => n + Math.ceil(m.content.length / 4) + 4, 2);
+/** What a generation starts from: chat turns, or a raw prompt whose tokens the caller counted with the model's tokenizer. */
+type PromptInput = { messages: Turn[] } | { prompt: string; promptTokens: number };
+
+/** About 4 characters per token: what the prompt is expected to cost (the 402 check); a counted raw prompt, exactly. */
+export const estimateTokens = (input: PromptInput) =>
+  'prompt' in input ? input.promptTokens : input.messages.reduce((n, m) => n + Math.ceil(m.content.length / 4) + 4, 2);
 
 /**
  * An upper bound of the prompt's tokens for the hold (a byte-level tokenizer can need one token per
  * character, and the chat template adds some); what is not used is released when the reply ends.
  */
-export const boundTokens = (messages: Turn[]) => messages.reduce((n, m) => n + Buffer.byteLength(m.content) + 16, 16);
+export const boundTokens = (input: PromptInput) =>
+  'prompt' in input ? input.promptTokens : input.messages.reduce((n, m) => n + Buffer.byteLength(m.content) + 16, 16);
 
 /** How long a stop that arrived before its stream is remembered. */
 const EARLY_STOP_SECONDS = 60;
@@ -66,6 +71,11 @@ export interface ApiRequestOptions {
   stop?: string[];
   /** The reply must be JSON matching this schema (already cut to what the generators' grammars support). */
   jsonSchema?: Record<string, unknown>;
+  /**
+   * The request's `prompt` is a raw text the model continues without a chat template (legacy completions), of this
+   * many tokens as the model's tokenizer counts the text alone.
+   */
+  rawPromptTokens?: number;
 }
 
 export interface StartedStream {
@@ -128,6 +138,7 @@ export class InferenceService {
   private async availableModel(modelId: string): Promise<CatalogModel> {
     const model = this.catalog.find((m) => m.id === modelId);
     if (!model) throw new NotFoundException(`Model ${modelId} not found`);
+    if (model.kind === 'embedding') throw new BadRequestException(`model: ${model.id} is an embedding model; it answers only embeddings`);
     if (!(await this.nodes.liveModels()).get(model.id)) {
       throw new ServiceUnavailableException(`Model ${model.id} is not available right now: no worker has it loaded`);
     }
@@ -140,6 +151,7 @@ export class InferenceService {
    * stream twice never starts two generations (nor saves the user's message twice).
    */
   async start(userId: string, input: RequestBody<'startStream'>, api?: ApiRequestOptions): Promise<StartedStream> {
+    const raw = api?.rawPromptTokens !== undefined ? { prompt: input.prompt!, promptTokens: api.rawPromptTokens } : null;
     let messages: Turn[] = input.messages ?? [{ role: 'user', content: input.prompt! }];
     const params: InferenceJob['params'] = {
       temperature: input.params?.temperature ?? GENERATION_DEFAULTS.temperature,
@@ -150,7 +162,7 @@ export class InferenceService {
       ...(api?.jsonSchema ? { jsonSchema: api.jsonSchema } : {}),
     };
     const requestHash = createHash('sha256')
-      .update(JSON.stringify([input.modelId, messages, params, input.replace_from ?? null]))
+      .update(JSON.stringify([input.modelId, raw ? { prompt: raw.prompt } : messages, params, input.replace_from ?? null]))
       .digest('hex');
     const existing = await this.tasks.byStream(input.streamId);
     if (existing) {
@@ -174,14 +186,15 @@ export class InferenceService {
       }
     }
     // A prompt the balance cannot pay for is refused before anything is saved (a retry would save it twice).
-    await this.assertAffordable(userId, model, messages);
+    const prompt: PromptInput = raw ?? { messages };
+    await this.assertAffordable(userId, model, prompt);
     const slot = await this.slots.acquire(userId);
     try {
       await this.queue({
         userId,
         streamId: input.streamId,
         model,
-        messages,
+        prompt,
         params,
         requestHash,
         conversationId,
@@ -208,7 +221,7 @@ export class InferenceService {
     userId: string;
     streamId: string;
     model: CatalogModel;
-    messages: Turn[];
+    prompt: PromptInput;
     params: InferenceJob['params'];
     requestHash: string;
     conversationId?: string;
@@ -234,7 +247,7 @@ export class InferenceService {
       if (other) return this.assertSameRequest(other, args.userId, args.requestHash);
       throw new ConflictException('This streamId is already used by another request');
     }
-    const fullCost = (boundTokens(args.messages) + params.maxTokens) * model.priceUnits;
+    const fullCost = (boundTokens(args.prompt) + params.maxTokens) * model.priceUnits;
     let hold: { holdId: string; reserved: number } | null = null;
     try {
       if (fullCost > 0) hold = await this.reserve({ ...args, taskId }, fullCost);
@@ -245,9 +258,9 @@ export class InferenceService {
     }
     if (hold) await this.tasks.setHold(taskId, hold.holdId);
     let userMessageId: string | undefined;
-    if (args.conversationId) {
+    if (args.conversationId && 'messages' in args.prompt) {
       // Saved at once, so a closed tab loses nothing; the reply joins it when the stream ends.
-      const last = args.messages.at(-1)!;
+      const last = args.prompt.messages.at(-1)!;
       userMessageId = (
         args.replaceFrom
           ? await this.chat.replaceFrom(args.userId, args.conversationId, args.replaceFrom, { content: last.content, model: model.id })
@@ -263,7 +276,7 @@ export class InferenceService {
         streamId: args.streamId,
         userId: args.userId,
         modelId: model.id,
-        messages: args.messages,
+        ...('prompt' in args.prompt ? { prompt: args.prompt.prompt } : { messages: args.prompt.messages }),
         params,
         holdId: hold?.holdId ?? '',
         holdUnits: hold?.reserved ?? 0,
@@ -282,7 +295,7 @@ export class InferenceService {
    * released: the next request counts it); a key revoked meanwhile reserves nothing.
    */
   private reserve(
-    args: { taskId: string; userId: string; streamId: string; model: CatalogModel; messages: Turn[]; apiKeyId?: string },
+    args: { taskId: string; userId: string; streamId: string; model: CatalogModel; prompt: PromptInput; apiKeyId?: string },
     units: number,
   ) {
     const { model, apiKeyId } = args;
@@ -290,7 +303,7 @@ export class InferenceService {
     return this.transactions.run(async (tx) => {
       const allowance = await this.apiKeys.lockAllowance(apiKeyId, tx);
       if (allowance === undefined) throw new UnauthorizedException('This API key has been revoked.');
-      const minimum = (estimateTokens(args.messages) + 1) * model.priceUnits;
+      const minimum = (estimateTokens(args.prompt) + 1) * model.priceUnits;
       if (allowance !== null && allowance < minimum) throw new DailyLimitException(allowance);
       const hold = await this.ledger.reserve(
         args.userId,
@@ -305,8 +318,8 @@ export class InferenceService {
   }
 
   /** 402 unless the free balance pays for the prompt and at least one generated token. */
-  private async assertAffordable(userId: string, model: CatalogModel, messages: Turn[]): Promise<void> {
-    const promptCost = estimateTokens(messages) * model.priceUnits;
+  private async assertAffordable(userId: string, model: CatalogModel, prompt: PromptInput): Promise<void> {
+    const promptCost = estimateTokens(prompt) * model.priceUnits;
     const { balance, held } = await this.ledger.walletOf(userId);
     if (balance - held < promptCost || (model.priceUnits > 0 && balance - held < promptCost + model.priceUnits)) {
       throw new InsufficientTokensException(balance - held, promptCost);
@@ -317,7 +330,7 @@ export class InferenceService {
    * The stream's events through the process's shared reader. A stream silent for the job lock time has its
    * task checked (the reaper ends a dead one with an error event), so a reader never hangs or ends silently.
    */
-  private stream(streamId: string, slot: StreamSlot): StartedStream {
+  stream(streamId: string, slot: StreamSlot): StartedStream {
     const key = TokenStream.key(this.config.redis.prefix, streamId);
     const { hub, reaper, redis } = this;
     const idleMs = this.config.inference.jobLockMs;

@@ -7,6 +7,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import { CatalogModel, loadCatalog } from './catalog';
 import { chatHistory, type ChatTurn } from '@glob/engine/chat-history';
 import { CHATML_TEMPLATE } from '@glob/engine/chatml';
+import type { GenerationInput } from '../../jobs/generation-input';
 
 /**
  * The thread's code, as a string so it runs the same from src (swc, jest) and from dist. It loads each model's
@@ -32,7 +33,9 @@ async function model(id, path) {
       const pieces = (meta.tokenizer && meta.tokenizer.ggml && meta.tokenizer.ggml.tokens) || [];
       let maxTokenBytes = 4;
       for (const p of pieces) maxTokenBytes = Math.max(maxTokenBytes, Buffer.byteLength(String(p)));
-      return { model, wrapper, maxTokenBytes };
+      const arch = meta.general && meta.general.architecture;
+      const embeddingLength = Number((arch && meta[arch] && meta[arch].embedding_length) || 0);
+      return { model, wrapper, maxTokenBytes, embeddingLength };
     })().catch((err) => {
       // Not remembered: a tokenizer file put in place later is read on the next call.
       models.delete(id);
@@ -51,7 +54,7 @@ parentPort.on('message', async (m) => {
     }
     const t = await model(m.model, m.path);
     let result;
-    if (m.op === 'info') result = { maxTokenBytes: t.maxTokenBytes };
+    if (m.op === 'info') result = { maxTokenBytes: t.maxTokenBytes, embeddingLength: t.embeddingLength };
     else if (m.op === 'prompt') result = t.wrapper.generateContextState({ chatHistory: m.history }).contextText.tokenize(t.model.tokenizer).length;
     else if (m.op === 'tokens') result = Array.from(t.model.tokenize(m.text));
     else result = t.model.tokenize(m.text).length;
@@ -91,7 +94,12 @@ export class TokenCounter implements OnApplicationShutdown {
     return (await this.ask(modelId, { op: 'prompt', history: chatHistory(messages) })) as number;
   }
 
-  /** Tokens of a text (a reply as it was relayed). */
+  /** Tokens of a job's input: a raw prompt as its text alone, chat turns as the model's chat template formats them. */
+  countInput(modelId: string, input: GenerationInput): Promise<number> {
+    return input.prompt !== undefined ? this.countText(modelId, input.prompt) : this.countPrompt(modelId, input.messages);
+  }
+
+  /** Tokens of a text (a reply as it was relayed, or a raw prompt). */
   async countText(modelId: string, text: string): Promise<number> {
     if (!text) return 0;
     return (await this.ask(modelId, { op: 'text', text })) as number;
@@ -106,6 +114,11 @@ export class TokenCounter implements OnApplicationShutdown {
   /** The longest a single token of the model can decode to, in bytes (a reply of n tokens is at most n times this). */
   async maxTokenBytes(modelId: string): Promise<number> {
     return ((await this.ask(modelId, { op: 'info' })) as { maxTokenBytes: number }).maxTokenBytes;
+  }
+
+  /** The length of the model's embeddings (its embedding length, from the file's metadata; 0 when it does not say). */
+  async embeddingLength(modelId: string): Promise<number> {
+    return ((await this.ask(modelId, { op: 'info' })) as { embeddingLength: number }).embeddingLength;
   }
 
   private ask(modelId: string, op: Op): Promise<unknown> {

@@ -8,6 +8,7 @@ import {
   OnApplicationBootstrap,
   OnApplicationShutdown,
   PayloadTooLargeException,
+  UnprocessableEntityException,
 } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { randomInt, randomUUID } from 'node:crypto';
@@ -16,6 +17,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { JobLeases, type Lease } from '../../jobs/job-leases';
 import { inferenceQueue, type InferenceJob, type InferenceQueue } from '../../jobs/jobs';
+import { generationInput } from '../../jobs/generation-input';
 import { jobsAddedChannel } from '../../jobs/jobs.service';
 import { createRedis, REDIS } from '../../redis/redis.module';
 import { withRequestId } from '../../observability/logging';
@@ -28,6 +30,7 @@ import { SpotChecksService } from '../inference/spot-checks.service';
 import { PeerReplaysService } from '../inference/peer-replays.service';
 import { stopChannel } from '../inference/streams';
 import { TokenCounter } from '../inference/token-counter';
+import { EmbeddingsService, fromBase64 } from '../inference/embeddings.service';
 import { outdated } from './agent-version';
 import { ProviderNodesRepository, type NodeIdentity } from './provider-nodes.repository';
 import { NodePoolsRepository } from './node-pools.repository';
@@ -106,6 +109,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     private readonly limiter: RateLimiter,
     private readonly spotChecks: SpotChecksService,
     private readonly peerReplays: PeerReplaysService,
+    private readonly embeddings: EmbeddingsService,
   ) {
     this.catalog = new Set(loadCatalog(config).map((m) => m.id));
   }
@@ -247,8 +251,10 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
         await this.leases.complete(lease);
         continue;
       }
+      if (data.embed) return this.embedJob(node, lease, data);
       // The completion cap comes from the platform's count of the prompt, never from anything the node says.
-      const promptTokens = await this.counter.countPrompt(data.modelId, data.messages);
+      const input = generationInput(data);
+      const promptTokens = await this.counter.countInput(data.modelId, input);
       // The same budget rule as the in-cluster worker's: a hold that cannot pay for the prompt ends the reply.
       const budget = await this.replies.budget(data, node.id, promptTokens);
       if (!budget) {
@@ -291,7 +297,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
       return {
         job_id: lease.jobId,
         model_id: data.modelId,
-        messages: data.messages,
+        ...input,
         params: {
           temperature: data.params.temperature,
           max_tokens: budget.maxTokens,
@@ -308,19 +314,89 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
+  /**
+   * An embedding job as the node gets it: its texts; what it is charged was counted when it was queued. Its vectors
+   * are due within the first-token deadline, like a reply's first token.
+   */
+  private async embedJob(node: NodeIdentity, lease: Lease, data: InferenceJob): Promise<Schemas['NodeJob']> {
+    const claimedAt = Date.now();
+    const a: Assignment = {
+      ...lease,
+      nodeId: node.id,
+      modelId: data.modelId,
+      claimedAt,
+      promptTokens: data.embed!.promptTokens,
+      maxTokens: 0,
+      maxBytes: 0,
+      maxEvents: 0,
+      seed: 0,
+      kind: 'remote',
+    };
+    await this.save(a);
+    await this.redis.sadd(this.heldKey(node.id), lease.jobId);
+    await this.redis.zadd(this.deadlinesKey(), claimedAt + this.config.inference.nodeFirstTokenMs, lease.jobId);
+    withRequestId(data.requestId, () =>
+      this.logger.log({
+        msg: `Node ${node.id} claimed embed job ${lease.jobId}`,
+        job_id: lease.jobId,
+        node_id: node.id,
+        task_id: data.taskId,
+        model: data.modelId,
+      }),
+    );
+    return {
+      job_id: lease.jobId,
+      model_id: data.modelId,
+      kind: 'embed',
+      input: data.embed!.input,
+      params: { temperature: 0, max_tokens: 1, top_p: 1, seed: 0 },
+      lock_ms: this.config.inference.jobLockMs,
+      first_token_ms: this.config.inference.nodeFirstTokenMs,
+      max_bytes: 0,
+      ...(data.requestId ? { request_id: data.requestId } : {}),
+    };
+  }
+
+  /**
+   * An embed job's vectors: checked and settled by the inference core; vectors that fail the check end the job as
+   * failed for this node, at no charge (422).
+   */
+  async embeddingsOf(node: NodeIdentity, jobId: string, body: RequestBody<'sendNodeJobEmbeddings'>): Promise<void> {
+    await this.nodes.touch(node.id);
+    const { a, data } = await this.held(node, jobId);
+    if (!data.embed) throw new ConflictException(`Job ${jobId} is not an embed job`);
+    if (await this.redis.zrem(this.deadlinesKey(), jobId)) await this.nodes.firstTokenInTime(node.id);
+    const vectors = body.embeddings.map(fromBase64);
+    const problem = vectors.some((v) => !v)
+      ? 'a vector is not whole float32 values'
+      : await withRequestId(data.requestId, () =>
+          this.embeddings.finish(data, node.id, vectors as Float32Array[], Date.now() - a.claimedAt, runOf(a)),
+        );
+    if (problem && vectors.some((v) => !v)) await this.embeddings.fail(data, node.id, runOf(a));
+    await this.release(a, () => (problem ? this.leases.fail(a, problem) : this.leases.complete(a)));
+    if (problem) throw new UnprocessableEntityException(`Job ${jobId} has ended: ${problem}`);
+  }
+
+  /** An embed job answered with text, or stopped: it ends as failed for its node, and nobody pays. */
+  private async endEmbed(a: Assignment, data: InferenceJob, why: string): Promise<void> {
+    this.logger.warn(`Node ${a.nodeId} ended embed job ${a.jobId} without vectors: ${why}`);
+    await this.embeddings.fail(data, a.nodeId, runOf(a));
+    await this.release(a, () => this.leases.fail(a, why));
+  }
+
   /** A replay of another owner's work waiting for this node, as a job like any other. */
   private async replay(nodeId: string): Promise<Schemas['NodeJob'] | null> {
     const r = await this.peerReplays.next(nodeId);
     if (!r) return null;
     const jobId = `${REPLAY_JOB}${r.id}`;
-    const { model_id, messages, params } = r.job;
+    const { model_id, params } = r.job;
     const maxBytes = params.max_tokens * (await this.counter.maxTokenBytes(model_id)) + BYTE_SLACK;
     await this.redis.set(this.replayKey(jobId), String(maxBytes), 'EX', this.config.inference.replyTimeoutSeconds);
     await this.redis.sadd(this.heldKey(nodeId), jobId);
     return {
       job_id: jobId,
       model_id,
-      messages,
+      ...generationInput(r.job),
       params: {
         temperature: params.temperature,
         max_tokens: params.max_tokens,
@@ -398,6 +474,10 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     const tokenEvents = events.length - (final ? 1 : 0);
     if (jobId.startsWith(REPLAY_JOB)) return this.replayEvents(node, jobId, text, tokenEvents, final);
     const { a, data } = await this.held(node, jobId);
+    if (data.embed && (tokenEvents > 0 || final?.type === 'done')) {
+      await this.endEmbed(a, data, 'it sent text for an embed job');
+      throw new ConflictException(`Job ${jobId} has ended: an embed job is answered with its vectors`);
+    }
     if (tokenEvents > 0) await this.withinCaps(a, data, tokenEvents, Buffer.byteLength(text));
     if (text) {
       await this.replies.tokens(data, text);
@@ -469,6 +549,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
         seed: a.seed,
         text,
         completionTokens: usage.completionTokens,
+        pooled: a.kind === 'pool',
       });
     }
   }
@@ -482,6 +563,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     if (!a) return;
     const data = await this.leases.renew(a);
     if (!data) return;
+    if (data.embed) return this.endEmbed(a, data, 'stopped');
     await this.settle(a, data, 'abort');
   }
 

@@ -149,6 +149,18 @@ export class NodesController {
   }
 
   @NodeOperation()
+  @Post('nodes/jobs/:jobId/embeddings')
+  @HttpCode(204)
+  @RateLimit(NODE)
+  sendNodeJobEmbeddings(
+    @CurrentNode() node: NodeIdentity,
+    @Param('jobId') jobId: string,
+    @Body() body: RequestBody<'sendNodeJobEmbeddings'>,
+  ): Promise<void> {
+    return this.nodeJobs.embeddingsOf(node, jobId, body);
+  }
+
+  @NodeOperation()
   @Post('nodes/jobs/:jobId/return')
   @HttpCode(204)
   @RateLimit(NODE)

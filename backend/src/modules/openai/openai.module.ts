@@ -6,11 +6,14 @@ import { InferenceModule } from '../inference/inference.module';
 import { KeyLimits } from './key-limits';
 import { OpenAiController } from './openai.controller';
 import { OpenAiService } from './openai.service';
+import { CompletionsService } from './completions.service';
+import { ReplyRelay } from './reply-relay';
+import { OpenAiEmbeddings } from './embeddings.service';
 
 /** The OpenAI-compatible /v1 operations: API keys in, the inference core behind. */
 @Module({
   imports: [InferenceModule],
   controllers: [OpenAiController],
-  providers: [OpenAiService, KeyLimits, RateLimiter, ApiKeysRepository, ApiKeyGuard],
+  providers: [OpenAiService, OpenAiEmbeddings, CompletionsService, ReplyRelay, KeyLimits, RateLimiter, ApiKeysRepository, ApiKeyGuard],
 })
 export class OpenAiModule {}

@@ -1,20 +1,18 @@
-import { HttpException, HttpStatus, Inject, Injectable, InternalServerErrorException, ServiceUnavailableException } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { RequestBody, Schemas } from '../../contract/types';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
-import { type CatalogModel, loadCatalog, MODEL_FEATURES } from '../inference/catalog';
+import { type CatalogModel, loadCatalog, modelFeatures } from '../inference/catalog';
 import { toGlob, UNITS_PER_GLOB } from '../wallet/units';
 import type { ApiKeyIdentity } from '../api-keys/api-keys.repository';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { InferenceService } from '../inference/inference.service';
-import { StopSequences } from '@glob/engine/stop-sequences';
-import type { StreamEvent } from '../inference/streams';
-import { InsufficientTokensException } from '../wallet/ledger.service';
 import { KeyLimits } from './key-limits';
 import { openEventStream } from '../../common/event-stream';
 import { EnvelopeReader, type EnvelopePiece, planReply } from './tool-calls';
+import { type ErrorEvent, failure, FINISH, ReplyRelay, streamFailure } from './reply-relay';
 
 type ChatRequest = RequestBody<'createChatCompletion'>;
 type Chunk = Schemas['ChatCompletionChunk'];
@@ -22,31 +20,6 @@ type FinishReason = Schemas['FinishReason'];
 type Usage = Schemas['ChatCompletionUsage'];
 type ModelExtensions = Pick<Schemas['OpenAiModel'], 'created' | 'context_length' | 'pricing' | 'price_per_million_tokens' | 'supported_features'>;
 type ToolCall = Schemas['ToolCall'];
-type ErrorEvent = Extract<StreamEvent, { type: 'error' }>;
-
-/** `abort` is a stop sequence or a client that left: either way the answer ended where it did. */
-const FINISH: Record<Extract<StreamEvent, { type: 'done' }>['stop_reason'], FinishReason> = {
-  stop: 'stop',
-  length: 'length',
-  budget: 'length',
-  abort: 'stop',
-};
-
-/** A reply that failed after it was queued, as the HTTP error a client of the non-streamed answer gets. */
-function failure(event: ErrorEvent): HttpException {
-  if (event.code === 'INSUFFICIENT_TOKENS') return new InsufficientTokensException(0, 0, event.message);
-  if (event.code === 'MODEL_UNAVAILABLE') return new ServiceUnavailableException(event.message);
-  return new InternalServerErrorException(event.message);
-}
-
-/** OpenAI's code for an error event on a stream. */
-const STREAM_ERROR_CODES: Record<ErrorEvent['code'], string> = {
-  INSUFFICIENT_TOKENS: 'insufficient_quota',
-  MODEL_UNAVAILABLE: 'model_not_available',
-  WORKER_FAILED: 'server_error',
-  TIMEOUT: 'server_error',
-  INTERNAL_ERROR: 'server_error',
-};
 
 /** A catalog model's fields in `GET /v1/models` besides its id and load: its date, context, prices and features. */
 function modelExtensions(m: CatalogModel): ModelExtensions {
@@ -56,7 +29,7 @@ function modelExtensions(m: CatalogModel): ModelExtensions {
     context_length: m.contextLength,
     pricing: { prompt: perToken, completion: perToken, currency: 'GLOB' },
     price_per_million_tokens: (m.priceUnits * 1_000_000) / UNITS_PER_GLOB,
-    supported_features: { ...MODEL_FEATURES },
+    supported_features: modelFeatures(m),
   };
 }
 
@@ -75,6 +48,7 @@ export class OpenAiService {
     private readonly inference: InferenceService,
     private readonly keys: ApiKeysRepository,
     private readonly limits: KeyLimits,
+    private readonly relay: ReplyRelay,
   ) {
     this.extensions = new Map(loadCatalog(config).map((m) => [m.id, modelExtensions(m)]));
   }
@@ -128,13 +102,6 @@ export class OpenAiService {
       },
     );
 
-    // A client that leaves stops the generation: it is charged only for what was generated until then.
-    const reader = new AbortController();
-    let answered = false;
-    res.on('close', () => {
-      reader.abort();
-      if (!answered) void this.inference.stop(key.userId, streamId).catch(() => undefined);
-    });
     const base = { id: `chatcmpl-${streamId}`, created: Math.floor(Date.now() / 1000), model: body.model, system_fingerprint: null };
     const out = body.stream ? this.streamWriter(res, base, body.stream_options?.include_usage === true) : null;
     // The answer as it is read: its text, or the tool call its envelope makes.
@@ -156,46 +123,33 @@ export class OpenAiService {
     };
     const envelope = plan.kind === 'tools' ? new EnvelopeReader(plan.responseIsText) : null;
     const emit = (t: string) => take(envelope ? envelope.push(t) : [{ content: t }]);
-    // A generator that does not know stop sequences is cut here, and told to stop.
-    const cut = stop ? new StopSequences(stop, emit) : null;
-    let stopped = false;
-    for await (const { event } of started.events(0, reader.signal)) {
-      if (event.type === 'token') {
-        if (!cut) emit(event.text);
-        else if (cut.push(event.text) && !stopped) {
-          stopped = true;
-          await this.inference.stop(key.userId, streamId);
-        }
-      } else if (event.type === 'done') {
-        cut?.flush();
-        if (envelope) take(envelope.end());
-        const usage: Usage = event.usage;
-        await this.limits.spend(key.id, usage.total_tokens);
-        const call = toolCall as ToolCall | null;
-        const finish = cut?.matched ? 'stop' : call && event.stop_reason === 'stop' ? 'tool_calls' : FINISH[event.stop_reason];
-        answered = true;
-        if (out) return out.end(finish, usage);
-        res.status(200).json({
-          ...base,
-          object: 'chat.completion',
-          choices: [
-            {
-              index: 0,
-              message: call
-                ? { role: 'assistant', content: null, refusal: null, tool_calls: [call] }
-                : { role: 'assistant', content: text, refusal: null },
-              finish_reason: finish,
-              logprobs: null,
-            },
-          ],
-          usage,
-        } satisfies Schemas['ChatCompletion']);
-        return;
-      } else {
-        answered = true;
-        if (out) return out.fail(event);
-        throw failure(event);
-      }
+    const outcome = await this.relay.relay(key, started, res, stop, emit);
+    if (outcome && 'done' in outcome) {
+      const { done: event, usage } = outcome;
+      if (envelope) take(envelope.end());
+      const call = toolCall as ToolCall | null;
+      const finish: FinishReason = outcome.cut ? 'stop' : call && event.stop_reason === 'stop' ? 'tool_calls' : FINISH[event.stop_reason];
+      if (out) return out.end(finish, usage);
+      res.status(200).json({
+        ...base,
+        object: 'chat.completion',
+        choices: [
+          {
+            index: 0,
+            message: call
+              ? { role: 'assistant', content: null, refusal: null, tool_calls: [call] }
+              : { role: 'assistant', content: text, refusal: null },
+            finish_reason: finish,
+            logprobs: null,
+          },
+        ],
+        usage,
+      } satisfies Schemas['ChatCompletion']);
+      return;
+    }
+    if (outcome) {
+      if (out) return out.fail(outcome.error);
+      throw failure(outcome.error);
     }
     // The reader stopped: the client left (the stop was sent on close).
     if (out) res.end();
@@ -221,18 +175,7 @@ export class OpenAiService {
         res.write('data: [DONE]\n\n');
         res.end();
       },
-      fail: (event: ErrorEvent) => {
-        const status = event.code === 'INSUFFICIENT_TOKENS' ? HttpStatus.PAYMENT_REQUIRED : HttpStatus.INTERNAL_SERVER_ERROR;
-        send({
-          error: {
-            message: event.message,
-            type: status === 402 ? 'insufficient_quota' : 'server_error',
-            param: null,
-            code: STREAM_ERROR_CODES[event.code],
-          },
-        });
-        res.end();
-      },
+      fail: (event: ErrorEvent) => streamFailure(res, event),
     };
   }
 }

@@ -163,5 +163,6 @@ export const nodesHandlers = [
   // No job waits on mocks: the long poll answers at once that there is none.
   http.post('/api/nodes/jobs/claim', ({ response }) => response(204).empty()),
   http.post('/api/nodes/jobs/{jobId}/events', ({ response }) => response(200).json(example('/api/nodes/jobs/{jobId}/events', 'post', 200))),
+  http.post('/api/nodes/jobs/{jobId}/embeddings', ({ response }) => response(204).empty()),
   http.post('/api/nodes/jobs/{jobId}/return', ({ response }) => response(204).empty()),
 ];

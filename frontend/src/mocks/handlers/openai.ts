@@ -10,4 +10,8 @@ export const openaiHandlers = [
       example('/v1/chat/completions', 'post', 200) as Extract<ReturnType<typeof example<'/v1/chat/completions', 'post', 200>>, object>,
     ),
   ),
+  http.post('/v1/completions', ({ response }) =>
+    response(200).json(example('/v1/completions', 'post', 200) as Extract<ReturnType<typeof example<'/v1/completions', 'post', 200>>, object>),
+  ),
+  http.post('/v1/embeddings', ({ response }) => response(200).json(example('/v1/embeddings', 'post', 200))),
 ];
