@@ -143,6 +143,10 @@ export class LlamaServer {
       durationMs: elapsed(),
     });
     if (req.signal?.aborted) return result('abort');
+    // llama-server's JSON grammar lets whitespace follow the value without end, and a model may take it: a JSON reply
+    // is ended here as soon as its text is a whole JSON value.
+    const whole = new AbortController();
+    const signal = req.signal ? AbortSignal.any([req.signal, whole.signal]) : whole.signal;
     let res: Response;
     try {
       res = await send(`${this.base}/completion`, {
@@ -154,26 +158,29 @@ export class LlamaServer {
           temperature: req.temperature,
           top_p: req.topP,
           ...(req.seed !== undefined ? { seed: req.seed } : {}),
-          // llama-server builds the grammar itself; generation ends where the JSON does.
+          // llama-server builds the grammar itself.
           ...(req.jsonSchema ? { json_schema: req.jsonSchema } : {}),
           stream: true,
         }),
-        ...(req.signal ? { signal: req.signal } : {}),
+        signal,
       });
     } catch (err) {
       if (req.signal?.aborted) return result('abort');
+      if (whole.signal.aborted) return result('stop');
       throw err;
     }
     if (!res.ok || !res.body) throw new Error(`llama-server answered ${res.status}: ${await res.text().catch(() => '')}`);
     const parser = createParser({
       onEvent: (e) => {
         const chunk = JSON.parse(e.data) as CompletionChunk;
+        if (whole.signal.aborted) return;
         if (chunk.content) {
           firstTokenMs ??= elapsed();
           text += chunk.content;
           req.onToken?.(chunk.content);
         }
         completionTokens = chunk.tokens_predicted ?? completionTokens + (chunk.tokens?.length ?? 0);
+        if (req.jsonSchema && !chunk.stop && isWholeJson(text)) whole.abort();
         if (chunk.stop) final = chunk;
       },
     });
@@ -183,9 +190,11 @@ export class LlamaServer {
     } catch (err) {
       // Closing the request is how a generation is stopped: llama-server ends it at once.
       if (req.signal?.aborted) return result('abort');
+      if (whole.signal.aborted) return result('stop');
       throw err;
     }
     if (req.signal?.aborted) return result('abort');
+    if (whole.signal.aborted) return result('stop');
     const done = final as CompletionChunk | null;
     if (!done) throw new Error('llama-server ended the reply without its last event');
     completionTokens = done.tokens_predicted ?? completionTokens;
@@ -201,5 +210,17 @@ export class LlamaServer {
     });
     if (!res.ok) throw new Error(`llama-server ${path} answered ${res.status}: ${await res.text().catch(() => '')}`);
     return res.json();
+  }
+}
+
+/** Whether a reply's text so far is one whole JSON object or array (its closing bracket written). */
+export function isWholeJson(text: string): boolean {
+  const t = text.trimEnd();
+  if (!t.endsWith('}') && !t.endsWith(']')) return false;
+  try {
+    JSON.parse(t);
+    return true;
+  } catch {
+    return false;
   }
 }

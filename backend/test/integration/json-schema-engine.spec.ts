@@ -2,15 +2,13 @@
  * LlamaEngine generating under a JSON schema's grammar, against the generated tiny model (near-random: whatever it
  * writes is the grammar's doing). The engine runs in a child process (test/support/engine-probe.ts); no database.
  */
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { boundNumberRules } from '@glob/engine/json-grammar';
 import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
 import { probeEngine, type ProbeLine, type ProbeOutput } from '../support/engine-run';
-import { ENVELOPE, WEATHER } from '../support/json-schemas';
+import { ENVELOPE, schemaValidator, WEATHER } from '../support/json-schemas';
 
 interface ResultLine extends ProbeLine {
   run: number;
@@ -50,8 +48,7 @@ const ENVELOPE_RUNS = range(SEEDS.length, SEEDS.length);
 const NUMBER_RUNS = range(2 * SEEDS.length, NUMBER_SEEDS.length);
 const UNBOUNDED_RUN = runs.length - 1;
 
-const ajv = new Ajv({ strict: false });
-addFormats(ajv);
+const ajv = schemaValidator();
 
 let dir: string;
 let probe: ProbeOutput;

@@ -63,7 +63,13 @@ describe('JSON schemas as grammars take them', () => {
     ).toEqual({
       $defs: { city: { type: 'string', maxLength: 20 } },
       oneOf: [
-        { type: 'object', properties: { home: { $ref: '#/$defs/city' }, tag: { oneOf: [{ type: 'string' }, { type: 'null' }] } } },
+        {
+          type: 'object',
+          properties: { home: { $ref: '#/$defs/city' }, tag: { oneOf: [{ type: 'string' }, { type: 'null' }] } },
+          // Every property is written, and no other.
+          required: ['home', 'tag'],
+          additionalProperties: false,
+        },
         { type: 'null' },
       ],
     });

@@ -65,6 +65,18 @@ export function grammarSchema(schema: unknown, path: string): JsonSchema {
   return normalize(schema, path, 0);
 }
 
+/**
+ * An object with properties writes every one of them and no other: what node-llama-cpp's grammar does whatever the
+ * schema says, so every generator writes the same shape (llama.cpp's server would otherwise add keys of its own
+ * without end). What it writes is still what the schema allows.
+ */
+function closeObject(o: JsonSchema): JsonSchema {
+  if (o.properties === undefined) return o;
+  o.required = Object.keys(o.properties as JsonSchema);
+  o.additionalProperties ??= false;
+  return o;
+}
+
 function normalize(schema: unknown, path: string, depth: number): JsonSchema {
   if (depth > MAX_DEPTH) throw refused(path, `nesting deeper than ${MAX_DEPTH} levels`);
   if (schema === true) return ANY_JSON;
@@ -141,13 +153,14 @@ function normalize(schema: unknown, path: string, depth: number): JsonSchema {
     else if (out.items !== undefined || out.prefixItems !== undefined) out.type = 'array';
     else return { ...ANY_JSON, ...out };
   }
+  if (out.type === 'object') closeObject(out);
   const types = out.type;
   if (Array.isArray(types) && out.enum === undefined && out.const === undefined && types.some((t) => t === 'object' || t === 'array')) {
     // One alternative per type, each with the keywords of its type only.
     const pick = (keys: readonly string[]) => Object.fromEntries(keys.filter((k) => out[k] !== undefined).map((k) => [k, out[k]]));
     return {
       ...pick(['description', '$defs']),
-      oneOf: (types as string[]).map((t) => ({ type: t, ...pick(TYPE_KEYWORDS[t] ?? []) })),
+      oneOf: (types as string[]).map((t) => (t === 'object' ? closeObject : (o: JsonSchema) => o)({ type: t, ...pick(TYPE_KEYWORDS[t] ?? []) })),
     };
   }
   return out;
