@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ChatService } from '../../src/modules/chat/chat.service';
+import { loadCatalog } from '../../src/modules/inference/catalog';
 import { TokenCounter } from '../../src/modules/inference/token-counter';
 import { RewardsService } from '../../src/modules/rewards/rewards.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
@@ -33,15 +34,18 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
   const balance = async (u: { id: string; auth: Record<string, string> }) =>
     (await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200)).body as { balance: number; pending_balance: number };
 
-  it('lists the catalog: the tiny model available on a live worker, the others unavailable with the reason', async () => {
+  it('lists the catalog with each model kind: the tiny model available on a live worker, the others unavailable with the reason', async () => {
     const u = await newUser(stack, 'lister');
     const res = await stack.http.get('/api/inference/models').set(u.auth).expect(200);
     expectSpecResponse(res, 'listModels');
     const byId = Object.fromEntries(res.body.models.map((m: { id: string }) => [m.id, m]));
-    expect(byId[MODEL]).toMatchObject({ status: 'available', status_reason: null, nodes: 1 });
+    expect(byId[MODEL]).toMatchObject({ kind: 'chat', status: 'available', status_reason: null, nodes: 1 });
     for (const id of ['llama-3.3-70b-instruct', 'llama-3-70b-instruct', 'llama-3.2-1b-instruct', 'llama-3-8b-instruct']) {
-      expect(byId[id]).toMatchObject({ status: 'unavailable', status_reason: 'No worker has this model loaded', nodes: 0 });
+      expect(byId[id]).toMatchObject({ kind: 'chat', status: 'unavailable', status_reason: 'No worker has this model loaded', nodes: 0 });
     }
+    // The embedding model is listed as one, so a chat model chooser can leave it out.
+    expect(byId['glob-tiny-embed']).toMatchObject({ kind: 'embedding' });
+    expect(res.body.models.map((m: { id: string; kind: string }) => [m.id, m.kind])).toEqual(loadCatalog(stack.config).map((m) => [m.id, m.kind]));
     const anon = await stack.http.get('/api/inference/models').expect(401);
     expect(anon.body.message).toBe('Authentication required. Please login to use AI services.');
   });

@@ -119,6 +119,7 @@ export class InferenceService {
         return {
           id: m.id,
           name: m.name,
+          kind: m.kind,
           display_name: m.displayName,
           description: m.description,
           parameters: m.parameters,

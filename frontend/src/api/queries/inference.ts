@@ -10,7 +10,13 @@ export type StreamEvent = components['schemas']['StreamEvent'];
 /** The generation defaults: the spec's `InferenceParams` defaults. */
 export const GENERATION_PARAMS = constants.inferenceParamDefaults as Required<components['schemas']['InferenceParams']>;
 
-/** GET /api/inference/models: the catalog, available or not. */
+/**
+ * A model a user can chat with. The catalog also lists embedding models, which answer only `POST /v1/embeddings` and
+ * turn every chat request into a 400, so every model chooser for chat offers only these.
+ */
+export const isChatModel = (m: ApiModel) => m.kind === 'chat';
+
+/** GET /api/inference/models: the catalog, chat and embedding models, available or not. */
 export async function fetchModels(): Promise<ApiModel[]> {
   const { models } = await unwrap(api.GET('/api/inference/models'));
   return models;

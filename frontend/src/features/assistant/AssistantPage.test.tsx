@@ -100,6 +100,25 @@ describe('assistant page: header and models', () => {
     expect(screen.getByText('Using Llama 3 8B Instruct')).toBeInTheDocument();
   });
 
+  it('offers only chat models: an embedding model of the catalog is never an option nor the default', async () => {
+    const list = example('/api/inference/models', 'get', 200);
+    const embedding = list.models.find((m) => m.kind === 'embedding')!;
+    expect(embedding.status).toBe('available');
+    // Every chat model unavailable: the embedding model, the one available, is still not picked.
+    for (const m of list.models) if (m.kind === 'chat') m.status = 'unavailable';
+    server.use(plain.get(`${API}/inference/models`, () => HttpResponse.json(list)));
+    await ready();
+    const select = screen.getByRole('combobox', { name: 'Model' }) as HTMLSelectElement;
+    const values = within(select)
+      .getAllByRole('option')
+      .map((o) => (o as HTMLOptionElement).value);
+    expect(values).toEqual(['', ...list.models.filter((m) => m.kind === 'chat').map((m) => m.id)]);
+    expect(select.value).toBe('');
+    expect(within(select).queryByRole('option', { name: new RegExp(embedding.name) })).toBeNull();
+    expect(field()).toBeDisabled();
+    expect(screen.queryByText(`Using ${embedding.name}`)).toBeNull();
+  });
+
   it("says how busy an available model is: '3 waiting' beside its status, nothing while none waits", async () => {
     const { user } = await ready();
     const select = screen.getByRole('combobox', { name: 'Model' }) as HTMLSelectElement;

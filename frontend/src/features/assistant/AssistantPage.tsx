@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useEffectEvent, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { useParams } from '@tanstack/react-router';
-import { inferenceQueries } from '../../api/queries/inference';
+import { inferenceQueries, isChatModel } from '../../api/queries/inference';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { LOCALE } from '../../components/format';
 import { useSession, userId as idOf } from '../session/session';
@@ -26,10 +26,14 @@ export function AssistantPage() {
   const uid = idOf(session.user);
 
   const modelsQuery = useQuery({ ...inferenceQueries.models(), enabled: session.signedIn });
-  // When the list cannot be loaded, the four default models (signed out, it is not even asked for).
+  // When the list cannot be loaded, the four default models (signed out, it is not even asked for). Only chat models
+  // are offered: the default choice, a conversation's own model and the dropdown all come from this list.
   const modelsFailed = modelsQuery.isError;
   const useDefaults = modelsFailed || !session.signedIn;
-  const models = useMemo(() => (useDefaults ? DEFAULT_MODELS : (modelsQuery.data ?? []).map(toUiModel)), [modelsQuery.data, useDefaults]);
+  const models = useMemo(
+    () => (useDefaults ? DEFAULT_MODELS : (modelsQuery.data ?? []).filter(isChatModel).map(toUiModel)),
+    [modelsQuery.data, useDefaults],
+  );
   const [picked, setPicked] = useState<string | null>(null);
   const wanted = useRef<string | null>(null);
   const selected = models.find((m) => m.id === picked && isAvailable(m)) ?? null;
