@@ -261,6 +261,21 @@ describe('embeddings (OpenAI Embeddings API) on the tiny embedding model', () =>
       expect(rows.length).toBeGreaterThanOrEqual(1);
     }, 60_000);
 
+    it('many requests of one key at once (a settlement beside the next hold): every one answered and billed exactly', async () => {
+      const before = await balanceUnits(u);
+      const used = (await keyRow(u, key.id)) as { requests: number; tokens: number };
+      let tokens = 0;
+      for (let round = 0; round < 4; round++) {
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, (_, i) => client(key.key).embeddings.create({ model: MODEL, input: `round ${round}, text ${i}` })),
+        );
+        for (const a of answers) expect(a.data[0]!.embedding).toHaveLength(DIMENSIONS);
+        tokens += answers.reduce((n, a) => n + a.usage.prompt_tokens, 0);
+      }
+      expect(await balanceUnits(u)).toBe(before - tokens * PRICE);
+      expect(await keyRow(u, key.id)).toMatchObject({ requests: used.requests + 32, tokens: used.tokens + tokens });
+    }, 120_000);
+
     it('refuses in OpenAI’s error shape: token ids, other dimensions, a chat model, an embedding model in a chat', async () => {
       const c = client(key.key);
       const before = await balanceUnits(u);

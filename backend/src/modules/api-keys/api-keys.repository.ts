@@ -112,6 +112,11 @@ export class ApiKeysRepository extends Repository {
     return Math.max(0, Number(key.daily_limit_units) - Number(spent!.units));
   }
 
+  /** Locks a key's row until the transaction ends. */
+  async lock(id: string, tx: Tx): Promise<void> {
+    await this.rows(`SELECT 1 FROM api_keys WHERE id = $1 FOR UPDATE`, [id], tx);
+  }
+
   /** Counts a completed reply on its key, in the transaction that settles it. */
   async recordUsage(id: string, tokens: number, units: number, tx: Tx): Promise<void> {
     await this.rows(

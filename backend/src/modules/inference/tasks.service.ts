@@ -57,8 +57,12 @@ export class TasksService {
     const ended = await this.transactions.run(async (tx) => {
       const task = await this.tasks.lock(outcome.taskId, tx);
       if (task?.status !== 'queued' && task?.status !== 'running') return null;
+      // The key before the ledger, as a new request's hold takes them: in the other order, a reply settling while the
+      // same key's next request reserves deadlocks the two.
+      const key = await this.tasks.apiKeyOf(outcome.taskId, tx);
+      if (key?.api_key_id) await this.apiKeys.lock(key.api_key_id, tx);
       const charged = outcome.holdId ? await this.rewards.settleCharge(outcome.holdId, outcome.chargedUnits, outcome.taskId, tx) : 0;
-      await this.recordApiUsage(outcome, charged, tx);
+      if (key?.api_key_id) await this.recordApiUsage(outcome, key, charged, tx);
       const reply = outcome.reply;
       if (reply) {
         await this.chat.saveReply(
@@ -87,9 +91,8 @@ export class TasksService {
   }
 
   /** A reply asked for with an API key is counted on the key, and its spending says what it was, as it settles. */
-  private async recordApiUsage(outcome: TaskOutcome, charged: number, tx: Tx): Promise<void> {
-    const task = await this.tasks.apiKeyOf(outcome.taskId, tx);
-    if (!task?.api_key_id || outcome.status !== 'completed') return;
+  private async recordApiUsage(outcome: TaskOutcome, task: { api_key_id: string | null; model_id: string }, charged: number, tx: Tx): Promise<void> {
+    if (!task.api_key_id || outcome.status !== 'completed') return;
     const tokens = outcome.promptTokens + outcome.completionTokens;
     await this.apiKeys.recordUsage(task.api_key_id, tokens, charged, tx);
     if (charged > 0) await this.ledger.describe(outcome.holdId, `API: ${task.model_id}, ${tokens} tokens`, tx);
