@@ -6,7 +6,6 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { openEventStream } from '../../common/event-stream';
 import type { ApiKeyIdentity } from '../api-keys/api-keys.repository';
-import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { type CatalogModel, loadCatalog } from '../inference/catalog';
 import { InferenceService } from '../inference/inference.service';
 import { TokenCounter } from '../inference/token-counter';
@@ -33,7 +32,6 @@ export class CompletionsService {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly inference: InferenceService,
     private readonly counter: TokenCounter,
-    private readonly keys: ApiKeysRepository,
     private readonly limits: KeyLimits,
     private readonly relay: ReplyRelay,
   ) {
@@ -42,7 +40,7 @@ export class CompletionsService {
 
   /** Answers a completion on `res`: JSON, or server-sent chunks with `stream`. */
   async complete(key: ApiKeyIdentity, body: CompletionRequest, res: Response): Promise<void> {
-    await Promise.all([this.limits.admit(key.id, res), this.keys.touch(key.id)]);
+    await this.limits.admit(key, res);
     // The spec lets an array hold one prompt only (one completion per request).
     const prompt = typeof body.prompt === 'string' ? body.prompt : body.prompt[0]!;
     const maxTokens = body.max_tokens ?? COMPLETION_DEFAULT_MAX_TOKENS;

@@ -2,7 +2,6 @@ import { BadRequestException, Injectable, InternalServerErrorException, ServiceU
 import type { Response } from 'express';
 import type { RequestBody, Schemas } from '../../contract/types';
 import type { ApiKeyIdentity } from '../api-keys/api-keys.repository';
-import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { EmbeddingsService, fromBase64 } from '../inference/embeddings.service';
 import { InsufficientTokensException } from '../wallet/ledger.service';
 import { KeyLimits } from './key-limits';
@@ -33,12 +32,11 @@ function texts(input: EmbeddingRequest['input']): string[] {
 export class OpenAiEmbeddings {
   constructor(
     private readonly embeddings: EmbeddingsService,
-    private readonly keys: ApiKeysRepository,
     private readonly limits: KeyLimits,
   ) {}
 
   async create(key: ApiKeyIdentity, body: EmbeddingRequest, res: Response): Promise<Schemas['EmbeddingList']> {
-    await Promise.all([this.limits.admit(key.id, res), this.keys.touch(key.id)]);
+    await this.limits.admit(key, res);
     const input = texts(body.input);
     const model = await this.embeddings.model(body.model);
     if (body.dimensions !== undefined) {

@@ -4,6 +4,7 @@ import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { RateLimiter } from '../../common/rate-limit';
 import { RetryLaterException } from '../../contract/errors';
+import { ApiKeysRepository, type ApiKeyIdentity } from '../api-keys/api-keys.repository';
 
 export const RATE_LIMIT_HEADERS = [
   'x-ratelimit-limit-requests',
@@ -39,11 +40,19 @@ export function duration(ms: number): string {
 export class KeyLimits {
   constructor(
     private readonly limiter: RateLimiter,
+    private readonly keys: ApiKeysRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Counts one request of the key and sets the x-ratelimit headers; 429 when either window is used up. */
-  async admit(keyId: string, res: Response): Promise<void> {
+  /**
+   * A request made with the key, whatever its operation: counted in the key's request window (the x-ratelimit
+   * headers set; 429 when either window is used up), and the key marked as used now.
+   */
+  async admit(key: ApiKeyIdentity, res: Response): Promise<void> {
+    await Promise.all([this.count(key.id, res), this.keys.touch(key.id)]);
+  }
+
+  private async count(keyId: string, res: Response): Promise<void> {
     const { apiKeyRequests: requests, apiKeyTokens: tokens } = this.config.rateLimits;
     const [r, t] = await Promise.all([
       this.limiter.add('apikey-requests', keyId, 1, requests.windowSeconds),

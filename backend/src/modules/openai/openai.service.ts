@@ -7,7 +7,6 @@ import { APP_CONFIG } from '../../config/config.module';
 import { type CatalogModel, loadCatalog, modelFeatures } from '../inference/catalog';
 import { toGlob, UNITS_PER_GLOB } from '../wallet/units';
 import type { ApiKeyIdentity } from '../api-keys/api-keys.repository';
-import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { InferenceService } from '../inference/inference.service';
 import { KeyLimits } from './key-limits';
 import { openEventStream } from '../../common/event-stream';
@@ -46,19 +45,14 @@ export class OpenAiService {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly inference: InferenceService,
-    private readonly keys: ApiKeysRepository,
     private readonly limits: KeyLimits,
     private readonly relay: ReplyRelay,
   ) {
     this.extensions = new Map(loadCatalog(config).map((m) => [m.id, modelExtensions(m)]));
   }
 
-  private async admit(key: ApiKeyIdentity, res: Response): Promise<void> {
-    await Promise.all([this.limits.admit(key.id, res), this.keys.touch(key.id)]);
-  }
-
   async models(key: ApiKeyIdentity, res: Response): Promise<Schemas['OpenAiModelList']> {
-    await this.admit(key, res);
+    await this.limits.admit(key, res);
     const { models } = await this.inference.listModels();
     return {
       object: 'list',
@@ -77,7 +71,7 @@ export class OpenAiService {
 
   /** Answers a chat completion on `res`: JSON, or server-sent chunks with `stream`. */
   async complete(key: ApiKeyIdentity, body: ChatRequest, res: Response): Promise<void> {
-    await this.admit(key, res);
+    await this.limits.admit(key, res);
     const plan = planReply(body);
     const limits = [body.max_tokens, body.max_completion_tokens].filter((n): n is number => typeof n === 'number');
     const stop = typeof body.stop === 'string' ? [body.stop] : (body.stop ?? undefined);
