@@ -2,8 +2,9 @@
 // The OpenAI-compatible API, measured against the web app's own stream on the same model, prompt, token count and
 // worker: time to first token and tokens/s of a streamed reply through POST /v1/chat/completions (an API key,
 // chat.completion.chunk events) and through POST /api/inference/stream/start (a session, the platform's events),
-// alternating so both see the same machine; then requests/s of GET /v1/models (key auth, rate-limit windows in
-// Redis) beside GET /api/inference/models (a session). Prints figures; asserts nothing.
+// alternating so both see the same machine; the same /v1 reply generated under a json_schema's grammar (tokens/s with
+// and without it); embeddings per second through POST /v1/embeddings; then requests/s of GET /v1/models (key auth, rate-limit windows in Redis) beside
+// GET /api/inference/models (a session). Prints figures; asserts nothing.
 // Usage: node bench/openai.mjs [runs=10] [tokens=200] [threads=1] [seconds=5]
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
@@ -16,13 +17,32 @@ const tokens = Number(process.argv[3] ?? 200);
 const threads = process.argv[4] ?? '1';
 const seconds = Number(process.argv[5] ?? 5);
 const MODEL = 'glob-tiny-chat';
+const EMBED_MODEL = 'glob-tiny-embed';
 const modelsDir = join(root, '.data', 'models');
 // The /v1 operations are recent: a build without them is rebuilt.
-if (!existsSync(join(root, 'backend/dist/modules/openai/openai.service.js')))
+if (!existsSync(join(root, 'backend/dist/modules/openai/tool-calls.js')))
   spawnSync('npm', ['run', 'build', '-w', 'backend'], { cwd: root, stdio: 'inherit' });
-if (!existsSync(join(modelsDir, 'glob-tiny-chat.gguf'))) spawnSync('npm', ['run', 'model:tiny', '-w', 'backend'], { cwd: root, stdio: 'inherit' });
+if (!existsSync(join(modelsDir, `${EMBED_MODEL}.gguf`))) spawnSync('npm', ['run', 'model:tiny', '-w', 'backend'], { cwd: root, stdio: 'inherit' });
 // At temperature 0 the tiny model answers this prompt at length, so throughput is measured over a real reply.
 const messages = [{ role: 'user', content: 'A long answer please' }];
+// A structured answer as long as a free one can be: a list of records whose every value the grammar bounds.
+const RECORDS = {
+  type: 'object',
+  properties: {
+    records: {
+      type: 'array',
+      maxItems: 40,
+      items: {
+        type: 'object',
+        properties: { city: { enum: ['Paris', 'Tokyo', 'Lima', 'Oslo'] }, days: { type: 'integer' }, dry: { type: 'boolean' } },
+        required: ['city', 'days', 'dry'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['records'],
+  additionalProperties: false,
+};
 const sorted = (xs) => [...xs].sort((a, b) => a - b);
 const median = (xs) => sorted(xs)[Math.floor(xs.length / 2)];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -37,7 +57,7 @@ const backend = await startBackend({
 });
 const worker = spawn('node', ['backend/dist/worker.js'], {
   cwd: root,
-  env: { ...process.env, ...backend.env, WORKER_MODELS: MODEL, INFERENCE_THREADS: threads, LOG_LEVEL: 'warn' },
+  env: { ...process.env, ...backend.env, WORKER_MODELS: `${MODEL},${EMBED_MODEL}`, INFERENCE_THREADS: threads, LOG_LEVEL: 'warn' },
   stdio: 'inherit',
 });
 try {
@@ -48,7 +68,7 @@ try {
   const keyAuth = { authorization: `Bearer ${(await created.json()).key}` };
   for (let i = 0; ; i++) {
     const models = await (await fetch(`${backend.base}/v1/models`, { headers: keyAuth })).json();
-    if (models.data?.some((m) => m.id === MODEL)) break;
+    if (models.data?.some((m) => m.id === MODEL) && models.data.some((m) => m.id === EMBED_MODEL)) break;
     if (i > 600) throw new Error(`no worker ever served ${MODEL}`);
     await sleep(100);
   }
@@ -88,7 +108,7 @@ try {
     );
     return { ttft: r.first - t0, tps: r.tokens / ((r.end - t0) / 1000), tokens: r.tokens };
   };
-  const viaOpenAi = async () => {
+  const viaOpenAi = async (extra = {}) => {
     const t0 = performance.now();
     const res = await fetch(`${backend.base}/v1/chat/completions`, {
       method: 'POST',
@@ -101,6 +121,7 @@ try {
         top_p: 1,
         stream: true,
         stream_options: { include_usage: true },
+        ...extra,
       }),
     });
     const r = await timed(
@@ -114,11 +135,15 @@ try {
   // One warm-up each, then alternating runs.
   await viaApp();
   await viaOpenAi();
+  const structured = () => viaOpenAi({ response_format: { type: 'json_schema', json_schema: { name: 'records', schema: RECORDS } } });
+  await structured();
   const app = [];
   const openai = [];
+  const grammar = [];
   for (let i = 0; i < runs; i++) {
     app.push(await viaApp());
     openai.push(await viaOpenAi());
+    grammar.push(await structured());
   }
   const row = (path, xs) => ({
     path,
@@ -129,7 +154,51 @@ try {
     'tokens/s p50': median(xs.map((x) => x.tps)).toFixed(0),
   });
   console.log(`\nStreamed replies, ${MODEL}, max_tokens ${tokens}, temperature 0, worker threads ${threads}:`);
-  table([row('POST /api/inference/stream/start (session)', app), row('POST /v1/chat/completions stream (API key)', openai)]);
+  table([
+    row('POST /api/inference/stream/start (session)', app),
+    row('POST /v1/chat/completions stream (API key)', openai),
+    row('  the same with a json_schema (grammar)', grammar),
+  ]);
+  const ratio = median(grammar.map((x) => x.tps)) / median(openai.map((x) => x.tps));
+  console.log(`Generation under the grammar: ${ratio.toFixed(2)} × the tokens/s of a free reply`);
+
+  // Embeddings: batches of 8 short texts, one request at a time and 4 at once.
+  const texts = Array.from({ length: 8 }, (_, i) => `Document ${i}: the river runs through the old city, past the market and the mill.`);
+  const embed = async () => {
+    const res = await fetch(`${backend.base}/v1/embeddings`, {
+      method: 'POST',
+      headers: { ...json, ...keyAuth },
+      body: JSON.stringify({ model: EMBED_MODEL, input: texts }),
+    });
+    if (res.status !== 200) throw new Error(`POST /v1/embeddings answered ${res.status}: ${await res.text()}`);
+    return (await res.json()).data.length;
+  };
+  await embed();
+  const embedRows = [];
+  for (const parallel of [1, 4]) {
+    const t0 = performance.now();
+    const latencies = [];
+    let vectors = 0;
+    await Promise.all(
+      Array.from({ length: parallel }, async () => {
+        for (let i = 0; i < runs; i++) {
+          const t = performance.now();
+          vectors += await embed();
+          latencies.push(performance.now() - t);
+        }
+      }),
+    );
+    const secs = (performance.now() - t0) / 1000;
+    embedRows.push({
+      'requests at once': parallel,
+      requests: parallel * runs,
+      'embeddings/s': (vectors / secs).toFixed(0),
+      'p50 ms': median(latencies).toFixed(1),
+      'max ms': Math.max(...latencies).toFixed(1),
+    });
+  }
+  console.log(`\nEmbeddings, ${EMBED_MODEL}, batches of ${texts.length} texts:`);
+  table(embedRows);
 
   const rps = async (path, headers) => {
     const r = await autocannon({ url: backend.base + path, headers, duration: seconds, connections: 16 });
