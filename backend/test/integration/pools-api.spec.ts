@@ -66,7 +66,7 @@ describe('node pools over the public API', () => {
     )!.status;
 
   beforeAll(async () => {
-    stack = await startStack({ env: { JOIN_TOKEN_RATE_LIMIT: '50', HEARTBEAT_SECONDS: '1', JOB_LOCK_MS: '3000' } });
+    stack = await startStack({ env: { JOIN_TOKEN_RATE_LIMIT: '50', HEARTBEAT_SECONDS: '1', JOB_LOCK_MS: '8000' } });
     owner = await newUser(stack, 'pooler');
   }, 60_000);
   afterAll(async () => {
