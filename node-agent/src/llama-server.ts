@@ -144,9 +144,11 @@ export class LlamaServer {
     });
     if (req.signal?.aborted) return result('abort');
     // llama-server's JSON grammar lets whitespace follow the value without end, and a model may take it: a JSON reply
-    // is ended here as soon as its text is a whole JSON value.
-    const whole = new AbortController();
-    const signal = req.signal ? AbortSignal.any([req.signal, whole.signal]) : whole.signal;
+    // is answered as soon as its text is a whole JSON value. The rest is read and dropped (closing the request instead
+    // left llama-server's slot busy on a loaded machine).
+    let whole = false;
+    let wholeJson = (): void => undefined;
+    const answered = new Promise<void>((resolve) => (wholeJson = resolve));
     let res: Response;
     try {
       res = await send(`${this.base}/completion`, {
@@ -162,39 +164,47 @@ export class LlamaServer {
           ...(req.jsonSchema ? { json_schema: req.jsonSchema } : {}),
           stream: true,
         }),
-        signal,
+        ...(req.signal ? { signal: req.signal } : {}),
       });
     } catch (err) {
       if (req.signal?.aborted) return result('abort');
-      if (whole.signal.aborted) return result('stop');
       throw err;
     }
     if (!res.ok || !res.body) throw new Error(`llama-server answered ${res.status}: ${await res.text().catch(() => '')}`);
     const parser = createParser({
       onEvent: (e) => {
         const chunk = JSON.parse(e.data) as CompletionChunk;
-        if (whole.signal.aborted) return;
+        if (whole) return;
         if (chunk.content) {
           firstTokenMs ??= elapsed();
           text += chunk.content;
           req.onToken?.(chunk.content);
         }
         completionTokens = chunk.tokens_predicted ?? completionTokens + (chunk.tokens?.length ?? 0);
-        if (req.jsonSchema && !chunk.stop && isWholeJson(text)) whole.abort();
+        if (req.jsonSchema && !chunk.stop && isWholeJson(text)) {
+          whole = true;
+          wholeJson();
+        }
         if (chunk.stop) final = chunk;
       },
     });
     const decoder = new TextDecoder();
+    const body = res.body;
+    const reading = (async () => {
+      for await (const bytes of body) parser.feed(decoder.decode(bytes as Uint8Array, { stream: true }));
+    })();
     try {
-      for await (const bytes of res.body) parser.feed(decoder.decode(bytes as Uint8Array, { stream: true }));
+      await Promise.race([reading, answered]);
     } catch (err) {
       // Closing the request is how a generation is stopped: llama-server ends it at once.
       if (req.signal?.aborted) return result('abort');
-      if (whole.signal.aborted) return result('stop');
       throw err;
     }
+    if (whole) {
+      reading.catch(() => undefined);
+      return result('stop');
+    }
     if (req.signal?.aborted) return result('abort');
-    if (whole.signal.aborted) return result('stop');
     const done = final as CompletionChunk | null;
     if (!done) throw new Error('llama-server ended the reply without its last event');
     completionTokens = done.tokens_predicted ?? completionTokens;
