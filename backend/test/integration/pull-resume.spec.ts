@@ -50,8 +50,8 @@ describe('a pull stopped by its signal', () => {
     const kept = Number(/Resuming m: ([\d.]+) MB/.exec(lines.join('\n'))![1]) * 1024 ** 2;
     expect(kept).toBeGreaterThan(size * 0.4);
     expect(second.fetchedBytes).toBeLessThanOrEqual(size - kept + 1);
-    // In all, the mirror sent the file once plus what was in flight at the stop (at most a few 2 MiB chunks), not the
-    // half again that starting over would cost.
-    expect(mirror.sent.get('model.gguf')!).toBeLessThan(size * 1.4);
+    // In all, the mirror sent the file once plus what was in flight at the stop (a few 2 MiB chunks, more on a busy
+    // machine), less than starting over would have cost: the whole file again after what the first pull kept.
+    expect(mirror.sent.get('model.gguf')!).toBeLessThan(size + kept);
   }, 60_000);
 });
