@@ -290,8 +290,6 @@ describe('assistant page: chatting', () => {
     server.use(
       plain.post(`${API}/inference/stream/:id/stop`, ({ params }) => {
         stops.push(String(params.id));
-        // The worker ends the stream with `done` (stop_reason abort) once it stopped.
-        setTimeout(() => stream.done({ prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 }, 'abort'), 20);
         return HttpResponse.json({ stopped: true, stream_id: String(params.id) });
       }),
     );
@@ -303,8 +301,10 @@ describe('assistant page: chatting', () => {
 
     await user.click(screen.getByRole('button', { name: 'Stop generation' }));
     await waitFor(() => expect(stops).toEqual([bodies[0]!.streamId]));
-    // Generated before the stop reached the worker: saved and charged, so shown too.
+    // Generated before the stop reached the worker: saved and charged, so shown too. Then the worker ends the stream
+    // with `done` (stop_reason abort) once it stopped.
     stream.token(' a time');
+    stream.done({ prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 }, 'abort');
     expect(within(log()).queryByText('Generating...')).toBeNull();
     expect(screen.getByRole('button', { name: 'Send message' })).toBeInTheDocument();
     expect(field()).not.toBeDisabled();
