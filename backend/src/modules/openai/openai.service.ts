@@ -10,7 +10,7 @@ import type { ApiKeyIdentity } from '../api-keys/api-keys.repository';
 import { InferenceService } from '../inference/inference.service';
 import { KeyLimits } from './key-limits';
 import { openEventStream } from '../../common/event-stream';
-import { EnvelopeReader, type EnvelopePiece, planReply } from './tool-calls';
+import { AnswerParts, EnvelopeReader, type EnvelopePiece, planReply } from './tool-calls';
 import { type ErrorEvent, failure, FINISH, ReplyRelay, streamFailure } from './reply-relay';
 
 type ChatRequest = RequestBody<'createChatCompletion'>;
@@ -18,7 +18,6 @@ type Chunk = Schemas['ChatCompletionChunk'];
 type FinishReason = Schemas['FinishReason'];
 type Usage = Schemas['ChatCompletionUsage'];
 type ModelExtensions = Pick<Schemas['OpenAiModel'], 'created' | 'context_length' | 'pricing' | 'price_per_million_tokens' | 'supported_features'>;
-type ToolCall = Schemas['ToolCall'];
 
 /** A catalog model's fields in `GET /v1/models` besides its id and load: its date, context, prices and features. */
 function modelExtensions(m: CatalogModel): ModelExtensions {
@@ -98,21 +97,15 @@ export class OpenAiService {
 
     const base = { id: `chatcmpl-${streamId}`, created: Math.floor(Date.now() / 1000), model: body.model, system_fingerprint: null };
     const out = body.stream ? this.streamWriter(res, base, body.stream_options?.include_usage === true) : null;
-    // The answer as it is read: its text, or the tool call its envelope makes.
-    let text = '';
-    let toolCall: ToolCall | null = null;
+    // The answer as it is read: its text, or the tool call its envelope makes; streamed piece by piece as it comes.
+    const answer = new AnswerParts();
     const take = (pieces: EnvelopePiece[]) => {
       for (const piece of pieces) {
-        if ('content' in piece) {
-          text += piece.content;
-          out?.content(piece.content);
-        } else if ('call' in piece) {
-          toolCall = { id: piece.call.id, type: 'function', function: { name: piece.call.name, arguments: '' } };
-          out?.toolCall({ index: 0, id: piece.call.id, type: 'function', function: { name: piece.call.name, arguments: '' } });
-        } else {
-          toolCall!.function.arguments += piece.arguments;
-          out?.toolCall({ index: 0, function: { arguments: piece.arguments } });
-        }
+        answer.add(piece);
+        if (!out) continue;
+        if ('content' in piece) out.content(piece.content);
+        else if ('call' in piece) out.toolCall({ index: 0, id: piece.call.id, type: 'function', function: { name: piece.call.name, arguments: '' } });
+        else out.toolCall({ index: 0, function: { arguments: piece.arguments } });
       }
     };
     const envelope = plan.kind === 'tools' ? new EnvelopeReader(plan.responseIsText) : null;
@@ -121,7 +114,7 @@ export class OpenAiService {
     if (outcome && 'done' in outcome) {
       const { done: event, usage } = outcome;
       if (envelope) take(envelope.end());
-      const call = toolCall as ToolCall | null;
+      const call = answer.toolCall;
       const finish: FinishReason = outcome.cut ? 'stop' : call && event.stop_reason === 'stop' ? 'tool_calls' : FINISH[event.stop_reason];
       if (out) return out.end(finish, usage);
       res.status(200).json({
@@ -132,7 +125,7 @@ export class OpenAiService {
             index: 0,
             message: call
               ? { role: 'assistant', content: null, refusal: null, tool_calls: [call] }
-              : { role: 'assistant', content: text, refusal: null },
+              : { role: 'assistant', content: answer.text, refusal: null },
             finish_reason: finish,
             logprobs: null,
           },

@@ -226,15 +226,22 @@ export class EnvelopeReader {
   }
 }
 
+/** An answer put together from the pieces an envelope (or a plain reply) gives: its text, or the tool call it makes. */
+export class AnswerParts {
+  text = '';
+  toolCall: ToolCall | null = null;
+
+  add(piece: EnvelopePiece): void {
+    if ('content' in piece) this.text += piece.content;
+    else if ('call' in piece) this.toolCall = { id: piece.call.id, type: 'function', function: { name: piece.call.name, arguments: '' } };
+    else this.toolCall!.function.arguments += piece.arguments;
+  }
+}
+
 /** A whole envelope (a reply that ended) as the answer's message: a tool call, or text. */
 export function readEnvelope(text: string, responseIsText: boolean): { content: string | null; toolCall: ToolCall | null } {
   const reader = new EnvelopeReader(responseIsText);
-  let content = '';
-  let toolCall: ToolCall | null = null;
-  for (const piece of [...reader.push(text), ...reader.end()]) {
-    if ('call' in piece) toolCall = { id: piece.call.id, type: 'function', function: { name: piece.call.name, arguments: '' } };
-    else if ('arguments' in piece) toolCall!.function.arguments += piece.arguments;
-    else content += piece.content;
-  }
-  return toolCall ? { content: null, toolCall } : { content, toolCall: null };
+  const answer = new AnswerParts();
+  for (const piece of [...reader.push(text), ...reader.end()]) answer.add(piece);
+  return answer.toolCall ? { content: null, toolCall: answer.toolCall } : { content: answer.text, toolCall: null };
 }
