@@ -46,7 +46,7 @@ describe('a hostile node', () => {
         JOB_LOCK_MS: '4000',
         JOB_STALLED_INTERVAL_MS: '1000',
         REAPER_INTERVAL_MS: '500',
-        NODE_FIRST_TOKEN_SECONDS: '1',
+        NODE_FIRST_TOKEN_SECONDS: '3',
         JOIN_TOKEN_RATE_LIMIT: '50',
       },
     });
