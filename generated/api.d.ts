@@ -2163,7 +2163,8 @@ export interface components {
                 finish_reason: components["schemas"]["FinishReason"];
                 /** @constant */
                 index: 0;
-                logprobs: null;
+                /** @description Null unless the request asked for `logprobs`. */
+                logprobs: components["schemas"]["ChoiceLogprobs"] | null;
                 message: {
                     /** @description The text; null when the answer is a tool call. */
                     content: string | null;
@@ -2203,7 +2204,11 @@ export interface components {
                 finish_reason: components["schemas"]["FinishReason"] | null;
                 /** @constant */
                 index: 0;
-                logprobs: null;
+                /**
+                 * @description With `logprobs`, the last chunk of the choice (the one with `finish_reason`) carries the tokens of the
+                 *     whole text, scored once it is complete; null on every other chunk.
+                 */
+                logprobs: components["schemas"]["ChoiceLogprobs"] | null;
             }[];
             created: number;
             id: string;
@@ -2215,10 +2220,15 @@ export interface components {
         };
         /**
          * @description OpenAI's Chat Completions request, the supported part of it. A parameter outside this list (functions,
-         *     logprobs, penalties, audio…) is refused with 400 naming it, never silently ignored; so is `n` other than 1.
+         *     penalties, audio…) is refused with 400 naming it, never silently ignored; so is `n` other than 1.
          *     Left out, `temperature`, `top_p` and the completion limit take the platform's defaults (0.7, 0.9, 2048).
          */
         ChatCompletionRequest: {
+            /**
+             * @description Answer each token of the text with its log probability (`choices[].logprobs.content`), as the model scores the
+             *     text after the prompt. Not with `tools` (400): a tool call's arguments have no tokens of their own.
+             */
+            logprobs?: boolean | null;
             /** @description The same as `max_tokens`, under OpenAI's newer name; when both are sent the smaller applies. */
             max_completion_tokens?: number | null;
             /** @description Most completion tokens (also capped by the model's context and the key's budget). */
@@ -2246,6 +2256,8 @@ export interface components {
             tool_choice?: components["schemas"]["ToolChoice"];
             /** @description Functions the model may call (names unique). */
             tools?: components["schemas"]["ToolDefinition"][];
+            /** @description With `logprobs`, this many of the most likely tokens at each position, most likely first. */
+            top_logprobs?: number | null;
             top_p?: number | null;
             /** @description Accepted and ignored. */
             user?: string;
@@ -2329,6 +2341,10 @@ export interface components {
         ChatMessageStatus: "sending" | "sent" | "streaming" | "error";
         /** @enum {string} */
         ChatRole: "user" | "assistant";
+        ChoiceLogprobs: {
+            content: components["schemas"]["TokenLogprob"][] | null;
+            refusal: null;
+        };
         Completion: {
             choices: components["schemas"]["CompletionChoice"][];
             /** @description Unix time (seconds) the request was received. */
@@ -2344,7 +2360,8 @@ export interface components {
             finish_reason: components["schemas"]["CompletionFinishReason"];
             /** @constant */
             index: 0;
-            logprobs: null;
+            /** @description Null unless the request asked for `logprobs`. */
+            logprobs: components["schemas"]["CompletionLogprobs"] | null;
             /** @description The continuation alone (the prompt is not repeated). */
             text: string;
         };
@@ -2359,7 +2376,11 @@ export interface components {
                 finish_reason: components["schemas"]["CompletionFinishReason"] | null;
                 /** @constant */
                 index: 0;
-                logprobs: null;
+                /**
+                 * @description With `logprobs`, the last chunk of the choice (the one with `finish_reason`) carries the tokens of the
+                 *     whole text, scored once it is complete; null on every other chunk.
+                 */
+                logprobs: components["schemas"]["CompletionLogprobs"] | null;
                 text: string;
             }[];
             created: number;
@@ -2375,13 +2396,28 @@ export interface components {
          * @enum {string}
          */
         CompletionFinishReason: "stop" | "length";
+        /** @description OpenAI's legacy shape of the same token log probabilities as the chat's, one entry per token in each list. */
+        CompletionLogprobs: {
+            /** @description Where each token starts in the text, in characters. */
+            text_offset: number[];
+            token_logprobs: number[];
+            tokens: string[];
+            top_logprobs: {
+                [key: string]: number;
+            }[];
+        };
         /**
          * @description OpenAI's legacy Completions request, the supported part of it: the prompt is continued as it is, with no chat
-         *     template. A parameter outside this list (echo, suffix, logprobs, best_of, penalties…) is refused with 400 naming
+         *     template. A parameter outside this list (echo, suffix, best_of, penalties…) is refused with 400 naming
          *     it, never silently ignored; so is `n` other than 1 and more than one prompt. Left out, `max_tokens` is 16 (as
          *     OpenAI's), `temperature` and `top_p` take the platform's defaults (0.7, 0.9).
          */
         CompletionRequest: {
+            /**
+             * @description Answer each token of the text with its log probability (`choices[].logprobs`), and this many of the most
+             *     likely tokens at each position.
+             */
+            logprobs?: number | null;
             /**
              * @description Most completion tokens (default 16); the prompt's tokens and these must fit the model's context (400
              *     otherwise), and the key's budget may cut them.
@@ -2988,6 +3024,8 @@ export interface components {
             node_id: components["schemas"]["Uuid"];
         };
         NodeDoneEvent: {
+            /** @description The reply's tokens with their log probabilities, when the job's `params.logprobs` asks for them. */
+            logprobs?: components["schemas"]["TokenLogprob"][];
             stop_reason: components["schemas"]["InferenceStopReason"];
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -3107,6 +3145,13 @@ export interface components {
                 json_schema?: {
                     [key: string]: unknown;
                 };
+                /**
+                 * @description Send the reply's tokens with their log probabilities (at temperature 1, as the model scores the text after
+                 *     the prompt) on the done event, each with this many of the most likely tokens. The platform checks that they
+                 *     are the text, in order, and well formed; a reply without them, or with wrong ones, ends as failed for this
+                 *     node and nobody is charged. Absent when not asked for.
+                 */
+                logprobs?: number;
                 /**
                  * @description The most completion tokens the reply may have: the request's own limit, cut to what the requester's hold
                  *     pays for after the prompt (as the platform counts it with the model's tokenizer). The platform charges at
@@ -3823,6 +3868,8 @@ export interface components {
             sessions: components["schemas"]["Session"][];
         };
         StreamDoneEvent: {
+            /** @description The text's tokens with their log probabilities, for a reply asked with `logprobs` through `/v1`. */
+            logprobs?: components["schemas"]["TokenLogprob"][];
             stop_reason: components["schemas"]["InferenceStopReason"];
             /** @constant */
             success: true;
@@ -3981,6 +4028,11 @@ export interface components {
          * @example 2026-11-21T10:15:00.000Z
          */
         Timestamp: string;
+        /** @description One token of the text, in order; the tokens' texts joined are the text. */
+        TokenLogprob: components["schemas"]["TopLogprob"] & {
+            /** @description The most likely tokens at this position, most likely first (as many as `top_logprobs` asked). */
+            top_logprobs: components["schemas"]["TopLogprob"][];
+        };
         /**
          * @description One token package offered for sale (001 §9), served from the server's single package definition:
          *     Starter 1000 tokens for $10; Basic 5000 + 500 bonus for $45; Pro 10000 + 1500 bonus for $85 (Most Popular);
@@ -4118,6 +4170,14 @@ export interface components {
             };
             /** @constant */
             type: "function";
+        };
+        TopLogprob: {
+            /** @description The UTF-8 bytes of `token`. */
+            bytes: number[];
+            /** @description The natural log of the token's probability at this position, at temperature 1. */
+            logprob: number;
+            /** @description The token's text (empty for a token holding only part of a character, which the next one completes). */
+            token: string;
         };
         /**
          * @description Nucleus sampling; only the likeliest tokens whose probabilities add up to this are drawn from.
@@ -4562,10 +4622,12 @@ export type SchemaChatMessageEnvelope = components['schemas']['ChatMessageEnvelo
 export type SchemaChatMessageInput = components['schemas']['ChatMessageInput'];
 export type SchemaChatMessageStatus = components['schemas']['ChatMessageStatus'];
 export type SchemaChatRole = components['schemas']['ChatRole'];
+export type SchemaChoiceLogprobs = components['schemas']['ChoiceLogprobs'];
 export type SchemaCompletion = components['schemas']['Completion'];
 export type SchemaCompletionChoice = components['schemas']['CompletionChoice'];
 export type SchemaCompletionChunk = components['schemas']['CompletionChunk'];
 export type SchemaCompletionFinishReason = components['schemas']['CompletionFinishReason'];
+export type SchemaCompletionLogprobs = components['schemas']['CompletionLogprobs'];
 export type SchemaCompletionRequest = components['schemas']['CompletionRequest'];
 export type SchemaContactMessage = components['schemas']['ContactMessage'];
 export type SchemaContactSubject = components['schemas']['ContactSubject'];
@@ -4711,6 +4773,7 @@ export type SchemaTaskRewardClaim = components['schemas']['TaskRewardClaim'];
 export type SchemaTemperature = components['schemas']['Temperature'];
 export type SchemaTestimonial = components['schemas']['Testimonial'];
 export type SchemaTimestamp = components['schemas']['Timestamp'];
+export type SchemaTokenLogprob = components['schemas']['TokenLogprob'];
 export type SchemaTokenPackage = components['schemas']['TokenPackage'];
 export type SchemaTokenPackageId = components['schemas']['TokenPackageId'];
 export type SchemaTokenPackageList = components['schemas']['TokenPackageList'];
@@ -4722,6 +4785,7 @@ export type SchemaToolCall = components['schemas']['ToolCall'];
 export type SchemaToolCallDelta = components['schemas']['ToolCallDelta'];
 export type SchemaToolChoice = components['schemas']['ToolChoice'];
 export type SchemaToolDefinition = components['schemas']['ToolDefinition'];
+export type SchemaTopLogprob = components['schemas']['TopLogprob'];
 export type SchemaTopP = components['schemas']['TopP'];
 export type SchemaTotpCode = components['schemas']['TotpCode'];
 export type SchemaTotpConfirmRequest = components['schemas']['TotpConfirmRequest'];
@@ -10149,7 +10213,7 @@ export interface operations {
             };
             /**
              * @description The request does not match the API description, or asks for something not supported (`n` other than 1,
-             *     logprobs, a JSON-schema keyword no grammar can enforce…; `param` names the field), or its messages do not
+             *     logprobs with tools, a JSON-schema keyword no grammar can enforce…; `param` names the field), or its messages do not
              *     make a conversation (the last one is not the user's or a tool's, a tool's answer to no call).
              */
             400: {
@@ -10441,7 +10505,7 @@ export interface operations {
             };
             /**
              * @description The request does not match the API description, or asks for something not supported (`n` other than 1, more
-             *     than one prompt, echo, suffix, logprobs, best_of, penalties…; `param` names the field), or the prompt and
+             *     than one prompt, echo, suffix, best_of, penalties…; `param` names the field), or the prompt and
              *     `max_tokens` do not fit the model's context (`param` is `prompt`).
              */
             400: {
