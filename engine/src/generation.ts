@@ -1,4 +1,5 @@
 import type { GenerateRequest, GenerateResult } from './llama-engine';
+import { cutLogprobs } from './logprobs';
 import { StopSequences } from './stop-sequences';
 import { TokenBatcher } from './token-batcher';
 
@@ -22,7 +23,13 @@ export async function generateReply(
   const { stop, signal, ...request } = step;
   const batcher = new TokenBatcher(send, batchMs);
   const cut = new AbortController();
-  const stops = stop?.length ? new StopSequences(stop, (text) => batcher.push(text)) : null;
+  let shown = 0;
+  const stops = stop?.length
+    ? new StopSequences(stop, (text) => {
+        shown += text.length;
+        batcher.push(text);
+      })
+    : null;
   try {
     const result = await generate({
       ...request,
@@ -33,7 +40,9 @@ export async function generateReply(
       },
     });
     stops?.flush();
-    return stops?.matched ? { ...result, stopReason: 'stop' } : result;
+    if (!stops?.matched) return result;
+    // The answer is the text before the stop sequence: so are its tokens.
+    return { ...result, stopReason: 'stop', ...(result.logprobs ? { logprobs: cutLogprobs(result.logprobs, shown) } : {}) };
   } finally {
     batcher.flush();
   }

@@ -19,6 +19,7 @@ import { CHATML_TEMPLATE } from './chatml';
 import { boundNumberRules } from './json-grammar';
 import { validateGguf } from './gguf-validate';
 import { loadNodeLlamaCpp } from './node-llama-cpp';
+import { alignLogprobs, logOf, tokenPieces, type TokenLogprob } from './logprobs';
 
 export type { ChatTurn } from './chat-history';
 export type EngineStopReason = 'stop' | 'length' | 'abort';
@@ -39,6 +40,11 @@ export interface GenerateRequest {
    * under the grammar the schema makes, and the text is the JSON alone.
    */
   jsonSchema?: object;
+  /**
+   * Score the reply's tokens: each with its log probability at temperature 1 (as the model scores the finished text
+   * after the prompt) and this many of the likeliest tokens at its place.
+   */
+  logprobs?: number;
   signal?: AbortSignal;
   onToken?: (text: string) => void;
 }
@@ -49,6 +55,8 @@ export interface GenerateResult {
   completionTokens: number;
   firstTokenMs: number | null;
   durationMs: number;
+  /** The text's tokens, when the request asked for `logprobs`. */
+  logprobs?: TokenLogprob[];
 }
 export interface EngineOptions {
   threads: number;
@@ -385,8 +393,58 @@ export class LlamaEngine {
   }
 
   private promptTokens(m: LoadedModel, messages: ChatTurn[]): number {
+    return this.chatPrompt(m, messages).length;
+  }
+
+  private chatPrompt(m: LoadedModel, messages: ChatTurn[]): Nlc.Token[] {
     const { contextText } = m.chatWrapper.generateContextState({ chatHistory: chatHistory(messages) });
-    return contextText.tokenize(m.model.tokenizer).length;
+    return contextText.tokenize(m.model.tokenizer);
+  }
+
+  /** A raw prompt as LlamaCompletion evaluates it: after the model's BOS, when it has one to prepend. */
+  private withBos(m: LoadedModel, tokens: Nlc.Token[]): Nlc.Token[] {
+    const bos = m.model.tokens.bos;
+    return m.model.tokens.shouldPrependBosToken && bos !== null ? [bos, ...tokens] : tokens;
+  }
+
+  /**
+   * `text`'s tokens (as the tokenizer splits it) with their log probabilities at temperature 1 after `prompt`, and the
+   * `top` likeliest tokens at each place: the tokens evaluated again on the slot's sequence (its cached prompt kept),
+   * one batch, the distribution read at every position.
+   */
+  private async score(m: LoadedModel, slot: Slot, prompt: Nlc.Token[], text: string, top: number): Promise<TokenLogprob[]> {
+    const tokens = m.model.tokenize(text);
+    if (tokens.length === 0 || prompt.length === 0) return [];
+    const seq = slot.chat.sequence;
+    const cached = seq.contextTokens;
+    let keep = 0;
+    // The last prompt token is evaluated again in any case: its output is the first token's distribution.
+    while (keep < prompt.length - 1 && keep < cached.length && cached[keep] === prompt[keep]) keep++;
+    if (keep < seq.nextTokenIndex) await seq.eraseContextTokenRanges([{ start: keep, end: seq.nextTokenIndex }]);
+    const from = prompt.length - 1 - keep;
+    const next = { generateNext: { probabilities: true, options: { temperature: 1, topK: 0, topP: 1, minP: 0 } } };
+    const input: Nlc.ControlledEvaluateInputItem[] = [...prompt.slice(keep), ...tokens.slice(0, -1)].map((t, i) => (i >= from ? [t, next] : t));
+    const out = await seq.controlledEvaluate(input);
+    // Decoded as the text they were split from (a tokenizer's leading space at its start dropped, as in the text).
+    const decode = (ids: Nlc.Token[], at: number) => m.model.detokenize(ids, false, tokens.slice(Math.max(0, at - 4), at));
+    const pieces = tokenPieces(tokens, (ids, start) => decode(ids as Nlc.Token[], start));
+    return alignLogprobs(
+      text,
+      tokens.map((token, j) => {
+        const probabilities = out[from + j]?.next?.probabilities ?? new Map<Nlc.Token, number>();
+        // The map is sorted likeliest first: the first `top` entries, without copying a whole vocabulary's.
+        const candidates: Array<[Nlc.Token, number]> = [];
+        for (const entry of probabilities) {
+          if (candidates.length >= top) break;
+          candidates.push(entry);
+        }
+        return {
+          piece: pieces[j]!,
+          logprob: logOf(probabilities.get(token) ?? 0),
+          top: candidates.map(([id, p]) => ({ piece: decode([id], j), logprob: logOf(p) })),
+        };
+      }),
+    );
   }
 
   /**
@@ -517,6 +575,9 @@ export class LlamaEngine {
         text += rest;
         req.onToken?.(rest);
       }
+      // Scored also after an abort: a stop sequence ends a generation that way, and its text is still the answer.
+      const prompt = rawTokens ? this.withBos(m, rawTokens) : this.chatPrompt(m, messages);
+      const logprobs = req.logprobs !== undefined ? await this.score(m, slot, prompt, text, req.logprobs) : undefined;
       return {
         text,
         stopReason: reason === 'abort' ? 'abort' : reason === 'maxTokens' ? 'length' : 'stop',
@@ -524,6 +585,7 @@ export class LlamaEngine {
         completionTokens,
         firstTokenMs,
         durationMs: elapsed(),
+        ...(logprobs ? { logprobs } : {}),
       };
     } catch (err) {
       // Aborted before the first token: node-llama-cpp throws signal.reason.

@@ -1,0 +1,112 @@
+/**
+ * LlamaEngine scoring its replies' tokens (logprobs), against the generated tiny model. The engine runs in a child
+ * process (test/support/engine-probe.ts); no database.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { logprobsProblem, type TokenLogprob } from '@glob/engine/logprobs';
+import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
+import { probeEngine, type ProbeLine, type ProbeOutput } from '../support/engine-run';
+
+interface ResultLine extends ProbeLine {
+  run: number;
+  g: number;
+  text: string;
+  completionTokens: number;
+  logprobs?: TokenLogprob[];
+}
+
+const chat = (seed: number, temperature: number, logprobs?: number) => ({
+  messages: [{ role: 'user', content: 'Tell me about the river.' }],
+  maxTokens: 40,
+  temperature,
+  topP: 1,
+  seed,
+  ...(logprobs !== undefined ? { logprobs } : {}),
+});
+const raw = (logprobs: number) => ({ prompt: 'Once upon a time', maxTokens: 30, temperature: 0, topP: 1, seed: 1, logprobs });
+
+const RUNS = {
+  greedy: 0,
+  sampled: 1,
+  sampledAgain: 2,
+  sampledPlain: 3,
+  none: 4,
+  raw: 5,
+  twoAtOnce: 6,
+};
+const runs = [chat(1, 0, 5), chat(7, 1, 3), chat(7, 1, 3), chat(7, 1), chat(3, 0.7, 0), raw(2), { ...chat(9, 1, 1), parallel: 2 }];
+
+let dir: string;
+let probe: ProbeOutput;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'logprobs-engine-'));
+  const model = join(dir, 'tiny.gguf');
+  await writeTinyLlamaGguf(model, { seed: 1 });
+  probe = await probeEngine(model, { threads: 1, generate: runs });
+}, 90_000);
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const resultOf = (run: number, g = 0): ResultLine => {
+  const found = probe.lines.filter((l) => l.type === 'result' && l.run === run && l.g === g) as ResultLine[];
+  expect(found).toHaveLength(1);
+  return found[0]!;
+};
+
+describe('LlamaEngine logprobs (child process, generated tiny model)', () => {
+  it('greedy: each token is the likeliest at its place, its texts are the reply, and the candidates are likeliest first', () => {
+    expect({ code: probe.code, stderr: probe.stderr }).toEqual({ code: 0, stderr: '' });
+    const r = resultOf(RUNS.greedy);
+    expect(r.text.length).toBeGreaterThan(0);
+    const lp = r.logprobs!;
+    expect(logprobsProblem(r.text, lp, 5)).toBeNull();
+    expect(lp.map((t) => t.token).join('')).toBe(r.text);
+    // Scored where it was generated: at temperature 0 the generator took the model's likeliest token every time.
+    for (const t of lp) {
+      expect(t.logprob).toBeCloseTo(t.top_logprobs[0]!.logprob, 5);
+      expect(t.top_logprobs[0]!.token).toBe(t.token);
+    }
+    // A distribution: the five likeliest take no more than all of it, and not all of it (the tiny model is unsure).
+    for (const t of lp) {
+      const mass = t.top_logprobs.reduce((sum, c) => sum + Math.exp(c.logprob), 0);
+      expect(mass).toBeLessThanOrEqual(1 + 1e-6);
+    }
+    expect(lp.some((t) => t.logprob < -0.01)).toBe(true);
+    expect(lp.length).toBeLessThanOrEqual(r.completionTokens + 1);
+  });
+
+  it('sampled: the same seed gives the same reply and the same scores, and scoring leaves the next generation as it was', () => {
+    const a = resultOf(RUNS.sampled);
+    const b = resultOf(RUNS.sampledAgain);
+    expect(b.text).toBe(a.text);
+    expect(b.logprobs).toEqual(a.logprobs);
+    expect(logprobsProblem(a.text, a.logprobs!, 3)).toBeNull();
+    // Not always the likeliest token at temperature 1.
+    expect(a.logprobs!.some((t) => t.logprob < t.top_logprobs[0]!.logprob - 1e-6)).toBe(true);
+    const plain = resultOf(RUNS.sampledPlain);
+    expect(plain.text).toBe(a.text);
+    expect(plain.logprobs).toBeUndefined();
+  });
+
+  it('top_logprobs 0 gives the tokens alone; a raw prompt is scored after its BOS as the completion generated it', () => {
+    const none = resultOf(RUNS.none);
+    expect(logprobsProblem(none.text, none.logprobs!, 0)).toBeNull();
+    expect(none.logprobs!.every((t) => t.top_logprobs.length === 0)).toBe(true);
+    const r = resultOf(RUNS.raw);
+    expect(logprobsProblem(r.text, r.logprobs!, 2)).toBeNull();
+    for (const t of r.logprobs!) expect(t.logprob).toBeCloseTo(t.top_logprobs[0]!.logprob, 5);
+  });
+
+  it('two replies scored at once on two sequences of one context come out the same', () => {
+    const a = resultOf(RUNS.twoAtOnce, 0);
+    const b = resultOf(RUNS.twoAtOnce, 1);
+    expect(b.text).toBe(a.text);
+    expect(b.logprobs).toEqual(a.logprobs);
+    expect(logprobsProblem(a.text, a.logprobs!, 1)).toBeNull();
+  });
+});
