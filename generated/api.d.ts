@@ -623,8 +623,8 @@ export interface paths {
          * @description Token events in order, then one `done` or `error` event. The tokens reach the requester's stream at once;
          *     `done` settles the reply (charged for the tokens the platform counts in the text it relayed, at most the job's
          *     `max_tokens`) and records the task as served by this node; `error` ends it at no charge. Renews the job's lock.
-         *     403 for a job this node does not hold, 409 after the job ended, 413 for more than 512 events or 256 KiB in one
-         *     call, or past the job's `max_bytes` (the job then ends as failed, at no charge).
+         *     403 for a job this node does not hold, 409 after the job ended, 413 for more than 512 events or 256 KiB of text in
+         *     one call, or past the job's `max_bytes` (the job then ends as failed, at no charge).
          */
         post: operations["sendNodeJobEvents"];
         delete?: never;
@@ -3200,8 +3200,8 @@ export interface components {
         NodeJobEvent: components["schemas"]["NodeTokenEvent"] | components["schemas"]["NodeDoneEvent"] | components["schemas"]["NodeErrorEvent"];
         NodeJobEvents: {
             /**
-             * @description At most 512 events and 256 KiB per call (413 beyond); a `done` or `error` event must be the last. A job's text
-             *     in all is bounded by its `max_bytes`.
+             * @description At most 512 events and 256 KiB of text per call, 16 MiB in all with a done event's logprobs (413 beyond); a
+             *     `done` or `error` event must be the last. A job's text in all is bounded by its `max_bytes`.
              */
             events: components["schemas"]["NodeJobEvent"][];
         };

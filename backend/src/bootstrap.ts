@@ -14,7 +14,7 @@ import { startProcessMetrics } from './observability/metrics';
 import type { AppConfig } from './config/config';
 import { createLogger, httpLogging, NestPinoLogger, REQUEST_ID_HEADER, requestContext, type LoggingOptions } from './observability/logging';
 import { ErrorFilter, errorAnswer } from './contract/error.filter';
-import { NODE_EVENTS_MAX_BYTES, NODE_EVENTS_TOO_LARGE } from './modules/nodes/node-jobs.service';
+import { NODE_EVENTS_BODY_MAX_BYTES, NODE_EVENTS_TOO_LARGE } from './modules/nodes/node-jobs.service';
 import { loadSpec } from './contract/spec';
 import { RATE_LIMIT_HEADERS } from './modules/openai/key-limits';
 import { isUndescribedPath, specValidator } from './contract/validator';
@@ -90,8 +90,9 @@ export function configureApi(app: NestExpressApplication, config: AppConfig, log
     }),
   );
 
-  // A node's job events: at most 256 KiB per call, beyond it 413 in the Error shape (parsed here, so the general parser skips it).
-  const nodeEvents = express.json({ limit: NODE_EVENTS_MAX_BYTES });
+  // A node's job events: 256 KiB of text per call (checked once parsed) and a done event's logprobs; beyond, 413 in the
+  // Error shape (parsed here, so the general parser skips it).
+  const nodeEvents = express.json({ limit: NODE_EVENTS_BODY_MAX_BYTES });
   app.use('/api/nodes/jobs', (req: Request, res: express.Response, next: express.NextFunction) => {
     if (!/^\/[^/]+\/events$/.test(req.path)) return next();
     nodeEvents(req, res, (err?: unknown) => {

@@ -673,6 +673,8 @@ export class Agent {
           stop: job.params.stop,
           // The platform checks the text against this schema: generated under its grammar, it matches.
           ...(job.params.json_schema ? { jsonSchema: job.params.json_schema } : {}),
+          // The platform checks them against the text it relayed: they are the text's tokens as the model scores them.
+          ...(job.params.logprobs !== undefined ? { logprobs: job.params.logprobs } : {}),
           signal: running.abort.signal,
         },
         (text) => sender.pushText(text),
@@ -686,6 +688,7 @@ export class Agent {
         type: 'done',
         usage: { prompt_tokens: result.promptTokens, completion_tokens: result.completionTokens },
         stop_reason: stopReason,
+        ...(result.logprobs ? { logprobs: result.logprobs } : {}),
       });
       const state = await sender.drain();
       if (state !== 'open') return;

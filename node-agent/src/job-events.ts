@@ -1,6 +1,7 @@
 /**
  * A job's events on their way to the API: in order, at most one request in flight, and whatever accumulated
- * meanwhile goes in the next request (at most 512 events and 256 KiB per call, the API's limits).
+ * meanwhile goes in the next request (at most 512 events and 256 KiB per call, the API's limits; an event past that
+ * alone, such as a done event with a long reply's logprobs, goes in a call of its own).
  */
 import type { Schemas } from './contract';
 

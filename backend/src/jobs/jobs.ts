@@ -63,6 +63,8 @@ export interface InferenceJob extends JobTrace {
      * generates under the grammar it makes, and a reply that does not match fails.
      */
     jsonSchema?: Record<string, unknown>;
+    /** Score the reply's tokens (log probabilities), each with this many likeliest candidates; absent when not asked. */
+    logprobs?: number;
   };
   /** The hold reserved for this reply and the model's price, in milli-GLOB. */
   holdId: string;

@@ -196,11 +196,12 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
           ...(data.params.seed !== undefined ? { seed: data.params.seed } : {}),
           stop: data.params.stop,
           ...(data.params.jsonSchema ? { jsonSchema: data.params.jsonSchema } : {}),
+          ...(data.params.logprobs !== undefined ? { logprobs: data.params.logprobs } : {}),
           signal: abort.signal,
         },
         send,
       );
-      await this.replies.complete(data, nodeId, result, result.stopReason, result.durationMs, run);
+      await this.replies.complete(data, nodeId, result, result.stopReason, result.durationMs, run, result.logprobs);
       const { completionTokens: tokens, stopReason: stop_reason } = result;
       const ms = Math.round(result.durationMs);
       this.logger.log({ msg: `Job ${job.id} done: ${tokens} tokens (${stop_reason}) in ${ms} ms`, ...fields, tokens, stop_reason, ms });

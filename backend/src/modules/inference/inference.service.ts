@@ -71,6 +71,8 @@ export interface ApiRequestOptions {
   stop?: string[];
   /** The reply must be JSON matching this schema (already cut to what the generators' grammars support). */
   jsonSchema?: Record<string, unknown>;
+  /** Score the reply's tokens, each with this many likeliest candidates (OpenAI's logprobs and top_logprobs). */
+  logprobs?: number;
   /**
    * The request's `prompt` is a raw text the model continues without a chat template (legacy completions), of this
    * many tokens as the model's tokenizer counts the text alone.
@@ -161,6 +163,7 @@ export class InferenceService {
       ...(api?.seed !== undefined ? { seed: api.seed } : {}),
       ...(api?.stop?.length ? { stop: api.stop } : {}),
       ...(api?.jsonSchema ? { jsonSchema: api.jsonSchema } : {}),
+      ...(api?.logprobs !== undefined ? { logprobs: api.logprobs } : {}),
     };
     const requestHash = createHash('sha256')
       .update(JSON.stringify([input.modelId, raw ? { prompt: raw.prompt } : messages, params, input.replace_from ?? null]))

@@ -7,6 +7,7 @@ import { generationInput, inputBytes } from '../../jobs/generation-input';
 import { REDIS } from '../../redis/redis.module';
 import { completionBudget, holdTokens } from './budget';
 import { CatalogModel, loadCatalog } from './catalog';
+import { logprobsProblem, type TokenLogprob } from '@glob/engine/logprobs';
 import { matchesJsonSchema } from './json-schema-check';
 import { REAPED } from './reaper.service';
 import { taskDifficulty } from '../rewards/rewards';
@@ -123,17 +124,40 @@ export class RepliesService {
   }
 
   /**
-   * The reply is complete: charged for the tokens used at the model's price, never more than the hold; a reply
-   * cut by the budget says so. A reply whose text is not what was asked for (see conforms) fails instead, counted
-   * against its node, and costs nothing. False when it did not complete, or had already ended (nothing is charged or
-   * saved twice).
+   * What is wrong with the logprobs a reply ends with when it was asked for them (see logprobsProblem: they must be
+   * its text's tokens, well formed), or null. A reply stopped from outside may end without them.
    */
-  complete(job: InferenceJob, nodeId: string, usage: Usage, stopReason: StopReason, durationMs: number, run?: ReplyRun): Promise<boolean> {
+  logprobsProblem(job: InferenceJob, text: string, stopReason: StopReason, logprobs: TokenLogprob[] | undefined): string | null {
+    const top = job.params.logprobs;
+    if (top === undefined) return null;
+    if (!logprobs) return stopReason === 'abort' ? null : 'no logprobs';
+    if (logprobs.length > job.params.maxTokens) return `${logprobs.length} tokens for at most ${job.params.maxTokens}`;
+    return logprobsProblem(text, logprobs, top);
+  }
+
+  /**
+   * The reply is complete: charged for the tokens used at the model's price, never more than the hold; a reply
+   * cut by the budget says so. A reply whose text or logprobs are not what was asked for (see conforms and
+   * logprobsProblem) fails instead, counted against its node, and costs nothing. False when it did not complete, or
+   * had already ended (nothing is charged or saved twice).
+   */
+  complete(
+    job: InferenceJob,
+    nodeId: string,
+    usage: Usage,
+    stopReason: StopReason,
+    durationMs: number,
+    run?: ReplyRun,
+    logprobs?: TokenLogprob[],
+  ): Promise<boolean> {
     return this.serial(job, async () => {
       const stream = this.stream(job);
       const text = await stream.text();
-      if (!(await this.conforms(job, text, stopReason))) {
-        this.logger.warn(`Node ${nodeId} ended reply ${job.streamId} (${stopReason}) with text that does not match its JSON schema`);
+      const wrong = !(await this.conforms(job, text, stopReason))
+        ? 'text that does not match its JSON schema'
+        : this.logprobsProblem(job, text, stopReason, logprobs);
+      if (wrong) {
+        this.logger.warn(`Node ${nodeId} ended reply ${job.streamId} (${stopReason}) with ${wrong}`);
         await this.failNow(job, nodeId, 'INTERNAL_ERROR', usage.promptTokens, run);
         return false;
       }
@@ -166,6 +190,7 @@ export class RepliesService {
         success: true,
         usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: used },
         stop_reason: reason,
+        ...(job.params.logprobs !== undefined && logprobs ? { logprobs } : {}),
       });
       await stream.finish(this.ttl);
       return true;

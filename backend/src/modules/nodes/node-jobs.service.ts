@@ -35,10 +35,13 @@ import { outdated } from './agent-version';
 import { ProviderNodesRepository, type NodeIdentity } from './provider-nodes.repository';
 import { NodePoolsRepository } from './node-pools.repository';
 import type { ReplyRun } from '../../observability/metrics';
+import type { TokenLogprob } from '@glob/engine/logprobs';
 
 /** One events call carries at most this much; the body parser of that route enforces the bytes. */
 export const NODE_EVENTS_MAX = 512;
 export const NODE_EVENTS_MAX_BYTES = 256 * 1024;
+/** The most a call's body may be: the text's limit, and room for a done event's logprobs (thousands of tokens with candidates). */
+export const NODE_EVENTS_BODY_MAX_BYTES = 16 * 1024 * 1024;
 export const NODE_EVENTS_TOO_LARGE = 'At most 512 events and 256 KiB per call';
 
 /** A waiting claim looks again at least this often (a job a stalled node lost goes back to the queue unannounced). */
@@ -305,6 +308,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
           seed: a.seed,
           ...(data.params.stop?.length ? { stop: data.params.stop } : {}),
           ...(data.params.jsonSchema ? { json_schema: data.params.jsonSchema } : {}),
+          ...(data.params.logprobs !== undefined ? { logprobs: data.params.logprobs } : {}),
         },
         lock_ms: this.config.inference.jobLockMs,
         first_token_ms: this.config.inference.nodeFirstTokenMs,
@@ -471,6 +475,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     await this.nodes.touch(node.id);
     const final = end >= 0 ? (events[end] as Exclude<NodeJobEvent, { type: 'token' }>) : null;
     const text = events.map((e) => (e.type === 'token' ? e.text : '')).join('');
+    if (Buffer.byteLength(text) > NODE_EVENTS_MAX_BYTES) throw new PayloadTooLargeException(NODE_EVENTS_TOO_LARGE);
     const tokenEvents = events.length - (final ? 1 : 0);
     if (jobId.startsWith(REPLAY_JOB)) return this.replayEvents(node, jobId, text, tokenEvents, final);
     const { a, data } = await this.held(node, jobId);
@@ -492,7 +497,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
       const reported = { promptTokens: final.usage.prompt_tokens, completionTokens: final.usage.completion_tokens };
       await withRequestId(data.requestId, async () => {
         this.logger.log({ msg: `Node ${node.id} finished job ${jobId} (${final.stop_reason})`, ...fields, stop_reason: final.stop_reason });
-        await this.settle(a, data, final.stop_reason, reported);
+        await this.settle(a, data, final.stop_reason, reported, final.logprobs);
       });
     } else if (final?.type === 'error') {
       await withRequestId(data.requestId, async () => {
@@ -533,11 +538,17 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
    * The reply is complete: priced by the platform's count of the prompt and of the text it relayed (at most the
    * completion cap the node was given); the node's own report is only recorded beside it.
    */
-  private async settle(a: Assignment, data: InferenceJob, stopReason: StopReason, reported?: { promptTokens: number; completionTokens: number }) {
+  private async settle(
+    a: Assignment,
+    data: InferenceJob,
+    stopReason: StopReason,
+    reported?: { promptTokens: number; completionTokens: number },
+    logprobs?: TokenLogprob[],
+  ) {
     const text = await this.replies.streamedText(data);
     const usage = { promptTokens: a.promptTokens, completionTokens: Math.min(a.maxTokens, await this.counter.countText(a.modelId, text)) };
     const now = Date.now();
-    const completed = await this.replies.complete(data, a.nodeId, usage, stopReason, now - a.claimedAt, runOf(a));
+    const completed = await this.replies.complete(data, a.nodeId, usage, stopReason, now - a.claimedAt, runOf(a), logprobs);
     await this.release(a, () => this.leases.complete(a));
     if (completed) {
       await this.recordSpeed(a, usage.completionTokens, now);

@@ -9,12 +9,29 @@ import type { ApiKeyIdentity } from '../api-keys/api-keys.repository';
 import { type CatalogModel, loadCatalog } from '../inference/catalog';
 import { InferenceService } from '../inference/inference.service';
 import { TokenCounter } from '../inference/token-counter';
+import type { TokenLogprob } from '@glob/engine/logprobs';
 import { KeyLimits } from './key-limits';
 import { failure, FINISH, ReplyRelay, streamFailure } from './reply-relay';
 
 type CompletionRequest = RequestBody<'createCompletion'>;
 type Chunk = Schemas['CompletionChunk'];
 type Usage = Schemas['ChatCompletionUsage'];
+
+/** The tokens of a completion in OpenAI's legacy shape: parallel lists, candidates as token → log probability. */
+function legacyLogprobs(tokens: TokenLogprob[]): Schemas['CompletionLogprobs'] {
+  let offset = 0;
+  const textOffset = tokens.map((t) => {
+    const at = offset;
+    offset += t.token.length;
+    return at;
+  });
+  return {
+    tokens: tokens.map((t) => t.token),
+    token_logprobs: tokens.map((t) => t.logprob),
+    top_logprobs: tokens.map((t) => Object.fromEntries(t.top_logprobs.map((c) => [c.token, c.logprob]))),
+    text_offset: textOffset,
+  };
+}
 
 /** OpenAI's default completion limit for a legacy completion (much shorter than a chat reply's). */
 export const COMPLETION_DEFAULT_MAX_TOKENS = 16;
@@ -74,6 +91,7 @@ export class CompletionsService {
         rawPromptTokens: promptTokens,
         ...(typeof body.seed === 'number' ? { seed: body.seed } : {}),
         ...(stop ? { stop } : {}),
+        ...(typeof body.logprobs === 'number' ? { logprobs: body.logprobs } : {}),
       },
     );
 
@@ -98,8 +116,9 @@ export class CompletionsService {
       throw failure(outcome.error);
     }
     const finish = outcome.cut ? 'stop' : FINISH[outcome.done.stop_reason];
+    const logprobs = typeof body.logprobs === 'number' && outcome.logprobs ? legacyLogprobs(outcome.logprobs) : null;
     if (body.stream) {
-      send(chunk([{ text: '', index: 0, finish_reason: finish, logprobs: null }]));
+      send(chunk([{ text: '', index: 0, finish_reason: finish, logprobs }]));
       if (includeUsage) send(chunk([], outcome.usage));
       res.write('data: [DONE]\n\n');
       res.end();
@@ -107,7 +126,7 @@ export class CompletionsService {
     }
     res.status(200).json({
       ...base,
-      choices: [{ text, index: 0, finish_reason: finish, logprobs: null }],
+      choices: [{ text, index: 0, finish_reason: finish, logprobs }],
       usage: outcome.usage,
     } satisfies Schemas['Completion']);
   }

@@ -17,6 +17,7 @@ type ChatRequest = RequestBody<'createChatCompletion'>;
 type Chunk = Schemas['ChatCompletionChunk'];
 type FinishReason = Schemas['FinishReason'];
 type Usage = Schemas['ChatCompletionUsage'];
+type ChoiceLogprobs = Schemas['ChoiceLogprobs'];
 type ModelExtensions = Pick<Schemas['OpenAiModel'], 'created' | 'context_length' | 'pricing' | 'price_per_million_tokens' | 'supported_features'>;
 
 /** A catalog model's fields in `GET /v1/models` besides its id and load: its date, context, prices and features. */
@@ -92,6 +93,7 @@ export class OpenAiService {
         ...(typeof body.seed === 'number' ? { seed: body.seed } : {}),
         ...(stop ? { stop } : {}),
         ...(plan.kind !== 'text' ? { jsonSchema: plan.jsonSchema } : {}),
+        ...(body.logprobs ? { logprobs: body.top_logprobs ?? 0 } : {}),
       },
     );
 
@@ -116,7 +118,9 @@ export class OpenAiService {
       if (envelope) take(envelope.end());
       const call = answer.toolCall;
       const finish: FinishReason = outcome.cut ? 'stop' : call && event.stop_reason === 'stop' ? 'tool_calls' : FINISH[event.stop_reason];
-      if (out) return out.end(finish, usage);
+      // A reply stopped from outside may have ended without them.
+      const logprobs: ChoiceLogprobs | null = body.logprobs ? { content: outcome.logprobs ?? null, refusal: null } : null;
+      if (out) return out.end(finish, usage, logprobs);
       res.status(200).json({
         ...base,
         object: 'chat.completion',
@@ -127,7 +131,7 @@ export class OpenAiService {
               ? { role: 'assistant', content: null, refusal: null, tool_calls: [call] }
               : { role: 'assistant', content: answer.text, refusal: null },
             finish_reason: finish,
-            logprobs: null,
+            logprobs,
           },
         ],
         usage,
@@ -156,8 +160,8 @@ export class OpenAiService {
     return {
       content: (content: string) => send(chunk([{ index: 0, delta: { content }, finish_reason: null, logprobs: null }])),
       toolCall: (delta: Schemas['ToolCallDelta']) => send(chunk([{ index: 0, delta: { tool_calls: [delta] }, finish_reason: null, logprobs: null }])),
-      end: (finish: FinishReason, usage: Usage) => {
-        send(chunk([{ index: 0, delta: {}, finish_reason: finish, logprobs: null }]));
+      end: (finish: FinishReason, usage: Usage, logprobs: ChoiceLogprobs | null) => {
+        send(chunk([{ index: 0, delta: {}, finish_reason: finish, logprobs }]));
         if (includeUsage) send(chunk([], usage));
         res.write('data: [DONE]\n\n');
         res.end();

@@ -1,5 +1,6 @@
 import { HttpException, HttpStatus, Injectable, InternalServerErrorException, ServiceUnavailableException } from '@nestjs/common';
 import type { Response } from 'express';
+import { cutLogprobs, type TokenLogprob } from '@glob/engine/logprobs';
 import { StopSequences } from '@glob/engine/stop-sequences';
 import type { Schemas } from '../../contract/types';
 import type { ApiKeyIdentity } from '../api-keys/api-keys.repository';
@@ -51,8 +52,11 @@ export function streamFailure(res: Response, event: ErrorEvent): void {
   res.end();
 }
 
-/** How a reply's events ended: done (with whether a stop sequence cut it), failed, or not at all (the client left). */
-export type RelayOutcome = { done: DoneEvent; usage: Usage; cut: boolean } | { error: ErrorEvent } | null;
+/**
+ * How a reply's events ended: done (with whether a stop sequence cut it, and the tokens of the text emitted when
+ * asked for), failed, or not at all (the client left).
+ */
+export type RelayOutcome = { done: DoneEvent; usage: Usage; cut: boolean; logprobs?: TokenLogprob[] } | { error: ErrorEvent } | null;
 
 /**
  * The part every /v1 generation shares once its job is queued: a client that leaves stops it (and is charged only
@@ -80,7 +84,13 @@ export class ReplyRelay {
       reader.abort();
       if (!answered) void this.inference.stop(key.userId, streamId).catch(() => undefined);
     });
-    const cut = stop?.length ? new StopSequences(stop, emit) : null;
+    let emitted = 0;
+    const cut = stop?.length
+      ? new StopSequences(stop, (text) => {
+          emitted += text.length;
+          emit(text);
+        })
+      : null;
     let stopped = false;
     for await (const { event } of started.events(0, reader.signal)) {
       if (event.type === 'token') {
@@ -94,7 +104,10 @@ export class ReplyRelay {
         const usage: Usage = event.usage;
         await this.limits.spend(key.id, usage.total_tokens);
         answered = true;
-        return { done: event, usage, cut: cut?.matched ?? false };
+        const matched = cut?.matched ?? false;
+        // A generator that did not know the stop sequence scored the text past it: its tokens are cut where the text was.
+        const logprobs = event.logprobs && matched ? cutLogprobs(event.logprobs, emitted) : event.logprobs;
+        return { done: event, usage, cut: matched, ...(logprobs ? { logprobs } : {}) };
       } else {
         answered = true;
         return { error: event };

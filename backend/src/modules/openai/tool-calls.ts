@@ -108,6 +108,9 @@ export function planReply(body: ChatRequest): ReplyPlan {
   }
   // A stop sequence would cut the JSON a grammar is writing short, and JSON cut short is no answer.
   if ((format || choice !== 'none') && body.stop != null) throw new BadRequestException('stop: cannot be combined with tools or response_format');
+  if (body.top_logprobs != null && body.logprobs !== true) throw new BadRequestException('top_logprobs: needs logprobs true');
+  // A tool call's arguments are read out of the envelope the model writes: no token of the answer is its own.
+  if (body.logprobs && choice !== 'none') throw new BadRequestException('logprobs: with tools is not supported');
   if (choice === 'none') return format ? { kind: 'json', turns, jsonSchema: format } : { kind: 'text', turns };
 
   const named = typeof choice === 'object' ? choice.function.name : null;
