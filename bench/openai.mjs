@@ -3,7 +3,7 @@
 // worker: time to first token and tokens/s of a streamed reply through POST /v1/chat/completions (an API key,
 // chat.completion.chunk events) and through POST /api/inference/stream/start (a session, the platform's events),
 // alternating so both see the same machine; the same /v1 reply generated under a json_schema's grammar (tokens/s with
-// and without it); embeddings per second through POST /v1/embeddings; then requests/s of GET /v1/models (key auth, rate-limit windows in Redis) beside
+// and without it) and with logprobs (the finished text scored once more); embeddings per second through POST /v1/embeddings; then requests/s of GET /v1/models (key auth, rate-limit windows in Redis) beside
 // GET /api/inference/models (a session). Prints figures; asserts nothing.
 // Usage: node bench/openai.mjs [runs=10] [tokens=200] [threads=1] [seconds=5]
 import autocannon from 'autocannon';
@@ -136,14 +136,19 @@ try {
   await viaApp();
   await viaOpenAi();
   const structured = () => viaOpenAi({ response_format: { type: 'json_schema', json_schema: { name: 'records', schema: RECORDS } } });
+  // Scored after it is generated: the cost shows in the whole reply's time (tokens/s counts to the last chunk).
+  const scored = () => viaOpenAi({ logprobs: true, top_logprobs: 5 });
   await structured();
+  await scored();
   const app = [];
   const openai = [];
   const grammar = [];
+  const logprobs = [];
   for (let i = 0; i < runs; i++) {
     app.push(await viaApp());
     openai.push(await viaOpenAi());
     grammar.push(await structured());
+    logprobs.push(await scored());
   }
   const row = (path, xs) => ({
     path,
@@ -158,9 +163,12 @@ try {
     row('POST /api/inference/stream/start (session)', app),
     row('POST /v1/chat/completions stream (API key)', openai),
     row('  the same with a json_schema (grammar)', grammar),
+    row('  the same with logprobs, top_logprobs 5', logprobs),
   ]);
   const ratio = median(grammar.map((x) => x.tps)) / median(openai.map((x) => x.tps));
   console.log(`Generation under the grammar: ${ratio.toFixed(2)} × the tokens/s of a free reply`);
+  const scoredRatio = median(logprobs.map((x) => x.tps)) / median(openai.map((x) => x.tps));
+  console.log(`With logprobs (the text scored once more): ${scoredRatio.toFixed(2)} × the tokens/s of a free reply`);
 
   // Embeddings: batches of 8 short texts, one request at a time and 4 at once.
   const texts = Array.from({ length: 8 }, (_, i) => `Document ${i}: the river runs through the old city, past the market and the mill.`);

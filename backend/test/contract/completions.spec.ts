@@ -40,7 +40,6 @@ describe('contract: POST /v1/completions (createCompletion)', () => {
   it.each([
     ['echo', { echo: true }],
     ['suffix', { suffix: 'end' }],
-    ['logprobs', { logprobs: 1 }],
     ['best_of', { best_of: 2 }],
     ['frequency_penalty', { frequency_penalty: 1 }],
   ])('refuses %s (a parameter it does not serve) with 400 in OpenAI’s shape naming it', async (param, extra) => {

@@ -115,7 +115,7 @@ describe('JSON-schema replies', () => {
     }
   }, 60_000);
 
-  it('the project’s agent generates under the grammar: its replies (a tool call and a json_schema answer through /v1 too) match the schema and pass the trusted replay', async () => {
+  it('the project’s agent generates under the grammar: its replies (a tool call and a json_schema answer through /v1 too) match the schema and pass the trusted replay; it scores logprobs', async () => {
     agent = await pairAgent(stack, owner, 'json-box', dataDir);
     await agent.waitFor(/Serving glob-tiny-chat with 1 thread/);
     await agent.waitFor(/Answered the platform's challenge for glob-tiny-chat/);
@@ -173,6 +173,22 @@ describe('JSON-schema replies', () => {
       [called.id, structured.id].map((id) => id.replace(/^chatcmpl-/, '')),
     ])) as Array<{ node_id: string }>;
     expect(served).toEqual([{ node_id: nodeId }, { node_id: nodeId }]);
+
+    // logprobs scored by the node's own engine pass the platform's check: each the likeliest token at temperature 0.
+    const scored = await openai.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Tell me about the river.' }],
+      logprobs: true,
+      top_logprobs: 2,
+      temperature: 0,
+      max_tokens: 16,
+    });
+    const text = scored.choices[0]!.message.content!;
+    const tokens = scored.choices[0]!.logprobs!.content!;
+    expect(text.length).toBeGreaterThan(0);
+    expect(tokens.map((t) => t.token).join('')).toBe(text);
+    for (const t of tokens) expect(t.top_logprobs.map((c) => c.token)[0]).toBe(t.token);
+    expect(await taskOf(stack, scored.id.replace(/^chatcmpl-/, ''))).toMatchObject({ status: 'completed', node_id: nodeId });
 
     agent.child.kill('SIGINT');
     await agent.exited;

@@ -158,7 +158,7 @@ describe('POST /v1/completions (a raw prompt, no chat template) through the offi
     expect(Number(task.charged_units)).toBe(cut.usage!.total_tokens * PRICE);
   }, 60_000);
 
-  it('refuses in OpenAI’s shape: more than one prompt, echo/suffix/logprobs/best_of/penalties, n ≠ 1, a prompt that does not fit the context, an unknown model', async () => {
+  it('refuses in OpenAI’s shape: more than one prompt, echo/suffix/best_of/penalties, n ≠ 1, a prompt that does not fit the context, an unknown model', async () => {
     const { user, key } = await customer(stack, 'refused');
     const before = await balanceUnits(stack, user);
     const openai = client(key);
@@ -173,7 +173,6 @@ describe('POST /v1/completions (a raw prompt, no chat template) through the offi
     for (const [param, value] of [
       ['echo', true],
       ['suffix', ' the end'],
-      ['logprobs', 2],
       ['best_of', 2],
       ['frequency_penalty', 0.5],
       ['presence_penalty', 0.5],
