@@ -7,6 +7,7 @@
 import { createParser } from 'eventsource-parser';
 import { join } from 'node:path';
 import type { ChatTurn, GenerateRequest, GenerateResult } from '@glob/engine/llama-engine';
+import { alignLogprobs, cutLogprobs, type ScoredToken, type TokenLogprob } from '@glob/engine/logprobs';
 import { freePort, LLAMA_SERVER, spawnTied, type Tied, waitForPort } from './llama-process';
 
 /**
@@ -53,8 +54,19 @@ async function send(url: string, init: RequestInit): Promise<Response> {
   }
 }
 
+/** A token's entry in llama-server's `completion_probabilities` (pre-sampling: natural-log probabilities). */
+interface ServerTokenProb {
+  id: number;
+  /** The token's text cut before an unfinished character: `bytes` is the whole of it. */
+  token: string;
+  bytes: number[];
+  logprob: number | null;
+  top_logprobs?: Array<{ id: number; token: string; bytes: number[]; logprob: number | null }>;
+}
+
 interface CompletionChunk {
   content?: string;
+  completion_probabilities?: ServerTokenProb[];
   tokens?: number[];
   stop?: boolean;
   stop_type?: 'eos' | 'limit' | 'word' | 'none';
@@ -134,6 +146,11 @@ export class LlamaServer {
     let completionTokens = 0;
     let firstTokenMs: number | null = null;
     let final: CompletionChunk | null = null;
+    const top = req.logprobs;
+    const scored: ScoredToken[] = [];
+    // Bytes decoded as one stream: a character split across tokens comes out whole on the token that ends it. (This
+    // llama-server sends nothing for a token ending inside a character: the next entry has the whole character.)
+    const pieces = new TextDecoder();
     const result = (stopReason: GenerateResult['stopReason']): GenerateResult => ({
       text,
       stopReason,
@@ -141,6 +158,7 @@ export class LlamaServer {
       completionTokens,
       firstTokenMs,
       durationMs: elapsed(),
+      ...(top !== undefined ? { logprobs: replyLogprobs(text, scored) } : {}),
     });
     if (req.signal?.aborted) return result('abort');
     // llama-server's JSON grammar lets whitespace follow the value without end, and a model may take it: a JSON reply
@@ -162,6 +180,8 @@ export class LlamaServer {
           ...(req.seed !== undefined ? { seed: req.seed } : {}),
           // llama-server builds the grammar itself.
           ...(req.jsonSchema ? { json_schema: req.jsonSchema } : {}),
+          // The model's own distribution before the sampler (as the engine scores), at least the chosen token's.
+          ...(top !== undefined ? { n_probs: Math.max(1, top), post_sampling_probs: false } : {}),
           stream: true,
         }),
         ...(req.signal ? { signal: req.signal } : {}),
@@ -175,6 +195,17 @@ export class LlamaServer {
       onEvent: (e) => {
         const chunk = JSON.parse(e.data) as CompletionChunk;
         if (whole) return;
+        if (top !== undefined) {
+          for (const p of chunk.completion_probabilities ?? []) {
+            scored.push({
+              piece: pieces.decode(Uint8Array.from(p.bytes), { stream: true }),
+              logprob: serverLogprob(p.logprob),
+              top: (p.top_logprobs ?? [])
+                .slice(0, top)
+                .map((c) => ({ piece: new TextDecoder().decode(Uint8Array.from(c.bytes)), logprob: serverLogprob(c.logprob) })),
+            });
+          }
+        }
         if (chunk.content) {
           firstTokenMs ??= elapsed();
           text += chunk.content;
@@ -221,6 +252,21 @@ export class LlamaServer {
     if (!res.ok) throw new Error(`llama-server ${path} answered ${res.status}: ${await res.text().catch(() => '')}`);
     return res.json();
   }
+}
+
+/** llama-server's log probability as the engine's: at most 0, and -9999 for a probability of 0 (sent as float's lowest). */
+function serverLogprob(value: number | null): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > -9999 ? Math.min(0, value) : -9999;
+}
+
+/**
+ * The scored tokens as the reply's: the end-of-generation token, which writes no text, is not one of them (the
+ * engine scores the text's own tokens), and they join exactly to `text`.
+ */
+function replyLogprobs(text: string, scored: ScoredToken[]): TokenLogprob[] {
+  let end = scored.length;
+  while (end > 0 && scored[end - 1]!.piece === '') end--;
+  return cutLogprobs(alignLogprobs(text, scored.slice(0, end)), text.length);
 }
 
 /** Whether a reply's text so far is one whole JSON object or array (its closing bracket written). */

@@ -73,6 +73,17 @@ describe('llama-server logprobs', () => {
     }
   }, 120_000);
 
+  it('a character split across byte tokens comes whole on one entry', async () => {
+    // The tiny model's vocabulary has '€' and '😀' only as UTF-8 byte tokens: the schema makes it write them.
+    const schema = { type: 'object', properties: { s: { const: 'a€b😀' } }, required: ['s'], additionalProperties: false };
+    const r = await ask({ messages: [{ role: 'user', content: 'Answer with JSON only.' }], maxTokens: 200, jsonSchema: schema, logprobs: 2 });
+    expect(JSON.parse(r.text)).toEqual({ s: 'a€b😀' });
+    expect(logprobsProblem(r.text, r.logprobs!, 2)).toBeNull();
+    expect(r.logprobs!.map((t) => t.token)).toEqual(expect.arrayContaining(['€', '😀']));
+    // llama-server reports a character's bytes once, on the token that ends it: the tokens before it have no entry.
+    expect(r.logprobs!.length).toBeLessThanOrEqual(r.completionTokens - 5);
+  }, 120_000);
+
   it('a JSON reply with logprobs still ends as whole JSON, its logprobs those of its text', async () => {
     for (const seed of [1, 2]) {
       const r = await server.generate({
