@@ -311,6 +311,22 @@ export class LlamaEngine {
   }
 
   /**
+   * Scores a text someone else generated for the request (a spot check of a node's logprobs): its tokens as a
+   * generation with `logprobs: top` would have scored them after the same prompt.
+   */
+  async score(modelId: string, req: Pick<GenerateRequest, 'messages' | 'prompt' | 'maxTokens'>, text: string, top: number): Promise<TokenLogprob[]> {
+    const m = this.get(modelId);
+    const prompt = this.promptOf(m, this.input(m, req));
+    const slot = await this.acquire(m);
+    if (!slot) throw new ModelNotLoadedError(modelId);
+    try {
+      return await this.scoreOn(m, slot, prompt, text, top);
+    } finally {
+      this.release(m, slot);
+    }
+  }
+
+  /**
    * Generates about `tokens` tokens (default 128) and returns the decode speed (prompt evaluation and
    * queueing excluded). Repeats when the model ends its answer early.
    */
@@ -396,15 +412,32 @@ export class LlamaEngine {
     return this.chatPrompt(m, messages).length;
   }
 
+  /** The prompt a generation evaluates: chat turns fitted into what the completion limit leaves, or a raw prompt's end. */
+  private input(
+    m: LoadedModel,
+    req: Pick<InternalRequest, 'messages' | 'prompt' | 'maxTokens' | 'skipTrim'>,
+  ): { messages: ChatTurn[]; rawTokens: Nlc.Token[] | null } {
+    const contextSize = m.context.contextSize;
+    const room = contextSize - Math.min(req.maxTokens, Math.floor(contextSize / 2));
+    if (req.prompt !== undefined) {
+      // The end of a raw prompt is what the model continues: a prompt too long loses its start (one token is the BOS).
+      const tokens = m.model.tokenize(req.prompt);
+      return { messages: [], rawTokens: tokens.length > room - 1 ? tokens.slice(tokens.length - Math.max(1, room - 1)) : tokens };
+    }
+    if (!req.messages) throw new TypeError('a generation needs messages or a prompt');
+    return { messages: req.skipTrim ? req.messages : this.fit(m, req.messages, room), rawTokens: null };
+  }
+
+  /** The tokens `input` evaluates, as node-llama-cpp does (a raw prompt after the model's BOS when it has one to prepend). */
+  private promptOf(m: LoadedModel, input: { messages: ChatTurn[]; rawTokens: Nlc.Token[] | null }): Nlc.Token[] {
+    if (!input.rawTokens) return this.chatPrompt(m, input.messages);
+    const bos = m.model.tokens.bos;
+    return m.model.tokens.shouldPrependBosToken && bos !== null ? [bos, ...input.rawTokens] : input.rawTokens;
+  }
+
   private chatPrompt(m: LoadedModel, messages: ChatTurn[]): Nlc.Token[] {
     const { contextText } = m.chatWrapper.generateContextState({ chatHistory: chatHistory(messages) });
     return contextText.tokenize(m.model.tokenizer);
-  }
-
-  /** A raw prompt as LlamaCompletion evaluates it: after the model's BOS, when it has one to prepend. */
-  private withBos(m: LoadedModel, tokens: Nlc.Token[]): Nlc.Token[] {
-    const bos = m.model.tokens.bos;
-    return m.model.tokens.shouldPrependBosToken && bos !== null ? [bos, ...tokens] : tokens;
   }
 
   /**
@@ -412,7 +445,7 @@ export class LlamaEngine {
    * `top` likeliest tokens at each place: the tokens evaluated again on the slot's sequence (its cached prompt kept),
    * one batch, the distribution read at every position.
    */
-  private async score(m: LoadedModel, slot: Slot, prompt: Nlc.Token[], text: string, top: number): Promise<TokenLogprob[]> {
+  private async scoreOn(m: LoadedModel, slot: Slot, prompt: Nlc.Token[], text: string, top: number): Promise<TokenLogprob[]> {
     const tokens = m.model.tokenize(text);
     if (tokens.length === 0 || prompt.length === 0) return [];
     const seq = slot.chat.sequence;
@@ -513,18 +546,7 @@ export class LlamaEngine {
     if (!Number.isInteger(req.maxTokens) || req.maxTokens < 1) {
       throw new RangeError(`maxTokens must be a positive integer, got ${req.maxTokens}`);
     }
-    const contextSize = m.context.contextSize;
-    const room = contextSize - Math.min(req.maxTokens, Math.floor(contextSize / 2));
-    let messages: ChatTurn[] = [];
-    let rawTokens: Nlc.Token[] | null = null;
-    if (req.prompt !== undefined) {
-      // The end of a raw prompt is what the model continues: a prompt too long loses its start (one token is the BOS).
-      const tokens = m.model.tokenize(req.prompt);
-      rawTokens = tokens.length > room - 1 ? tokens.slice(tokens.length - Math.max(1, room - 1)) : tokens;
-    } else {
-      if (!req.messages) throw new TypeError('a generation needs messages or a prompt');
-      messages = req.skipTrim ? req.messages : this.fit(m, req.messages, room);
-    }
+    const { messages, rawTokens } = this.input(m, req);
     const promptTokens = rawTokens ? rawTokens.length : this.promptTokens(m, messages);
     const aborted = (text = '', completionTokens = 0, firstTokenMs: number | null = null): GenerateResult => ({
       text,
@@ -576,8 +598,8 @@ export class LlamaEngine {
         req.onToken?.(rest);
       }
       // Scored also after an abort: a stop sequence ends a generation that way, and its text is still the answer.
-      const prompt = rawTokens ? this.withBos(m, rawTokens) : this.chatPrompt(m, messages);
-      const logprobs = req.logprobs !== undefined ? await this.score(m, slot, prompt, text, req.logprobs) : undefined;
+      const logprobs =
+        req.logprobs !== undefined ? await this.scoreOn(m, slot, this.promptOf(m, { messages, rawTokens }), text, req.logprobs) : undefined;
       return {
         text,
         stopReason: reason === 'abort' ? 'abort' : reason === 'maxTokens' ? 'length' : 'stop',

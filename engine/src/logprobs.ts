@@ -97,3 +97,20 @@ export function logprobsProblem(text: string, logprobs: TokenLogprob[], top: num
   }
   return joined === text ? null : 'the tokens are not the text';
 }
+
+/** How far two runs of one model may put the same token's log probability apart (hardware and threads round differently). */
+export const LOGPROB_TOLERANCE = 0.1;
+
+/**
+ * Whether a node's logprobs are what the model gives its text: the same tokens, each log probability and each of its
+ * candidates' (by rank: near a tie they may come in either order) within LOGPROB_TOLERANCE.
+ */
+export function sameLogprobs(node: TokenLogprob[], model: TokenLogprob[]): boolean {
+  if (node.length !== model.length) return false;
+  const near = (a: number, b: number) => Math.abs(a - b) <= LOGPROB_TOLERANCE;
+  return node.every((t, i) => {
+    const m = model[i]!;
+    if (t.token !== m.token || !near(t.logprob, m.logprob) || t.top_logprobs.length !== m.top_logprobs.length) return false;
+    return t.top_logprobs.every((c, j) => near(c.logprob, m.top_logprobs[j]!.logprob));
+  });
+}

@@ -1,3 +1,4 @@
+import type { TokenLogprob } from '@glob/engine/logprobs';
 /**
  * Every queue and job of the platform, typed end to end. Producers use JobsService.enqueue;
  * processors in src/worker/ take the same payload types. Add a job here first.
@@ -103,6 +104,8 @@ export interface VerifyJob extends JobTrace {
     /** The checked reply's JSON schema: the replay is generated under the same grammar, or it would not be the same generation. */
     jsonSchema?: Record<string, unknown>;
   };
+  /** The checked reply's logprobs, as its node sent them: the trusted generator scores the node's text and compares. */
+  score?: { text: string; top: number; logprobs: TokenLogprob[] };
 }
 
 /** Job name → payload. */

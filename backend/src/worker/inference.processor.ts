@@ -18,6 +18,7 @@ import { EmbeddingsService } from '../modules/inference/embeddings.service';
 import { hardwareScore } from '../modules/rewards/rewards';
 import { SpotChecksService, verifierKey } from '../modules/inference/spot-checks.service';
 import { generateReply } from '@glob/engine/generation';
+import { sameLogprobs } from '@glob/engine/logprobs';
 import { stopChannel } from '../modules/inference/streams';
 import { createRedis, REDIS } from '../redis/redis.module';
 import { withRequestId } from '../observability/logging';
@@ -245,10 +246,15 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       ...(params.jsonSchema ? { jsonSchema: params.jsonSchema } : {}),
     });
     const tokenize = (text: string) => engine.tokenize(modelId, text);
+    // The node's logprobs: its text scored here, after the same prompt.
+    const { score } = job.data;
+    const logprobsMatch =
+      !score ||
+      sameLogprobs(score.logprobs, await engine.score(modelId, { ...generationInput(job.data), maxTokens: params.maxTokens }, score.text, score.top));
     const verdict =
       kind === 'proof'
         ? await this.spotChecks.judgeProof(checkId, replay.text, tokenize)
-        : await this.spotChecks.judge(checkId, replay.text, tokenize);
+        : await this.spotChecks.judge(checkId, replay.text, tokenize, logprobsMatch);
     if (verdict)
       this.logger.log(`Checked ${kind} ${checkId}: ${verdict.passed ? 'passed' : 'failed'} (${verdict.matched}/${verdict.nodeTokens} tokens match)`);
   }

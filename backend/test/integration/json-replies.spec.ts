@@ -4,11 +4,12 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InferenceService } from '../../src/modules/inference/inference.service';
+import { FAILED_SPOT_CHECK } from '../../src/modules/inference/spot-checks.service';
 import type { StreamEvent } from '../../src/modules/inference/streams';
 import { killAgent, pairAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';
-import { ScriptedNode } from '../support/scripted-node';
+import { modelsAnswer, modelsReply, ScriptedNode, type NodeJob } from '../support/scripted-node';
 import { newUser } from '../support/users';
 import { startWorker, taskOf, type WorkerProcess } from '../support/worker';
 
@@ -114,6 +115,65 @@ describe('JSON-schema replies', () => {
       expect(Number(task.charged_units)).toBeGreaterThan(0);
     }
   }, 60_000);
+
+  it('a spot check scores a node’s logprobs again: the model’s own pass, the same text with made-up numbers pauses the node and refunds the requester', async () => {
+    const honest = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsAnswer });
+    const liar = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsAnswer });
+    /** One reply with logprobs served by `node`: the model's own text, and its own scores passed through `alter`. */
+    const serve = async (node: ScriptedNode, alter: (logprob: number) => number) => {
+      const id = streamId();
+      const started = await stack.app
+        .get(InferenceService)
+        .start(
+          requester.id,
+          { streamId: id, modelId: MODEL, prompt: 'Tell me about the river.', params: { max_tokens: 12 } },
+          { apiKeyId, logprobs: 2 },
+        );
+      const job = (await node.claim()) as NodeJob & { params: { logprobs?: number } };
+      expect(job.params.logprobs).toBe(2);
+      const { text, logprobs } = await modelsReply(job, 2);
+      // Still well formed (every number moved alike keeps them at most 0 and in order): only the model can tell.
+      const sent = logprobs!.map((t) => ({
+        ...t,
+        logprob: alter(t.logprob),
+        top_logprobs: t.top_logprobs.map((c) => ({ ...c, logprob: alter(c.logprob) })),
+      }));
+      await node.send(job.job_id, [
+        { type: 'token', text },
+        { type: 'done', usage: { prompt_tokens: 10, completion_tokens: 12 }, stop_reason: 'length', logprobs: sent },
+      ]);
+      const events: StreamEvent[] = [];
+      for await (const { event } of started.events(0)) events.push(event);
+      expect(events.at(-1)).toMatchObject({ type: 'done', logprobs: sent });
+      return id;
+    };
+    const verdict = async (nodeId: string) => {
+      for (const deadline = Date.now() + 60_000; ;) {
+        const rows = (await stack.db.query(`SELECT status FROM spot_checks WHERE node_id = $1`, [nodeId])) as Array<{ status: string }>;
+        if (rows.length === 1 && rows[0]!.status !== 'pending') return rows[0]!.status;
+        if (Date.now() > deadline) throw new Error(`spot check not judged: ${JSON.stringify(rows)}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    };
+    await serve(honest, (l) => l);
+    expect(await verdict(honest.id)).toBe('passed');
+    const before = await balance();
+    const lied = await serve(liar, (l) => l - 0.5);
+    const charged = before.balance - (await balance()).balance;
+    expect(charged).toBeGreaterThan(0);
+    expect(await verdict(liar.id)).toBe('failed');
+    const nodes = (await stack.db.query(`SELECT id, paused, paused_reason FROM nodes WHERE id = ANY($1)`, [[honest.id, liar.id]])) as Array<{
+      id: string;
+      paused: boolean;
+      paused_reason: string | null;
+    }>;
+    expect(nodes.find((n) => n.id === liar.id)).toMatchObject({ paused: true, paused_reason: FAILED_SPOT_CHECK });
+    expect(nodes.find((n) => n.id === honest.id)).toMatchObject({ paused: false });
+    // The requester got the lied-about reply's charge back.
+    expect((await balance()).balance).toBeCloseTo(before.balance, 6);
+    expect(await taskOf(stack, lied)).toMatchObject({ node_id: liar.id });
+    for (const n of [honest, liar]) await stack.http.delete(`/api/nodes/${n.id}`).set(owner.auth).expect(204);
+  }, 120_000);
 
   it('the project’s agent generates under the grammar: its replies (a tool call and a json_schema answer through /v1 too) match the schema and pass the trusted replay; it scores logprobs', async () => {
     agent = await pairAgent(stack, owner, 'json-box', dataDir);

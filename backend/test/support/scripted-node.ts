@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Response } from 'supertest';
 import { BUILT_IN_CATALOG, TINY_EMBED_MODEL_FILE, TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
 import { hashRanges } from '@glob/engine/file-proof';
+import type { TokenLogprob } from '@glob/engine/logprobs';
 import type { TestStack } from './app';
 import { expectSpecResponse } from './contract';
 import { probeEngine } from './engine-run';
@@ -20,10 +21,22 @@ export interface Challenge {
  * sampling and seed, as an honest node holding the model would.
  */
 export async function modelsAnswer(c: Pick<Challenge, 'messages' | 'params'>): Promise<string> {
+  return (await modelsReply(c)).text;
+}
+
+/** The same, with the reply's tokens scored (logprobs with `top` candidates) as an honest node's engine scores them. */
+export async function modelsReply(c: Pick<Challenge, 'messages' | 'params'>, top?: number): Promise<{ text: string; logprobs?: TokenLogprob[] }> {
   const { params } = c;
-  const run = { messages: c.messages, maxTokens: params.max_tokens, temperature: params.temperature, topP: params.top_p, seed: params.seed };
+  const run = {
+    messages: c.messages,
+    maxTokens: params.max_tokens,
+    temperature: params.temperature,
+    topP: params.top_p,
+    seed: params.seed,
+    ...(top !== undefined ? { logprobs: top } : {}),
+  };
   const out = await probeEngine(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), { generate: run });
-  return out.lines.find((l) => l.type === 'result')!.text as string;
+  return out.lines.find((l) => l.type === 'result') as unknown as { text: string; logprobs?: TokenLogprob[] };
 }
 
 /** What a node generates for a challenge's prompt; any text passes where no trusted generator judges it. */

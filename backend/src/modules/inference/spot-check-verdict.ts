@@ -13,6 +13,8 @@ export const REPLAY_WAIT_SECONDS = 10;
 
 export interface SpotCheckVerdict {
   passed: boolean;
+  /** Why it failed when its tokens matched (the node's logprobs were not the model's). */
+  why?: string;
   /** Tokens the two replies share from the start. */
   matched: number;
   /** Tokens of the node's reply. */

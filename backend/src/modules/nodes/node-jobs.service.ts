@@ -561,6 +561,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
         text,
         completionTokens: usage.completionTokens,
         pooled: a.kind === 'pool',
+        ...(logprobs ? { logprobs } : {}),
       });
     }
   }
