@@ -252,7 +252,7 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
     expect(check).toEqual({ status: 'passed' });
   }, 120_000);
 
-  it('through /v1, the pool serves a tool call and a json_schema answer, generated under the grammar on its coordinator', async () => {
+  it('through /v1, the pool serves a tool call and a json_schema answer, generated under the grammar on its coordinator, and logprobs', async () => {
     const args = {
       type: 'object',
       properties: { city: { enum: ['Paris', 'Tokyo'] }, tomorrow: { type: 'boolean' } },
@@ -295,6 +295,27 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
       60_000,
     );
     expect(checks).toEqual([]);
+
+    // logprobs from the coordinator's llama-server: the answer's tokens, each the likeliest at temperature 0.
+    const scored = await openai.chat.completions.create({
+      model: POOL_MODEL,
+      messages: [{ role: 'user', content: PROMPT }],
+      logprobs: true,
+      top_logprobs: 2,
+      temperature: 0,
+      max_tokens: 12,
+    });
+    const text = scored.choices[0]!.message.content!;
+    const tokens = scored.choices[0]!.logprobs!.content!;
+    expect(text.length).toBeGreaterThan(0);
+    expect(tokens.map((t) => t.token).join('')).toBe(text);
+    for (const t of tokens) expect(t.logprob).toBeCloseTo(t.top_logprobs[0]!.logprob, 4);
+    const [served] = (await stack.db.query(`SELECT node_id FROM inference_tasks WHERE stream_id = $1`, [
+      scored.id.replace(/^chatcmpl-/, ''),
+    ])) as Array<{
+      node_id: string;
+    }>;
+    expect(served).toEqual({ node_id: members[0]!.nodeId });
   }, 120_000);
 
   it("the tunnel lets nothing through without the pool's key", async () => {
