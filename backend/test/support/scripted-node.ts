@@ -25,7 +25,10 @@ export async function modelsAnswer(c: Pick<Challenge, 'messages' | 'params'>): P
 }
 
 /** The same, with the reply's tokens scored (logprobs with `top` candidates) as an honest node's engine scores them. */
-export async function modelsReply(c: Pick<Challenge, 'messages' | 'params'>, top?: number): Promise<{ text: string; logprobs?: TokenLogprob[] }> {
+export async function modelsReply(
+  c: Pick<Challenge, 'messages'> & { params: Omit<Challenge['params'], 'seed'> & { seed?: number } },
+  top?: number,
+): Promise<{ text: string; logprobs?: TokenLogprob[] }> {
   const { params } = c;
   const run = {
     messages: c.messages,

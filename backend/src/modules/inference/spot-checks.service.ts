@@ -3,7 +3,7 @@ import type Redis from 'ioredis';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { Transactions, type Tx } from '../../database/repository';
-import type { InferenceJob } from '../../jobs/jobs';
+import type { InferenceJob, VerifyJob } from '../../jobs/jobs';
 import { generationInput } from '../../jobs/generation-input';
 import { JobsService } from '../../jobs/jobs.service';
 import { REDIS } from '../../redis/redis.module';
@@ -14,7 +14,6 @@ import { comparable, judgeReplay, PEER_ACTIVE_SECONDS, type SpotCheckVerdict } f
 import { SpotChecksRepository, type ChallengeBody, type ReplayJob } from './spot-checks.repository';
 import { TasksRepository } from './tasks.repository';
 import type { TokenLogprob } from '@glob/engine/logprobs';
-import type { VerifyJob } from '../../jobs/jobs';
 
 export const FAILED_SPOT_CHECK =
   "The platform paused this node: a spot check replayed one of its replies and the model's own output for the same request was different.";
