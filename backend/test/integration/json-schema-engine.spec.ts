@@ -2,12 +2,8 @@
  * LlamaEngine generating under a JSON schema's grammar, against the generated tiny model (near-random: whatever it
  * writes is the grammar's doing). The engine runs in a child process (test/support/engine-probe.ts); no database.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { boundNumberRules } from '@glob/engine/json-grammar';
-import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
-import { probeEngine, type ProbeLine, type ProbeOutput } from '../support/engine-run';
+import { probeTinyModel, type ProbeLine } from '../support/engine-run';
 import { ENVELOPE, schemaValidator, WEATHER } from '../support/json-schemas';
 
 interface ResultLine extends ProbeLine {
@@ -50,34 +46,11 @@ const UNBOUNDED_RUN = runs.length - 1;
 
 const ajv = schemaValidator();
 
-let dir: string;
-let probe: ProbeOutput;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'json-schema-engine-'));
-  const model = join(dir, 'tiny.gguf');
-  await writeTinyLlamaGguf(model, { seed: 1 });
-  probe = await probeEngine(model, { threads: 1, generate: runs });
-}, 90_000);
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const resultOf = (run: number, g = 0): ResultLine => {
-  const found = probe.lines.filter((l) => l.type === 'result' && l.run === run && l.g === g) as ResultLine[];
-  expect(found).toHaveLength(1);
-  return found[0]!;
-};
-const streamed = (run: number, g = 0): string =>
-  probe.lines
-    .filter((l) => l.type === 'token' && l.run === run && l.g === g)
-    .map((l) => String(l.text))
-    .join('');
+const { output, resultOf, streamed } = probeTinyModel<ResultLine>({ generate: runs });
 
 describe('LlamaEngine under a JSON schema (child process, generated tiny model)', () => {
   it('every seed, two at once on one shared grammar: the reply is exactly JSON that matches the schema, ended by the grammar', () => {
-    expect({ code: probe.code, stderr: probe.stderr }).toEqual({ code: 0, stderr: '' });
+    expect({ code: output().code, stderr: output().stderr }).toEqual({ code: 0, stderr: '' });
     const validate = ajv.compile(WEATHER);
     const replies = new Set<string>();
     for (const run of WEATHER_RUNS)

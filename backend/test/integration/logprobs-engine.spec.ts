@@ -2,12 +2,8 @@
  * LlamaEngine scoring its replies' tokens (logprobs), against the generated tiny model. The engine runs in a child
  * process (test/support/engine-probe.ts); no database.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { logprobsProblem, type TokenLogprob } from '@glob/engine/logprobs';
-import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
-import { probeEngine, type ProbeLine, type ProbeOutput } from '../support/engine-run';
+import { probeTinyModel, type ProbeLine } from '../support/engine-run';
 
 interface ResultLine extends ProbeLine {
   run: number;
@@ -38,29 +34,11 @@ const RUNS = {
 };
 const runs = [chat(1, 0, 5), chat(7, 1, 3), chat(7, 1, 3), chat(7, 1), chat(3, 0.7, 0), raw(2), { ...chat(9, 1, 1), parallel: 2 }];
 
-let dir: string;
-let probe: ProbeOutput;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'logprobs-engine-'));
-  const model = join(dir, 'tiny.gguf');
-  await writeTinyLlamaGguf(model, { seed: 1 });
-  probe = await probeEngine(model, { threads: 1, generate: runs });
-}, 90_000);
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const resultOf = (run: number, g = 0): ResultLine => {
-  const found = probe.lines.filter((l) => l.type === 'result' && l.run === run && l.g === g) as ResultLine[];
-  expect(found).toHaveLength(1);
-  return found[0]!;
-};
+const { output, resultOf } = probeTinyModel<ResultLine>({ generate: runs });
 
 describe('LlamaEngine logprobs (child process, generated tiny model)', () => {
   it('greedy: each token is the likeliest at its place, its texts are the reply, and the candidates are likeliest first', () => {
-    expect({ code: probe.code, stderr: probe.stderr }).toEqual({ code: 0, stderr: '' });
+    expect({ code: output().code, stderr: output().stderr }).toEqual({ code: 0, stderr: '' });
     const r = resultOf(RUNS.greedy);
     expect(r.text.length).toBeGreaterThan(0);
     const lp = r.logprobs!;

@@ -6,10 +6,9 @@ import { loadCatalog } from '../../src/modules/inference/catalog';
 import { TokenCounter } from '../../src/modules/inference/token-counter';
 import { killAgent, pairAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
-import { expectSpecResponse } from '../support/contract';
 import { closeChecked } from '../support/ledger-check';
 import { SpecCheckedFetch } from '../support/openai-client';
-import { newUser } from '../support/users';
+import { apiCustomer, newUser } from '../support/users';
 import { startWorker, taskOf, type WorkerProcess } from '../support/worker';
 
 const MODEL = 'glob-tiny-chat';
@@ -18,15 +17,6 @@ const PRICE = 125;
 
 type User = Awaited<ReturnType<typeof newUser>>;
 type Task = { status: string; node_id: string; prompt_tokens: number; completion_tokens: number; charged_units: string };
-
-/** A user with 1000 GLOB bought, and an API key of theirs. */
-async function customer(stack: TestStack, name: string): Promise<{ user: User; key: string; keyId: string }> {
-  const user = await newUser(stack, name);
-  await stack.http.post(`/api/wallet/${user.id}/purchase`).set(user.auth).send({ package_id: 'starter', amount: 1000, price: 10 }).expect(201);
-  const res = await stack.http.post('/api/api-keys').set(user.auth).send({ name: 'completions' });
-  expectSpecResponse(res, 'createApiKey');
-  return { user, key: res.body.key as string, keyId: res.body.api_key.id as string };
-}
 
 /** Waits for a completion's task to end. */
 async function endedTask(stack: TestStack, completionId: string): Promise<Task> {
@@ -59,7 +49,7 @@ describe('POST /v1/completions (a raw prompt, no chat template) through the offi
   const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${stack.url}/v1`, maxRetries: 0, fetch: checked.fetch });
 
   it('answers a text_completion whose prompt reached the model as it is, billed exactly usage.total_tokens × price', async () => {
-    const { user, key, keyId } = await customer(stack, 'completer');
+    const { user, key, keyId } = await apiCustomer(stack, 'completer');
     const before = await balanceUnits(stack, user);
     const prompt = 'Once upon a time, in a city by the river,';
     const answer = await client(key).completions.create({ model: MODEL, prompt, max_tokens: 24, temperature: 0, seed: 11 });
@@ -125,7 +115,7 @@ describe('POST /v1/completions (a raw prompt, no chat template) through the offi
   }, 60_000);
 
   it('ends at max_tokens with finish_reason length (16 by default), and before a stop sequence with finish_reason stop', async () => {
-    const { key } = await customer(stack, 'limits');
+    const { key } = await apiCustomer(stack, 'limits');
     const openai = client(key);
     // A prompt the tiny model continues past 40 tokens at temperature 0 (it may end early on some).
     let prompt = '';
@@ -159,7 +149,7 @@ describe('POST /v1/completions (a raw prompt, no chat template) through the offi
   }, 60_000);
 
   it('refuses in OpenAI’s shape: more than one prompt, echo/suffix/best_of/penalties, n ≠ 1, a prompt that does not fit the context, an unknown model', async () => {
-    const { user, key } = await customer(stack, 'refused');
+    const { user, key } = await apiCustomer(stack, 'refused');
     const before = await balanceUnits(stack, user);
     const openai = client(key);
     const refused = (body: Record<string, unknown>) =>
@@ -221,7 +211,7 @@ describe('POST /v1/completions served by a remote node (the real agent), checked
     agent = await pairAgent(stack, owner, 'completion-node', dataDir);
     await agent.waitFor(/Serving glob-tiny-chat/);
     const [node] = (await stack.db.query(`SELECT id FROM nodes WHERE name = 'completion-node'`)) as Array<{ id: string }>;
-    const { user, key } = await customer(stack, 'remote-completer');
+    const { user, key } = await apiCustomer(stack, 'remote-completer');
     const before = await balanceUnits(stack, user);
     const openai = new OpenAI({ apiKey: key, baseURL: `${stack.url}/v1`, maxRetries: 0 });
     const prompt = 'The city by the river woke up and';

@@ -1,11 +1,10 @@
 import OpenAI from 'openai';
 import { logprobsProblem, type TokenLogprob } from '@glob/engine/logprobs';
 import { startStack, type TestStack } from '../support/app';
-import { expectSpecResponse } from '../support/contract';
 import { closeChecked } from '../support/ledger-check';
 import { SpecCheckedFetch } from '../support/openai-client';
 import { ScriptedNode } from '../support/scripted-node';
-import { newUser } from '../support/users';
+import { apiCustomer, newUser } from '../support/users';
 import { startWorker, taskOf, type WorkerProcess } from '../support/worker';
 
 /** The worker's model; the scripted nodes serve another one, which no worker has. */
@@ -38,11 +37,8 @@ describe('logprobs on /v1 (official openai client, real worker, scripted nodes)'
     Math.round((await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200)).body.balance * 1000);
   /** A user with 1000 GLOB bought, and an API key's client. */
   const customer = async (name: string) => {
-    const user = await newUser(stack, name);
-    await stack.http.post(`/api/wallet/${user.id}/purchase`).set(user.auth).send({ package_id: 'starter', amount: 1000, price: 10 }).expect(201);
-    const res = await stack.http.post('/api/api-keys').set(user.auth).send({ name: 'logprobs' });
-    expectSpecResponse(res, 'createApiKey');
-    return { user, openai: new OpenAI({ apiKey: res.body.key as string, baseURL: `${stack.url}/v1`, maxRetries: 0, fetch: checked.fetch }) };
+    const { user, key } = await apiCustomer(stack, name);
+    return { user, openai: new OpenAI({ apiKey: key, baseURL: `${stack.url}/v1`, maxRetries: 0, fetch: checked.fetch }) };
   };
 
   beforeAll(async () => {

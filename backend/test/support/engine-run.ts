@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
 
 const BACKEND = resolve(__dirname, '..', '..');
 
@@ -38,4 +41,35 @@ export function probeEngine(model: string, request: object): Promise<ProbeOutput
       done({ lines, code, signal, stderr });
     });
   });
+}
+
+/**
+ * For a test file: the generated tiny model (seed 1) written to a temporary directory and `request` run on it in one
+ * engine-probe child before the tests; `resultOf` reads a run's result line, `streamed` the text its chunks carried.
+ */
+export function probeTinyModel<R extends ProbeLine>(request: object) {
+  let dir: string;
+  let probe: ProbeOutput;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tiny-probe-'));
+    const model = join(dir, 'tiny.gguf');
+    await writeTinyLlamaGguf(model, { seed: 1 });
+    probe = await probeEngine(model, { threads: 1, ...request });
+  }, 90_000);
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+  return {
+    output: () => probe,
+    resultOf: (run: number, g = 0): R => {
+      const found = probe.lines.filter((l) => l.type === 'result' && l.run === run && l.g === g) as R[];
+      expect(found).toHaveLength(1);
+      return found[0]!;
+    },
+    streamed: (run: number, g = 0): string =>
+      probe.lines
+        .filter((l) => l.type === 'token' && l.run === run && l.g === g)
+        .map((l) => String(l.text))
+        .join(''),
+  };
 }

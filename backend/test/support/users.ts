@@ -1,5 +1,6 @@
 import { CodesService } from '../../src/modules/accounts/codes.service';
 import type { TestStack } from './app';
+import { expectSpecResponse } from './contract';
 
 let n = 0;
 
@@ -34,4 +35,16 @@ export async function newUser(stack: TestStack, name = 'user') {
   const auth = { Authorization: `Bearer ${body.access_token}` };
   const wallet = await stack.http.get(`/api/wallet/${id}`).set(auth);
   return { id, email, auth, token: body.access_token, refreshToken: body.refresh_token, address: wallet.body.address as string };
+}
+
+/** A user with 1000 GLOB bought, and an API key of theirs (shown once: its secret here). */
+export async function apiCustomer(stack: TestStack, name: string) {
+  const user = await newUser(stack, name);
+  await stack.http.post(`/api/wallet/${user.id}/purchase`).set(user.auth).send({ package_id: 'starter', amount: 1000, price: 10 }).expect(201);
+  const res = await stack.http
+    .post('/api/api-keys')
+    .set(user.auth)
+    .send({ name: `${name} key` });
+  expectSpecResponse(res, 'createApiKey');
+  return { user, key: res.body.key as string, keyId: res.body.api_key.id as string };
 }
