@@ -7,15 +7,14 @@ import { TokenCounter } from '../../src/modules/inference/token-counter';
 import { killAgent, pairAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';
-import { SpecCheckedFetch } from '../support/openai-client';
-import { apiCustomer, newUser } from '../support/users';
+import { workerStack } from '../support/openai-client';
+import { apiCustomer, balanceUnits, newUser } from '../support/users';
 import { startWorker, taskOf, type WorkerProcess } from '../support/worker';
 
 const MODEL = 'glob-tiny-chat';
 /** The tiny model's price: 0.125 GLOB (125 units) per token. */
 const PRICE = 125;
 
-type User = Awaited<ReturnType<typeof newUser>>;
 type Task = { status: string; node_id: string; prompt_tokens: number; completion_tokens: number; charged_units: string };
 
 /** Waits for a completion's task to end. */
@@ -30,21 +29,12 @@ async function endedTask(stack: TestStack, completionId: string): Promise<Task> 
 }
 
 describe('POST /v1/completions (a raw prompt, no chat template) through the official openai client, on a real worker', () => {
+  const harness = workerStack('completions-worker');
+  const { checked } = harness;
   let stack: TestStack;
-  let worker: WorkerProcess;
-  const checked = new SpecCheckedFetch();
-
-  beforeAll(async () => {
-    stack = await startStack({ env: { WELCOME_BONUS_GLOB: '0' } });
-    worker = await startWorker(stack, {}, 'completions-worker');
-  }, 90_000);
-  afterEach(async () => {
-    expect(await checked.settle()).toEqual([]);
+  beforeAll(() => {
+    stack = harness.stack;
   });
-  afterAll(async () => {
-    await worker?.stop();
-    await closeChecked(stack);
-  }, 60_000);
 
   const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${stack.url}/v1`, maxRetries: 0, fetch: checked.fetch });
 
@@ -246,7 +236,3 @@ describe('POST /v1/completions served by a remote node (the real agent), checked
     }
   }, 120_000);
 });
-
-async function balanceUnits(stack: TestStack, u: User): Promise<number> {
-  return Math.round((await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200)).body.balance * 1000);
-}

@@ -1,11 +1,10 @@
 import OpenAI from 'openai';
 import { logprobsProblem, type TokenLogprob } from '@glob/engine/logprobs';
-import { startStack, type TestStack } from '../support/app';
-import { closeChecked } from '../support/ledger-check';
-import { SpecCheckedFetch } from '../support/openai-client';
+import type { TestStack } from '../support/app';
+import { workerStack } from '../support/openai-client';
 import { ScriptedNode } from '../support/scripted-node';
-import { apiCustomer, newUser } from '../support/users';
-import { startWorker, taskOf, type WorkerProcess } from '../support/worker';
+import { apiCustomer, balanceUnits, newUser } from '../support/users';
+import { taskOf } from '../support/worker';
 
 /** The worker's model; the scripted nodes serve another one, which no worker has. */
 const MODEL = 'glob-tiny-chat';
@@ -28,35 +27,24 @@ const scored = (token: string, logprob: number, top: Array<[string, number]>): T
  * pays, since a node can send any numbers.
  */
 describe('logprobs on /v1 (official openai client, real worker, scripted nodes)', () => {
+  const harness = workerStack('logprobs-worker', { WORKER_MODELS: MODEL });
+  const { checked } = harness;
   let stack: TestStack;
-  let worker: WorkerProcess;
   let owner: User;
-  const checked = new SpecCheckedFetch();
+  beforeAll(async () => {
+    stack = harness.stack;
+    owner = await newUser(stack, 'logprobs-owner');
+  });
 
-  const balanceUnits = async (u: User) =>
-    Math.round((await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200)).body.balance * 1000);
   /** A user with 1000 GLOB bought, and an API key's client. */
   const customer = async (name: string) => {
     const { user, key } = await apiCustomer(stack, name);
     return { user, openai: new OpenAI({ apiKey: key, baseURL: `${stack.url}/v1`, maxRetries: 0, fetch: checked.fetch }) };
   };
 
-  beforeAll(async () => {
-    stack = await startStack({ env: { WELCOME_BONUS_GLOB: '0' } });
-    worker = await startWorker(stack, { WORKER_MODELS: MODEL }, 'logprobs-worker');
-    owner = await newUser(stack, 'logprobs-owner');
-  }, 90_000);
-  afterEach(async () => {
-    expect(await checked.settle()).toEqual([]);
-  });
-  afterAll(async () => {
-    await worker?.stop();
-    await closeChecked(stack);
-  }, 60_000);
-
   it('a chat answer’s tokens are its text, each the likeliest at temperature 0, with top_logprobs; streamed the same; billed as usual', async () => {
     const { user, openai } = await customer('scorer');
-    const before = await balanceUnits(user);
+    const before = await balanceUnits(stack, user);
     const ask = { model: MODEL, messages: [{ role: 'user' as const, content: 'Tell me about the river.' }], max_tokens: 24, temperature: 0, seed: 3 };
     const answer = await openai.chat.completions.create({ ...ask, logprobs: true, top_logprobs: 3 });
     const text = answer.choices[0]!.message.content!;
@@ -86,8 +74,8 @@ describe('logprobs on /v1 (official openai client, real worker, scripted nodes)'
 
     // Scoring costs nothing more: each answer is billed its usage at the model's price.
     const used = [answer, plain].reduce((sum, a) => sum + a.usage!.total_tokens, 0) + answer.usage!.total_tokens;
-    for (let i = 0; i < 50 && (await balanceUnits(user)) !== before - used * PRICE; i++) await new Promise((r) => setTimeout(r, 100));
-    expect(await balanceUnits(user)).toBe(before - used * PRICE);
+    for (let i = 0; i < 50 && (await balanceUnits(stack, user)) !== before - used * PRICE; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await balanceUnits(stack, user)).toBe(before - used * PRICE);
   }, 60_000);
 
   it('top_logprobs 0 gives the tokens alone; a stop sequence ends the tokens where it ends the text; completions use the legacy shape', async () => {
@@ -139,7 +127,7 @@ describe('logprobs on /v1 (official openai client, real worker, scripted nodes)'
 
   it('refuses what it cannot score with 400 naming the parameter, and creates nothing', async () => {
     const { user, openai } = await customer('refused');
-    const before = await balanceUnits(user);
+    const before = await balanceUnits(stack, user);
     const messages = [{ role: 'user' as const, content: 'Hi' }];
     const weather = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } };
     const cases: Array<[Partial<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming>, string, string]> = [
@@ -159,7 +147,7 @@ describe('logprobs on /v1 (official openai client, real worker, scripted nodes)'
       typeof OpenAI.APIError
     >;
     expect({ status: legacy.status, param: legacy.param }).toEqual({ status: 400, param: 'logprobs' });
-    expect(await balanceUnits(user)).toBe(before);
+    expect(await balanceUnits(stack, user)).toBe(before);
     expect(await stack.db.query(`SELECT 1 FROM inference_tasks WHERE user_id = $1`, [user.id])).toEqual([]);
   });
 
@@ -190,16 +178,6 @@ describe('logprobs on /v1 (official openai client, real worker, scripted nodes)'
         ],
       ],
       [
-        'a positive log probability',
-        [
-          scored('Hi', 0.7, [
-            ['Hi', 0.7],
-            ['Hello', -1.9],
-          ]),
-          good[1],
-        ],
-      ],
-      [
         'candidates least likely first',
         [
           good[0],
@@ -222,11 +200,12 @@ describe('logprobs on /v1 (official openai client, real worker, scripted nodes)'
       ],
     ];
     for (const [, logprobs] of lies) {
-      const before = await balanceUnits(user);
+      const before = await balanceUnits(stack, user);
       const asking = openai.chat.completions
         .create({ model: SCRIPTED_MODEL, messages: [{ role: 'user', content: 'Hi' }], logprobs: true, top_logprobs: 2, max_tokens: 8 })
         .catch((e: unknown) => e);
-      const job = (await node.claim())!;
+      const job = await node.claim();
+      if (!job) throw new Error(`no job to claim; the request answered: ${String(await asking)}`);
       expect((job.params as { logprobs?: number }).logprobs).toBe(2);
       await node.send(job.job_id, [
         { type: 'token', text },
@@ -234,7 +213,32 @@ describe('logprobs on /v1 (official openai client, real worker, scripted nodes)'
       ]);
       expect(await asking).toBeInstanceOf(OpenAI.InternalServerError);
       expect(await taskOf(stack, job.job_id)).toMatchObject({ status: 'failed', node_id: node.id, charged_units: '0' });
-      expect(await balanceUnits(user)).toBe(before);
+      expect(await balanceUnits(stack, user)).toBe(before);
+    }
+
+    // A log probability above 0 is not one: the call is refused whole (400), and the node's error ends the reply unpaid.
+    {
+      const before = await balanceUnits(stack, user);
+      const asking = openai.chat.completions
+        .create({ model: SCRIPTED_MODEL, messages: [{ role: 'user', content: 'Hi' }], logprobs: true, top_logprobs: 2, max_tokens: 8 })
+        .catch((e: unknown) => e);
+      const job = (await node.claim())!;
+      const positive = [
+        scored('Hi', 0.7, [
+          ['Hi', 0.7],
+          ['Hello', -1.9],
+        ]),
+        good[1],
+      ];
+      const refused = await node.send(job.job_id, [
+        { type: 'token', text },
+        { type: 'done', usage: { prompt_tokens: 5, completion_tokens: 2 }, stop_reason: 'stop', logprobs: positive },
+      ]);
+      expect(refused.status).toBe(400);
+      expect((await node.send(job.job_id, [{ type: 'error', message: 'refused' }])).status).toBe(200);
+      expect(await asking).toBeInstanceOf(OpenAI.InternalServerError);
+      expect(await taskOf(stack, job.job_id)).toMatchObject({ status: 'failed', charged_units: '0' });
+      expect(await balanceUnits(stack, user)).toBe(before);
     }
 
     // Well formed and the text's: relayed as the node sent them, and the reply is paid for.

@@ -1,5 +1,8 @@
 import type { Response as SupertestResponse } from 'supertest';
+import { startStack, type TestStack } from './app';
 import { expectSpecResponse, expectSpecSchema } from './contract';
+import { closeChecked } from './ledger-check';
+import { startWorker, type WorkerProcess } from './worker';
 
 /** The operation of each /v1 path, to check its answers against. */
 const OPERATIONS: Record<string, string> = {
@@ -63,4 +66,25 @@ export class SpecCheckedFetch {
       }
     }
   }
+}
+
+/**
+ * For a /v1 test file: a stack (no welcome bonus) with one real worker started before its tests, and every answer a
+ * client gets through `checked.fetch` held to the spec after each test; the ledger is checked when it closes.
+ */
+export function workerStack(workerName: string, workerEnv: Record<string, string> = {}) {
+  const checked = new SpecCheckedFetch();
+  const harness = { checked } as { stack: TestStack; worker: WorkerProcess; checked: SpecCheckedFetch };
+  beforeAll(async () => {
+    harness.stack = await startStack({ env: { WELCOME_BONUS_GLOB: '0' } });
+    harness.worker = await startWorker(harness.stack, workerEnv, workerName);
+  }, 90_000);
+  afterEach(async () => {
+    expect(await checked.settle()).toEqual([]);
+  });
+  afterAll(async () => {
+    await harness.worker?.stop();
+    await closeChecked(harness.stack);
+  }, 60_000);
+  return harness;
 }

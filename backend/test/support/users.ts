@@ -48,3 +48,8 @@ export async function apiCustomer(stack: TestStack, name: string) {
   expectSpecResponse(res, 'createApiKey');
   return { user, key: res.body.key as string, keyId: res.body.api_key.id as string };
 }
+
+/** A user's balance in milli-GLOB. */
+export async function balanceUnits(stack: TestStack, u: { id: string; auth: Record<string, string> }): Promise<number> {
+  return Math.round((await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200)).body.balance * 1000);
+}
