@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import OpenAI from 'openai';
 import { RewardsService } from '../../src/modules/rewards/rewards.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { startStack, type TestStack } from '../support/app';
@@ -8,6 +9,9 @@ import { newUser } from '../support/users';
 import { readSse, startReply } from '../support/worker';
 
 const MODEL = 'glob-tiny-chat';
+const EMBED_MODEL = 'glob-tiny-embed';
+/** The tiny embedding model's vector length. */
+const EMBED_DIMENSIONS = 192;
 const HOUR = 3_600_000;
 let seq = 0;
 const streamId = () => `s_eco_${Date.now().toString(36)}_${++seq}`;
@@ -118,6 +122,61 @@ describe('the economy: a pair of accounts cannot gain by sending requests to its
     expect(later.online_hours).toBe(2);
     expect(later.glob_per_hour).toBe(Math.round(((later.earned + later.pending) / 2) * 1000) / 1000);
     await e.stack.http.get(`/api/nodes/earnings/${node.id}`).set(second.auth).expect(404);
+  }, 120_000);
+
+  it('through /v1 with an API key (completions, embeddings, tool calls, logprobs) to the other account’s node: the same, every way the API bills', async () => {
+    const [owner, second] = [await newUser(e.stack, 'v1-owner'), await newUser(e.stack, 'v1-second')];
+    const node = await ScriptedNode.pair(e.stack, owner, { models: [MODEL, EMBED_MODEL] });
+    const created = await e.stack.http.post('/api/api-keys').set(second.auth).send({ name: 'self-dealing' });
+    expectSpecResponse(created, 'createApiKey');
+    const openai = new OpenAI({ apiKey: created.body.key as string, baseURL: `${e.stack.url}/v1`, maxRetries: 0 });
+    const before = [await e.funds(owner), await e.funds(second)];
+    const weather = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } };
+    const text = ' word';
+    const requests: Array<() => Promise<unknown>> = [
+      () => openai.completions.create({ model: MODEL, prompt: 'Count for me', max_tokens: 8 }),
+      () => openai.embeddings.create({ model: EMBED_MODEL, input: ['one text', 'another text'] }),
+      () =>
+        openai.chat.completions.create({
+          model: MODEL,
+          messages: [{ role: 'user', content: 'Weather?' }],
+          tools: [weather],
+          tool_choice: 'required',
+        }),
+      () => openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 8, logprobs: true }),
+    ];
+    for (let round = 0; round < 3; round++)
+      for (const ask of requests) {
+        const answer = ask();
+        const job = (await node.claim())!;
+        if (job.kind === 'embed') {
+          const vector = Buffer.from(new Float32Array(EMBED_DIMENSIONS).fill(0.5).buffer).toString('base64');
+          await e.stack.http
+            .post(`/api/nodes/jobs/${job.job_id}/embeddings`)
+            .set(node.auth)
+            .send({ embeddings: job.input!.map(() => vector) })
+            .expect(204);
+        } else if ((job.params as { json_schema?: object }).json_schema) await node.finish(job.job_id, '{"name": "get_weather", "arguments": {}}');
+        else if ((job.params as { logprobs?: number }).logprobs !== undefined) {
+          const logprobs = [{ token: text, logprob: -1, bytes: Array.from(Buffer.from(text)), top_logprobs: [] }];
+          await node.send(job.job_id, [
+            { type: 'token', text },
+            { type: 'done', usage: { prompt_tokens: 1, completion_tokens: 1 }, stop_reason: 'stop', logprobs },
+          ]);
+        } else await node.finish(job.job_id, text);
+        await answer;
+      }
+    await e.settle(25);
+    await e.settle(25);
+    const after = [await e.funds(owner), await e.funds(second)];
+    // Each request was charged (the second account spent) and the owner paid as bonus: nothing became transferable.
+    expect(after[1]!.balance).toBeLessThan(before[1]!.balance);
+    expect(after[0]!.balance).toBeGreaterThan(before[0]!.balance);
+    expect(after.map((f) => f.transferable_balance)).toEqual([0, 0]);
+    expect(sum(after.map((f) => f.balance))).toBeLessThanOrEqual(sum(before.map((f) => f.balance)));
+    const tasks = (await e.stack.db.query(`SELECT status FROM inference_tasks WHERE node_id = $1`, [node.id])) as Array<{ status: string }>;
+    expect(tasks.map((t) => t.status)).toEqual(Array(12).fill('completed'));
+    expect(await e.problems()).toEqual([]);
   }, 120_000);
 
   it('ledger:check catches a reward above its charge, bonus paid as transferable, work not counted, emission not minted', async () => {
