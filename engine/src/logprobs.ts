@@ -20,8 +20,15 @@ export interface ScoredToken {
 
 const bytesOf = (text: string): number[] => Array.from(Buffer.from(text, 'utf8'));
 
-/** log(p) as a log probability: never above 0, whatever rounding gave p. */
-export const logOf = (p: number): number => (p > 0 ? Math.min(0, Math.log(p)) : -9999);
+/** The log probability of a token the model gives no chance (JSON has no -Infinity). */
+export const LOGPROB_FLOOR = -9999;
+
+/** A generator's log probability as the API answers it: between LOGPROB_FLOOR and 0, whatever rounding gave. */
+export const clampLogprob = (value: number | null): number =>
+  typeof value === 'number' && Number.isFinite(value) ? Math.max(LOGPROB_FLOOR, Math.min(0, value)) : LOGPROB_FLOOR;
+
+/** log(p) as a log probability. */
+export const logOf = (p: number): number => clampLogprob(Math.log(p));
 
 /**
  * The scored tokens with texts that join to exactly `text`: a token whose piece is not the text at its place (a

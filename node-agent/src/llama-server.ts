@@ -7,7 +7,7 @@
 import { createParser } from 'eventsource-parser';
 import { join } from 'node:path';
 import type { ChatTurn, GenerateRequest, GenerateResult } from '@glob/engine/llama-engine';
-import { alignLogprobs, cutLogprobs, type ScoredToken, type TokenLogprob } from '@glob/engine/logprobs';
+import { alignLogprobs, clampLogprob, cutLogprobs, type ScoredToken, type TokenLogprob } from '@glob/engine/logprobs';
 import { freePort, LLAMA_SERVER, spawnTied, type Tied, waitForPort } from './llama-process';
 
 /**
@@ -199,10 +199,11 @@ export class LlamaServer {
           for (const p of chunk.completion_probabilities ?? []) {
             scored.push({
               piece: pieces.decode(Uint8Array.from(p.bytes), { stream: true }),
-              logprob: serverLogprob(p.logprob),
+              // A probability of 0 comes as float's lowest value: the floor, as the engine answers it.
+              logprob: clampLogprob(p.logprob),
               top: (p.top_logprobs ?? [])
                 .slice(0, top)
-                .map((c) => ({ piece: new TextDecoder().decode(Uint8Array.from(c.bytes)), logprob: serverLogprob(c.logprob) })),
+                .map((c) => ({ piece: new TextDecoder().decode(Uint8Array.from(c.bytes)), logprob: clampLogprob(c.logprob) })),
             });
           }
         }
@@ -252,11 +253,6 @@ export class LlamaServer {
     if (!res.ok) throw new Error(`llama-server ${path} answered ${res.status}: ${await res.text().catch(() => '')}`);
     return res.json();
   }
-}
-
-/** llama-server's log probability as the engine's: at most 0, and -9999 for a probability of 0 (sent as float's lowest). */
-function serverLogprob(value: number | null): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > -9999 ? Math.min(0, value) : -9999;
 }
 
 /**
