@@ -19,7 +19,7 @@ import { CHATML_TEMPLATE } from './chatml';
 import { boundNumberRules } from './json-grammar';
 import { validateGguf } from './gguf-validate';
 import { loadNodeLlamaCpp } from './node-llama-cpp';
-import { alignLogprobs, logOf, tokenPieces, type TokenLogprob } from './logprobs';
+import { alignLogprobs, clampLogprob, tokenPieces, type TokenLogprob } from './logprobs';
 
 export type { ChatTurn } from './chat-history';
 export type EngineStopReason = 'stop' | 'length' | 'abort';
@@ -455,8 +455,23 @@ export class LlamaEngine {
     while (keep < prompt.length - 1 && keep < cached.length && cached[keep] === prompt[keep]) keep++;
     if (keep < seq.nextTokenIndex) await seq.eraseContextTokenRanges([{ start: keep, end: seq.nextTokenIndex }]);
     const from = prompt.length - 1 - keep;
-    const next = { generateNext: { probabilities: true, options: { temperature: 1, topK: 0, topP: 1, minP: 0 } } };
-    const input: Nlc.ControlledEvaluateInputItem[] = [...prompt.slice(keep), ...tokens.slice(0, -1)].map((t, i) => (i >= from ? [t, next] : t));
+    // Only the logits of the token that follows and of the likeliest ones, with the softmax's normalizer: a whole
+    // vocabulary's distribution per position (128k entries on a real model) is never copied out of llama.cpp.
+    const raw = { temperature: 1, topK: 0, topP: 1, minP: 0 };
+    const input: Nlc.ControlledEvaluateInputItem[] = [...prompt.slice(keep), ...tokens.slice(0, -1)].map((t, i) =>
+      i >= from
+        ? [
+            t,
+            {
+              generateNext: {
+                logits: { filter: { tokens: [tokens[i - from]!], includeTop: top, includeMax: true } },
+                totalLogitWeight: true,
+                options: raw,
+              },
+            },
+          ]
+        : t,
+    );
     const out = await seq.controlledEvaluate(input);
     // Decoded as the text they were split from (a tokenizer's leading space at its start dropped, as in the text).
     const decode = (ids: Nlc.Token[], at: number) => m.model.detokenize(ids, false, tokens.slice(Math.max(0, at - 4), at));
@@ -464,17 +479,15 @@ export class LlamaEngine {
     return alignLogprobs(
       text,
       tokens.map((token, j) => {
-        const probabilities = out[from + j]?.next?.probabilities ?? new Map<Nlc.Token, number>();
-        // The map is sorted likeliest first: the first `top` entries, without copying a whole vocabulary's.
-        const candidates: Array<[Nlc.Token, number]> = [];
-        for (const entry of probabilities) {
-          if (candidates.length >= top) break;
-          candidates.push(entry);
-        }
+        const next = out[from + j]?.next;
+        const logits = [...(next?.logits ?? new Map<Nlc.Token, number>())].sort((x, y) => y[1] - x[1]);
+        // log softmax: totalLogitWeight is the sum of exp(logit - max logit) over the vocabulary.
+        const norm = (logits[0]?.[1] ?? 0) + Math.log(next?.totalLogitWeight ?? 1);
+        const logprobOf = (logit: number | undefined) => clampLogprob(logit === undefined ? null : logit - norm);
         return {
           piece: pieces[j]!,
-          logprob: logOf(probabilities.get(token) ?? 0),
-          top: candidates.map(([id, p]) => ({ piece: decode([id], j), logprob: logOf(p) })),
+          logprob: logprobOf(next?.logits?.get(token)),
+          top: logits.slice(0, top).map(([id, logit]) => ({ piece: decode([id], j), logprob: logprobOf(logit) })),
         };
       }),
     );
