@@ -23,13 +23,7 @@ export async function generateReply(
   const { stop, signal, ...request } = step;
   const batcher = new TokenBatcher(send, batchMs);
   const cut = new AbortController();
-  let shown = 0;
-  const stops = stop?.length
-    ? new StopSequences(stop, (text) => {
-        shown += text.length;
-        batcher.push(text);
-      })
-    : null;
+  const stops = stop?.length ? new StopSequences(stop, (text) => batcher.push(text)) : null;
   try {
     const result = await generate({
       ...request,
@@ -42,7 +36,7 @@ export async function generateReply(
     stops?.flush();
     if (!stops?.matched) return result;
     // The answer is the text before the stop sequence: so are its tokens.
-    return { ...result, stopReason: 'stop', ...(result.logprobs ? { logprobs: cutLogprobs(result.logprobs, shown) } : {}) };
+    return { ...result, stopReason: 'stop', ...(result.logprobs ? { logprobs: cutLogprobs(result.logprobs, stops.shown) } : {}) };
   } finally {
     batcher.flush();
   }

@@ -6,11 +6,19 @@ export class StopSequences {
   private held = '';
   /** True once a stop sequence was written: nothing more is emitted. */
   matched = false;
+  /** Characters emitted so far (the answer's length once it is cut). */
+  shown = 0;
+  private readonly emit: (text: string) => void;
 
   constructor(
     private readonly stops: string[],
-    private readonly emit: (text: string) => void,
-  ) {}
+    emit: (text: string) => void,
+  ) {
+    this.emit = (text) => {
+      this.shown += text.length;
+      emit(text);
+    };
+  }
 
   /** Takes the next piece; true when it completed a stop sequence (the generation should stop now). */
   push(text: string): boolean {

@@ -84,13 +84,7 @@ export class ReplyRelay {
       reader.abort();
       if (!answered) void this.inference.stop(key.userId, streamId).catch(() => undefined);
     });
-    let emitted = 0;
-    const cut = stop?.length
-      ? new StopSequences(stop, (text) => {
-          emitted += text.length;
-          emit(text);
-        })
-      : null;
+    const cut = stop?.length ? new StopSequences(stop, emit) : null;
     let stopped = false;
     for await (const { event } of started.events(0, reader.signal)) {
       if (event.type === 'token') {
@@ -104,10 +98,9 @@ export class ReplyRelay {
         const usage: Usage = event.usage;
         await this.limits.spend(key.id, usage.total_tokens);
         answered = true;
-        const matched = cut?.matched ?? false;
         // A generator that did not know the stop sequence scored the text past it: its tokens are cut where the text was.
-        const logprobs = event.logprobs && matched ? cutLogprobs(event.logprobs, emitted) : event.logprobs;
-        return { done: event, usage, cut: matched, ...(logprobs ? { logprobs } : {}) };
+        const logprobs = event.logprobs && cut?.matched ? cutLogprobs(event.logprobs, cut.shown) : event.logprobs;
+        return { done: event, usage, cut: cut?.matched ?? false, ...(logprobs ? { logprobs } : {}) };
       } else {
         answered = true;
         return { error: event };
