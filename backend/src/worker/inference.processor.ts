@@ -18,7 +18,6 @@ import { EmbeddingsService } from '../modules/inference/embeddings.service';
 import { hardwareScore } from '../modules/rewards/rewards';
 import { SpotChecksService, verifierKey } from '../modules/inference/spot-checks.service';
 import { generateReply } from '@glob/engine/generation';
-import { sameLogprobs } from '@glob/engine/logprobs';
 import { stopChannel } from '../modules/inference/streams';
 import { createRedis, REDIS } from '../redis/redis.module';
 import { withRequestId } from '../observability/logging';
@@ -246,15 +245,18 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       ...(params.jsonSchema ? { jsonSchema: params.jsonSchema } : {}),
     });
     const tokenize = (text: string) => engine.tokenize(modelId, text);
-    // The node's logprobs: its text scored here, after the same prompt.
+    // The node's text scored here too, after the same prompt, when it sent logprobs.
     const { score } = job.data;
-    const logprobsMatch =
-      !score ||
-      sameLogprobs(score.logprobs, await engine.score(modelId, { ...generationInput(job.data), maxTokens: params.maxTokens }, score.text, score.top));
+    const scored = score
+      ? {
+          node: score.logprobs,
+          model: await engine.score(modelId, { ...generationInput(job.data), maxTokens: params.maxTokens }, score.text, score.top),
+        }
+      : undefined;
     const verdict =
       kind === 'proof'
         ? await this.spotChecks.judgeProof(checkId, replay.text, tokenize)
-        : await this.spotChecks.judge(checkId, replay.text, tokenize, logprobsMatch);
+        : await this.spotChecks.judge(checkId, replay.text, tokenize, scored);
     if (verdict)
       this.logger.log(`Checked ${kind} ${checkId}: ${verdict.passed ? 'passed' : 'failed'} (${verdict.matched}/${verdict.nodeTokens} tokens match)`);
   }

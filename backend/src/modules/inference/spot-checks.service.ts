@@ -13,7 +13,7 @@ import { toGlob } from '../wallet/units';
 import { comparable, judgeReplay, PEER_ACTIVE_SECONDS, type SpotCheckVerdict } from './spot-check-verdict';
 import { SpotChecksRepository, type ChallengeBody, type ReplayJob } from './spot-checks.repository';
 import { TasksRepository } from './tasks.repository';
-import type { TokenLogprob } from '@glob/engine/logprobs';
+import { sameLogprobs, type TokenLogprob } from '@glob/engine/logprobs';
 
 export const FAILED_SPOT_CHECK =
   "The platform paused this node: a spot check replayed one of its replies and the model's own output for the same request was different.";
@@ -107,13 +107,19 @@ export class SpotChecksService {
 
   /**
    * The trusted generator's replay is in: the node's reply is judged against it token by token (with the generator's
-   * tokenizer), and fails as well when the node's logprobs (scored again by the trusted generator) were not the
-   * model's. Answers the verdict (null when the check was already judged).
+   * tokenizer), and fails as well when the node's logprobs are not the model's (`scored`: the node's, and its text
+   * scored again by the trusted generator). Answers the verdict (null when the check was already judged).
    */
-  judge(checkId: string, replayText: string, tokenize: (text: string) => number[], logprobsMatch = true): Promise<SpotCheckVerdict | null> {
+  judge(
+    checkId: string,
+    replayText: string,
+    tokenize: (text: string) => number[],
+    scored?: { node: TokenLogprob[]; model: TokenLogprob[] },
+  ): Promise<SpotCheckVerdict | null> {
     return this.concludeCheck(checkId, (nodeText) => {
       const verdict = judgeReplay(tokensOf(replayText, tokenize), tokensOf(nodeText, tokenize));
-      return logprobsMatch ? verdict : { ...verdict, passed: false, why: "its logprobs were not the model's" };
+      if (!scored || sameLogprobs(scored.node, scored.model)) return verdict;
+      return { ...verdict, passed: false, why: "its logprobs were not the model's" };
     });
   }
 
