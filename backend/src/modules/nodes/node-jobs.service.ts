@@ -37,7 +37,7 @@ import { NodePoolsRepository } from './node-pools.repository';
 import type { ReplyRun } from '../../observability/metrics';
 import type { TokenLogprob } from '@glob/engine/logprobs';
 
-/** One events call carries at most this much; the body parser of that route enforces the bytes. */
+/** One events call carries at most this many events and this much text (checked once the body is parsed). */
 export const NODE_EVENTS_MAX = 512;
 export const NODE_EVENTS_MAX_BYTES = 256 * 1024;
 /** The most a call's body may be: the text's limit, and room for a done event's logprobs (thousands of tokens with candidates). */
