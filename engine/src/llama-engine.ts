@@ -20,6 +20,8 @@ import { boundNumberRules } from './json-grammar';
 import { validateGguf } from './gguf-validate';
 import { loadNodeLlamaCpp } from './node-llama-cpp';
 import { alignLogprobs, clampLogprob, tokenPieces, type TokenLogprob } from './logprobs';
+import { COMMIT_TOP, type Step } from './commitment';
+import type { Recomputation } from './verification';
 
 export type { ChatTurn } from './chat-history';
 export type EngineStopReason = 'stop' | 'length' | 'abort';
@@ -45,6 +47,11 @@ export interface GenerateRequest {
    * after the prompt) and this many of the likeliest tokens at its place.
    */
   logprobs?: number;
+  /**
+   * Commit to the reply: each generated token's id, log probability and likeliest candidates (commitment.ts), the
+   * end-of-generation token last when the model ended the reply.
+   */
+  commit?: boolean;
   signal?: AbortSignal;
   onToken?: (text: string) => void;
 }
@@ -57,7 +64,10 @@ export interface GenerateResult {
   durationMs: number;
   /** The text's tokens, when the request asked for `logprobs`. */
   logprobs?: TokenLogprob[];
+  /** The generation's steps, when the request asked to `commit`. */
+  commitment?: Step[];
 }
+
 export interface EngineOptions {
   threads: number;
   gpu?: boolean;
@@ -127,6 +137,8 @@ interface LoadedModel {
   capacity: ModelCapacity;
   chatWrapper: Nlc.ChatWrapper;
   slots: Slot[];
+  /** Tokens in the model's vocabulary (ids run from 0 to one less). */
+  vocabSize: number;
   /** Generations waiting for a free sequence; called with null when the model is unloaded. */
   waiters: Array<(slot: Slot | null) => void>;
 }
@@ -230,7 +242,7 @@ export class LlamaEngine {
         });
       }
       const capacity = { sequences, contextSize: context.contextSize, kvBytesPerSequence };
-      this.models.set(modelId, { id: modelId, path, model, context, capacity, chatWrapper, slots, waiters: [] });
+      this.models.set(modelId, { id: modelId, path, model, context, capacity, chatWrapper, slots, vocabSize: summary.vocabSize, waiters: [] });
     } catch (err) {
       await model.dispose();
       throw err;
@@ -321,6 +333,36 @@ export class LlamaEngine {
     if (!slot) throw new ModelNotLoadedError(modelId);
     try {
       return await this.scoreOn(m, slot, prompt, text, top);
+    } finally {
+      this.release(m, slot);
+    }
+  }
+
+  /**
+   * A verifier's pass over a reply someone else generated: `tokens` (ids, the end-of-generation token included if the
+   * generator ended with one) evaluated after the request's prompt in one teacher-forced pass, each position's `top`
+   * likeliest tokens read.
+   */
+  async recompute(
+    modelId: string,
+    req: Pick<GenerateRequest, 'messages' | 'prompt' | 'maxTokens'>,
+    tokens: number[],
+    top: number,
+  ): Promise<Recomputation> {
+    const m = this.get(modelId);
+    if (tokens.some((t) => !Number.isInteger(t) || t < 0 || t >= m.vocabSize)) throw new RangeError('a token is not in the vocabulary');
+    const prompt = this.promptOf(m, this.input(m, req));
+    const slot = await this.acquire(m);
+    if (!slot) throw new ModelNotLoadedError(modelId);
+    try {
+      const ids = tokens as Nlc.Token[];
+      const steps = await this.stepsOn(m, slot, prompt, ids, top, false);
+      const eog = ids.map((t) => m.model.isEogToken(t));
+      const text = m.model.detokenize(
+        ids.filter((_, i) => !eog[i]),
+        false,
+      );
+      return { steps, promptTail: prompt.slice(-64), text, eog };
     } finally {
       this.release(m, slot);
     }
@@ -438,6 +480,51 @@ export class LlamaEngine {
   private chatPrompt(m: LoadedModel, messages: ChatTurn[]): Nlc.Token[] {
     const { contextText } = m.chatWrapper.generateContextState({ chatHistory: chatHistory(messages) });
     return contextText.tokenize(m.model.tokenizer);
+  }
+
+  /**
+   * The steps of `tokens` after `prompt`: each token's log probability at temperature 1 and the `top` likeliest tokens
+   * at its place, from one teacher-forced pass on the slot's sequence (its cached prompt kept). With `end`, one step
+   * more: the likeliest end-of-generation token after the last (a generation the model ended).
+   */
+  private async stepsOn(m: LoadedModel, slot: Slot, prompt: Nlc.Token[], tokens: Nlc.Token[], top: number, end: boolean): Promise<Step[]> {
+    if (prompt.length === 0) return [];
+    const seq = slot.chat.sequence;
+    const cached = seq.contextTokens;
+    let keep = 0;
+    while (keep < prompt.length - 1 && keep < cached.length && cached[keep] === prompt[keep]) keep++;
+    if (keep < seq.nextTokenIndex) await seq.eraseContextTokenRanges([{ start: keep, end: seq.nextTokenIndex }]);
+    const from = prompt.length - 1 - keep;
+    const { eos, eot } = m.model.tokens;
+    const ends = [eos, eot].filter((t): t is Nlc.Token => t !== null);
+    const raw = { temperature: 1, topK: 0, topP: 1, minP: 0 };
+    const evaluated = end ? [...prompt.slice(keep), ...tokens] : [...prompt.slice(keep), ...tokens.slice(0, -1)];
+    const input: Nlc.ControlledEvaluateInputItem[] = evaluated.map((t, i) =>
+      i >= from
+        ? [
+            t,
+            {
+              generateNext: {
+                logits: { filter: { tokens: i - from < tokens.length ? [tokens[i - from]!] : ends, includeTop: top, includeMax: true } },
+                totalLogitWeight: true,
+                options: raw,
+              },
+            },
+          ]
+        : t,
+    );
+    const out = tokens.length > 0 || end ? await seq.controlledEvaluate(input) : [];
+    const steps: Step[] = [];
+    for (let j = 0; j < tokens.length + (end ? 1 : 0); j++) {
+      const next = out[from + j]?.next;
+      const logits = [...(next?.logits ?? new Map<Nlc.Token, number>())].sort((x, y) => y[1] - x[1]);
+      const norm = (logits[0]?.[1] ?? 0) + Math.log(next?.totalLogitWeight ?? 1);
+      const logprobOf = (logit: number | undefined) => clampLogprob(logit === undefined ? null : logit - norm);
+      // After the last token: the end-of-generation token the model likes best (it may have several).
+      const token = j < tokens.length ? tokens[j]! : (logits.find(([id]) => m.model.isEogToken(id))?.[0] ?? ends[0] ?? (0 as Nlc.Token));
+      steps.push({ token, logprob: logprobOf(next?.logits?.get(token)), top: logits.slice(0, top).map(([id, logit]) => [id, logprobOf(logit)]) });
+    }
+    return steps;
   }
 
   /**
@@ -577,6 +664,7 @@ export class LlamaEngine {
     let text = '';
     let completionTokens = 0;
     let firstTokenMs: number | null = null;
+    const generated: Nlc.Token[] = [];
     try {
       const options = {
         maxTokens: req.maxTokens,
@@ -589,6 +677,7 @@ export class LlamaEngine {
         stopOnAbortSignal: true,
         onToken: (tokens: Nlc.Token[]) => {
           completionTokens += tokens.length;
+          if (req.commit) generated.push(...tokens);
         },
         onTextChunk: (chunk: string) => {
           if (chunk.length === 0) return;
@@ -613,6 +702,8 @@ export class LlamaEngine {
       // Scored also after an abort: a stop sequence ends a generation that way, and its text is still the answer.
       const logprobs =
         req.logprobs !== undefined ? await this.scoreOn(m, slot, this.promptOf(m, { messages, rawTokens }), text, req.logprobs) : undefined;
+      const prompt = req.commit ? this.promptOf(m, { messages, rawTokens }) : [];
+      const commitment = req.commit ? await this.stepsOn(m, slot, prompt, generated, COMMIT_TOP, reason === 'eogToken') : undefined;
       return {
         text,
         stopReason: reason === 'abort' ? 'abort' : reason === 'maxTokens' ? 'length' : 'stop',
@@ -621,6 +712,7 @@ export class LlamaEngine {
         firstTokenMs,
         durationMs: elapsed(),
         ...(logprobs ? { logprobs } : {}),
+        ...(commitment ? { commitment } : {}),
       };
     } catch (err) {
       // Aborted before the first token: node-llama-cpp throws signal.reason.

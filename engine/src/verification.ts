@@ -1,0 +1,146 @@
+/**
+ * Verifying a reply by recomputation: the verifier evaluates prompt + the reply's tokens in one teacher-forced pass and
+ * judges every position against the distribution it computed itself.
+ *
+ * 1. The node's commitment (commitment.ts) must be the model's: each step's token and log probability, and its
+ *    candidates' log probabilities by rank, within LOGPROB_TOLERANCE of the recomputed ones.
+ * 2. Each token must be one the job's sampling could have chosen. Every generator of the network samples as llama.cpp
+ *    does: repetition penalties, then top-k (40), then top-p at temperature 1, then temperature; temperature 0 is
+ *    greedy. The verifier does not know which tokens a penalty pushed down, so it leaves out of the count every token
+ *    seen in the last REPEAT_WINDOW tokens: a token passes when fewer than SAMPLER_TOP_K other tokens are clearly
+ *    likelier than it, and those tokens hold less than top_p of the top-k's mass (none at temperature 0). Both bounds
+ *    are lenient, so an honest generator never fails them; text the model would not write fails at its first tokens.
+ *
+ * The end of generation is a position like any other, so an empty reply is a claim that the model ends at once.
+ */
+import { LOGPROB_TOLERANCE } from './logprobs';
+import { COMMIT_TOP, type Step } from './commitment';
+
+/** llama.cpp's (and node-llama-cpp's) default top-k: no generator of the network samples outside it. */
+export const SAMPLER_TOP_K = 40;
+/** Tokens a repetition penalty looks back over (node-llama-cpp's and llama-server's default). */
+export const REPEAT_WINDOW = 64;
+/** Candidates the verifier reads per position: enough to count SAMPLER_TOP_K likelier tokens past a whole window. */
+export const VERIFY_TOP = SAMPLER_TOP_K + REPEAT_WINDOW;
+/** How much likelier (log probability) a token must be to count as clearly above another: hardware rounds differently. */
+const ABOVE_MARGIN = 0.05;
+/** Slack on the top-p bound (the two passes' rounding). */
+const MASS_MARGIN = 0.02;
+
+/** How the job asked the reply to be sampled. */
+export interface Sampling {
+  temperature: number;
+  topP: number;
+  /** Generated under a grammar (a JSON schema): the grammar, not the model alone, chose among tokens. */
+  constrained?: boolean;
+}
+
+export interface StepsVerdict {
+  passed: boolean;
+  /** Positions checked (all of them when it passed). */
+  checked: number;
+  /** Why it failed, naming the first position that did. */
+  why?: string;
+}
+
+const near = (a: number, b: number) => Math.abs(a - b) <= LOGPROB_TOLERANCE;
+
+/** Whether a node's committed step is what the verifier recomputed: same token, values within tolerance, candidates by rank. */
+function sameStep(node: Step, model: Step): boolean {
+  if (node.token !== model.token || !near(node.logprob, model.logprob)) return false;
+  const n = Math.min(COMMIT_TOP, model.top.length);
+  if (node.top.length !== n) return false;
+  for (let j = 0; j < n; j++) if (!near(node.top[j]![1], model.top[j]![1])) return false;
+  return true;
+}
+
+/**
+ * Why the token at this recomputed step could not have been sampled, or null when it could. `seen` holds the tokens of
+ * the REPEAT_WINDOW positions before it; `step.top` must hold the VERIFY_TOP likeliest tokens, most likely first.
+ */
+export function samplingProblem(step: Step, seen: ReadonlySet<number>, sampling: Sampling): string | null {
+  const above = step.top.filter(([id, lp]) => id !== step.token && lp > step.logprob + ABOVE_MARGIN && !seen.has(id));
+  if (sampling.temperature <= 0 && above.length > 0) return `it is not the likeliest token (${above.length} likelier), at temperature 0`;
+  if (above.length >= SAMPLER_TOP_K) return `it is outside the ${SAMPLER_TOP_K} likeliest tokens`;
+  const topK = step.top.slice(0, SAMPLER_TOP_K).reduce((sum, [, lp]) => sum + Math.exp(lp), 0);
+  const mass = above.reduce((sum, [, lp]) => sum + Math.exp(lp), 0) / topK;
+  if (mass >= sampling.topP + MASS_MARGIN) return `${(mass * 100).toFixed(1)}% of the distribution is clearly likelier, past top_p ${sampling.topP}`;
+  return null;
+}
+
+/**
+ * Judges a reply's steps as the node committed them against the verifier's recomputation of the same tokens after
+ * the same prompt (`promptTail`: the prompt's last tokens, for the repetition window).
+ */
+export function verifySteps(
+  committed: readonly Step[],
+  recomputed: readonly Step[],
+  promptTail: readonly number[],
+  sampling: Sampling,
+): StepsVerdict {
+  if (committed.length !== recomputed.length)
+    return { passed: false, checked: 0, why: `it committed ${committed.length} steps for ${recomputed.length} tokens` };
+  const history = [...promptTail.slice(-REPEAT_WINDOW)];
+  for (const [i, model] of recomputed.entries()) {
+    const fail = (why: string): StepsVerdict => ({ passed: false, checked: i + 1, why: `token ${i}: ${why}` });
+    if (!sameStep(committed[i]!, model)) return fail("its committed log probabilities are not the model's");
+    if (!sampling.constrained) {
+      const problem = samplingProblem(model, new Set(history.slice(-REPEAT_WINDOW)), sampling);
+      if (problem) return fail(problem);
+    }
+    history.push(model.token);
+  }
+  return { passed: true, checked: recomputed.length };
+}
+
+/** How a reply ended, as its node claimed, and what the job allowed. */
+export interface ReplyClaim {
+  /** The text the platform relayed. */
+  text: string;
+  stopReason: 'stop' | 'length' | 'abort';
+  /** The job's stop sequences. */
+  stops?: string[];
+  /** The completion cap the node was given. */
+  maxTokens: number;
+  sampling: Sampling;
+}
+
+/** What a verifier recomputed over the committed tokens (LlamaEngine.recompute). */
+export interface Recomputation {
+  steps: Step[];
+  promptTail: number[];
+  /** The tokens' text, end-of-generation tokens adding none. */
+  text: string;
+  /** Whether each token ends generation. */
+  eog: boolean[];
+}
+
+/**
+ * The whole verdict on a reply: its commitment is whole and is the text relayed (a stop sequence's or a grammar's
+ * trailing whitespace may follow it), its stop reason is what the tokens say (`length` exactly at the cap, `stop` on
+ * the end-of-generation token or a stop sequence, nothing after the end), and every step passes verifySteps.
+ */
+export function verifyReply(committed: readonly Step[] | null, recomputed: Recomputation, claim: ReplyClaim): StepsVerdict {
+  const fail = (why: string): StepsVerdict => ({ passed: false, checked: 0, why });
+  if (!committed) return fail('it sent no commitment, or one that is not whole records');
+  const end = recomputed.eog.indexOf(true);
+  const ended = end === recomputed.eog.length - 1 && end >= 0;
+  if (end >= 0 && !ended) return fail(`it went on after the end of generation (token ${end})`);
+  const generated = recomputed.eog.length - (ended ? 1 : 0);
+  if (generated > claim.maxTokens) return fail(`it committed ${generated} tokens, past its cap of ${claim.maxTokens}`);
+  // A leading space is the tokenizer's: generators keep or drop it alike.
+  const full = recomputed.text.trimStart();
+  const shown = claim.text.trimStart();
+  if (!full.startsWith(shown)) return fail('its tokens are not the text it sent');
+  const rest = full.slice(shown.length);
+  const afterStop = !!claim.stops?.some((s) => s && rest.startsWith(s));
+  const grammarEnd = !!claim.sampling.constrained && rest.trim() === '';
+  const consistent =
+    claim.stopReason === 'length'
+      ? !ended && generated === claim.maxTokens && (rest === '' || grammarEnd)
+      : claim.stopReason === 'stop'
+        ? (ended && (rest === '' || grammarEnd)) || afterStop || grammarEnd
+        : rest === '' || afterStop || grammarEnd;
+  if (!consistent) return fail(`its tokens do not end as a "${claim.stopReason}" reply does`);
+  return verifySteps(committed, recomputed.steps, recomputed.promptTail, claim.sampling);
+}
