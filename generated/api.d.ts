@@ -479,7 +479,10 @@ export interface paths {
         head?: never;
         /**
          * Rename, pause or resume a node, or set its allocation
-         * @description The node sees the change in the answer to its next heartbeat. Owner only (another user's node answers 404).
+         * @description The node sees the change in the answer to its next heartbeat. Owner only (another user's node answers 404). A
+         *     node the platform suspended (one of its replies failed verification) cannot be resumed by its owner (409): it
+         *     comes back on its own once it has proven its models again, and every reply is then verified until it has passed
+         *     enough of them.
          */
         patch: operations["updateNode"];
         trace?: never;
@@ -3024,6 +3027,17 @@ export interface components {
             node_id: components["schemas"]["Uuid"];
         };
         NodeDoneEvent: {
+            /**
+             * @description What the node commits to about its reply, base64: for every token it generated, in order (the end-of-generation
+             *     token last when the model ended the reply; the tokens of a stop sequence included), a record of 40 little-endian
+             *     bytes: the token id (int32), its log probability at temperature 1 after the prompt and the tokens before it
+             *     (float32), then the 4 likeliest tokens at that step, most likely first, as 4 pairs of id (int32, -1 when the
+             *     vocabulary has fewer) and log probability (float32). The platform verifies replies by recomputing these values
+             *     in one pass over the prompt and the tokens and by checking that each token is one the job's sampling could have
+             *     chosen; a reply without a commitment, or whose commitment is not the model's, fails verification like any reply
+             *     that is not the model's output.
+             */
+            commitment?: string;
             /** @description The reply's tokens with their log probabilities, when the job's `params.logprobs` asks for them. */
             logprobs?: components["schemas"]["TokenLogprob"][];
             stop_reason: components["schemas"]["InferenceStopReason"];
@@ -3160,8 +3174,10 @@ export interface components {
                 max_tokens: number;
                 /**
                  * @description Sample with this seed: the request's own (OpenAI-compatible API), else one the platform chose. The platform
-                 *     replays a share of replies with the same prompt, sampling and seed on a trusted generator (a spot check);
-                 *     a node whose reply differs from the model's is paused and its unpaid rewards are withheld.
+                 *     verifies replies by recomputation (see the done event's `commitment`): every reply of a new or suspended
+                 *     node until it has passed enough of them, then a random share. A node whose reply fails is suspended by the
+                 *     platform (its owner cannot resume it), its unpaid rewards are withheld and the replies it delivered since
+                 *     its last payout are refunded.
                  */
                 seed: number;
                 /**
@@ -6531,6 +6547,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
         };
     };
     getNodeCatalog: {

@@ -10,6 +10,7 @@ import { formatBytes } from '@glob/engine/bytes';
 import { sequenceMemory } from '@glob/engine/memory';
 import type { EngineOptions, LlamaEngine } from '@glob/engine/llama-engine';
 import { generateReply } from '@glob/engine/generation';
+import { encodeCommitment } from '@glob/engine/commitment';
 import { type Allocation, DEFAULT_ALLOCATION, type Machine, type Plan, plan, sameAllocation } from './allocation';
 import { Backoff, Connection, createNodeApi, type NodeApi } from './api-client';
 import { type BatterySource, type BatteryState, batteryPause, batteryPercent } from './battery';
@@ -675,6 +676,8 @@ export class Agent {
           ...(job.params.json_schema ? { jsonSchema: job.params.json_schema } : {}),
           // The platform checks them against the text it relayed: they are the text's tokens as the model scores them.
           ...(job.params.logprobs !== undefined ? { logprobs: job.params.logprobs } : {}),
+          // The platform verifies replies against what the node commits to: its tokens and the model's numbers at each.
+          commit: true,
           signal: running.abort.signal,
         },
         (text) => sender.pushText(text),
@@ -689,6 +692,7 @@ export class Agent {
         usage: { prompt_tokens: result.promptTokens, completion_tokens: result.completionTokens },
         stop_reason: stopReason,
         ...(result.logprobs ? { logprobs: result.logprobs } : {}),
+        ...(result.commitment ? { commitment: encodeCommitment(result.commitment) } : {}),
       });
       const state = await sender.drain();
       if (state !== 'open') return;
