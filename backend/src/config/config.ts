@@ -137,9 +137,14 @@ const envSchema = z.object({
     .optional(),
   /** Token events one node may send per second, over all its jobs; past it the job ends as failed. */
   NODE_EVENTS_PER_SECOND: positiveInt.default(2_000),
-  /** The share of a trusted node's replies (after its first SPOT_CHECK_FIRST, which are all checked) replayed by a trusted generator. */
-  SPOT_CHECK_PERCENT: z.coerce.number().min(0).max(100).default(5),
-  SPOT_CHECK_FIRST: z.coerce.number().int().min(0).max(1000).default(3),
+  /**
+   * The share of a node's replies verified by a trusted generator once its probation is over. Verifying a reply costs
+   * about a third of generating it (bench/verification.mjs), so 10 % costs the network ~3 %; a liar is caught within
+   * ~10 lies on average, and losing every unpaid reward and every reply since its last payout outweighs them.
+   */
+  SPOT_CHECK_PERCENT: z.coerce.number().min(0).max(100).default(10),
+  /** Replies of a new node (and of one back from a suspension) that are all verified before sampling starts. */
+  SPOT_CHECK_FIRST: z.coerce.number().int().min(0).max(1000).default(20),
   /** A worker that only replays spot checks (a trusted generator that serves no replies). */
   WORKER_VERIFY_ONLY: bool.default(false),
   /** Event streams one user may have open at once (start and replay), across the API processes. */

@@ -106,6 +106,11 @@ export interface VerifyJob extends JobTrace {
   };
   /** The checked reply's logprobs, as its node sent them: the trusted generator scores the node's text and compares. */
   score?: { text: string; top: number; logprobs: TokenLogprob[] };
+  /**
+   * Verify the reply by recomputation instead of replaying it: the node's commitment (base64, null when it sent none),
+   * recomputed over the prompt and its tokens, and judged with the text relayed and how the reply ended.
+   */
+  recompute?: { commitment: string | null; text: string; stopReason: 'stop' | 'length' | 'abort'; stops?: string[] };
 }
 
 /** Job name → payload. */

@@ -18,6 +18,7 @@ import { EmbeddingsService } from '../modules/inference/embeddings.service';
 import { hardwareScore } from '../modules/rewards/rewards';
 import { SpotChecksService, verifierKey } from '../modules/inference/spot-checks.service';
 import { generateReply } from '@glob/engine/generation';
+import { VERIFY_TOP } from '@glob/engine/verification';
 import { stopChannel } from '../modules/inference/streams';
 import { createRedis, REDIS } from '../redis/redis.module';
 import { withRequestId } from '../observability/logging';
@@ -236,6 +237,17 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
   private async verify(job: Job<VerifyJob>): Promise<void> {
     const { kind, checkId, modelId, params } = job.data;
     const engine = this.engine!;
+    const input = { ...generationInput(job.data), maxTokens: params.maxTokens };
+    if (job.data.recompute) {
+      const verdict = await this.spotChecks.verifyByRecomputation(
+        job.data,
+        (tokens) => engine.recompute(modelId, input, tokens, VERIFY_TOP),
+        (text, top) => engine.score(modelId, input, text, top),
+      );
+      if (verdict)
+        this.logger.log(`Verified reply ${checkId}: ${verdict.passed ? 'passed' : `failed (${verdict.why})`} (${verdict.nodeTokens} tokens)`);
+      return;
+    }
     const replay = await engine.generate(modelId, {
       ...generationInput(job.data),
       maxTokens: params.maxTokens,

@@ -155,8 +155,12 @@ describe('spot checks: a trusted generator replays remote nodes’ replies', () 
       title: string;
       message: string;
     }>;
-    expect(notes.find((n) => n.title === 'Node paused')?.message).toMatch(/^Your node .+ was paused: a spot check replayed one of its replies/);
+    expect(notes.find((n) => n.title === 'Node suspended')?.message).toMatch(
+      /^Your node .+ was suspended: one of its replies failed the platform's verification/,
+    );
     expect(await liar.claim(1)).toBeNull();
+    // Suspended by the platform: its owner cannot resume it.
+    expect((await stack.http.patch(`/api/nodes/${liar.id}`).set(owner.auth).send({ paused: false })).status).toBe(409);
 
     // The requester has exactly what it had before the reply, its welcome bonus included, through one refund.
     expect(await funds()).toEqual(before);

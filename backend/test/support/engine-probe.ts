@@ -7,17 +7,20 @@
  *   {"type":"result","run":0,"g":0,…GenerateResult,"abortLatencyMs":…}   at the end of each generation
  *   {"type":"benchmark","tokensPerSecond":…}                     when `benchmark` is given
  *   {"type":"capacity","sequences":…,"contextSize":…,"kvBytesPerSequence":…}   per entry of `capacities`
+ *   {"type":"recomputed","i":0,…Recomputation}                    per entry of `recompute` (a verifier's pass)
+ *   {"type":"tokens","tokens":[[…],…]}                          the token ids of each text of `tokenize`
  *   {"type":"error","name":"GgufError","code":"…","message":"…"}  then exit code 2, on failure
  *
  *   node --conditions=glob-source -r @swc-node/register test/support/engine-probe.ts <model.gguf> '<json request>'
  *
  * Request: { threads?, contextSize?, countTokens?: ChatTurn[][], generate?: Run | Run[], benchmark?: number,
- *   capacities?: LoadOptions['sequences'][] } — each capacity loads the model again with those sequences, then unloads it
+ *   capacities?: LoadOptions['sequences'][], recompute?: Array<{ messages, maxTokens, tokens }> } — each capacity loads the model again with those sequences, then unloads it
  * where Run = { messages, maxTokens, temperature, topP, seed?, abortAfterChunks?, parallel? }. Runs execute
  * one after the other (one engine start-up serves them all); `parallel` starts that many copies of a run
  * at once (`g` tells them apart); `abortAfterChunks` aborts the signal once that many chunks arrived.
  */
 import { LlamaEngine, type ChatTurn, type GenerateRequest, type LoadOptions } from '@glob/engine/llama-engine';
+import { VERIFY_TOP } from '@glob/engine/verification';
 
 interface ProbeRun extends Omit<GenerateRequest, 'signal' | 'onToken'> {
   abortAfterChunks?: number;
@@ -30,6 +33,8 @@ interface ProbeRequest {
   generate?: ProbeRun | ProbeRun[];
   benchmark?: number;
   capacities?: Array<LoadOptions['sequences']>;
+  recompute?: Array<{ messages: ChatTurn[]; maxTokens: number; tokens: number[] }>;
+  tokenize?: string[];
 }
 
 const print = (o: object): void => {
@@ -77,6 +82,10 @@ async function main(): Promise<void> {
     }
     if (req.benchmark) {
       print({ type: 'benchmark', ...(await engine.benchmark('probe', req.benchmark)) });
+    }
+    if (req.tokenize) print({ type: 'tokens', tokens: req.tokenize.map((t) => engine.tokenize('probe', t)) });
+    for (const [i, r] of (req.recompute ?? []).entries()) {
+      print({ type: 'recomputed', i, ...(await engine.recompute('probe', r, r.tokens, VERIFY_TOP)) });
     }
     for (const sequences of req.capacities ?? []) {
       await engine.load('sized', modelPath, { ...(req.contextSize ? { contextSize: req.contextSize } : {}), sequences });

@@ -3,6 +3,7 @@ import type { Response } from 'supertest';
 import { BUILT_IN_CATALOG, TINY_EMBED_MODEL_FILE, TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
 import { hashRanges } from '@glob/engine/file-proof';
 import type { TokenLogprob } from '@glob/engine/logprobs';
+import { COMMIT_TOP, encodeCommitment, type Step } from '@glob/engine/commitment';
 import type { TestStack } from './app';
 import { expectSpecResponse } from './contract';
 import { probeEngine } from './engine-run';
@@ -40,6 +41,43 @@ export async function modelsReply(
   };
   const out = await probeEngine(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), { generate: run });
   return out.lines.find((l) => l.type === 'result') as unknown as { text: string; logprobs?: TokenLogprob[] };
+}
+
+/** A chat job's request as the engine takes it, with the job's sampling and seed. */
+const engineRun = (job: Pick<NodeJob, 'messages' | 'params'>) => ({
+  messages: job.messages,
+  maxTokens: job.params.max_tokens,
+  temperature: job.params.temperature,
+  topP: job.params.top_p,
+  seed: job.params.seed,
+});
+
+/** An honest node's reply to a job: the model's text, how it ended, and the commitment its engine made while generating. */
+export async function committedReply(job: Pick<NodeJob, 'messages' | 'params'>): Promise<{ text: string; stopReason: string; steps: Step[] }> {
+  const out = await probeEngine(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), { generate: { ...engineRun(job), commit: true } });
+  const r = out.lines.find((l) => l.type === 'result') as unknown as { text: string; stopReason: string; commitment: Step[] };
+  return { text: r.text, stopReason: r.stopReason, steps: r.commitment };
+}
+
+/**
+ * What a node that holds the model but writes its own text can commit to: the model's true numbers for tokens it
+ * chose (one pass over them, as a verifier makes), and the token ids of `texts`.
+ */
+export async function modelsNumbersFor(
+  job: Pick<NodeJob, 'messages' | 'params'>,
+  tokens: number[][],
+  texts: string[] = [],
+): Promise<{ steps: Step[][]; texts: string[]; tokens: number[][] }> {
+  const out = await probeEngine(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), {
+    tokenize: texts,
+    recompute: tokens.map((t) => ({ messages: job.messages, maxTokens: job.params.max_tokens, tokens: t })),
+  });
+  const recomputed = out.lines.filter((l) => l.type === 'recomputed') as unknown as Array<{ steps: Step[]; text: string }>;
+  return {
+    steps: recomputed.map((r) => r.steps.map((x) => ({ ...x, top: x.top.slice(0, COMMIT_TOP) }))),
+    texts: recomputed.map((r) => r.text),
+    tokens: (out.lines.find((l) => l.type === 'tokens') as unknown as { tokens: number[][] }).tokens,
+  };
 }
 
 /** What a node generates for a challenge's prompt; any text passes where no trusted generator judges it. */
@@ -172,6 +210,19 @@ export class ScriptedNode {
     if (res.status === 204) return null;
     if (res.status !== 200) throw new Error(`claim ${res.status}: ${res.text}`);
     return res.body as NodeJob;
+  }
+
+  /** Sends `text` as the job's whole output, then `done` with this stop reason and commitment. */
+  finishCommitted(jobId: string, text: string, steps: Step[] | null, stopReason = 'stop'): Promise<Response> {
+    return this.send(jobId, [
+      ...(text ? [{ type: 'token', text }] : []),
+      {
+        type: 'done',
+        usage: { prompt_tokens: 10, completion_tokens: steps?.length ?? 0 },
+        stop_reason: stopReason,
+        ...(steps ? { commitment: encodeCommitment(steps) } : {}),
+      },
+    ]);
   }
 
   /** Sends `text` as the job's whole output, then `done`. */

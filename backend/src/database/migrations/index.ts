@@ -17,6 +17,7 @@ import { ConversationSettings1765200000000 } from './1765200000000-ConversationS
 import { TwoFactor1765300000000 } from './1765300000000-TwoFactor';
 import { SessionDevices1765400000000 } from './1765400000000-SessionDevices';
 import { Passkeys1765500000000 } from './1765500000000-Passkeys';
+import { NodeSuspensions1765600000000 } from './1765600000000-NodeSuspensions';
 
 /** Every migration, oldest first. A new migration is added here. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   TwoFactor1765300000000,
   SessionDevices1765400000000,
   Passkeys1765500000000,
+  NodeSuspensions1765600000000,
 ];

@@ -224,20 +224,46 @@ export class SpotChecksRepository extends ConfiguredRepository {
     await this.rows(`UPDATE nodes SET spot_checks_passed = spot_checks_passed + 1 WHERE id = $1`, [nodeId], tx);
   }
 
-  /** The node is paused with `reason`, its trust starts over, and its unpaid rewards are withheld; answers their units and its owner. */
-  async penalize(nodeId: string, reason: string, tx: Tx): Promise<{ ownerId: string | null; name: string; withheldUnits: number }> {
+  /**
+   * The node is suspended with `reason` (paused by the platform: its owner cannot resume it), its trust starts over, its
+   * model proofs are void (it must prove its models again), and its unpaid rewards are withheld; answers their units,
+   * the tasks they were for, and its owner.
+   */
+  async penalize(
+    nodeId: string,
+    reason: string,
+    tx: Tx,
+  ): Promise<{ ownerId: string | null; name: string; withheldUnits: number; taskIds: string[] }> {
     const node = await this.one<{ owner_id: string | null; name: string }>(
-      `UPDATE nodes SET paused = true, paused_reason = $2, spot_checks_passed = 0 WHERE id = $1 RETURNING owner_id, name`,
+      `UPDATE nodes SET paused = true, paused_reason = $2, spot_checks_passed = 0, suspended_at = now() WHERE id = $1 RETURNING owner_id, name`,
       [nodeId, reason],
       tx,
     );
-    const withheld = await this.one<{ units: string }>(
-      `WITH w AS (UPDATE node_rewards SET withheld_at = now() WHERE node_id = $1 AND paid_at IS NULL AND withheld_at IS NULL RETURNING units)
-       SELECT coalesce(sum(units), 0) AS units FROM w`,
+    await this.rows(
+      `UPDATE model_proofs SET status = 'failed', failure = 'the node was suspended' WHERE node_id = $1 AND status <> 'failed'`,
       [nodeId],
       tx,
     );
-    return { ownerId: node?.owner_id ?? null, name: node?.name ?? '', withheldUnits: Number(withheld?.units ?? 0) };
+    const withheld = await this.rows<{ task_id: string; units: string }>(
+      `UPDATE node_rewards SET withheld_at = now() WHERE node_id = $1 AND paid_at IS NULL AND withheld_at IS NULL RETURNING task_id, units`,
+      [nodeId],
+      tx,
+    );
+    return {
+      ownerId: node?.owner_id ?? null,
+      name: node?.name ?? '',
+      withheldUnits: withheld.reduce((sum, r) => sum + Number(r.units), 0),
+      taskIds: withheld.map((r) => r.task_id),
+    };
+  }
+
+  /** A suspended node that proved a model again is back, on probation (every reply verified until it passes enough). */
+  async reinstate(nodeId: string, tx: Tx): Promise<void> {
+    await this.rows(
+      `UPDATE nodes SET paused = false, paused_reason = NULL, suspended_at = NULL WHERE id = $1 AND suspended_at IS NOT NULL`,
+      [nodeId],
+      tx,
+    );
   }
 
   // ---- model proofs ----

@@ -14,13 +14,15 @@ import { comparable, judgeReplay, PEER_ACTIVE_SECONDS, type SpotCheckVerdict } f
 import { SpotChecksRepository, type ChallengeBody, type ReplayJob } from './spot-checks.repository';
 import { TasksRepository } from './tasks.repository';
 import { sameLogprobs, type TokenLogprob } from '@glob/engine/logprobs';
+import { decodeCommitment } from '@glob/engine/commitment';
+import { verifyReply, type Recomputation, type StepsVerdict } from '@glob/engine/verification';
 
 export const FAILED_SPOT_CHECK =
-  "The platform paused this node: a spot check replayed one of its replies and the model's own output for the same request was different.";
+  "The platform suspended this node: one of its replies failed verification, it was not the model's own output. It comes back once it has proven its models again.";
 export const FAILED_PROOF = "The platform paused this node: its answer to a model challenge was not the model's own output.";
 export const FAILED_REPLAY = "The platform paused this node: its replay of another node's work, for a check, was not the model's own output.";
 const REPLAY_NOTICE = "its replay of another node's work, for a check, was not the model's own output.";
-const SPOT_CHECK_NOTICE = "a spot check replayed one of its replies and the model's own output for the same request was different.";
+const SPOT_CHECK_NOTICE = "one of its replies failed the platform's verification: it was not the model's own output.";
 const PROOF_NOTICE = (modelId: string) => `its answer to the challenge for ${modelId} was not the model's own output.`;
 
 const tokensOf = (text: string, tokenize: (text: string) => number[]) => tokenize(comparable(text));
@@ -41,13 +43,22 @@ export interface ServedReply {
   pooled?: boolean;
   /** The reply's logprobs, when it was asked for them. */
   logprobs?: TokenLogprob[];
+  /**
+   * How the node ended the reply (its done event): its stop reason, its commitment (null when it sent none) and the
+   * completion cap it was given. Absent when the platform ended the reply (a stop, a client gone): then there is
+   * nothing the node committed to.
+   */
+  ended?: { stopReason: 'stop' | 'length' | 'abort'; commitment: string | null; maxTokens: number };
 }
 
 /**
- * Spot checks of remote nodes' work: every one of a node's first SPOT_CHECK_FIRST replies (after pairing, and again
- * after its owner resumes it), then SPOT_CHECK_PERCENT of them, are replayed by a trusted generator (an in-cluster
- * worker) with the same prompt, sampling and seed, and compared token by token (judgeReplay). A node that fails is
- * paused, its unpaid rewards are withheld, its owner is told why, and the checked reply's requester is refunded.
+ * Verification of remote nodes' work: every reply of a node that has not yet passed SPOT_CHECK_FIRST (after pairing,
+ * and again after a suspension), then a random SPOT_CHECK_PERCENT of them, are verified by a trusted generator (an
+ * in-cluster worker) by recomputation: one teacher-forced pass over the prompt and the tokens the node committed to,
+ * every position judged (verifyReply). Nothing the owner sees tells which replies are verified. A node that fails is
+ * suspended (the owner cannot resume it; a fresh model proof brings it back on probation), its unpaid rewards are
+ * withheld, and every reply it delivered since its last payout is refunded to its requester. A pool's replies are
+ * still replayed and compared token by token (judgeReplay); so are checks by other owners' nodes.
  */
 @Injectable()
 export class SpotChecksService {
@@ -69,14 +80,42 @@ export class SpotChecksService {
    * owner's node that has proven it (see PeerReplaysService); unchecked when neither is there.
    */
   async afterReply(r: ServedReply): Promise<boolean> {
-    if (!r.text || r.completionTokens < 1) return false;
+    // A reply the platform ended (stopped, its client gone) carries no commitment of the node's: nothing to verify.
+    if (!r.pooled && !r.ended) return false;
+    // A pool's replay is compared as text: an empty one has no tokens to compare.
+    if (r.pooled && (!r.text || r.completionTokens < 1)) return false;
     // llama.cpp's server samples under a grammar its own way (it samples first and samples again when the grammar
     // refuses the token), so an honest pool's JSON reply and its replay differ token by token: such a reply is only
     // checked against its schema. A pool's plain replies are checked as any node's.
     if (r.pooled && r.job.params.jsonSchema) return false;
     const { spotCheckFirst, spotCheckPercent } = this.config.inference;
-    const trusted = (await this.checks.passedSinceTrusted(r.nodeId)) < spotCheckFirst;
-    if (!trusted && Math.random() * 100 >= spotCheckPercent) return false;
+    const probation = (await this.checks.passedSinceTrusted(r.nodeId)) < spotCheckFirst;
+    if (!probation && Math.random() * 100 >= spotCheckPercent) return false;
+    const check = { taskId: r.taskId, nodeId: r.nodeId, modelId: r.job.modelId, nodeText: r.text };
+    if (r.ended && !r.pooled) {
+      if (!(await this.trusted(r.job.modelId))) {
+        this.logger.debug(`No trusted generator serves ${r.job.modelId}: reply ${r.job.streamId} is not verified`);
+        return false;
+      }
+      const { commitment, stopReason, maxTokens } = r.ended;
+      await this.jobs.enqueue('inference.verify', {
+        kind: 'reply',
+        checkId: await this.checks.create(check),
+        modelId: r.job.modelId,
+        ...generationInput(r.job),
+        params: {
+          temperature: r.job.params.temperature,
+          topP: r.job.params.topP,
+          seed: r.seed,
+          maxTokens,
+          ...(r.job.params.jsonSchema ? { jsonSchema: r.job.params.jsonSchema } : {}),
+        },
+        recompute: { commitment, text: r.text, stopReason, ...(r.job.params.stop?.length ? { stops: r.job.params.stop } : {}) },
+        // The logprobs a /v1 reply was sent with are scored again on the same text: they must be the model's too.
+        ...(r.job.params.logprobs !== undefined && r.logprobs ? { score: { text: r.text, top: r.job.params.logprobs, logprobs: r.logprobs } } : {}),
+      });
+      return true;
+    }
     const job: ReplayJob = {
       model_id: r.job.modelId,
       ...generationInput(r.job),
@@ -88,13 +127,10 @@ export class SpotChecksService {
         ...(r.job.params.jsonSchema ? { json_schema: JSON.stringify(r.job.params.jsonSchema) } : {}),
       },
     };
-    const check = { taskId: r.taskId, nodeId: r.nodeId, modelId: r.job.modelId, nodeText: r.text };
     if (await this.trusted(r.job.modelId)) {
-      // A node's logprobs are scored again on the same text; a pool's llama-server splits its text into tokens as it
-      // sampled them, not as the tokenizer splits the text, so only a pool's text is compared.
-      const top = r.job.params.logprobs;
-      const score = top !== undefined && r.logprobs && !r.pooled ? { text: r.text, top, logprobs: r.logprobs } : undefined;
-      await this.enqueueReplay('reply', await this.checks.create(check), job, score);
+      // A pool's llama-server splits its text into tokens as it sampled them, not as the tokenizer splits the text,
+      // so only its text is compared.
+      await this.enqueueReplay('reply', await this.checks.create(check), job);
       return true;
     }
     if (!(await this.checks.peerAvailable(r.job.modelId, [r.nodeId], PEER_ACTIVE_SECONDS))) {
@@ -103,6 +139,50 @@ export class SpotChecksService {
     }
     await this.transactions.run(async (tx) => this.checks.addReplay({ spotCheckId: await this.checks.create(check, tx) }, [r.nodeId], job, tx));
     return true;
+  }
+
+  /**
+   * A reply verified by recomputation: the node's commitment decoded, its tokens recomputed by the trusted generator
+   * (`recompute`, one teacher-forced pass), and the whole reply judged (verifyReply). A commitment that is missing, not
+   * whole records, longer than the cap allows or naming tokens outside the vocabulary fails without a pass.
+   */
+  async verifyByRecomputation(
+    job: VerifyJob,
+    recompute: (tokens: number[]) => Promise<Recomputation>,
+    scoreText: (text: string, top: number) => Promise<TokenLogprob[]>,
+  ): Promise<SpotCheckVerdict | null> {
+    const claim = job.recompute!;
+    const committed = claim.commitment === null ? null : decodeCommitment(claim.commitment);
+    const fail = (why: string): StepsVerdict => ({ passed: false, checked: 0, why });
+    let verdict: StepsVerdict;
+    if (!committed) verdict = fail('it sent no commitment, or one that is not whole records');
+    else if (committed.length > job.params.maxTokens + 1)
+      verdict = fail(`it committed ${committed.length} tokens for a cap of ${job.params.maxTokens}`);
+    else {
+      try {
+        verdict = verifyReply(committed, await recompute(committed.map((s) => s.token)), {
+          text: claim.text,
+          stopReason: claim.stopReason,
+          ...(claim.stops ? { stops: claim.stops } : {}),
+          maxTokens: job.params.maxTokens,
+          sampling: { temperature: job.params.temperature, topP: job.params.topP, constrained: !!job.params.jsonSchema },
+        });
+      } catch (err) {
+        if (!(err instanceof RangeError)) throw err;
+        verdict = fail(err.message);
+      }
+      const { score } = job;
+      if (verdict.passed && score && !sameLogprobs(score.logprobs, await scoreText(score.text, score.top)))
+        verdict = { ...verdict, passed: false, why: "its logprobs were not the model's" };
+    }
+    const steps = committed?.length ?? 0;
+    return this.concludeCheck(job.checkId, () => ({
+      passed: verdict.passed,
+      ...(verdict.why ? { why: verdict.why } : {}),
+      matched: verdict.passed ? steps : Math.max(0, verdict.checked - 1),
+      nodeTokens: steps,
+      required: steps,
+    }));
   }
 
   /**
@@ -140,21 +220,21 @@ export class SpotChecksService {
       this.logger.warn(
         `Node ${check.node_id} failed a spot check of task ${check.task_id}: ${verdict.why ?? `${verdict.matched} of ${verdict.required} required tokens matched`}`,
       );
-      await this.penalize(check.node_id, FAILED_SPOT_CHECK, SPOT_CHECK_NOTICE, { task_id: check.task_id }, tx);
       await this.refund(checkId, check.task_id, tx);
+      await this.penalize(check.node_id, FAILED_SPOT_CHECK, SPOT_CHECK_NOTICE, { task_id: check.task_id }, tx);
       return verdict;
     });
   }
 
-  /** The requester of a reply that failed its check gets its charge back, and is told. */
-  private async refund(checkId: string, taskId: string, tx: Tx): Promise<void> {
+  /** The requester of a reply that failed its check (or that a suspended node delivered) gets its charge back, and is told. */
+  private async refund(checkId: string | null, taskId: string, tx: Tx): Promise<void> {
     const task = await this.tasks.chargeOf(taskId, tx);
-    if (!task) return;
+    if (!task || task.refunded) return;
     // A reward already paid for it is not given back twice: nobody ends up with more than was paid.
     const description = `Refund of task ${taskId.slice(0, 8)}: its reply failed a spot check`;
     const refund = await this.ledger.refundCharge(task.hold_id, taskId, description, Number(task.rewarded), tx);
     if (!refund) return;
-    await this.checks.setRefund(checkId, refund.transactionId, tx);
+    if (checkId) await this.checks.setRefund(checkId, refund.transactionId, tx);
     await this.notifications.create(
       task.user_id,
       'system',
@@ -209,6 +289,7 @@ export class SpotChecksService {
       const verdict = verdictOf(proof.node_text ?? '');
       if (verdict.passed) {
         await this.checks.prove(proofId, 'checked', proof.node_text ?? '', tx);
+        await this.checks.reinstate(proof.node_id, tx);
         return verdict;
       }
       await this.checks.failProof(proofId, `generation: ${verdict.matched} of ${verdict.required} tokens matched`, tx);
@@ -224,16 +305,21 @@ export class SpotChecksService {
     return this.transactions.run((tx) => this.penalize(nodeId, FAILED_REPLAY, REPLAY_NOTICE, subject, tx));
   }
 
-  /** Pauses the node with `reason`, withholds its unpaid rewards and tells its owner. */
+  /**
+   * Suspends the node with `reason` (its owner cannot resume it; its model proofs start over), withholds its unpaid
+   * rewards, refunds every reply whose reward was still unpaid (the settlement window: checked or not) and tells its
+   * owner.
+   */
   private async penalize(nodeId: string, reason: string, notice: string, data: Record<string, unknown>, tx: Tx): Promise<void> {
-    const { ownerId, name, withheldUnits } = await this.checks.penalize(nodeId, reason, tx);
+    const { ownerId, name, withheldUnits, taskIds } = await this.checks.penalize(nodeId, reason, tx);
+    for (const taskId of taskIds) await this.refund(null, taskId, tx);
     if (!ownerId) return;
     await this.notifications.create(
       ownerId,
       'system',
-      'Node paused',
-      `Your node ${name} was paused: ${notice} Its unpaid rewards (${toGlob(withheldUnits)} GLOB) are withheld.`,
-      { node_id: nodeId, withheld: toGlob(withheldUnits), ...data },
+      'Node suspended',
+      `Your node ${name} was suspended: ${notice} Its unpaid rewards (${toGlob(withheldUnits)} GLOB) are withheld and the replies it delivered since its last payout were refunded. It comes back once it has proven its models again.`,
+      { node_id: nodeId, withheld: toGlob(withheldUnits), refunded_replies: taskIds.length, ...data },
       tx,
     );
   }

@@ -497,7 +497,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
       const reported = { promptTokens: final.usage.prompt_tokens, completionTokens: final.usage.completion_tokens };
       await withRequestId(data.requestId, async () => {
         this.logger.log({ msg: `Node ${node.id} finished job ${jobId} (${final.stop_reason})`, ...fields, stop_reason: final.stop_reason });
-        await this.settle(a, data, final.stop_reason, reported, final.logprobs);
+        await this.settle(a, data, final.stop_reason, reported, final.logprobs, final.commitment ?? null);
       });
     } else if (final?.type === 'error') {
       await withRequestId(data.requestId, async () => {
@@ -544,6 +544,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     stopReason: StopReason,
     reported?: { promptTokens: number; completionTokens: number },
     logprobs?: TokenLogprob[],
+    commitment: string | null = null,
   ) {
     const text = await this.replies.streamedText(data);
     const usage = { promptTokens: a.promptTokens, completionTokens: Math.min(a.maxTokens, await this.counter.countText(a.modelId, text)) };
@@ -562,6 +563,9 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
         completionTokens: usage.completionTokens,
         pooled: a.kind === 'pool',
         ...(logprobs ? { logprobs } : {}),
+        // Only a reply its node ended (its done event) carries what the node committed to.
+        // A reply the node ended at the cap its hold pays for says `budget` or `length`: the same end to the verifier.
+        ...(reported ? { ended: { stopReason: stopReason === 'budget' ? 'length' : stopReason, commitment, maxTokens: a.maxTokens } } : {}),
       });
     }
   }
@@ -612,17 +616,16 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
 
   /**
    * A node's speed as the platform saw it, on its own clock: the completion tokens it counted over the time from the
-   * first token's arrival to the end (from the claim when everything came in one call), averaged over jobs. Its
+   * claim to the end, averaged over jobs, so holding tokens back and sending them in a burst only lowers it. Its
    * hardware score follows this speed once SCORE_WARMUP_TOKENS are measured, and is the lowest until then; what the
    * node claims (its benchmark, a GPU) never counts.
    */
   private async recordSpeed(a: Assignment, completionTokens: number, endedAt: number): Promise<void> {
-    const ms = endedAt - (a.firstTokenAt && completionTokens > 1 ? a.firstTokenAt : a.claimedAt);
-    const tokens = a.firstTokenAt && completionTokens > 1 ? completionTokens - 1 : completionTokens;
-    if (tokens < 1 || ms <= 0) return;
+    const ms = endedAt - a.claimedAt;
+    if (completionTokens < 1 || ms <= 0) return;
     const node = await this.nodes.byId(a.nodeId);
     if (!node) return;
-    const tps = tokens / (ms / 1000);
+    const tps = completionTokens / (ms / 1000);
     const measured = node.measured_tps === null ? tps : node.measured_tps * (1 - SPEED_WEIGHT) + tps * SPEED_WEIGHT;
     const measuredTokens = Number(node.measured_tokens) + completionTokens;
     const score = measuredTokens >= SCORE_WARMUP_TOKENS ? hardwareScore(measured, false) : LOWEST_HARDWARE_SCORE;

@@ -1,4 +1,4 @@
-import { Inject, Injectable, NotFoundException, UnauthorizedException } from '@nestjs/common';
+import { ConflictException, Inject, Injectable, NotFoundException, UnauthorizedException } from '@nestjs/common';
 import { hashSecret, newSecret } from '../../auth/bearer-secret';
 import { NODE_CREDENTIAL_PREFIX } from '../../auth/node-credential.guard';
 import { RateLimiter } from '../../common/rate-limit';
@@ -159,6 +159,13 @@ export class NodesService {
   }
 
   async update(ownerId: string, id: string, body: RequestBody<'updateNode'>): Promise<Schemas['Node']> {
+    if (body.paused === false) {
+      const node = await this.nodes.byId(id);
+      if (node?.owner_id === ownerId && node.suspended_at)
+        throw new ConflictException(
+          'The platform suspended this node: one of its replies failed verification. It comes back on its own once it has proven its models again.',
+        );
+    }
     if (!(await this.nodes.change(id, ownerId, body))) throw new NotFoundException('Node not found');
     const row = (await this.nodes.byId(id))!;
     const totals = (await this.rewards.totalsByNode([id])).get(id)!;

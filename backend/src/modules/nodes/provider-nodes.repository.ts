@@ -45,6 +45,8 @@ export interface ProviderNodeRow extends Allocation {
   slots: number;
   /** Why the platform paused it; null unless the platform did. */
   paused_reason: string | null;
+  /** When the platform suspended it (a reply failed verification); null when it is not suspended. */
+  suspended_at: Date | null;
   /** The version its agent last reported. */
   agent_version: string | null;
   /** The backend its engine computes on, and the GPU's memory, as last reported. */
@@ -75,7 +77,7 @@ export interface NodeChanges {
 }
 
 const ROW = (live: string) => `n.id, n.owner_id, n.name, n.host, n.os, n.arch, n.cpu_cores, n.ram_bytes, n.gpu, n.vram_bytes, n.hardware_score,
-  n.claimed_tps, n.measured_tps, n.measured_tokens, n.slots, n.paused_reason, n.agent_version, n.compute_backend, n.compute_vram_bytes, n.models, n.paused, n.battery_paused, n.cpu_percent, n.memory_percent, n.gpu_percent, n.disk_gb, n.created_at,
+  n.claimed_tps, n.measured_tps, n.measured_tokens, n.slots, n.paused_reason, n.suspended_at, n.agent_version, n.compute_backend, n.compute_vram_bytes, n.models, n.paused, n.battery_paused, n.cpu_percent, n.memory_percent, n.gpu_percent, n.disk_gb, n.created_at,
   n.last_seen_at, ${liveNode('n', live)} AS live, n.revoked_at IS NOT NULL AS revoked,
   least(1, (coalesce((SELECT sum(p.seconds) FROM node_presence p WHERE p.node_id = n.id AND p.day > current_date - 30), 0)
       + CASE WHEN ${liveNode('n', live)} THEN extract(epoch FROM now() - n.last_seen_at) ELSE 0 END)

@@ -474,14 +474,17 @@ export class LedgerRepository extends Repository {
   }
 
   /**
-   * Refunds that are not a failed spot check's task charge going back: each must be the refund its check records,
-   * credit only the task's requester, no more than the charge took (and no more bonus than it used), and take only
-   * from the spending and rewards accounts.
+   * Refunds that are not a reply's charge going back for a reason the platform records: each must be the refund a
+   * failed spot check records, or refund a task whose reward a suspension withheld (every reply a suspended node
+   * delivered since its last payout), once per task; credit only the task's requester, no more than the charge took
+   * (and no more bonus than it used), and take only from the spending and rewards accounts.
    */
   unjustifiedRefunds(tx?: Tx): Promise<Array<{ transaction_id: string; reason: string }>> {
     return this.rows(
       `WITH r AS (
-         SELECT t.id, c.status AS check_status, it.user_id, ch.amount AS charged, ch.bonus AS charged_bonus, coalesce(nr.units, 0) AS rewarded,
+         SELECT t.id, c.status AS check_status, w.task_id AS withheld_task, it.user_id, ch.amount AS charged, ch.bonus AS charged_bonus,
+                coalesce(nr.units, 0) AS rewarded,
+                (SELECT count(*) FROM ledger_transactions o WHERE o.type = 'refund' AND o.reference = t.reference) AS refunds_of_task,
                 (SELECT sum(e.amount) FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
                   WHERE e.transaction_id = t.id AND a.user_id IS NOT DISTINCT FROM it.user_id AND a.kind = 'user') AS credited,
                 (SELECT sum(e.bonus) FROM ledger_entries e WHERE e.transaction_id = t.id AND e.amount > 0) AS bonus,
@@ -490,22 +493,24 @@ export class LedgerRepository extends Repository {
                                                       OR (e.amount > 0 AND a.kind = 'user' AND a.user_id IS NOT DISTINCT FROM it.user_id))) AS strays
          FROM ledger_transactions t
          LEFT JOIN spot_checks c ON c.refund_transaction_id = t.id
-         LEFT JOIN inference_tasks it ON it.id = c.task_id
+         LEFT JOIN node_rewards w ON c.id IS NULL AND w.task_id::text = t.reference AND w.withheld_at IS NOT NULL
+         LEFT JOIN inference_tasks it ON it.id = coalesce(c.task_id, w.task_id)
          LEFT JOIN LATERAL (SELECT -e.amount AS amount, -e.bonus AS bonus FROM ledger_transactions h
                             JOIN ledger_entries e ON e.transaction_id = h.id AND e.account_id = h.hold_account_id
                             WHERE h.id = it.hold_id AND h.status = 'completed') ch ON true
          LEFT JOIN node_rewards nr ON nr.task_id = it.id AND nr.paid_at IS NOT NULL
          WHERE t.type = 'refund')
        SELECT id AS transaction_id,
-              CASE WHEN check_status IS NULL THEN 'no spot check refunds by it'
-                   WHEN check_status <> 'failed' THEN 'its spot check did not fail'
+              CASE WHEN check_status IS NULL AND withheld_task IS NULL THEN 'neither a spot check nor a suspension refunds by it'
+                   WHEN check_status IS NOT NULL AND check_status <> 'failed' THEN 'its spot check did not fail'
+                   WHEN refunds_of_task > 1 THEN 'its task was refunded more than once'
                    WHEN charged IS NULL THEN 'its task charged nothing'
                    WHEN strays > 0 THEN 'it moves GLOB other than from spending or rewards to the task''s requester'
                    WHEN coalesce(credited, 0) > charged - rewarded THEN 'it gives back more than the task charged, less the reward it paid'
                    ELSE 'it gives back more welcome bonus than the charge used' END AS reason
        FROM r
-       WHERE check_status IS DISTINCT FROM 'failed' OR charged IS NULL OR strays > 0 OR coalesce(credited, 0) > charged - rewarded
-          OR coalesce(bonus, 0) > charged_bonus`,
+       WHERE (check_status IS NULL AND withheld_task IS NULL) OR check_status <> 'failed' OR refunds_of_task > 1 OR charged IS NULL
+          OR strays > 0 OR coalesce(credited, 0) > charged - rewarded OR coalesce(bonus, 0) > charged_bonus`,
       [],
       tx,
     );

@@ -354,8 +354,8 @@ export class LedgerService {
    * Reconciliation: every balance (and its bonus part) equals the sum of its entries, every transaction sums to zero,
    * holds match, and no bonus left a wallet except by spending on the network. And the supply: only the mints issue
    * GLOB (purchases, bonuses, the emission, each by its own type), funding moves only into the rewards account,
-   * which never goes negative, and every refund gives back (no more than) the charge of a reply that failed its
-   * check. What rewards and the emission must obey is RewardsService.reconcile's.
+   * which never goes negative, and every refund gives back (no more than, and once) the charge of a reply that failed
+   * its check or that a suspended node delivered. What rewards and the emission must obey is RewardsService.reconcile's.
    */
   async reconcile(tx?: Tx): Promise<string[]> {
     const problems: string[] = [];

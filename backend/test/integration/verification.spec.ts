@@ -1,0 +1,202 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Step } from '@glob/engine/commitment';
+import { buildVocabulary } from '../../scripts/tiny-model/vocabulary';
+import { FAILED_SPOT_CHECK } from '../../src/modules/inference/spot-checks.service';
+import { startStack, type TestStack } from '../support/app';
+import { closeChecked } from '../support/ledger-check';
+import { committedReply, modelsAnswer, modelsNumbersFor, ScriptedNode, type NodeJob } from '../support/scripted-node';
+import { newUser } from '../support/users';
+import { readSse, startReply, startWorker, type WorkerProcess } from '../support/worker';
+
+const MODEL = 'glob-tiny-chat';
+/** The tiny model's end-of-generation token (ChatML's end of turn). */
+const EOG = buildVocabulary(0).eotId;
+let seq = 0;
+type User = Awaited<ReturnType<typeof newUser>>;
+interface Answer {
+  text: string;
+  steps: Step[] | null;
+  stopReason?: string;
+}
+
+/**
+ * Verification by recomputation against scripted nodes that speak the public node API: each attack a stranger's
+ * modified agent could make (blank and empty replies, an honest prefix with injected text, made-up numbers, no
+ * commitment, a false `length`, honest then lying) ends with the node suspended (its owner cannot resume it), its
+ * rewards withheld and its requesters whole. The attackers are given the model's true numbers for their own tokens
+ * (what one pass over their text computes), so only the recomputation's sampling checks can catch them.
+ */
+describe('verified work: a node that computes nothing, or only part of a reply, earns nothing and costs nobody anything', () => {
+  let stack: TestStack;
+  let worker: WorkerProcess;
+  let owner: User;
+  let requester: User;
+
+  type Funds = { balance: number; bonus_balance: number; total_spent: number };
+  const funds = async (): Promise<Funds> => {
+    const w = (await stack.http.get(`/api/wallet/${requester.id}`).set(requester.auth).expect(200)).body as Funds;
+    return { balance: w.balance, bonus_balance: w.bonus_balance, total_spent: w.total_spent };
+  };
+
+  /** One reply asked by the requester and served by `node` with what `answer` writes for its job. */
+  const serve = async (node: ScriptedNode, answer: (job: NodeJob) => Promise<Answer>, prompt = 'Tell me about the river') => {
+    const streamId = `s_ver_${Date.now().toString(36)}_${++seq}`;
+    const reading = startReply(stack, requester.auth, { streamId, modelId: MODEL, prompt, params: { max_tokens: 32, temperature: 0.8 } }).then(
+      (res) => readSse(res),
+    );
+    const job = (await node.claim())!;
+    expect(job).not.toBeNull();
+    const a = await answer(job);
+    const res = await node.finishCommitted(job.job_id, a.text, a.steps, a.stopReason ?? 'stop');
+    expect(res.status).toBe(200);
+    expect((await reading).at(-1)!.data).toMatchObject({ type: 'done' });
+    return streamId;
+  };
+
+  const verdicts = async (nodeId: string, count: number) => {
+    for (const deadline = Date.now() + 60_000; ;) {
+      const rows = (await stack.db.query(`SELECT status FROM spot_checks WHERE node_id = $1 ORDER BY created_at`, [nodeId])) as Array<{
+        status: string;
+      }>;
+      if (rows.length >= count && rows.every((r) => r.status !== 'pending')) return rows.map((r) => r.status);
+      if (Date.now() > deadline) throw new Error(`checks of ${nodeId} not judged: ${JSON.stringify(rows)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+
+  /** The node ends suspended, unable to work or be resumed, with nothing pending; its requester has what it had. */
+  const expectCaught = async (node: ScriptedNode, before: Funds) => {
+    const view = (await stack.http.get('/api/nodes').set(owner.auth)).body.nodes.find((n: { id: string }) => n.id === node.id);
+    expect(view).toMatchObject({ status: 'paused', paused_reason: FAILED_SPOT_CHECK, pending: 0, proven_models: [] });
+    const resume = await stack.http.patch(`/api/nodes/${node.id}`).set(owner.auth).send({ paused: false });
+    expect(resume.status).toBe(409);
+    expect(resume.body.message).toMatch(/suspended/);
+    expect(await node.claim(1)).toBeNull();
+    const unpaid = (await stack.db.query(
+      `SELECT count(*)::int AS n FROM node_rewards WHERE node_id = $1 AND withheld_at IS NULL AND paid_at IS NULL`,
+      [node.id],
+    )) as Array<{ n: number }>;
+    expect(unpaid[0]!.n).toBe(0);
+    expect(await funds()).toEqual(before);
+  };
+
+  /** One attack: a fresh node (honest when challenged) serves one reply written by `answer`, and is caught. */
+  const attack = async (answer: (job: NodeJob) => Promise<Answer>) => {
+    const node = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsAnswer });
+    const before = await funds();
+    await serve(node, answer);
+    expect(await verdicts(node.id, 1)).toEqual(['failed']);
+    await expectCaught(node, before);
+  };
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { SPOT_CHECK_FIRST: '2', SPOT_CHECK_PERCENT: '50', HEARTBEAT_SECONDS: '2' } });
+    worker = await startWorker(stack, { WORKER_VERIFY_ONLY: 'true' });
+    owner = await newUser(stack, 'verified-owner');
+    requester = await newUser(stack, 'verified-requester');
+  }, 90_000);
+  afterAll(async () => {
+    await worker?.stop();
+    await closeChecked(stack, await mkdtemp(join(tmpdir(), 'glob-verify-')));
+  }, 60_000);
+
+  it('a blank reply (a space, then the end) fails: the model would not write it', async () => {
+    await attack(async (job) => {
+      const blank = await modelsNumbersFor(job, [], [' ']);
+      const { steps } = await modelsNumbersFor(job, [[...blank.tokens[0]!, EOG]]);
+      return { text: ' ', steps: steps[0]! };
+    });
+  }, 90_000);
+
+  it('an empty reply is verified like any other: ending at once is a claim the model does not make', async () => {
+    await attack(async (job) => ({ text: '', steps: (await modelsNumbersFor(job, [[EOG]])).steps[0]! }));
+  }, 90_000);
+
+  it('the model’s own reply cut at 60 % with injected text fails at the first injected token', async () => {
+    await attack(async (job) => {
+      const honest = await committedReply(job);
+      const kept = honest.steps.slice(0, Math.ceil(honest.steps.length * 0.6)).map((s) => s.token);
+      const injected = await modelsNumbersFor(job, [], [' Log in at evil.example now.']);
+      const tokens = [...kept, ...injected.tokens[0]!, EOG];
+      const model = await modelsNumbersFor(job, [tokens]);
+      return { text: model.texts[0]!, steps: model.steps[0]! };
+    });
+  }, 90_000);
+
+  it('the model’s own text with made-up numbers (a node without the model) fails', async () => {
+    await attack(async (job) => {
+      const honest = await committedReply(job);
+      return { text: honest.text, steps: honest.steps.map((s) => ({ token: s.token, logprob: -0.05, top: s.top.map(([id]) => [id, -0.05]) })) };
+    });
+  }, 90_000);
+
+  it('a reply without a commitment fails', async () => {
+    await attack(async (job) => ({ text: (await committedReply(job)).text, steps: null }));
+  }, 90_000);
+
+  it('a reply the model ended, claimed as cut at the cap (`length`), fails', async () => {
+    await attack(async (job) => {
+      // Sampled until the model ends its reply within the cap.
+      for (let seed = 1; ; seed++) {
+        const honest = await committedReply({ ...job, params: { ...job.params, seed } });
+        if (honest.stopReason !== 'stop') continue;
+        // The numbers are the model's own: only the false end can give it away.
+        return { text: honest.text, steps: honest.steps.slice(0, -1), stopReason: 'length' };
+      }
+    });
+  }, 120_000);
+
+  it('honest through its probation, then lying: caught on a random reply, and every reply since its last payout is refunded', async () => {
+    const node = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsAnswer });
+    const before = await funds();
+    const honest = async (job: NodeJob): Promise<Answer> => {
+      const r = await committedReply(job);
+      return { text: r.text, steps: r.steps, stopReason: r.stopReason };
+    };
+    await serve(node, honest);
+    await serve(node, honest);
+    expect(await verdicts(node.id, 2)).toEqual(['passed', 'passed']);
+    // Past its probation only a random share is verified; it lies until one of them is.
+    let lies = 0;
+    for (; lies < 40;) {
+      await serve(node, async (job) => {
+        const blank = await modelsNumbersFor(job, [], [' Done.']);
+        const tokens = [...blank.tokens[0]!, EOG];
+        return { text: ' Done.', steps: (await modelsNumbersFor(job, [tokens])).steps[0]! };
+      });
+      lies++;
+      const rows = await verdicts(node.id, 2);
+      if (rows.includes('failed')) break;
+    }
+    expect(lies).toBeGreaterThanOrEqual(1);
+    expect(lies).toBeLessThan(40);
+    // Honest replies and unverified lies alike came back: the requester has exactly what it had.
+    await expectCaught(node, before);
+    const refunded = (await stack.db.query(
+      `SELECT count(*)::int AS n FROM inference_tasks t WHERE t.node_id = $1
+         AND EXISTS (SELECT 1 FROM ledger_transactions l WHERE l.type = 'refund' AND l.reference = t.id::text)`,
+      [node.id],
+    )) as Array<{ n: number }>;
+    expect(refunded[0]!.n).toBe(2 + lies);
+  }, 240_000);
+
+  it('a reply held back and sent in a burst is timed from the claim: its measured speed is no more than its tokens over that time', async () => {
+    const node = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsAnswer });
+    let claimed = 0;
+    let tokens = 0;
+    await serve(node, async (job) => {
+      claimed = Date.now();
+      const r = await committedReply(job);
+      tokens = r.steps.length;
+      await new Promise((res) => setTimeout(res, 1_000));
+      return { text: r.text, steps: r.steps, stopReason: r.stopReason };
+    });
+    const elapsed = (Date.now() - claimed) / 1000;
+    const [row] = (await stack.db.query(`SELECT measured_tps FROM nodes WHERE id = $1`, [node.id])) as Array<{ measured_tps: number }>;
+    expect(row!.measured_tps).toBeGreaterThan(0);
+    expect(row!.measured_tps).toBeLessThanOrEqual(tokens / elapsed + 1);
+    expect(await verdicts(node.id, 1)).toEqual(['passed']);
+  }, 90_000);
+});
