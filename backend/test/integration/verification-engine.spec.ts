@@ -1,0 +1,55 @@
+/**
+ * The engine as generator and as verifier, on the tiny model in child processes (test/support/engine-probe.ts): every
+ * honest reply, whatever its sampling, passes verification by recomputation (no false positives), and the verifier's
+ * pass is the reply's own tokens and text.
+ */
+import { join } from 'node:path';
+import type { Step } from '@glob/engine/commitment';
+import { verifyReply, type Recomputation } from '@glob/engine/verification';
+import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
+import { probeEngine } from '../support/engine-run';
+
+const PROMPTS = ['Tell me about the river.', 'Hello! How are you today?', 'Write a story about a city', 'What is a token?'];
+const SAMPLINGS = [
+  { temperature: 0.8, topP: 0.95 },
+  { temperature: 1, topP: 1 },
+  { temperature: 0, topP: 1 },
+  { temperature: 0.7, topP: 0.9 },
+  { temperature: 1.5, topP: 0.5 },
+];
+const REPLIES = 120;
+
+interface Result {
+  text: string;
+  stopReason: 'stop' | 'length' | 'abort';
+  commitment: Step[];
+}
+
+describe('verification by recomputation on the engine (child processes, tiny model)', () => {
+  it(`${REPLIES} honest replies at five samplings all pass, each ending as it claims`, async () => {
+    const model = join(process.env.MODELS_DIR!, TINY_MODEL_FILE);
+    const runs = Array.from({ length: REPLIES }, (_, i) => ({
+      messages: [{ role: 'user', content: PROMPTS[i % PROMPTS.length]! }],
+      maxTokens: 24 + (i % 3) * 16,
+      ...SAMPLINGS[i % SAMPLINGS.length]!,
+      seed: 1000 + i,
+      commit: true,
+    }));
+    const generated = await probeEngine(model, { threads: 1, generate: runs });
+    const results = generated.lines.filter((l) => l.type === 'result') as unknown as Result[];
+    expect(results).toHaveLength(REPLIES);
+    const verified = await probeEngine(model, {
+      threads: 1,
+      recompute: runs.map((r, i) => ({ messages: r.messages, maxTokens: r.maxTokens, tokens: results[i]!.commitment.map((s) => s.token) })),
+    });
+    const recomputed = verified.lines.filter((l) => l.type === 'recomputed') as unknown as Recomputation[];
+    expect(recomputed).toHaveLength(REPLIES);
+    const verdicts = results.map((r, i) =>
+      verifyReply(r.commitment, recomputed[i]!, { text: r.text, stopReason: r.stopReason, maxTokens: runs[i]!.maxTokens, sampling: runs[i]! }),
+    );
+    expect(verdicts.filter((v) => !v.passed)).toEqual([]);
+    // Both ends occur: replies the model ended (its end token committed last) and replies cut at their cap.
+    expect(results.some((r, i) => r.stopReason === 'length' && r.commitment.length === runs[i]!.maxTokens)).toBe(true);
+    expect(recomputed.some((r) => r.eog.at(-1))).toBe(true);
+  }, 120_000);
+});

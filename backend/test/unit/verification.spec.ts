@@ -1,0 +1,112 @@
+import { COMMIT_TOP, decodeCommitment, encodeCommitment, type Step } from '@glob/engine/commitment';
+import { REPEAT_WINDOW, SAMPLER_TOP_K, samplingProblem, verifyReply, type Recomputation } from '@glob/engine/verification';
+
+/** A step whose token has log probability `lp`, with candidates 100, 101, … at the given log probabilities. */
+const step = (token: number, lp: number, candidates: number[]): Step => ({
+  token,
+  logprob: lp,
+  top: candidates.map((c, i) => [100 + i, c] as [number, number]),
+});
+/** A flat distribution over `n` candidates (ids 100…), each at log(1/n). */
+const flat = (n: number) => Array.from({ length: n }, () => Math.log(1 / n));
+const committed = (steps: Step[]): Step[] => steps.map((s) => ({ ...s, top: s.top.slice(0, COMMIT_TOP) }));
+const sampling = { temperature: 0.8, topP: 0.95 };
+
+describe('a reply’s commitment', () => {
+  it('round-trips through its base64 records, and refuses what is not whole records of sane values', () => {
+    const steps: Step[] = [
+      {
+        token: 7,
+        logprob: -0.5,
+        top: [
+          [7, -0.5],
+          [3, -1.25],
+          [9, -2],
+          [1, -3.5],
+        ],
+      },
+      { token: 2, logprob: 0, top: [[2, 0]] },
+    ];
+    const back = decodeCommitment(encodeCommitment(steps))!;
+    expect(back.map((s) => s.token)).toEqual([7, 2]);
+    expect(back[0]!.top).toEqual(steps[0]!.top);
+    expect(back[1]!.top).toEqual([[2, 0]]);
+    expect(decodeCommitment(encodeCommitment(steps).slice(0, -8))).toBeNull();
+    expect(decodeCommitment('not base64!')).toBeNull();
+    // A positive log probability is no probability.
+    expect(decodeCommitment(encodeCommitment([{ token: 1, logprob: 0.5, top: [] }]))).toBeNull();
+    expect(decodeCommitment('')).toEqual([]);
+  });
+});
+
+describe('whether a token could have been sampled', () => {
+  it('a token among the top 40 and inside top_p passes; one outside either fails', () => {
+    const lps = flat(200);
+    expect(samplingProblem(step(120, lps[20]!, lps), new Set(), sampling)).toBeNull();
+    // 50 distinct candidates are as likely but clearly likelier is what counts: make the first 50 likelier.
+    const peaked = lps.map((lp, i) => (i < 50 ? lp + 2 : lp));
+    expect(samplingProblem(step(160, peaked[60]!, peaked), new Set(), sampling)).toMatch(/outside the 40 likeliest/);
+    // One candidate holds nearly all the mass: under top_p 0.95 nothing else is ever sampled.
+    const sharp = [-0.01, ...flat(120).map((lp) => lp - 6)];
+    expect(samplingProblem(step(105, sharp[5]!, sharp), new Set(), sampling)).toMatch(/past top_p/);
+    expect(samplingProblem(step(105, sharp[5]!, sharp), new Set(), { temperature: 1, topP: 1 })).toBeNull();
+  });
+
+  it('at temperature 0 only the likeliest token passes (within rounding)', () => {
+    const lps = [-0.5, -0.5 - 0.01, -3, -4];
+    expect(samplingProblem(step(100, lps[0]!, lps), new Set(), { temperature: 0, topP: 1 })).toBeNull();
+    expect(samplingProblem(step(101, lps[1]!, lps), new Set(), { temperature: 0, topP: 1 })).toBeNull();
+    expect(samplingProblem(step(102, lps[2]!, lps), new Set(), { temperature: 0, topP: 1 })).toMatch(/not the likeliest/);
+  });
+
+  it('tokens a repetition penalty may have pushed down (seen in the last 64) do not count against it', () => {
+    const lps = flat(200).map((lp, i) => (i < 50 ? lp + 2 : lp));
+    const seen = new Set(Array.from({ length: 20 }, (_, i) => 100 + i));
+    expect(samplingProblem(step(160, lps[60]!, lps), seen, { temperature: 1, topP: 1 })).toBeNull();
+    expect(samplingProblem(step(160, lps[60]!, lps), new Set(), { temperature: 1, topP: 1 })).toMatch(/outside/);
+    expect(SAMPLER_TOP_K + REPEAT_WINDOW).toBe(104);
+  });
+});
+
+describe('the verdict on a reply', () => {
+  // The model's recomputation: tokens 100, 101, then the end (id 2); each likely.
+  const lps = [-0.3, -1.5, -2, -3, -4];
+  const steps = [
+    step(100, lps[0]!, lps),
+    step(101, lps[1]!, lps),
+    {
+      token: 2,
+      logprob: -0.2,
+      top: [
+        [2, -0.2],
+        [100, -1.8],
+      ] as Array<[number, number]>,
+    },
+  ];
+  const recomputed: Recomputation = { steps, promptTail: [], text: 'Hi there', eog: [false, false, true] };
+  const claim = { text: 'Hi there', stopReason: 'stop' as const, maxTokens: 8, sampling };
+
+  it('an honest commitment of the whole reply passes', () => {
+    expect(verifyReply(committed(steps), recomputed, claim)).toEqual({ passed: true, checked: 3 });
+  });
+
+  it('a missing commitment, other numbers, a cut text, a false end or a reply past its cap fails', () => {
+    expect(verifyReply(null, recomputed, claim).passed).toBe(false);
+    const lied = committed(steps).map((s, i) => (i === 1 ? { ...s, logprob: s.logprob + 0.5 } : s));
+    expect(verifyReply(lied, recomputed, claim)).toMatchObject({ passed: false, why: /token 1: its committed log probabilities/ });
+    expect(verifyReply(committed(steps), recomputed, { ...claim, text: 'Hello there' }).why).toMatch(/not the text/);
+    expect(verifyReply(committed(steps), recomputed, { ...claim, stopReason: 'length' }).why).toMatch(/"length"/);
+    expect(verifyReply(committed(steps), recomputed, { ...claim, maxTokens: 1 }).why).toMatch(/past its cap/);
+    const early = { ...recomputed, eog: [false, true, false] };
+    expect(verifyReply(committed(steps), early, claim).why).toMatch(/after the end of generation/);
+    // Text shown, then more tokens no stop sequence explains.
+    expect(verifyReply(committed(steps), recomputed, { ...claim, text: 'Hi' }).passed).toBe(false);
+    expect(verifyReply(committed(steps), { ...recomputed, eog: [false, false, false] }, { ...claim, text: 'Hi', stops: [' there'] }).passed).toBe(
+      true,
+    );
+  });
+
+  it('a commitment of fewer steps than tokens fails whatever they say', () => {
+    expect(verifyReply(committed(steps).slice(1), recomputed, claim).passed).toBe(false);
+  });
+});
