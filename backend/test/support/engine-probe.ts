@@ -20,7 +20,8 @@
  * at once (`g` tells them apart); `abortAfterChunks` aborts the signal once that many chunks arrived.
  */
 import { LlamaEngine, type ChatTurn, type GenerateRequest, type LoadOptions } from '@glob/engine/llama-engine';
-import { VERIFY_TOP } from '@glob/engine/verification';
+import { VERIFY_TOP, verifyReply, type ReplyClaim } from '@glob/engine/verification';
+import type { Step } from '@glob/engine/commitment';
 
 interface ProbeRun extends Omit<GenerateRequest, 'signal' | 'onToken'> {
   abortAfterChunks?: number;
@@ -33,7 +34,8 @@ interface ProbeRequest {
   generate?: ProbeRun | ProbeRun[];
   benchmark?: number;
   capacities?: Array<LoadOptions['sequences']>;
-  recompute?: Array<{ messages: ChatTurn[]; maxTokens: number; tokens: number[] }>;
+  /** With `claim` and `committed`, the verdict on it too (verifyReply), and how long the pass took. */
+  recompute?: Array<{ messages: ChatTurn[]; maxTokens: number; tokens: number[]; committed?: Step[]; claim?: ReplyClaim }>;
   tokenize?: string[];
 }
 
@@ -85,7 +87,11 @@ async function main(): Promise<void> {
     }
     if (req.tokenize) print({ type: 'tokens', tokens: req.tokenize.map((t) => engine.tokenize('probe', t)) });
     for (const [i, r] of (req.recompute ?? []).entries()) {
-      print({ type: 'recomputed', i, ...(await engine.recompute('probe', r, r.tokens, VERIFY_TOP)) });
+      const t = performance.now();
+      const recomputed = await engine.recompute('probe', r, r.tokens, VERIFY_TOP);
+      const ms = performance.now() - t;
+      const verdict = r.claim && r.committed ? verifyReply(r.committed, recomputed, r.claim) : undefined;
+      print({ type: 'recomputed', i, ...recomputed, ms, ...(verdict ? { verdict } : {}) });
     }
     for (const sequences of req.capacities ?? []) {
       await engine.load('sized', modelPath, { ...(req.contextSize ? { contextSize: req.contextSize } : {}), sequences });
@@ -98,7 +104,8 @@ async function main(): Promise<void> {
 }
 
 main().then(
-  () => process.exit(0),
+  // Exits once stdout is written out: a pipe takes long lines (a recomputation's candidates) asynchronously.
+  () => process.stdout.write('', () => process.exit(0)),
   (err: unknown) => {
     const e = err as { name?: string; code?: string; message?: string };
     print({ type: 'error', name: e.name ?? 'Error', code: e.code ?? null, message: e.message ?? String(err) });
