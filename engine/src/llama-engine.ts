@@ -483,6 +483,19 @@ export class LlamaEngine {
   }
 
   /**
+   * Keeps the part of the slot's cached context that is `prompt`'s start and erases the rest; answers how many tokens
+   * were kept. The last prompt token is evaluated again in any case: its output is the first token's distribution.
+   */
+  private async keepPrompt(slot: Slot, prompt: Nlc.Token[]): Promise<number> {
+    const seq = slot.chat.sequence;
+    const cached = seq.contextTokens;
+    let keep = 0;
+    while (keep < prompt.length - 1 && keep < cached.length && cached[keep] === prompt[keep]) keep++;
+    if (keep < seq.nextTokenIndex) await seq.eraseContextTokenRanges([{ start: keep, end: seq.nextTokenIndex }]);
+    return keep;
+  }
+
+  /**
    * The steps of `tokens` after `prompt`: each token's log probability at temperature 1 and the `top` likeliest tokens
    * at its place, from one teacher-forced pass on the slot's sequence (its cached prompt kept). With `end`, one step
    * more: the likeliest end-of-generation token after the last (a generation the model ended).
@@ -490,10 +503,7 @@ export class LlamaEngine {
   private async stepsOn(m: LoadedModel, slot: Slot, prompt: Nlc.Token[], tokens: Nlc.Token[], top: number, end: boolean): Promise<Step[]> {
     if (prompt.length === 0) return [];
     const seq = slot.chat.sequence;
-    const cached = seq.contextTokens;
-    let keep = 0;
-    while (keep < prompt.length - 1 && keep < cached.length && cached[keep] === prompt[keep]) keep++;
-    if (keep < seq.nextTokenIndex) await seq.eraseContextTokenRanges([{ start: keep, end: seq.nextTokenIndex }]);
+    const keep = await this.keepPrompt(slot, prompt);
     const from = prompt.length - 1 - keep;
     const { eos, eot } = m.model.tokens;
     const ends = [eos, eot].filter((t): t is Nlc.Token => t !== null);
@@ -536,11 +546,7 @@ export class LlamaEngine {
     const tokens = m.model.tokenize(text);
     if (tokens.length === 0 || prompt.length === 0) return [];
     const seq = slot.chat.sequence;
-    const cached = seq.contextTokens;
-    let keep = 0;
-    // The last prompt token is evaluated again in any case: its output is the first token's distribution.
-    while (keep < prompt.length - 1 && keep < cached.length && cached[keep] === prompt[keep]) keep++;
-    if (keep < seq.nextTokenIndex) await seq.eraseContextTokenRanges([{ start: keep, end: seq.nextTokenIndex }]);
+    const keep = await this.keepPrompt(slot, prompt);
     const from = prompt.length - 1 - keep;
     // Only the logits of the token that follows and of the likeliest ones, with the softmax's normalizer: a whole
     // vocabulary's distribution per position (128k entries on a real model) is never copied out of llama.cpp.

@@ -131,7 +131,7 @@ describe('JSON-schema replies', () => {
         );
       const job = (await node.claim()) as NodeJob & { params: { logprobs?: number } };
       expect(job.params.logprobs).toBe(2);
-      const { text, logprobs } = await modelsReply(job, 2);
+      const { text, logprobs, commitment, stopReason } = await modelsReply(job, 2);
       // Still well formed (every number moved alike keeps them at most 0 and in order): only the model can tell.
       const sent = logprobs!.map((t) => ({
         ...t,
@@ -140,7 +140,7 @@ describe('JSON-schema replies', () => {
       }));
       await node.send(job.job_id, [
         { type: 'token', text },
-        { type: 'done', usage: { prompt_tokens: 10, completion_tokens: 12 }, stop_reason: 'length', logprobs: sent },
+        { type: 'done', usage: { prompt_tokens: 10, completion_tokens: 12 }, stop_reason: stopReason, logprobs: sent, commitment },
       ]);
       const events: StreamEvent[] = [];
       for await (const { event } of started.events(0)) events.push(event);

@@ -223,7 +223,7 @@ describe('funded rewards (default emission and share)', () => {
         { accountId: wallet.id, amount: 1 },
       ],
       'refund',
-      /refund .*: no spot check refunds by it/,
+      /refund .*: neither a spot check nor a suspension refunds by it/,
     );
     expect(await h.reconcile()).toEqual([]);
   });

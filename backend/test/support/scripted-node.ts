@@ -25,11 +25,14 @@ export async function modelsAnswer(c: Pick<Challenge, 'messages' | 'params'>): P
   return (await modelsReply(c)).text;
 }
 
-/** The same, with the reply's tokens scored (logprobs with `top` candidates) as an honest node's engine scores them. */
+/**
+ * The same, with the reply's tokens scored (logprobs with `top` candidates) as an honest node's engine scores them, how
+ * it ended, and its commitment (base64, as the done event carries it).
+ */
 export async function modelsReply(
   c: Pick<Challenge, 'messages'> & { params: Omit<Challenge['params'], 'seed'> & { seed?: number } },
   top?: number,
-): Promise<{ text: string; logprobs?: TokenLogprob[] }> {
+): Promise<{ text: string; stopReason: string; logprobs?: TokenLogprob[]; commitment: string }> {
   const { params } = c;
   const run = {
     messages: c.messages,
@@ -37,10 +40,17 @@ export async function modelsReply(
     temperature: params.temperature,
     topP: params.top_p,
     seed: params.seed,
+    commit: true,
     ...(top !== undefined ? { logprobs: top } : {}),
   };
   const out = await probeEngine(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), { generate: run });
-  return out.lines.find((l) => l.type === 'result') as unknown as { text: string; logprobs?: TokenLogprob[] };
+  const r = out.lines.find((l) => l.type === 'result') as unknown as {
+    text: string;
+    stopReason: string;
+    logprobs?: TokenLogprob[];
+    commitment: Step[];
+  };
+  return { ...r, commitment: encodeCommitment(r.commitment) };
 }
 
 /** A chat job's request as the engine takes it, with the job's sampling and seed. */

@@ -80,24 +80,15 @@ export class SpotChecksService {
    * owner's node that has proven it (see PeerReplaysService); unchecked when neither is there.
    */
   async afterReply(r: ServedReply): Promise<boolean> {
+    const verifiable = !!r.ended && !r.pooled;
     // A reply the platform ended (stopped, its client gone) carries no commitment of the node's: nothing to verify.
     if (!r.pooled && !r.ended) return false;
-    // A pool's replay is compared as text: an empty one has no tokens to compare.
-    if (r.pooled && (!r.text || r.completionTokens < 1)) return false;
-    // llama.cpp's server samples under a grammar its own way (it samples first and samples again when the grammar
-    // refuses the token), so an honest pool's JSON reply and its replay differ token by token: such a reply is only
-    // checked against its schema. A pool's plain replies are checked as any node's.
-    if (r.pooled && r.job.params.jsonSchema) return false;
     const { spotCheckFirst, spotCheckPercent } = this.config.inference;
     const probation = (await this.checks.passedSinceTrusted(r.nodeId)) < spotCheckFirst;
     if (!probation && Math.random() * 100 >= spotCheckPercent) return false;
     const check = { taskId: r.taskId, nodeId: r.nodeId, modelId: r.job.modelId, nodeText: r.text };
-    if (r.ended && !r.pooled) {
-      if (!(await this.trusted(r.job.modelId))) {
-        this.logger.debug(`No trusted generator serves ${r.job.modelId}: reply ${r.job.streamId} is not verified`);
-        return false;
-      }
-      const { commitment, stopReason, maxTokens } = r.ended;
+    if (verifiable && (await this.trusted(r.job.modelId))) {
+      const { commitment, stopReason, maxTokens } = r.ended!;
       await this.jobs.enqueue('inference.verify', {
         kind: 'reply',
         checkId: await this.checks.create(check),
@@ -116,6 +107,13 @@ export class SpotChecksService {
       });
       return true;
     }
+    // Replayed and compared as text (a pool's reply, or a check by another owner's node): an empty one has no tokens
+    // to compare.
+    if (!r.text || r.completionTokens < 1) return false;
+    // llama.cpp's server samples under a grammar its own way (it samples first and samples again when the grammar
+    // refuses the token), so an honest pool's JSON reply and its replay differ token by token: such a reply is only
+    // checked against its schema. A pool's plain replies are checked as any node's.
+    if (r.pooled && r.job.params.jsonSchema) return false;
     const job: ReplayJob = {
       model_id: r.job.modelId,
       ...generationInput(r.job),
