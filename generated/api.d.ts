@@ -548,7 +548,9 @@ export interface paths {
          *     served (prompt and completion of its completed tasks, as the platform counted them), the GLOB its rewards paid
          *     and the GLOB still pending (a pool member's are its share by layers), by day and in all; the hours it was online;
          *     the effective GLOB per online hour ((earned + pending) / online hours, 0 before its first hour online); and the
-         *     platform's checks of its work (passed, failed, inconclusive). Withheld rewards count as neither.
+         *     verifications of its work that failed. Withheld rewards count as neither. How many replies were verified and
+         *     passed is not shown: a node that could count them would know when its probation ends and which replies are
+         *     verified.
          */
         get: operations["getNodeEarnings"];
         put?: never;
@@ -3056,11 +3058,12 @@ export interface components {
             };
         };
         NodeEarnings: {
-            /** @description The platform's spot checks of the node's replies, all time. */
+            /**
+             * @description The platform's verifications of the node's replies and model proofs that failed, all time. Passed ones are not
+             *     counted here: which replies are verified is the platform's to know.
+             */
             checks: {
                 failed: number;
-                inconclusive: number;
-                passed: number;
             };
             /** @description One entry per UTC day of the window, oldest first, zeros included. */
             daily: {
@@ -6677,9 +6680,7 @@ export interface operations {
                      *       "online_hours": 166.4,
                      *       "glob_per_hour": 4.207,
                      *       "checks": {
-                     *         "passed": 12,
-                     *         "failed": 0,
-                     *         "inconclusive": 1
+                     *         "failed": 0
                      *       },
                      *       "daily": [
                      *         {

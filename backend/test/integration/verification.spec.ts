@@ -80,6 +80,9 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
     )) as Array<{ n: number }>;
     expect(unpaid[0]!.n).toBe(0);
     expect(await funds()).toEqual(before);
+    // Its owner sees the failure, and never how many replies passed (that would tell when checks happen).
+    const earnings = await stack.http.get(`/api/nodes/earnings/${node.id}`).set(owner.auth).expect(200);
+    expect(earnings.body.checks).toEqual({ failed: 1 });
   };
 
   /** One attack: a fresh node (honest when challenged) serves one reply written by `answer`, and is caught. */

@@ -116,15 +116,10 @@ export class SpotChecksRepository extends ConfiguredRepository {
   }
 
   /** The node's spot checks by verdict. */
-  async verdictsOf(nodeId: string, tx?: Tx): Promise<{ passed: number; failed: number; inconclusive: number }> {
-    const row = await this.one<{ passed: number; failed: number; inconclusive: number }>(
-      `SELECT count(*) FILTER (WHERE status = 'passed')::int AS passed, count(*) FILTER (WHERE status = 'failed')::int AS failed,
-              count(*) FILTER (WHERE status = 'inconclusive')::int AS inconclusive
-       FROM spot_checks WHERE node_id = $1`,
-      [nodeId],
-      tx,
-    );
-    return row ?? { passed: 0, failed: 0, inconclusive: 0 };
+  /** The node's failed checks, all time (passed ones are never shown: they would tell which replies are verified). */
+  async verdictsOf(nodeId: string, tx?: Tx): Promise<{ failed: number }> {
+    const row = await this.one<{ failed: number }>(`SELECT count(*)::int AS failed FROM spot_checks WHERE node_id = $1 AND status = 'failed'`, [nodeId], tx);
+    return row ?? { failed: 0 };
   }
 
   // ---- peer replays ----

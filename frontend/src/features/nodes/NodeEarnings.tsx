@@ -7,7 +7,7 @@ import { NODES_TEXTS } from './texts';
 
 /**
  * What a node earned over the last 30 days and for what work: tokens served, GLOB earned and pending per day (a
- * chart, and a table), hours online and GLOB per online hour, and the platform's checks of its replies. Read when
+ * chart, and a table), hours online and GLOB per online hour, and the verifications of its work that failed. Read when
  * the owner opens it.
  */
 export function NodeEarnings({ nodeId }: { nodeId: string }) {

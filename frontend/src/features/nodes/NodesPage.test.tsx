@@ -76,7 +76,7 @@ describe('NodesPage', () => {
     await waitFor(() => expect(fact(node, 'Tokens served')).toHaveTextContent('48,210'));
     expect(fact(node, 'Hours online')).toHaveTextContent('166.4');
     expect(fact(node, 'GLOB per online hour')).toHaveTextContent('4.21 GLOB');
-    expect(fact(node, 'Checks of its work')).toHaveTextContent('12 passed, 0 failed, 1 inconclusive');
+    expect(fact(node, 'Failed verifications of its work')).toHaveTextContent('None');
     expect(within(node).getByRole('img', { name: '612.5 GLOB earned and 87.5 GLOB pending for 48,210 tokens served.' })).toBeInTheDocument();
     // One bar per day, earned and pending together; the table has a row per day.
     expect(node.querySelectorAll('rect.earnings-bar')).toHaveLength(EARNINGS.daily.length);

@@ -48,9 +48,8 @@ export const NODES_TEXTS = {
   tokensServed: 'Tokens served',
   onlineHours: 'Hours online',
   perHour: 'GLOB per online hour',
-  checks: 'Checks of its work',
-  checksValue: (c: { passed: number; failed: number; inconclusive: number }) =>
-    `${c.passed} passed, ${c.failed} failed, ${c.inconclusive} inconclusive`,
+  checks: 'Failed verifications of its work',
+  checksValue: (c: { failed: number }) => (c.failed === 0 ? 'None' : `${c.failed} failed`),
   earningsSummary: (earned: string, pending: string, tokens: string) =>
     `${earned} GLOB earned and ${pending} GLOB pending for ${tokens} tokens served.`,
   dailyTable: 'Show daily figures as a table',
