@@ -2871,9 +2871,13 @@ export interface components {
             waiting: number;
         };
         /**
-         * @description Prove that the node holds the catalog's file of a model and runs it: the SHA-256 of `nonce` (hex-decoded) followed
-         *     by each byte range of the model's file (its first part, when split), and the model's reply to `messages` with these
-         *     sampling parameters and seed (compared with a trusted generator's when the platform runs one).
+         * @description Prove that the node runs a model: the model's reply to `messages` (a long random prompt) with these sampling
+         *     parameters and seed, with its commitment, verified by recomputation like any reply where the platform runs a
+         *     trusted generator, and timed on the platform's clock from the challenge's first delivery: an answer later than the
+         *     model's size allows (20 s, plus the time the prompt and the reply take at 1 GB/s of weights read per token) is
+         *     refused and a fresh challenge follows. And, as a cheap first check, the SHA-256 of `nonce` (hex-decoded) followed
+         *     by each byte range of the model's file (its first part, when split): the file is public, so this alone proves
+         *     nothing.
          */
         ModelChallenge: {
             challenge_id: components["schemas"]["Uuid"];
@@ -2911,6 +2915,11 @@ export interface components {
         };
         ModelProof: {
             challenge_id: components["schemas"]["Uuid"];
+            /**
+             * @description The reply's commitment, as a done event's `commitment` (NodeDoneEvent): the proof fails without it where a
+             *     trusted generator verifies it.
+             */
+            commitment?: string;
             range_hashes: string[];
             /** @description The model's reply to the challenge's messages. */
             text: string;

@@ -97,7 +97,8 @@ export function verifySteps(
 export interface ReplyClaim {
   /** The text the platform relayed. */
   text: string;
-  stopReason: 'stop' | 'length' | 'abort';
+  /** How the reply ended; `either` (a model proof): the model ended it, or it reached the cap. */
+  stopReason: 'stop' | 'length' | 'abort' | 'either';
   /** The job's stop sequences. */
   stops?: string[];
   /** The completion cap the node was given. */
@@ -136,7 +137,9 @@ export function verifyReply(committed: readonly Step[] | null, recomputed: Recom
   const afterStop = !!claim.stops?.some((s) => s && rest.startsWith(s));
   const grammarEnd = !!claim.sampling.constrained && rest.trim() === '';
   const consistent =
-    claim.stopReason === 'length'
+    claim.stopReason === 'either'
+      ? rest === '' && (ended || generated === claim.maxTokens)
+      : claim.stopReason === 'length'
       ? !ended && generated === claim.maxTokens && (rest === '' || grammarEnd)
       : claim.stopReason === 'stop'
         ? (ended && (rest === '' || grammarEnd)) || afterStop || grammarEnd

@@ -438,8 +438,9 @@ export class Agent {
   }
 
   /**
-   * The platform offers a model's jobs only once the node proved it holds and runs it: the SHA-256 of the challenge's
-   * nonce and byte ranges of the model's file, and the model's reply to the challenge's prompt, in the next heartbeat.
+   * The platform offers a model's jobs only once the node proved it runs it: the model's reply to the challenge's prompt
+   * and its commitment, and the SHA-256 of the challenge's nonce and byte ranges of the model's file, answered at once
+   * (the platform times it).
    */
   private prove(c: ModelChallenge): void {
     const local = this.models.find((m) => m.id === c.model_id);
@@ -449,14 +450,21 @@ export class Agent {
     const answer = async () => {
       const rangeHashes = await hashRanges(local.path, c.nonce, c.ranges);
       const { params } = c;
-      const { text } = await generator.generate({
+      const { text, commitment } = await generator.generate({
         messages: c.messages,
         maxTokens: params.max_tokens,
         temperature: params.temperature,
         topP: params.top_p,
         seed: params.seed,
+        // The platform verifies the answer as it verifies replies: by recomputing what the node commits to.
+        commit: true,
       });
-      this.proofs.push({ challenge_id: c.challenge_id, range_hashes: rangeHashes, text });
+      this.proofs.push({
+        challenge_id: c.challenge_id,
+        range_hashes: rangeHashes,
+        text,
+        ...(commitment ? { commitment: encodeCommitment(commitment) } : {}),
+      });
       this.log(`Answered the platform's challenge for ${c.model_id}`);
       const state = await this.heartbeat({ retry: false });
       if (state) this.onState(state);

@@ -110,7 +110,7 @@ export interface VerifyJob extends JobTrace {
    * Verify the reply by recomputation instead of replaying it: the node's commitment (base64, null when it sent none),
    * recomputed over the prompt and its tokens, and judged with the text relayed and how the reply ended.
    */
-  recompute?: { commitment: string | null; text: string; stopReason: 'stop' | 'length' | 'abort'; stops?: string[] };
+  recompute?: { commitment: string | null; text: string; stopReason: 'stop' | 'length' | 'abort' | 'either'; stops?: string[] };
 }
 
 /** Job name → payload. */

@@ -233,7 +233,10 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     }
   }
 
-  /** A spot check or a model challenge: the same request generated again here (a trusted generator), the node's answer judged against it. */
+  /**
+   * A verification (a reply or a model challenge): the node's committed tokens recomputed here (a trusted generator)
+   * and judged; a pool's reply, which comes without a commitment, is generated again and compared.
+   */
   private async verify(job: Job<VerifyJob>): Promise<void> {
     const { kind, checkId, modelId, params } = job.data;
     const engine = this.engine!;
@@ -244,31 +247,17 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
         (tokens) => engine.recompute(modelId, input, tokens, VERIFY_TOP),
         (text, top) => engine.score(modelId, input, text, top),
       );
-      if (verdict)
-        this.logger.log(`Verified reply ${checkId}: ${verdict.passed ? 'passed' : `failed (${verdict.why})`} (${verdict.nodeTokens} tokens)`);
+      if (verdict) this.logger.log(`Verified ${kind} ${checkId}: ${verdict.passed ? 'passed' : `failed (${verdict.why})`} (${verdict.nodeTokens} tokens)`);
       return;
     }
     const replay = await engine.generate(modelId, {
-      ...generationInput(job.data),
-      maxTokens: params.maxTokens,
+      ...input,
       temperature: params.temperature,
       topP: params.topP,
       seed: params.seed,
       ...(params.jsonSchema ? { jsonSchema: params.jsonSchema } : {}),
     });
-    const tokenize = (text: string) => engine.tokenize(modelId, text);
-    // The node's text scored here too, after the same prompt, when it sent logprobs.
-    const { score } = job.data;
-    const scored = score
-      ? {
-          node: score.logprobs,
-          model: await engine.score(modelId, { ...generationInput(job.data), maxTokens: params.maxTokens }, score.text, score.top),
-        }
-      : undefined;
-    const verdict =
-      kind === 'proof'
-        ? await this.spotChecks.judgeProof(checkId, replay.text, tokenize)
-        : await this.spotChecks.judge(checkId, replay.text, tokenize, scored);
+    const verdict = await this.spotChecks.judge(checkId, replay.text, (text) => engine.tokenize(modelId, text));
     if (verdict)
       this.logger.log(`Checked ${kind} ${checkId}: ${verdict.passed ? 'passed' : 'failed'} (${verdict.matched}/${verdict.nodeTokens} tokens match)`);
   }

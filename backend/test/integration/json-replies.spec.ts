@@ -9,7 +9,7 @@ import type { StreamEvent } from '../../src/modules/inference/streams';
 import { killAgent, pairAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';
-import { modelsAnswer, modelsReply, ScriptedNode, type NodeJob } from '../support/scripted-node';
+import { modelsProof, modelsReply, ScriptedNode, type NodeJob } from '../support/scripted-node';
 import { newUser } from '../support/users';
 import { startWorker, taskOf, type WorkerProcess } from '../support/worker';
 
@@ -117,8 +117,8 @@ describe('JSON-schema replies', () => {
   }, 60_000);
 
   it('a spot check scores a node’s logprobs again: the model’s own pass, the same text with made-up numbers pauses the node and refunds the requester', async () => {
-    const honest = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsAnswer });
-    const liar = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsAnswer });
+    const honest = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsProof });
+    const liar = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsProof });
     /** One reply with logprobs served by `node`: the model's own text, and its own scores passed through `alter`. */
     const serve = async (node: ScriptedNode, alter: (logprob: number) => number) => {
       const id = streamId();

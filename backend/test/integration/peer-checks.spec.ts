@@ -5,7 +5,7 @@ import { FAILED_PROOF, FAILED_REPLAY, FAILED_SPOT_CHECK } from '../../src/module
 import { killAgent, pairAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';
-import { modelsAnswer, ScriptedNode } from '../support/scripted-node';
+import { modelsAnswer, modelsProof, ScriptedNode } from '../support/scripted-node';
 import { newUser } from '../support/users';
 import { readSse, startReply } from '../support/worker';
 
@@ -108,7 +108,7 @@ describe('peer checks: other owners’ nodes replay a node’s work when no trus
 
     // The second owner's node is proven once the agent (the only other owner's node) replayed its challenge.
     const secondOwner = await owner('second');
-    const second = await ScriptedNode.pair(stack, secondOwner, { models: [MODEL], write: modelsAnswer });
+    const second = await ScriptedNode.pair(stack, secondOwner, { models: [MODEL], write: modelsProof });
     honest.push(second);
     expect(await generation(second.id)).toBe('checked');
     const [replay] = (await stack.db.query(
@@ -137,12 +137,12 @@ describe('peer checks: other owners’ nodes replay a node’s work when no trus
   it('a node relaying altered text is outvoted two to one: paused, its rewards withheld, its requester refunded', async () => {
     // A third owner's honest node, proven by a replay of the second's.
     const thirdOwner = await owner('third');
-    const third = await serving([{ node: honest[0]! }], ScriptedNode.pair(stack, thirdOwner, { models: [MODEL], write: modelsAnswer }));
+    const third = await serving([{ node: honest[0]! }], ScriptedNode.pair(stack, thirdOwner, { models: [MODEL], write: modelsProof }));
     honest.push(third);
     const liarOwner = await owner('liar');
     const liar = await serving(
       honest.map((node) => ({ node })),
-      ScriptedNode.pair(stack, liarOwner, { models: [MODEL], write: modelsAnswer }),
+      ScriptedNode.pair(stack, liarOwner, { models: [MODEL], write: modelsProof }),
     );
     const balance = async () => (await stack.http.get(`/api/wallet/${requester.id}`).set(requester.auth).expect(200)).body.balance as number;
     const before = await balance();
@@ -170,7 +170,7 @@ describe('peer checks: other owners’ nodes replay a node’s work when no trus
     const falseOwner = await owner('false-peer');
     const falsePeer = await serving(
       honest.map((node) => ({ node })),
-      ScriptedNode.pair(stack, falseOwner, { models: [MODEL], write: modelsAnswer }),
+      ScriptedNode.pair(stack, falseOwner, { models: [MODEL], write: modelsProof }),
     );
     const [served, tieBreaker] = honest as [ScriptedNode, ScriptedNode];
     const { events } = reply('Name a mountain');

@@ -8,7 +8,7 @@ import { FAILED_PROOF, FAILED_SPOT_CHECK, verifierKey } from '../../src/modules/
 import { killAgent, pairAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';
-import { modelsAnswer, ScriptedNode } from '../support/scripted-node';
+import { modelsProof, ScriptedNode } from '../support/scripted-node';
 import { newUser } from '../support/users';
 import { readSse, startReply, startWorker, taskOf, type WorkerProcess } from '../support/worker';
 
@@ -110,7 +110,7 @@ describe('spot checks: a trusted generator replays remote nodes’ replies', () 
 
   it('a node relaying text the model did not write fails its check: paused with the reason, its unpaid rewards withheld, its owner told', async () => {
     // Honest when challenged (it answers with the model's own output), altered at work.
-    const liar = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsAnswer });
+    const liar = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsProof });
     const wallet = async () => (await stack.http.get(`/api/wallet/${owner.id}`).set(owner.auth).expect(200)).body as { pending_earnings: number };
     const pendingBefore = (await wallet()).pending_earnings;
     type Funds = { balance: number; bonus_balance: number; transferable_balance: number; total_spent: number };

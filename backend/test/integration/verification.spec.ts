@@ -1,12 +1,12 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Step } from '@glob/engine/commitment';
+import { encodeCommitment, type Step } from '@glob/engine/commitment';
 import { buildVocabulary } from '../../scripts/tiny-model/vocabulary';
-import { FAILED_SPOT_CHECK } from '../../src/modules/inference/spot-checks.service';
+import { FAILED_PROOF, FAILED_SPOT_CHECK } from '../../src/modules/inference/spot-checks.service';
 import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';
-import { committedReply, modelsAnswer, modelsNumbersFor, ScriptedNode, type NodeJob } from '../support/scripted-node';
+import { committedReply, modelsProof, modelsNumbersFor, ScriptedNode, type NodeJob } from '../support/scripted-node';
 import { newUser } from '../support/users';
 import { readSse, startReply, startWorker, type WorkerProcess } from '../support/worker';
 
@@ -66,6 +66,18 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
     }
   };
 
+  /** Why the node's model proof failed, once one has. */
+  const proofFailure = async (nodeId: string) => {
+    for (const deadline = Date.now() + 30_000; ;) {
+      const rows = (await stack.db.query(`SELECT failure FROM model_proofs WHERE node_id = $1 AND status = 'failed'`, [nodeId])) as Array<{
+        failure: string;
+      }>;
+      if (rows.length) return rows[0]!.failure;
+      if (Date.now() > deadline) throw new Error(`no proof of ${nodeId} failed`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+
   /** The node ends suspended, unable to work or be resumed, with nothing pending; its requester has what it had. */
   const expectCaught = async (node: ScriptedNode, before: Funds) => {
     const view = (await stack.http.get('/api/nodes').set(owner.auth)).body.nodes.find((n: { id: string }) => n.id === node.id);
@@ -87,7 +99,7 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
 
   /** One attack: a fresh node (honest when challenged) serves one reply written by `answer`, and is caught. */
   const attack = async (answer: (job: NodeJob) => Promise<Answer>) => {
-    const node = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsAnswer });
+    const node = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsProof });
     const before = await funds();
     await serve(node, answer);
     expect(await verdicts(node.id, 1)).toEqual(['failed']);
@@ -152,7 +164,7 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
   }, 120_000);
 
   it('honest through its probation, then lying: caught on a random reply, and every reply since its last payout is refunded', async () => {
-    const node = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsAnswer });
+    const node = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsProof });
     const before = await funds();
     const honest = async (job: NodeJob): Promise<Answer> => {
       const r = await committedReply(job);
@@ -185,8 +197,42 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
     expect(refunded[0]!.n).toBe(2 + lies);
   }, 240_000);
 
+  it('a model proof with an empty generation (the file’s public ranges right, the model’s numbers for ending at once) fails: suspended, never serving the model', async () => {
+    const pretender = await ScriptedNode.pair(stack, owner, {
+      models: [],
+      write: async (c) => ({ text: '', commitment: encodeCommitment((await modelsNumbersFor(c, [[EOG]])).steps[0]!) }),
+    });
+    await pretender.heartbeat([MODEL]);
+    await pretender.heartbeat([MODEL]);
+    const failure = await proofFailure(pretender.id);
+    expect(failure).toMatch(/^generation: /);
+    const view = (await stack.http.get('/api/nodes').set(owner.auth)).body.nodes.find((n: { id: string }) => n.id === pretender.id);
+    expect(view).toMatchObject({ status: 'paused', paused_reason: FAILED_PROOF, proven_models: [] });
+    expect((await stack.http.patch(`/api/nodes/${pretender.id}`).set(owner.auth).send({ paused: false })).status).toBe(409);
+    expect(await pretender.claim(1)).toBeNull();
+  }, 90_000);
+
+  it('a proof answered later than the model’s size allows is refused without penalty; a fresh challenge answered in time proves the model', async () => {
+    const slow = await ScriptedNode.pair(stack, owner, { models: [], write: modelsProof });
+    await slow.heartbeat([MODEL]);
+    // Its answer is ready; the platform's clock says the challenge went out a minute ago (the tiny model allows ~20 s).
+    await stack.db.query(`UPDATE model_proofs SET issued_at = issued_at - interval '60 seconds' WHERE node_id = $1`, [slow.id]);
+    await slow.heartbeat([MODEL]);
+    expect(await proofFailure(slow.id)).toMatch(/^time: answered after 6\d\.\d s, the model's size allows 20\.\d s$/);
+    const [row] = (await stack.db.query(`SELECT paused, suspended_at FROM nodes WHERE id = $1`, [slow.id])) as Array<{
+      paused: boolean;
+      suspended_at: Date | null;
+    }>;
+    expect(row).toEqual({ paused: false, suspended_at: null });
+    await slow.prove([MODEL]);
+    const proofs = (await stack.db.query(`SELECT status FROM model_proofs WHERE node_id = $1 ORDER BY issued_at`, [slow.id])) as Array<{
+      status: string;
+    }>;
+    expect(proofs.map((p) => p.status)).toEqual(['failed', 'proven']);
+  }, 90_000);
+
   it('a reply held back and sent in a burst is timed from the claim: its measured speed is no more than its tokens over that time', async () => {
-    const node = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsAnswer });
+    const node = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsProof });
     let claimed = 0;
     let tokens = 0;
     await serve(node, async (job) => {

@@ -91,7 +91,13 @@ export async function modelsNumbersFor(
 }
 
 /** What a node generates for a challenge's prompt; any text passes where no trusted generator judges it. */
-export type ChallengeWriter = (c: Challenge) => Promise<string>;
+export type ChallengeWriter = (c: Challenge) => Promise<string | { text: string; commitment: string }>;
+
+/** An honest node's answer to a challenge: the model's reply and the commitment its engine made while generating it. */
+export async function modelsProof(c: Challenge): Promise<{ text: string; commitment: string }> {
+  const { text, commitment } = await modelsReply(c);
+  return { text, commitment };
+}
 
 /**
  * Answers model challenges as a node holding the files would: in test stacks every catalog model's file is the tiny
@@ -104,11 +110,14 @@ export async function answerChallenges(challenges: Challenge[] | undefined, writ
       BUILT_IN_CATALOG.models.find((m) => m.id === modelId)?.kind === 'embedding' ? TINY_EMBED_MODEL_FILE : TINY_MODEL_FILE,
     );
   return Promise.all(
-    (challenges ?? []).map(async (c) => ({
-      challenge_id: c.challenge_id,
-      range_hashes: await hashRanges(fileOf(c.model_id), c.nonce, c.ranges),
-      text: await write(c),
-    })),
+    (challenges ?? []).map(async (c) => {
+      const answer = await write(c);
+      return {
+        challenge_id: c.challenge_id,
+        range_hashes: await hashRanges(fileOf(c.model_id), c.nonce, c.ranges),
+        ...(typeof answer === 'string' ? { text: answer } : answer),
+      };
+    }),
   );
 }
 

@@ -19,8 +19,10 @@ import { verifyReply, type Recomputation, type StepsVerdict } from '@glob/engine
 
 export const FAILED_SPOT_CHECK =
   "The platform suspended this node: one of its replies failed verification, it was not the model's own output. It comes back once it has proven its models again.";
-export const FAILED_PROOF = "The platform paused this node: its answer to a model challenge was not the model's own output.";
-export const FAILED_REPLAY = "The platform paused this node: its replay of another node's work, for a check, was not the model's own output.";
+export const FAILED_PROOF =
+  "The platform suspended this node: its answer to a model challenge was not the model's own output. It comes back once it has proven its models again.";
+export const FAILED_REPLAY =
+  "The platform suspended this node: its replay of another node's work, for a check, was not the model's own output. It comes back once it has proven its models again.";
 const REPLAY_NOTICE = "its replay of another node's work, for a check, was not the model's own output.";
 const SPOT_CHECK_NOTICE = "one of its replies failed the platform's verification: it was not the model's own output.";
 const PROOF_NOTICE = (modelId: string) => `its answer to the challenge for ${modelId} was not the model's own output.`;
@@ -128,7 +130,7 @@ export class SpotChecksService {
     if (await this.trusted(r.job.modelId)) {
       // A pool's llama-server splits its text into tokens as it sampled them, not as the tokenizer splits the text,
       // so only its text is compared.
-      await this.enqueueReplay('reply', await this.checks.create(check), job);
+      await this.enqueueReplay(await this.checks.create(check), job);
       return true;
     }
     if (!(await this.checks.peerAvailable(r.job.modelId, [r.nodeId], PEER_ACTIVE_SECONDS))) {
@@ -174,31 +176,22 @@ export class SpotChecksService {
         verdict = { ...verdict, passed: false, why: "its logprobs were not the model's" };
     }
     const steps = committed?.length ?? 0;
-    return this.concludeCheck(job.checkId, () => ({
+    const result: SpotCheckVerdict = {
       passed: verdict.passed,
       ...(verdict.why ? { why: verdict.why } : {}),
       matched: verdict.passed ? steps : Math.max(0, verdict.checked - 1),
       nodeTokens: steps,
       required: steps,
-    }));
+    };
+    return job.kind === 'proof' ? this.concludeProof(job.checkId, () => result) : this.concludeCheck(job.checkId, () => result);
   }
 
   /**
-   * The trusted generator's replay is in: the node's reply is judged against it token by token (with the generator's
-   * tokenizer), and fails as well when the node's logprobs are not the model's (`scored`: the node's, and its text
-   * scored again by the trusted generator). Answers the verdict (null when the check was already judged).
+   * The trusted generator's replay of a pool's reply is in: the reply is judged against it token by token (with the
+   * generator's tokenizer). Answers the verdict (null when the check was already judged).
    */
-  judge(
-    checkId: string,
-    replayText: string,
-    tokenize: (text: string) => number[],
-    scored?: { node: TokenLogprob[]; model: TokenLogprob[] },
-  ): Promise<SpotCheckVerdict | null> {
-    return this.concludeCheck(checkId, (nodeText) => {
-      const verdict = judgeReplay(tokensOf(replayText, tokenize), tokensOf(nodeText, tokenize));
-      if (!scored || sameLogprobs(scored.node, scored.model)) return verdict;
-      return { ...verdict, passed: false, why: "its logprobs were not the model's" };
-    });
+  judge(checkId: string, replayText: string, tokenize: (text: string) => number[]): Promise<SpotCheckVerdict | null> {
+    return this.concludeCheck(checkId, (nodeText) => judgeReplay(tokensOf(replayText, tokenize), tokensOf(nodeText, tokenize)));
   }
 
   /**
@@ -248,15 +241,26 @@ export class SpotChecksService {
     return (await this.redis.exists(verifierKey(this.config.redis.prefix, modelId))) > 0;
   }
 
-  /** The generation part of a model challenge goes to a trusted generator. */
-  async checkProof(proofId: string, modelId: string, challenge: ChallengeBody): Promise<void> {
-    await this.enqueueReplay('proof', proofId, { model_id: modelId, messages: challenge.messages, params: challenge.params });
+  /**
+   * The generation part of a model challenge goes to a trusted generator, which verifies it by recomputation like a
+   * reply (`commitment`: the node's, null when it sent none).
+   */
+  async checkProof(proofId: string, modelId: string, challenge: ChallengeBody, text: string, commitment: string | null): Promise<void> {
+    const { params } = challenge;
+    await this.jobs.enqueue('inference.verify', {
+      kind: 'proof',
+      checkId: proofId,
+      modelId,
+      messages: challenge.messages,
+      params: { temperature: params.temperature, topP: params.top_p, seed: params.seed, maxTokens: params.max_tokens },
+      recompute: { commitment, text, stopReason: 'either' },
+    });
   }
 
-  private async enqueueReplay(kind: 'reply' | 'proof', checkId: string, job: ReplayJob, score?: VerifyJob['score']): Promise<void> {
+  private async enqueueReplay(checkId: string, job: ReplayJob): Promise<void> {
     const { params } = job;
     await this.jobs.enqueue('inference.verify', {
-      kind,
+      kind: 'reply',
       checkId,
       modelId: job.model_id,
       ...generationInput(job),
@@ -267,13 +271,7 @@ export class SpotChecksService {
         maxTokens: params.max_tokens,
         ...(params.json_schema ? { jsonSchema: JSON.parse(params.json_schema) as Record<string, unknown> } : {}),
       },
-      ...(score ? { score } : {}),
     });
-  }
-
-  /** The trusted generator's answer to a model challenge, judged as a spot check's replay is. */
-  judgeProof(proofId: string, replayText: string, tokenize: (text: string) => number[]): Promise<SpotCheckVerdict | null> {
-    return this.concludeProof(proofId, (nodeText) => judgeReplay(tokensOf(replayText, tokenize), tokensOf(nodeText, tokenize)));
   }
 
   /**
@@ -290,7 +288,7 @@ export class SpotChecksService {
         await this.checks.reinstate(proof.node_id, tx);
         return verdict;
       }
-      await this.checks.failProof(proofId, `generation: ${verdict.matched} of ${verdict.required} tokens matched`, tx);
+      await this.checks.failProof(proofId, `generation: ${verdict.why ?? `${verdict.matched} of ${verdict.required} tokens matched`}`, tx);
       this.logger.warn(`Node ${proof.node_id} failed its challenge for ${proof.model_id}: ${verdict.matched} of ${verdict.required} tokens matched`);
       await this.penalize(proof.node_id, FAILED_PROOF, PROOF_NOTICE(proof.model_id), { model_id: proof.model_id }, tx);
       return verdict;

@@ -14,8 +14,18 @@ import { SpotChecksRepository, type ChallengeBody, type ModelProofRow } from '..
 /** Byte ranges a challenge asks for, and how long each is. */
 const RANGES = 4;
 const RANGE_BYTES = 4096;
-/** Tokens of the challenge's generation, at temperature 0 with a seed. */
-const PROBE_TOKENS = 16;
+/** Tokens of the challenge's generation, at temperature 0 with a seed, and the random words of its prompt. */
+const PROBE_TOKENS = 32;
+const PROMPT_WORDS = 96;
+/**
+ * How long a challenge's answer may take, from its first delivery: PROOF_BASE_SECONDS for the round trip and a busy
+ * node, plus the prompt and the reply at the slowest speed the network accepts, MIN_WEIGHT_BYTES_PER_SECOND of the
+ * model's weights read per token (a decoded token reads them all; a prompt's tokens are read in batches, so ~20 × less
+ * each). A node that relays its challenges elsewhere, or runs the model slower than any usable machine, misses it.
+ */
+const PROOF_BASE_SECONDS = 20;
+const MIN_WEIGHT_BYTES_PER_SECOND = 1e9;
+const PROMPT_BATCH_SPEEDUP = 20;
 /** A challenge not answered within this long is replaced by a new one; so is one its trusted generator did not judge. */
 const CHALLENGE_TTL_SECONDS = 600;
 const JUDGE_TTL_SECONDS = 120;
@@ -27,10 +37,11 @@ const WORDS = (
 ).split(' ');
 
 /**
- * A node's model counts only once the node proved it: it answers a challenge with the SHA-256 of a nonce and random
- * byte ranges of the catalog's file (checked against the platform's own copy) and the model's seeded reply to a
- * random prompt, judged by a trusted generator when one serves the model, otherwise by other owners' nodes that
- * proved it (PeerReplaysService); the first node of a model is proven by its file alone.
+ * A node's model counts only once the node proved it runs it: it answers a challenge with the model's seeded reply to
+ * a long random prompt and its commitment, in the time the model's size allows (answerSeconds), verified by
+ * recomputation by a trusted generator when one serves the model, otherwise replayed by other owners' nodes that
+ * proved it (PeerReplaysService). The SHA-256 of a nonce and random byte ranges of the catalog's file is only a cheap
+ * first check (the file is public); the first node of a model, with nobody to check it, is proven by its answer alone.
  */
 @Injectable()
 export class ModelProofsService {
@@ -87,7 +98,7 @@ export class ModelProofsService {
   private challenge(file: string): ChallengeBody {
     const size = statSync(file).size;
     const length = Math.min(RANGE_BYTES, size);
-    const words = Array.from({ length: 6 }, () => WORDS[randomInt(WORDS.length)]!).join(' ');
+    const words = Array.from({ length: PROMPT_WORDS }, () => WORDS[randomInt(WORDS.length)]!).join(' ');
     return {
       nonce: randomBytes(16).toString('hex'),
       ranges: Array.from({ length: RANGES }, () => ({ offset: randomInt(size - length + 1), length })),
@@ -96,12 +107,29 @@ export class ModelProofsService {
     };
   }
 
-  /** A node's answer: its file ranges are checked here; its generation by a trusted generator or a peer. */
+  /**
+   * How long a challenge's answer may take from its delivery, by the model's size: the prompt (counted generously, 4
+   * tokens a word) and the reply at the slowest speed the network accepts.
+   */
+  private answerSeconds(file: string): number {
+    const perToken = statSync(file).size / MIN_WEIGHT_BYTES_PER_SECOND;
+    return PROOF_BASE_SECONDS + (PROMPT_WORDS * 4 * perToken) / PROMPT_BATCH_SPEEDUP + PROBE_TOKENS * perToken;
+  }
+
+  /**
+   * A node's answer: its timing and file ranges are checked here (an answer too late is refused, without penalty: a
+   * fresh challenge follows); its generation by a trusted generator or a peer.
+   */
   private async answer(nodeId: string, proof: Schemas['ModelProof']): Promise<void> {
     const toCheck = await this.transactions.run(async (tx) => {
       const row = await this.checks.lockProof(proof.challenge_id, 'issued', tx);
       if (!row || row.node_id !== nodeId) return null;
       const file = this.fileOf(row.model_id);
+      const took = (Date.now() - row.issued_at.getTime()) / 1000;
+      if (file && took > this.answerSeconds(file)) {
+        await this.checks.failProof(row.id, `time: answered after ${took.toFixed(1)} s, the model's size allows ${this.answerSeconds(file).toFixed(1)} s`, tx);
+        return null;
+      }
       const expected = file ? await hashRanges(file, row.challenge.nonce, row.challenge.ranges) : null;
       if (!expected || expected.join() !== proof.range_hashes.join()) {
         await this.checks.failProof(row.id, "file: the byte ranges do not match the catalog's file", tx);
@@ -126,7 +154,7 @@ export class ModelProofsService {
       );
       return null;
     });
-    if (toCheck) await this.spotChecks.checkProof(toCheck.id, toCheck.model_id, toCheck.challenge);
+    if (toCheck) await this.spotChecks.checkProof(toCheck.id, toCheck.model_id, toCheck.challenge, proof.text, proof.commitment ?? null);
   }
 }
 
