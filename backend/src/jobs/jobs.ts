@@ -89,7 +89,7 @@ export interface InferenceJob extends JobTrace {
  * with the seed the node was given) or the generation part of a model challenge (`proof`).
  */
 export interface VerifyJob extends JobTrace {
-  kind: 'reply' | 'proof';
+  kind: 'reply' | 'proof' | 'embedding';
   /** The spot check's or the model proof's id. */
   checkId: string;
   modelId: string;
@@ -111,6 +111,8 @@ export interface VerifyJob extends JobTrace {
    * recomputed over the prompt and its tokens, and judged with the text relayed and how the reply ended.
    */
   recompute?: { commitment: string | null; text: string; stopReason: 'stop' | 'length' | 'abort' | 'either'; stops?: string[] };
+  /** An embedding job's sample: some of its texts and the vectors the node sent for them (base64 float32), computed again. */
+  embeddings?: { texts: string[]; vectors: string[] };
 }
 
 /** Job name → payload. */

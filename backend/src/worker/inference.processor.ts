@@ -240,6 +240,11 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
   private async verify(job: Job<VerifyJob>): Promise<void> {
     const { kind, checkId, modelId, params } = job.data;
     const engine = this.engine!;
+    if (job.data.embeddings) {
+      const verdict = await this.spotChecks.verifyEmbeddings(job.data, await engine.embed(modelId, job.data.embeddings.texts));
+      if (verdict) this.logger.log(`Verified embeddings ${checkId}: ${verdict.passed ? 'passed' : `failed (${verdict.why})`}`);
+      return;
+    }
     const input = { ...generationInput(job.data), maxTokens: params.maxTokens };
     if (job.data.recompute) {
       const verdict = await this.spotChecks.verifyByRecomputation(
@@ -247,7 +252,8 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
         (tokens) => engine.recompute(modelId, input, tokens, VERIFY_TOP),
         (text, top) => engine.score(modelId, input, text, top),
       );
-      if (verdict) this.logger.log(`Verified ${kind} ${checkId}: ${verdict.passed ? 'passed' : `failed (${verdict.why})`} (${verdict.nodeTokens} tokens)`);
+      if (verdict)
+        this.logger.log(`Verified ${kind} ${checkId}: ${verdict.passed ? 'passed' : `failed (${verdict.why})`} (${verdict.nodeTokens} tokens)`);
       return;
     }
     const replay = await engine.generate(modelId, {

@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import { apiKeyProblems } from '../../src/modules/api-keys/api-keys.service';
 import { ApiKeysRepository } from '../../src/modules/api-keys/api-keys.repository';
 import { EMBEDDING_MODEL_FEATURES, MODEL_FEATURES } from '../../src/modules/inference/catalog';
-import { toBase64 } from '../../src/modules/inference/embeddings.service';
+import { toBase64 } from '../../src/modules/inference/vectors';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { killAgent, startAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';

@@ -6,7 +6,9 @@ import { buildVocabulary } from '../../scripts/tiny-model/vocabulary';
 import { FAILED_PROOF, FAILED_SPOT_CHECK } from '../../src/modules/inference/spot-checks.service';
 import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';
-import { committedReply, modelsProof, modelsNumbersFor, ScriptedNode, type NodeJob } from '../support/scripted-node';
+import { committedReply, modelsEmbeddings, modelsNumbersFor, modelsProof, ScriptedNode, type NodeJob } from '../support/scripted-node';
+import { BUILT_IN_CATALOG } from '../../src/modules/inference/catalog';
+import { toBase64 } from '../../src/modules/inference/vectors';
 import { newUser } from '../support/users';
 import { readSse, startReply, startWorker, type WorkerProcess } from '../support/worker';
 
@@ -32,6 +34,8 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
   let stack: TestStack;
   let worker: WorkerProcess;
   let owner: User;
+  /** A second owner for the later nodes: one owner's join tokens are rate limited. */
+  let prover: User;
   let requester: User;
 
   type Funds = { balance: number; bonus_balance: number; total_spent: number };
@@ -108,8 +112,10 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
 
   beforeAll(async () => {
     stack = await startStack({ env: { SPOT_CHECK_FIRST: '2', SPOT_CHECK_PERCENT: '50', HEARTBEAT_SECONDS: '2' } });
-    worker = await startWorker(stack, { WORKER_VERIFY_ONLY: 'true' });
+    // It verifies both the chat model's and the embedding model's work.
+    worker = await startWorker(stack, { WORKER_VERIFY_ONLY: 'true', WORKER_MODELS: 'glob-tiny-chat,glob-tiny-embed' });
     owner = await newUser(stack, 'verified-owner');
+    prover = await newUser(stack, 'verified-prover');
     requester = await newUser(stack, 'verified-requester');
   }, 90_000);
   afterAll(async () => {
@@ -197,8 +203,39 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
     expect(refunded[0]!.n).toBe(2 + lies);
   }, 240_000);
 
+  it('embeddings: the model’s vectors pass; random vectors of the right size fail, and their requester gets the charge back', async () => {
+    const embedModel = BUILT_IN_CATALOG.models.find((m) => m.kind === 'embedding')!.id;
+    const key = (await stack.http.post('/api/api-keys').set(requester.auth).send({ name: 'verified' }).expect(201)).body.key as string;
+    const embedVia = async (node: ScriptedNode, vectorsOf: (input: string[]) => Promise<Float32Array[]>) => {
+      const request = stack.http
+        .post('/v1/embeddings')
+        .set({ Authorization: `Bearer ${key}` })
+        .send({ model: embedModel, input: ['the river', 'a city at night', 'tea'] });
+      const answered = request.then((r) => r);
+      const job = (await node.claim())!;
+      expect(job).toMatchObject({ kind: 'embed' });
+      const vectors = await vectorsOf(job.input!);
+      const res = await stack.http
+        .post(`/api/nodes/jobs/${job.job_id}/embeddings`)
+        .set(node.auth)
+        .send({ embeddings: vectors.map(toBase64) });
+      expect(res.status).toBe(204);
+      expect((await answered).status).toBe(200);
+    };
+    const honest = await ScriptedNode.pair(stack, owner, { models: [embedModel], write: modelsProof });
+    await embedVia(honest, modelsEmbeddings);
+    expect(await verdicts(honest.id, 1)).toEqual(['passed']);
+
+    const liar = await ScriptedNode.pair(stack, owner, { models: [embedModel], write: modelsProof });
+    const before = await funds();
+    const size = (await modelsEmbeddings(['x']))[0]!.length;
+    await embedVia(liar, async (input) => input.map(() => Float32Array.from({ length: size }, () => Math.random() - 0.5)));
+    expect(await verdicts(liar.id, 1)).toEqual(['failed']);
+    await expectCaught(liar, before);
+  }, 120_000);
+
   it('a model proof with an empty generation (the file’s public ranges right, the model’s numbers for ending at once) fails: suspended, never serving the model', async () => {
-    const pretender = await ScriptedNode.pair(stack, owner, {
+    const pretender = await ScriptedNode.pair(stack, prover, {
       models: [],
       write: async (c) => ({ text: '', commitment: encodeCommitment((await modelsNumbersFor(c, [[EOG]])).steps[0]!) }),
     });
@@ -206,14 +243,14 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
     await pretender.heartbeat([MODEL]);
     const failure = await proofFailure(pretender.id);
     expect(failure).toMatch(/^generation: /);
-    const view = (await stack.http.get('/api/nodes').set(owner.auth)).body.nodes.find((n: { id: string }) => n.id === pretender.id);
+    const view = (await stack.http.get('/api/nodes').set(prover.auth)).body.nodes.find((n: { id: string }) => n.id === pretender.id);
     expect(view).toMatchObject({ status: 'paused', paused_reason: FAILED_PROOF, proven_models: [] });
-    expect((await stack.http.patch(`/api/nodes/${pretender.id}`).set(owner.auth).send({ paused: false })).status).toBe(409);
+    expect((await stack.http.patch(`/api/nodes/${pretender.id}`).set(prover.auth).send({ paused: false })).status).toBe(409);
     expect(await pretender.claim(1)).toBeNull();
   }, 90_000);
 
   it('a proof answered later than the model’s size allows is refused without penalty; a fresh challenge answered in time proves the model', async () => {
-    const slow = await ScriptedNode.pair(stack, owner, { models: [], write: modelsProof });
+    const slow = await ScriptedNode.pair(stack, prover, { models: [], write: modelsProof });
     await slow.heartbeat([MODEL]);
     // Its answer is ready; the platform's clock says the challenge went out a minute ago (the tiny model allows ~20 s).
     await stack.db.query(`UPDATE model_proofs SET issued_at = issued_at - interval '60 seconds' WHERE node_id = $1`, [slow.id]);
@@ -232,7 +269,7 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
   }, 90_000);
 
   it('a reply held back and sent in a burst is timed from the claim: its measured speed is no more than its tokens over that time', async () => {
-    const node = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsProof });
+    const node = await ScriptedNode.pair(stack, prover, { models: [MODEL], write: modelsProof });
     let claimed = 0;
     let tokens = 0;
     await serve(node, async (job) => {

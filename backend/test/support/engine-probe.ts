@@ -9,6 +9,7 @@
  *   {"type":"capacity","sequences":…,"contextSize":…,"kvBytesPerSequence":…}   per entry of `capacities`
  *   {"type":"recomputed","i":0,…Recomputation}                    per entry of `recompute` (a verifier's pass)
  *   {"type":"tokens","tokens":[[…],…]}                          the token ids of each text of `tokenize`
+ *   {"type":"embeddings","vectors":[[…],…]}                     the model's embedding of each text of `embed`
  *   {"type":"error","name":"GgufError","code":"…","message":"…"}  then exit code 2, on failure
  *
  *   node --conditions=glob-source -r @swc-node/register test/support/engine-probe.ts <model.gguf> '<json request>'
@@ -37,6 +38,7 @@ interface ProbeRequest {
   /** With `claim` and `committed`, the verdict on it too (verifyReply), and how long the pass took. */
   recompute?: Array<{ messages: ChatTurn[]; maxTokens: number; tokens: number[]; committed?: Step[]; claim?: ReplyClaim }>;
   tokenize?: string[];
+  embed?: string[];
 }
 
 const print = (o: object): void => {
@@ -86,6 +88,7 @@ async function main(): Promise<void> {
       print({ type: 'benchmark', ...(await engine.benchmark('probe', req.benchmark)) });
     }
     if (req.tokenize) print({ type: 'tokens', tokens: req.tokenize.map((t) => engine.tokenize('probe', t)) });
+    if (req.embed) print({ type: 'embeddings', vectors: (await engine.embed('probe', req.embed)).map((v) => Array.from(v)) });
     for (const [i, r] of (req.recompute ?? []).entries()) {
       const t = performance.now();
       const recomputed = await engine.recompute('probe', r, r.tokens, VERIFY_TOP);

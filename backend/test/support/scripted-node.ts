@@ -17,6 +17,13 @@ export interface Challenge {
   params: { temperature: number; max_tokens: number; top_p: number; seed: number };
 }
 
+/** A catalog model's file in test stacks: the tiny embedding model's for the embedding model, else the tiny model's. */
+const fileOf = (modelId?: string) =>
+  join(
+    process.env.MODELS_DIR!,
+    BUILT_IN_CATALOG.models.find((m) => m.id === modelId)?.kind === 'embedding' ? TINY_EMBED_MODEL_FILE : TINY_MODEL_FILE,
+  );
+
 /**
  * The tiny model's own answer to a request (a challenge's prompt, or a job's), generated in a child process with its
  * sampling and seed, as an honest node holding the model would.
@@ -30,7 +37,7 @@ export async function modelsAnswer(c: Pick<Challenge, 'messages' | 'params'>): P
  * it ended, and its commitment (base64, as the done event carries it).
  */
 export async function modelsReply(
-  c: Pick<Challenge, 'messages'> & { params: Omit<Challenge['params'], 'seed'> & { seed?: number } },
+  c: Pick<Challenge, 'messages'> & { model_id?: string; params: Omit<Challenge['params'], 'seed'> & { seed?: number } },
   top?: number,
 ): Promise<{ text: string; stopReason: string; logprobs?: TokenLogprob[]; commitment: string }> {
   const { params } = c;
@@ -43,7 +50,7 @@ export async function modelsReply(
     commit: true,
     ...(top !== undefined ? { logprobs: top } : {}),
   };
-  const out = await probeEngine(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), { generate: run });
+  const out = await probeEngine(fileOf(c.model_id), { generate: run });
   const r = out.lines.find((l) => l.type === 'result') as unknown as {
     text: string;
     stopReason: string;
@@ -90,6 +97,12 @@ export async function modelsNumbersFor(
   };
 }
 
+/** The tiny embedding model's vectors for `texts`, as an honest node's engine computes them (base64 float32 each). */
+export async function modelsEmbeddings(texts: string[]): Promise<Float32Array[]> {
+  const out = await probeEngine(join(process.env.MODELS_DIR!, TINY_EMBED_MODEL_FILE), { embed: texts });
+  return (out.lines.find((l) => l.type === 'embeddings') as unknown as { vectors: number[][] }).vectors.map((v) => Float32Array.from(v));
+}
+
 /** What a node generates for a challenge's prompt; any text passes where no trusted generator judges it. */
 export type ChallengeWriter = (c: Challenge) => Promise<string | { text: string; commitment: string }>;
 
@@ -104,11 +117,6 @@ export async function modelsProof(c: Challenge): Promise<{ text: string; commitm
  * model's, the embedding model's the tiny embedding model's (test/support/catalog.ts).
  */
 export async function answerChallenges(challenges: Challenge[] | undefined, write: ChallengeWriter = async () => 'x') {
-  const fileOf = (modelId: string) =>
-    join(
-      process.env.MODELS_DIR!,
-      BUILT_IN_CATALOG.models.find((m) => m.id === modelId)?.kind === 'embedding' ? TINY_EMBED_MODEL_FILE : TINY_MODEL_FILE,
-    );
   return Promise.all(
     (challenges ?? []).map(async (c) => {
       const answer = await write(c);

@@ -26,6 +26,7 @@ import { RepliesService } from './replies.service';
 import { StreamSlots } from './stream-slots';
 import { TasksRepository } from './tasks.repository';
 import { TokenCounter } from './token-counter';
+import { fromBase64, toBase64 } from './vectors';
 
 /** An embedding job's texts, after the API checked them. */
 export interface EmbeddingRequest {
@@ -34,22 +35,6 @@ export interface EmbeddingRequest {
   /** The key the request came with: its owner pays, its daily limit caps the hold, its counters count the tokens. */
   apiKeyId: string;
 }
-
-/** Vectors as float32 values, little-endian (what nodes send and what `encoding_format: base64` answers). */
-export const toBase64 = (v: Float32Array): string => {
-  const b = Buffer.alloc(v.length * 4);
-  for (let i = 0; i < v.length; i++) b.writeFloatLE(v[i]!, i * 4);
-  return b.toString('base64');
-};
-
-/** The float32 values of a base64 text, or null when its bytes are not a whole number of them. */
-export const fromBase64 = (text: string): Float32Array | null => {
-  const b = Buffer.from(text, 'base64');
-  if (b.length % 4 !== 0) return null;
-  const v = new Float32Array(b.length / 4);
-  for (let i = 0; i < v.length; i++) v[i] = b.readFloatLE(i * 4);
-  return v;
-};
 
 /**
  * What is wrong with a generator's vectors for this job, or null: one per text, each of the model's embedding length,

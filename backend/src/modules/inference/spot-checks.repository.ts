@@ -118,7 +118,11 @@ export class SpotChecksRepository extends ConfiguredRepository {
   /** The node's spot checks by verdict. */
   /** The node's failed checks, all time (passed ones are never shown: they would tell which replies are verified). */
   async verdictsOf(nodeId: string, tx?: Tx): Promise<{ failed: number }> {
-    const row = await this.one<{ failed: number }>(`SELECT count(*)::int AS failed FROM spot_checks WHERE node_id = $1 AND status = 'failed'`, [nodeId], tx);
+    const row = await this.one<{ failed: number }>(
+      `SELECT count(*)::int AS failed FROM spot_checks WHERE node_id = $1 AND status = 'failed'`,
+      [nodeId],
+      tx,
+    );
     return row ?? { failed: 0 };
   }
 

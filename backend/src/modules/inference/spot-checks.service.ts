@@ -13,6 +13,7 @@ import { toGlob } from '../wallet/units';
 import { comparable, judgeReplay, PEER_ACTIVE_SECONDS, type SpotCheckVerdict } from './spot-check-verdict';
 import { SpotChecksRepository, type ChallengeBody, type ReplayJob } from './spot-checks.repository';
 import { TasksRepository } from './tasks.repository';
+import { fromBase64, toBase64 } from './vectors';
 import { sameLogprobs, type TokenLogprob } from '@glob/engine/logprobs';
 import { decodeCommitment } from '@glob/engine/commitment';
 import { verifyReply, type Recomputation, type StepsVerdict } from '@glob/engine/verification';
@@ -28,6 +29,26 @@ const SPOT_CHECK_NOTICE = "one of its replies failed the platform's verification
 const PROOF_NOTICE = (modelId: string) => `its answer to the challenge for ${modelId} was not the model's own output.`;
 
 const tokensOf = (text: string, tokenize: (text: string) => number[]) => tokenize(comparable(text));
+
+/** Texts of an embedding job a verifier computes again, chosen at random. */
+export const EMBEDDING_SAMPLE = 2;
+/**
+ * How close (cosine) a node's vector must be to the verifier's for the same text: node-llama-cpp on other hardware or
+ * threads rounds differently, far less than this; a vector that is not the model's is nowhere near.
+ */
+export const EMBEDDING_COSINE = 0.99;
+
+const cosine = (a: Float32Array, b: Float32Array): number => {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : a.length === b.length && na === nb ? 1 : 0;
+};
 
 /** Where a trusted generator says it can replay a model's replies (kept alive by its heartbeats). */
 export const verifierKey = (prefix: string, modelId: string) => `${prefix}:verifier:${modelId}`;
@@ -139,6 +160,42 @@ export class SpotChecksService {
     }
     await this.transactions.run(async (tx) => this.checks.addReplay({ spotCheckId: await this.checks.create(check, tx) }, [r.nodeId], job, tx));
     return true;
+  }
+
+  /**
+   * Whether an embedding job a node served is verified: as replies are (probation, then a random share), by a trusted
+   * generator computing EMBEDDING_SAMPLE of its texts, chosen at random, again.
+   */
+  async afterEmbeddings(taskId: string, nodeId: string, job: InferenceJob, vectors: Float32Array[]): Promise<boolean> {
+    const { spotCheckFirst, spotCheckPercent } = this.config.inference;
+    const probation = (await this.checks.passedSinceTrusted(nodeId)) < spotCheckFirst;
+    if (!probation && Math.random() * 100 >= spotCheckPercent) return false;
+    if (!(await this.trusted(job.modelId))) return false;
+    const input = job.embed!.input;
+    const sample = [...input.keys()].sort(() => Math.random() - 0.5).slice(0, EMBEDDING_SAMPLE);
+    await this.jobs.enqueue('inference.verify', {
+      kind: 'embedding',
+      checkId: await this.checks.create({ taskId, nodeId, modelId: job.modelId, nodeText: '' }),
+      modelId: job.modelId,
+      params: { temperature: 0, topP: 1, seed: 0, maxTokens: 1 },
+      embeddings: { texts: sample.map((i) => input[i]!), vectors: sample.map((i) => toBase64(vectors[i]!)) },
+    });
+    return true;
+  }
+
+  /** The verifier's vectors for an embedding job's sample are in: each of the node's must be within EMBEDDING_COSINE. */
+  verifyEmbeddings(job: VerifyJob, computed: Float32Array[]): Promise<SpotCheckVerdict | null> {
+    const sent = job.embeddings!.vectors.map(fromBase64);
+    const close = sent.map((v, i) => !!v && v.length === computed[i]?.length && cosine(v, computed[i]) >= EMBEDDING_COSINE);
+    const matched = close.findIndex((ok) => !ok);
+    const passed = matched < 0;
+    return this.concludeCheck(job.checkId, () => ({
+      passed,
+      ...(passed ? {} : { why: `its vector for sampled text ${matched} is not the model's (cosine below ${EMBEDDING_COSINE})` }),
+      matched: passed ? sent.length : matched,
+      nodeTokens: sent.length,
+      required: sent.length,
+    }));
   }
 
   /**

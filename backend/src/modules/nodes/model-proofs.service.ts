@@ -127,7 +127,11 @@ export class ModelProofsService {
       const file = this.fileOf(row.model_id);
       const took = (Date.now() - row.issued_at.getTime()) / 1000;
       if (file && took > this.answerSeconds(file)) {
-        await this.checks.failProof(row.id, `time: answered after ${took.toFixed(1)} s, the model's size allows ${this.answerSeconds(file).toFixed(1)} s`, tx);
+        await this.checks.failProof(
+          row.id,
+          `time: answered after ${took.toFixed(1)} s, the model's size allows ${this.answerSeconds(file).toFixed(1)} s`,
+          tx,
+        );
         return null;
       }
       const expected = file ? await hashRanges(file, row.challenge.nonce, row.challenge.ranges) : null;

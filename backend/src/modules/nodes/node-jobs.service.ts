@@ -30,7 +30,8 @@ import { SpotChecksService } from '../inference/spot-checks.service';
 import { PeerReplaysService } from '../inference/peer-replays.service';
 import { stopChannel } from '../inference/streams';
 import { TokenCounter } from '../inference/token-counter';
-import { EmbeddingsService, fromBase64 } from '../inference/embeddings.service';
+import { EmbeddingsService } from '../inference/embeddings.service';
+import { fromBase64 } from '../inference/vectors';
 import { outdated } from './agent-version';
 import { ProviderNodesRepository, type NodeIdentity } from './provider-nodes.repository';
 import { NodePoolsRepository } from './node-pools.repository';
@@ -378,6 +379,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
         );
     if (problem && vectors.some((v) => !v)) await this.embeddings.fail(data, node.id, runOf(a));
     await this.release(a, () => (problem ? this.leases.fail(a, problem) : this.leases.complete(a)));
+    if (!problem) await this.spotChecks.afterEmbeddings(data.taskId, node.id, data, vectors as Float32Array[]);
     if (problem) throw new UnprocessableEntityException(`Job ${jobId} has ended: ${problem}`);
   }
 

@@ -2,7 +2,8 @@ import { BadRequestException, Injectable, InternalServerErrorException, ServiceU
 import type { Response } from 'express';
 import type { RequestBody, Schemas } from '../../contract/types';
 import type { ApiKeyIdentity } from '../api-keys/api-keys.repository';
-import { EmbeddingsService, fromBase64 } from '../inference/embeddings.service';
+import { EmbeddingsService } from '../inference/embeddings.service';
+import { fromBase64 } from '../inference/vectors';
 import { InsufficientTokensException } from '../wallet/ledger.service';
 import { KeyLimits } from './key-limits';
 
