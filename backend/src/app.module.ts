@@ -13,6 +13,7 @@ import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { ChatModule } from './modules/chat/chat.module';
 import { InferenceModule } from './modules/inference/inference.module';
 import { NodesModule } from './modules/nodes/nodes.module';
+import { TrustModule } from './modules/trust/trust.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { OpenAiModule } from './modules/openai/openai.module';
 import { SecurityModule } from './modules/security/security.module';
@@ -68,7 +69,7 @@ export class WorkerModule {
   static forRoot(config?: AppConfig): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [CoreModule.forRoot(config), InferenceModule, SystemModule],
+      imports: [CoreModule.forRoot(config), InferenceModule, TrustModule, SystemModule],
       providers: [MailProcessor, InferenceProcessor, WorkerProbes],
     };
   }

@@ -16,7 +16,7 @@ import { NodesRepository } from '../modules/inference/nodes.repository';
 import { RepliesService } from '../modules/inference/replies.service';
 import { EmbeddingsService } from '../modules/inference/embeddings.service';
 import { hardwareScore } from '../modules/rewards/rewards';
-import { SpotChecksService, verifierKey } from '../modules/inference/spot-checks.service';
+import { SpotChecksService, verifierKey } from '../modules/trust/spot-checks.service';
 import { generateReply } from '@glob/engine/generation';
 import { VERIFY_TOP } from '@glob/engine/verification';
 import { stopChannel } from '../modules/inference/streams';

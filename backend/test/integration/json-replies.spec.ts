@@ -4,7 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InferenceService } from '../../src/modules/inference/inference.service';
-import { FAILED_SPOT_CHECK } from '../../src/modules/inference/spot-checks.service';
+import { FAILED_SPOT_CHECK } from '../../src/modules/trust/spot-checks.service';
 import type { StreamEvent } from '../../src/modules/inference/streams';
 import { killAgent, pairAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';

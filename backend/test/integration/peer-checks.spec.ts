@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FAILED_PROOF, FAILED_REPLAY, FAILED_SPOT_CHECK } from '../../src/modules/inference/spot-checks.service';
+import { FAILED_PROOF, FAILED_REPLAY, FAILED_SPOT_CHECK } from '../../src/modules/trust/spot-checks.service';
 import { killAgent, pairAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';

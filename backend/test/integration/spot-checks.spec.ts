@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type Redis from 'ioredis';
 import { REDIS } from '../../src/redis/redis.module';
 import { RewardsService } from '../../src/modules/rewards/rewards.service';
-import { FAILED_PROOF, FAILED_SPOT_CHECK, verifierKey } from '../../src/modules/inference/spot-checks.service';
+import { FAILED_PROOF, FAILED_SPOT_CHECK, verifierKey } from '../../src/modules/trust/spot-checks.service';
 import { killAgent, pairAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';

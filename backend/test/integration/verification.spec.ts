@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeCommitment, type Step } from '@glob/engine/commitment';
 import { buildVocabulary } from '../../scripts/tiny-model/vocabulary';
-import { FAILED_PROOF, FAILED_SPOT_CHECK } from '../../src/modules/inference/spot-checks.service';
+import { FAILED_PROOF, FAILED_SPOT_CHECK } from '../../src/modules/trust/spot-checks.service';
 import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';
 import { committedReply, modelsEmbeddings, modelsNumbersFor, modelsProof, ScriptedNode, type NodeJob } from '../support/scripted-node';

@@ -16,9 +16,6 @@ import { StreamHub } from './stream-hub';
 import { StreamSlots } from './stream-slots';
 import { TasksService } from './tasks.service';
 import { TokenCounter } from './token-counter';
-import { SpotChecksRepository } from './spot-checks.repository';
-import { SpotChecksService } from './spot-checks.service';
-import { PeerReplaysService } from './peer-replays.service';
 
 @Module({
   imports: [WalletModule, NotificationsModule, ChatModule, RewardsModule],
@@ -35,23 +32,9 @@ import { PeerReplaysService } from './peer-replays.service';
     ReplyReaper,
     RepliesService,
     TokenCounter,
-    SpotChecksService,
-    SpotChecksRepository,
-    PeerReplaysService,
     // The key a reply was asked for with: its daily limit at the hold, its usage when the reply settles.
     ApiKeysRepository,
   ],
-  exports: [
-    TasksService,
-    NodesRepository,
-    TasksRepository,
-    RepliesService,
-    InferenceService,
-    EmbeddingsService,
-    TokenCounter,
-    SpotChecksService,
-    SpotChecksRepository,
-    PeerReplaysService,
-  ],
+  exports: [TasksService, NodesRepository, TasksRepository, RepliesService, InferenceService, EmbeddingsService, TokenCounter],
 })
 export class InferenceModule {}

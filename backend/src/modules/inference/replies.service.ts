@@ -8,7 +8,7 @@ import { REDIS } from '../../redis/redis.module';
 import { completionBudget, holdTokens } from './budget';
 import { CatalogModel, loadCatalog } from './catalog';
 import { logprobsProblem, type TokenLogprob } from '@glob/engine/logprobs';
-import { matchesJsonSchema } from './json-schema-check';
+import { matchesJsonSchema } from '../trust/json-schema-check';
 import { REAPED } from './reaper.service';
 import { taskDifficulty } from '../rewards/rewards';
 import { StreamEvent, stopKey, TokenStream } from './streams';

@@ -3,8 +3,8 @@ import { NodeCredentialGuard } from '../../auth/node-credential.guard';
 import { RateLimiter } from '../../common/rate-limit';
 import { InferenceModule } from '../inference/inference.module';
 import { RewardsModule } from '../rewards/rewards.module';
+import { TrustModule } from '../trust/trust.module';
 import { JoinTokensRepository } from './join-tokens.repository';
-import { ModelProofsService } from './model-proofs.service';
 import { NodeCatalogService } from './node-catalog.service';
 import { NodeJobsService } from './node-jobs.service';
 import { NodesController } from './nodes.controller';
@@ -15,12 +15,11 @@ import { ProviderNodesRepository } from './provider-nodes.repository';
 
 /** The nodes tag: pairing, node credentials, the node operations (heartbeat, claim, events, return) and the owner's controls. */
 @Module({
-  imports: [InferenceModule, RewardsModule],
+  imports: [InferenceModule, RewardsModule, TrustModule],
   controllers: [NodesController],
   providers: [
     NodesService,
     NodeJobsService,
-    ModelProofsService,
     NodeCatalogService,
     PoolsService,
     JoinTokensRepository,

@@ -5,7 +5,7 @@ import { Transactions } from '../../database/repository';
 import { comparable, judgeReplay, PEER_ACTIVE_SECONDS, REPLAY_WAIT_SECONDS, type SpotCheckVerdict } from './spot-check-verdict';
 import { SpotChecksRepository, type PeerReplayRow, type ReplaySubject } from './spot-checks.repository';
 import { SpotChecksService } from './spot-checks.service';
-import { TokenCounter } from './token-counter';
+import { TokenCounter } from '../inference/token-counter';
 
 /** Replays one check may take: the first peer's, a tie-breaker's, and one more when a peer could not answer. */
 const MAX_REPLAYS = 3;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfiguredRepository, type Tx } from '../../database/repository';
 import type { JobTurn } from '../../jobs/jobs';
-import { liveNode } from './nodes.repository';
+import { liveNode } from '../inference/nodes.repository';
 
 export interface SpotCheckRow {
   id: string;

@@ -7,9 +7,9 @@ import type { Schemas } from '../../contract/types';
 import { Transactions } from '../../database/repository';
 import { CatalogModel, loadCatalog } from '../inference/catalog';
 import { hashRanges } from '@glob/engine/file-proof';
-import { PEER_ACTIVE_SECONDS } from '../inference/spot-check-verdict';
-import { SpotChecksService } from '../inference/spot-checks.service';
-import { SpotChecksRepository, type ChallengeBody, type ModelProofRow } from '../inference/spot-checks.repository';
+import { PEER_ACTIVE_SECONDS } from './spot-check-verdict';
+import { SpotChecksService } from './spot-checks.service';
+import { SpotChecksRepository, type ChallengeBody, type ModelProofRow } from './spot-checks.repository';
 
 /** Byte ranges a challenge asks for, and how long each is. */
 const RANGES = 4;
