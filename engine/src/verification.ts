@@ -140,10 +140,10 @@ export function verifyReply(committed: readonly Step[] | null, recomputed: Recom
     claim.stopReason === 'either'
       ? rest === '' && (ended || generated === claim.maxTokens)
       : claim.stopReason === 'length'
-      ? !ended && generated === claim.maxTokens && (rest === '' || grammarEnd)
-      : claim.stopReason === 'stop'
-        ? (ended && (rest === '' || grammarEnd)) || afterStop || grammarEnd
-        : rest === '' || afterStop || grammarEnd;
+        ? !ended && generated === claim.maxTokens && (rest === '' || grammarEnd)
+        : claim.stopReason === 'stop'
+          ? (ended && (rest === '' || grammarEnd)) || afterStop || grammarEnd
+          : rest === '' || afterStop || grammarEnd;
   if (!consistent) return fail(`its tokens do not end as a "${claim.stopReason}" reply does`);
   return verifySteps(committed, recomputed.steps, recomputed.promptTail, claim.sampling);
 }
