@@ -26,7 +26,7 @@ import { RepliesService } from './replies.service';
 import { StreamSlots } from './stream-slots';
 import { TasksRepository } from './tasks.repository';
 import { TokenCounter } from './token-counter';
-import { fromBase64, toBase64 } from './vectors';
+import { toBase64 } from './vectors';
 
 /** An embedding job's texts, after the API checked them. */
 export interface EmbeddingRequest {
