@@ -7,6 +7,7 @@
 import { createParser } from 'eventsource-parser';
 import { join } from 'node:path';
 import type { ChatTurn, GenerateRequest, GenerateResult } from '@glob/engine/llama-engine';
+import { COMMIT_TOP, type Step } from '@glob/engine/commitment';
 import { alignLogprobs, clampLogprob, cutLogprobs, type ScoredToken, type TokenLogprob } from '@glob/engine/logprobs';
 import { freePort, LLAMA_SERVER, spawnTied, type Tied, waitForPort } from './llama-process';
 
@@ -148,6 +149,9 @@ export class LlamaServer {
     let final: CompletionChunk | null = null;
     const top = req.logprobs;
     const scored: ScoredToken[] = [];
+    // The commitment is read from the same pre-sampling distribution, each token's id with its likeliest candidates.
+    const steps: Step[] = [];
+    const probs = top !== undefined || req.commit ? Math.max(1, top ?? 0, req.commit ? COMMIT_TOP : 0) : undefined;
     // Bytes decoded as one stream: a character split across tokens comes out whole on the token that ends it. (This
     // llama-server sends nothing for a token ending inside a character: the next entry has the whole character.)
     const pieces = new TextDecoder();
@@ -159,6 +163,7 @@ export class LlamaServer {
       firstTokenMs,
       durationMs: elapsed(),
       ...(top !== undefined ? { logprobs: replyLogprobs(text, scored) } : {}),
+      ...(req.commit ? { commitment: steps } : {}),
     });
     if (req.signal?.aborted) return result('abort');
     // llama-server's JSON grammar lets whitespace follow the value without end, and a model may take it: a JSON reply
@@ -181,7 +186,7 @@ export class LlamaServer {
           // llama-server builds the grammar itself.
           ...(req.jsonSchema ? { json_schema: req.jsonSchema } : {}),
           // The model's own distribution before the sampler (as the engine scores), at least the chosen token's.
-          ...(top !== undefined ? { n_probs: Math.max(1, top), post_sampling_probs: false } : {}),
+          ...(probs !== undefined ? { n_probs: probs, post_sampling_probs: false } : {}),
           stream: true,
         }),
         ...(req.signal ? { signal: req.signal } : {}),
@@ -195,8 +200,14 @@ export class LlamaServer {
       onEvent: (e) => {
         const chunk = JSON.parse(e.data) as CompletionChunk;
         if (whole) return;
-        if (top !== undefined) {
-          for (const p of chunk.completion_probabilities ?? []) {
+        for (const p of chunk.completion_probabilities ?? []) {
+          if (req.commit)
+            steps.push({
+              token: p.id,
+              logprob: clampLogprob(p.logprob),
+              top: (p.top_logprobs ?? []).slice(0, COMMIT_TOP).map((c) => [c.id, clampLogprob(c.logprob)]),
+            });
+          if (top !== undefined)
             scored.push({
               piece: pieces.decode(Uint8Array.from(p.bytes), { stream: true }),
               // A probability of 0 comes as float's lowest value: the floor, as the engine answers it.
@@ -205,7 +216,6 @@ export class LlamaServer {
                 .slice(0, top)
                 .map((c) => ({ piece: new TextDecoder().decode(Uint8Array.from(c.bytes)), logprob: clampLogprob(c.logprob) })),
             });
-          }
         }
         if (chunk.content) {
           firstTokenMs ??= elapsed();

@@ -85,8 +85,8 @@ export interface InferenceJob extends JobTrace {
 }
 
 /**
- * Generate a request again on a trusted generator and judge what a node answered: a spot check of a reply (`reply`,
- * with the seed the node was given) or the generation part of a model challenge (`proof`).
+ * Verify on a trusted generator what a node answered: a reply (`reply`) or the generation of a model challenge
+ * (`proof`), its committed tokens recomputed; or a sample of an embedding job's texts (`embedding`), computed again.
  */
 export interface VerifyJob extends JobTrace {
   kind: 'reply' | 'proof' | 'embedding';

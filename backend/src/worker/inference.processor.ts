@@ -234,8 +234,8 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
   }
 
   /**
-   * A verification (a reply or a model challenge): the node's committed tokens recomputed here (a trusted generator)
-   * and judged; a pool's reply, which comes without a commitment, is generated again and compared.
+   * A verification: an embedding job's sample computed again, or a reply's or a model challenge's committed tokens
+   * recomputed here (a trusted generator), and judged.
    */
   private async verify(job: Job<VerifyJob>): Promise<void> {
     const { kind, checkId, modelId, params } = job.data;
@@ -246,26 +246,13 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       return;
     }
     const input = { ...generationInput(job.data), maxTokens: params.maxTokens };
-    if (job.data.recompute) {
-      const verdict = await this.spotChecks.verifyByRecomputation(
-        job.data,
-        (tokens) => engine.recompute(modelId, input, tokens, VERIFY_TOP),
-        (text, top) => engine.score(modelId, input, text, top),
-      );
-      if (verdict)
-        this.logger.log(`Verified ${kind} ${checkId}: ${verdict.passed ? 'passed' : `failed (${verdict.why})`} (${verdict.nodeTokens} tokens)`);
-      return;
-    }
-    const replay = await engine.generate(modelId, {
-      ...input,
-      temperature: params.temperature,
-      topP: params.topP,
-      seed: params.seed,
-      ...(params.jsonSchema ? { jsonSchema: params.jsonSchema } : {}),
-    });
-    const verdict = await this.spotChecks.judge(checkId, replay.text, (text) => engine.tokenize(modelId, text));
+    const verdict = await this.spotChecks.verifyByRecomputation(
+      job.data,
+      (tokens) => engine.recompute(modelId, input, tokens, VERIFY_TOP),
+      (text, top) => engine.score(modelId, input, text, top),
+    );
     if (verdict)
-      this.logger.log(`Checked ${kind} ${checkId}: ${verdict.passed ? 'passed' : 'failed'} (${verdict.matched}/${verdict.nodeTokens} tokens match)`);
+      this.logger.log(`Verified ${kind} ${checkId}: ${verdict.passed ? 'passed' : `failed (${verdict.why})`} (${verdict.nodeTokens} tokens)`);
   }
 
   /** SIGTERM: running jobs may finish within the shutdown budget; after it they go back to the queue. */

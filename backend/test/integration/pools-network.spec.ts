@@ -242,7 +242,8 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
     const [reward] = (await stack.db.query(`SELECT units::int FROM node_rewards WHERE task_id = $1`, [t.id])) as Array<{ units: number }>;
     expect(shares.reduce((n, s) => n + s.units, 0)).toBe(reward!.units);
     for (const s of shares) expect(Math.abs(s.units - reward!.units / 3)).toBeLessThanOrEqual(1);
-    // A pool is spot-checked as any node is: its reply, replayed on one host by node-llama-cpp, agrees.
+    // A pool is verified as any node is: its coordinator's commitment (llama-server's numbers over RPC) is what
+    // node-llama-cpp recomputes on one host.
     const [check] = await until(
       'the spot check of the pooled reply',
       async () => (await stack.db.query(`SELECT status FROM spot_checks WHERE task_id = $1`, [t.id])) as Array<{ status: string }>,
@@ -285,16 +286,16 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
       node_id: string;
     }>;
     expect(tasks.map((t) => t.node_id)).toEqual([members[0]!.nodeId, members[0]!.nodeId]);
-    // Neither is spot-checked (llama.cpp's server samples under a grammar its own way, so a replay would differ): the
-    // schema check is theirs, and the pool is not failed for them.
+    // Both are verified like any node's replies: the coordinator commits to llama-server's own numbers for the tokens
+    // it sampled under the grammar, and the verifier's recomputation agrees.
     const checks = await until(
-      'the spot checks of the pooled JSON replies',
+      'the verifications of the pooled JSON replies',
       async () =>
         (await stack.db.query(`SELECT status FROM spot_checks WHERE task_id = ANY($1)`, [tasks.map((t) => t.id)])) as Array<{ status: string }>,
-      (rows) => rows.every((r) => r.status !== 'pending'),
+      (rows) => rows.length === 2 && rows.every((r) => r.status !== 'pending'),
       60_000,
     );
-    expect(checks).toEqual([]);
+    expect(checks).toEqual([{ status: 'passed' }, { status: 'passed' }]);
 
     // logprobs from the coordinator's llama-server: the answer's tokens, each the likeliest at temperature 0.
     const scored = await openai.chat.completions.create({

@@ -27,7 +27,11 @@ describe('verification of the real agent over the network', () => {
   let dataDir: string;
 
   beforeAll(async () => {
-    stack = await startStack({ host: noNetns ? '127.0.0.1' : '0.0.0.0', env: { SPOT_CHECK_FIRST: '1000', WELCOME_BONUS_GLOB: '5000' } });
+    // A long run streams more events calls than one node's default budget (1,200 a minute) allows.
+    stack = await startStack({
+      host: noNetns ? '127.0.0.1' : '0.0.0.0',
+      env: { SPOT_CHECK_FIRST: '1000', WELCOME_BONUS_GLOB: '5000', ...(REPLIES > 100 ? { NODE_RATE_LIMIT: '100000' } : {}) },
+    });
     worker = await startWorker(stack, { WORKER_VERIFY_ONLY: 'true' });
     if (noNetns) console.warn(`The agent runs on loopback, not on a host of its own: ${noNetns}`);
     else host = createNetnsHost();

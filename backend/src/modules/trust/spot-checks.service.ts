@@ -10,7 +10,7 @@ import { REDIS } from '../../redis/redis.module';
 import { NotificationsService } from '../notifications/notifications.service';
 import { LedgerService } from '../wallet/ledger.service';
 import { toGlob } from '../wallet/units';
-import { comparable, judgeReplay, PEER_ACTIVE_SECONDS, type SpotCheckVerdict } from './spot-check-verdict';
+import { PEER_ACTIVE_SECONDS, type SpotCheckVerdict } from './spot-check-verdict';
 import { SpotChecksRepository, type ChallengeBody, type ReplayJob } from './spot-checks.repository';
 import { TasksRepository } from '../inference/tasks.repository';
 import { fromBase64, toBase64 } from '../inference/vectors';
@@ -27,8 +27,6 @@ export const FAILED_REPLAY =
 const REPLAY_NOTICE = "its replay of another node's work, for a check, was not the model's own output.";
 const SPOT_CHECK_NOTICE = "one of its replies failed the platform's verification: it was not the model's own output.";
 const PROOF_NOTICE = (modelId: string) => `its answer to the challenge for ${modelId} was not the model's own output.`;
-
-const tokensOf = (text: string, tokenize: (text: string) => number[]) => tokenize(comparable(text));
 
 /** Texts of an embedding job a verifier computes again, chosen at random. */
 export const EMBEDDING_SAMPLE = 2;
@@ -80,8 +78,8 @@ export interface ServedReply {
  * in-cluster worker) by recomputation: one teacher-forced pass over the prompt and the tokens the node committed to,
  * every position judged (verifyReply). Nothing the owner sees tells which replies are verified. A node that fails is
  * suspended (the owner cannot resume it; a fresh model proof brings it back on probation), its unpaid rewards are
- * withheld, and every reply it delivered since its last payout is refunded to its requester. A pool's replies are
- * still replayed and compared token by token (judgeReplay); so are checks by other owners' nodes.
+ * withheld, and every reply it delivered since its last payout is refunded to its requester. Where no trusted generator
+ * serves the model, other owners' nodes replay the reply and the texts are compared (PeerReplaysService).
  */
 @Injectable()
 export class SpotChecksService {
@@ -103,15 +101,14 @@ export class SpotChecksService {
    * owner's node that has proven it (see PeerReplaysService); unchecked when neither is there.
    */
   async afterReply(r: ServedReply): Promise<boolean> {
-    const verifiable = !!r.ended && !r.pooled;
     // A reply the platform ended (stopped, its client gone) carries no commitment of the node's: nothing to verify.
-    if (!r.pooled && !r.ended) return false;
+    if (!r.ended) return false;
     const { spotCheckFirst, spotCheckPercent } = this.config.inference;
     const probation = (await this.checks.passedSinceTrusted(r.nodeId)) < spotCheckFirst;
     if (!probation && Math.random() * 100 >= spotCheckPercent) return false;
     const check = { taskId: r.taskId, nodeId: r.nodeId, modelId: r.job.modelId, nodeText: r.text };
-    if (verifiable && (await this.trusted(r.job.modelId))) {
-      const { commitment, stopReason, maxTokens } = r.ended!;
+    if (await this.trusted(r.job.modelId)) {
+      const { commitment, stopReason, maxTokens } = r.ended;
       await this.jobs.enqueue('inference.verify', {
         kind: 'reply',
         checkId: await this.checks.create(check),
@@ -125,13 +122,17 @@ export class SpotChecksService {
           ...(r.job.params.jsonSchema ? { jsonSchema: r.job.params.jsonSchema } : {}),
         },
         recompute: { commitment, text: r.text, stopReason, ...(r.job.params.stop?.length ? { stops: r.job.params.stop } : {}) },
-        // The logprobs a /v1 reply was sent with are scored again on the same text: they must be the model's too.
-        ...(r.job.params.logprobs !== undefined && r.logprobs ? { score: { text: r.text, top: r.job.params.logprobs, logprobs: r.logprobs } } : {}),
+        // The logprobs a /v1 reply was sent with are scored again on the same text: they must be the model's too. (A
+        // pool's llama-server splits its text into tokens as it sampled them, not as the tokenizer splits the text: its
+        // logprobs are only checked for form, its commitment as any node's.)
+        ...(r.job.params.logprobs !== undefined && r.logprobs && !r.pooled
+          ? { score: { text: r.text, top: r.job.params.logprobs, logprobs: r.logprobs } }
+          : {}),
       });
       return true;
     }
-    // Replayed and compared as text (a pool's reply, or a check by another owner's node): an empty one has no tokens
-    // to compare.
+    // Without a trusted generator, another owner's node replays the reply and the texts are compared: an empty one has
+    // no tokens to compare.
     if (!r.text || r.completionTokens < 1) return false;
     // llama.cpp's server samples under a grammar its own way (it samples first and samples again when the grammar
     // refuses the token), so an honest pool's JSON reply and its replay differ token by token: such a reply is only
@@ -148,12 +149,6 @@ export class SpotChecksService {
         ...(r.job.params.jsonSchema ? { json_schema: JSON.stringify(r.job.params.jsonSchema) } : {}),
       },
     };
-    if (await this.trusted(r.job.modelId)) {
-      // A pool's llama-server splits its text into tokens as it sampled them, not as the tokenizer splits the text,
-      // so only its text is compared.
-      await this.enqueueReplay(await this.checks.create(check), job);
-      return true;
-    }
     if (!(await this.checks.peerAvailable(r.job.modelId, [r.nodeId], PEER_ACTIVE_SECONDS))) {
       this.logger.debug(`Neither a trusted generator nor another owner's node serves ${r.job.modelId}: reply ${r.job.streamId} is not checked`);
       return false;
@@ -244,14 +239,6 @@ export class SpotChecksService {
   }
 
   /**
-   * The trusted generator's replay of a pool's reply is in: the reply is judged against it token by token (with the
-   * generator's tokenizer). Answers the verdict (null when the check was already judged).
-   */
-  judge(checkId: string, replayText: string, tokenize: (text: string) => number[]): Promise<SpotCheckVerdict | null> {
-    return this.concludeCheck(checkId, (nodeText) => judgeReplay(tokensOf(replayText, tokenize), tokensOf(nodeText, tokenize)));
-  }
-
-  /**
    * Applies the verdict on a pending spot check: a failure pauses the node, withholds its unpaid rewards, tells its
    * owner and refunds the reply's requester. Null when the check was already judged.
    */
@@ -311,23 +298,6 @@ export class SpotChecksService {
       messages: challenge.messages,
       params: { temperature: params.temperature, topP: params.top_p, seed: params.seed, maxTokens: params.max_tokens },
       recompute: { commitment, text, stopReason: 'either' },
-    });
-  }
-
-  private async enqueueReplay(checkId: string, job: ReplayJob): Promise<void> {
-    const { params } = job;
-    await this.jobs.enqueue('inference.verify', {
-      kind: 'reply',
-      checkId,
-      modelId: job.model_id,
-      ...generationInput(job),
-      params: {
-        temperature: params.temperature,
-        topP: params.top_p,
-        seed: params.seed,
-        maxTokens: params.max_tokens,
-        ...(params.json_schema ? { jsonSchema: JSON.parse(params.json_schema) as Record<string, unknown> } : {}),
-      },
     });
   }
 
