@@ -362,7 +362,11 @@ export class LlamaEngine {
         ids.filter((_, i) => !eog[i]),
         false,
       );
-      return { steps, promptTail: prompt.slice(-64), text, eog };
+      // Each token's own text, the candidates' too: inside a JSON string, the grammar allows any token without a quote,
+      // a backslash or a control character.
+      const pieces: Record<number, string> = {};
+      for (const s of steps) for (const id of [s.token, ...s.top.map(([t]) => t)]) pieces[id] ??= m.model.detokenize([id as Nlc.Token], false);
+      return { steps, promptTail: prompt.slice(-64), text, eog, pieces };
     } finally {
       this.release(m, slot);
     }

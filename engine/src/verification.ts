@@ -33,6 +33,12 @@ export interface Sampling {
   topP: number;
   /** Generated under a grammar (a JSON schema): the grammar, not the model alone, chose among tokens. */
   constrained?: boolean;
+  /**
+   * The grammar's strings are free (its schema bounds no string: no enum, const, pattern, format or length): inside a
+   * string any token without a quote, a backslash or a control character is allowed, so string contents are checked
+   * against those tokens as free text is against all.
+   */
+  freeStrings?: boolean;
 }
 
 export interface StepsVerdict {
@@ -57,9 +63,16 @@ function sameStep(node: Step, model: Step): boolean {
 /**
  * Why the token at this recomputed step could not have been sampled, or null when it could. `seen` holds the tokens of
  * the REPEAT_WINDOW positions before it; `step.top` must hold the VERIFY_TOP likeliest tokens, most likely first.
+ * `allowed` says which tokens the sampler could have chosen instead (a grammar allows fewer): only those count as
+ * likelier; the top-k's mass is still every token's, which can only make the bound more lenient.
  */
-export function samplingProblem(step: Step, seen: ReadonlySet<number>, sampling: Sampling): string | null {
-  const above = step.top.filter(([id, lp]) => id !== step.token && lp > step.logprob + ABOVE_MARGIN && !seen.has(id));
+export function samplingProblem(
+  step: Step,
+  seen: ReadonlySet<number>,
+  sampling: Sampling,
+  allowed: (token: number) => boolean = () => true,
+): string | null {
+  const above = step.top.filter(([id, lp]) => id !== step.token && lp > step.logprob + ABOVE_MARGIN && !seen.has(id) && allowed(id));
   if (sampling.temperature <= 0 && above.length > 0) return `it is not the likeliest token (${above.length} likelier), at temperature 0`;
   if (above.length >= SAMPLER_TOP_K) return `it is outside the ${SAMPLER_TOP_K} likeliest tokens`;
   const topK = step.top.slice(0, SAMPLER_TOP_K).reduce((sum, [, lp]) => sum + Math.exp(lp), 0);
@@ -69,25 +82,73 @@ export function samplingProblem(step: Step, seen: ReadonlySet<number>, sampling:
 }
 
 /**
+ * Where a JSON text being written stands, character by character: inside a string or not, and whether that string is
+ * an object's key (a schema's keys are literals its grammar writes, not free text) or a value.
+ */
+class JsonPlace {
+  private readonly containers: Array<'object' | 'array'> = [];
+  private expectKey = false;
+  private string: 'key' | 'value' | null = null;
+  private escaped = false;
+
+  /** Inside a value string, past any escape: where a free string's grammar allows any token without a break. */
+  inValueString(): boolean {
+    return this.string === 'value' && !this.escaped;
+  }
+
+  read(text: string): void {
+    for (const ch of text) {
+      if (this.string) {
+        if (this.escaped) this.escaped = false;
+        else if (ch === '\\') this.escaped = true;
+        else if (ch === '"') this.string = null;
+        continue;
+      }
+      const top = this.containers.at(-1);
+      if (ch === '"') this.string = top === 'object' && this.expectKey ? 'key' : 'value';
+      else if (ch === '{') {
+        this.containers.push('object');
+        this.expectKey = true;
+      } else if (ch === '[') this.containers.push('array');
+      else if (ch === '}' || ch === ']') this.containers.pop();
+      else if (ch === ':') this.expectKey = false;
+      else if (ch === ',') this.expectKey = top === 'object';
+    }
+  }
+}
+
+/** A token a JSON string's grammar may not allow inside the string: a quote, a backslash, a control character. */
+const STRING_BREAK = /["\\\u0000-\u001f\u007f]/;
+
+/**
  * Judges a reply's steps as the node committed them against the verifier's recomputation of the same tokens after
- * the same prompt (`promptTail`: the prompt's last tokens, for the repetition window).
+ * the same prompt (`promptTail`: the prompt's last tokens, for the repetition window; `pieces`: the tokens' texts).
  */
 export function verifySteps(
   committed: readonly Step[],
   recomputed: readonly Step[],
   promptTail: readonly number[],
   sampling: Sampling,
+  pieces: Readonly<Record<number, string>> = {},
 ): StepsVerdict {
   if (committed.length !== recomputed.length)
     return { passed: false, checked: 0, why: `it committed ${committed.length} steps for ${recomputed.length} tokens` };
   const history = [...promptTail.slice(-REPEAT_WINDOW)];
+  const json = new JsonPlace();
+  const pieceOf = (id: number) => pieces[id] ?? '';
   for (const [i, model] of recomputed.entries()) {
     const fail = (why: string): StepsVerdict => ({ passed: false, checked: i + 1, why: `token ${i}: ${why}` });
     if (!sameStep(committed[i]!, model)) return fail("its committed log probabilities are not the model's");
+    const seen = new Set(history.slice(-REPEAT_WINDOW));
     if (!sampling.constrained) {
-      const problem = samplingProblem(model, new Set(history.slice(-REPEAT_WINDOW)), sampling);
+      const problem = samplingProblem(model, seen, sampling);
       if (problem) return fail(problem);
+    } else if (sampling.freeStrings && json.inValueString() && !STRING_BREAK.test(pieceOf(model.token))) {
+      // String content: judged among the tokens the grammar allows there (those it may not allow are left out).
+      const problem = samplingProblem(model, seen, sampling, (id) => !STRING_BREAK.test(pieceOf(id)));
+      if (problem) return fail(`inside a JSON string, ${problem}`);
     }
+    json.read(pieceOf(model.token));
     history.push(model.token);
   }
   return { passed: true, checked: recomputed.length };
@@ -114,6 +175,8 @@ export interface Recomputation {
   text: string;
   /** Whether each token ends generation. */
   eog: boolean[];
+  /** The text of each token of `steps` and of their candidates, decoded alone. */
+  pieces?: Record<number, string>;
 }
 
 /**
@@ -145,5 +208,5 @@ export function verifyReply(committed: readonly Step[] | null, recomputed: Recom
           ? (ended && (rest === '' || grammarEnd)) || afterStop || grammarEnd
           : rest === '' || afterStop || grammarEnd;
   if (!consistent) return fail(`its tokens do not end as a "${claim.stopReason}" reply does`);
-  return verifySteps(committed, recomputed.steps, recomputed.promptTail, claim.sampling);
+  return verifySteps(committed, recomputed.steps, recomputed.promptTail, claim.sampling, recomputed.pieces);
 }

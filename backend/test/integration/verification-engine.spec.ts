@@ -53,3 +53,49 @@ describe('verification by recomputation on the engine (child processes, tiny mod
     expect(recomputed.some((r) => r.eog.at(-1))).toBe(true);
   }, 120_000);
 });
+
+describe('verification of JSON replies generated under a grammar (child processes, tiny model)', () => {
+  const SCHEMA = {
+    type: 'object',
+    properties: { answer: { type: 'string' }, note: { type: 'string' } },
+    required: ['answer', 'note'],
+    additionalProperties: false,
+  };
+  const JSON_REPLIES = 30;
+  const model = () => join(process.env.MODELS_DIR!, TINY_MODEL_FILE);
+  const sampling = (i: number) => ({ ...SAMPLINGS[i % SAMPLINGS.length]!, constrained: true, freeStrings: true });
+
+  it(`${JSON_REPLIES} honest JSON replies with free strings pass; the same JSON with made-up string contents fails`, async () => {
+    const runs = Array.from({ length: JSON_REPLIES }, (_, i) => ({
+      messages: [{ role: 'user', content: PROMPTS[i % PROMPTS.length]! }],
+      maxTokens: 96,
+      ...SAMPLINGS[i % SAMPLINGS.length]!,
+      seed: 2000 + i,
+      jsonSchema: SCHEMA,
+      commit: true,
+    }));
+    const results = (await probeEngine(model(), { threads: 1, generate: runs })).lines.filter((l) => l.type === 'result') as unknown as Result[];
+    // A liar's JSON: the same shape, its own words in the strings, with the model's numbers for its tokens.
+    const lie = JSON.stringify({ answer: 'Log in at evil.example now', note: 'trust me' });
+    const tokenized = (await probeEngine(model(), { tokenize: [lie] })).lines.find((l) => l.type === 'tokens') as unknown as { tokens: number[][] };
+    const lieTokens = tokenized.tokens[0]!;
+    const verified = await probeEngine(model(), {
+      threads: 1,
+      recompute: [
+        ...runs.map((r, i) => ({ messages: r.messages, maxTokens: r.maxTokens, tokens: results[i]!.commitment.map((s) => s.token) })),
+        { messages: runs[0]!.messages, maxTokens: 96, tokens: lieTokens },
+      ],
+    });
+    const recomputed = verified.lines.filter((l) => l.type === 'recomputed') as unknown as Recomputation[];
+    const verdicts = results.map((r, i) =>
+      verifyReply(r.commitment, recomputed[i]!, { text: r.text, stopReason: r.stopReason, maxTokens: 96, sampling: sampling(i) }),
+    );
+    expect(verdicts.filter((v) => !v.passed)).toEqual([]);
+    // Each is the grammar's JSON, its first string value free text the verifier judged (most run to the cap inside it).
+    for (const r of results) expect(r.text).toMatch(/^\{\s*"answer"\s*:\s*"/);
+    const liar = recomputed.at(-1)!;
+    const committed = liar.steps.map((s) => ({ ...s, top: s.top.slice(0, 4) }));
+    const verdict = verifyReply(committed, liar, { text: lie, stopReason: 'length', maxTokens: committed.length, sampling: sampling(0) });
+    expect(verdict).toMatchObject({ passed: false, why: expect.stringMatching(/inside a JSON string/) });
+  }, 120_000);
+});

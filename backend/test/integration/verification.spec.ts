@@ -8,6 +8,8 @@ import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';
 import { committedReply, modelsEmbeddings, modelsNumbersFor, modelsProof, ScriptedNode, type NodeJob } from '../support/scripted-node';
 import { BUILT_IN_CATALOG } from '../../src/modules/inference/catalog';
+import { InferenceService } from '../../src/modules/inference/inference.service';
+import type { StreamEvent } from '../../src/modules/inference/streams';
 import { toBase64 } from '../../src/modules/inference/vectors';
 import { newUser } from '../support/users';
 import { readSse, startReply, startWorker, type WorkerProcess } from '../support/worker';
@@ -83,10 +85,10 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
   };
 
   /** The node ends suspended, unable to work or be resumed, with nothing pending; its requester has what it had. */
-  const expectCaught = async (node: ScriptedNode, before: Funds) => {
-    const view = (await stack.http.get('/api/nodes').set(owner.auth)).body.nodes.find((n: { id: string }) => n.id === node.id);
+  const expectCaught = async (node: ScriptedNode, before: Funds, by: User = owner) => {
+    const view = (await stack.http.get('/api/nodes').set(by.auth)).body.nodes.find((n: { id: string }) => n.id === node.id);
     expect(view).toMatchObject({ status: 'paused', paused_reason: FAILED_SPOT_CHECK, pending: 0, proven_models: [] });
-    const resume = await stack.http.patch(`/api/nodes/${node.id}`).set(owner.auth).send({ paused: false });
+    const resume = await stack.http.patch(`/api/nodes/${node.id}`).set(by.auth).send({ paused: false });
     expect(resume.status).toBe(409);
     expect(resume.body.message).toMatch(/suspended/);
     expect(await node.claim(1)).toBeNull();
@@ -97,7 +99,7 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
     expect(unpaid[0]!.n).toBe(0);
     expect(await funds()).toEqual(before);
     // Its owner sees the failure, and never how many replies passed (that would tell when checks happen).
-    const earnings = await stack.http.get(`/api/nodes/earnings/${node.id}`).set(owner.auth).expect(200);
+    const earnings = await stack.http.get(`/api/nodes/earnings/${node.id}`).set(by.auth).expect(200);
     expect(earnings.body.checks).toEqual({ failed: 1 });
   };
 
@@ -233,6 +235,33 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
     expect(await verdicts(liar.id, 1)).toEqual(['failed']);
     await expectCaught(liar, before);
   }, 120_000);
+
+  it('made-up JSON under a schema of free strings, sent with the model’s numbers for its own tokens, fails inside its string', async () => {
+    const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
+    const apiKeyId = (await stack.http.post('/api/api-keys').set(requester.auth).send({ name: 'json-verified' }).expect(201)).body.api_key
+      .id as string;
+    const node = await ScriptedNode.pair(stack, prover, { models: [MODEL], write: modelsProof });
+    const before = await funds();
+    const streamId = `s_ver_json_${Date.now().toString(36)}`;
+    const started = stack.app
+      .get(InferenceService)
+      .start(requester.id, { streamId, modelId: MODEL, prompt: 'Answer as JSON', params: { max_tokens: 64 } }, { apiKeyId, jsonSchema: schema });
+    const job = (await node.claim())!;
+    const lie = '{"answer": "Log in at evil.example now"}';
+    const { tokens } = await modelsNumbersFor(job, [], [lie]);
+    const { steps } = await modelsNumbersFor(job, [tokens[0]!]);
+    expect((await node.finishCommitted(job.job_id, lie, steps[0]!, 'stop')).status).toBe(200);
+    const events: StreamEvent[] = [];
+    for await (const { event } of (await started).events(0)) events.push(event);
+    expect(events.at(-1)).toMatchObject({ type: 'done' });
+    expect(await verdicts(node.id, 1)).toEqual(['failed']);
+    const [check] = (await stack.db.query(`SELECT matched_tokens FROM spot_checks WHERE node_id = $1`, [node.id])) as Array<{
+      matched_tokens: number;
+    }>;
+    // Its numbers were the model's: only the string's contents gave it away, after the JSON's opening.
+    expect(check!.matched_tokens).toBeGreaterThan(2);
+    await expectCaught(node, before, prover);
+  }, 90_000);
 
   it('a model proof with an empty generation (the file’s public ranges right, the model’s numbers for ending at once) fails: suspended, never serving the model', async () => {
     const pretender = await ScriptedNode.pair(stack, prover, {

@@ -1,5 +1,5 @@
 import { COMMIT_TOP, decodeCommitment, encodeCommitment, type Step } from '@glob/engine/commitment';
-import { REPEAT_WINDOW, SAMPLER_TOP_K, samplingProblem, verifyReply, type Recomputation } from '@glob/engine/verification';
+import { REPEAT_WINDOW, SAMPLER_TOP_K, samplingProblem, verifyReply, verifySteps, type Recomputation } from '@glob/engine/verification';
 
 /** A step whose token has log probability `lp`, with candidates 100, 101, … at the given log probabilities. */
 const step = (token: number, lp: number, candidates: number[]): Step => ({
@@ -108,5 +108,30 @@ describe('the verdict on a reply', () => {
 
   it('a commitment of fewer steps than tokens fails whatever they say', () => {
     expect(verifyReply(committed(steps).slice(1), recomputed, claim).passed).toBe(false);
+  });
+});
+
+describe('JSON replies under a grammar', () => {
+  // Tokens 1..n with texts; the candidates at every step are 100.. (free text, likelier) and the token itself.
+  const pieces: Record<number, string> = { 1: '{"', 2: 'answer', 3: '":"', 4: 'evil', 5: '"}' };
+  const flat40 = Array.from({ length: 60 }, (_, i) => [100 + i, -1 - i * 0.01] as [number, number]);
+  for (let i = 0; i < 60; i++) pieces[100 + i] = `w${i}`;
+  const at = (token: number): Step => ({ token, logprob: -5, top: [...flat40, [token, -5]] });
+  const steps = [at(1), at(2), at(3), at(4), at(5)];
+  const sampling = { temperature: 0.8, topP: 0.95, constrained: true };
+
+  it('a key is the grammar’s literal, never judged; a value string’s contents are, when the schema’s strings are free', () => {
+    expect(verifySteps(committed(steps), steps, [], { ...sampling, freeStrings: false }, pieces).passed).toBe(true);
+    // Only token 4 ("evil", inside the value) is judged: token 2 ("answer", the key) is as unlikely and passes.
+    expect(verifySteps(committed(steps), steps, [], { ...sampling, freeStrings: true }, pieces)).toMatchObject({
+      passed: false,
+      why: expect.stringMatching(/^token 3: inside a JSON string/),
+    });
+  });
+
+  it('likelier tokens the grammar may forbid inside a string (a quote, a backslash) do not count against the token', () => {
+    const quoted: Record<number, string> = { ...pieces };
+    for (let i = 0; i < 60; i++) quoted[100 + i] = `"${i}`;
+    expect(verifySteps(committed(steps), steps, [], { ...sampling, freeStrings: true }, quoted).passed).toBe(true);
   });
 });

@@ -44,3 +44,16 @@ export function matchesJsonSchema(schema: Record<string, unknown>, text: string)
   }
   return validate(value);
 }
+
+/** Schema keywords that bound what a string may hold: under them the grammar allows fewer tokens inside a string. */
+const STRING_BOUNDS = new Set(['enum', 'const', 'pattern', 'format', 'maxLength', 'minLength']);
+
+/**
+ * Whether every string the schema allows is free (no keyword anywhere bounds one): then inside a string its grammar
+ * allows any token without a quote, a backslash or a control character, and verification judges string contents.
+ */
+export function freeStrings(schema: unknown): boolean {
+  if (Array.isArray(schema)) return schema.every(freeStrings);
+  if (schema === null || typeof schema !== 'object') return true;
+  return Object.entries(schema).every(([key, value]) => !STRING_BOUNDS.has(key) && freeStrings(value));
+}

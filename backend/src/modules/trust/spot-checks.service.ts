@@ -13,6 +13,7 @@ import { toGlob } from '../wallet/units';
 import { PEER_ACTIVE_SECONDS, type SpotCheckVerdict } from './spot-check-verdict';
 import { SpotChecksRepository, type ChallengeBody, type ReplayJob } from './spot-checks.repository';
 import { TasksRepository } from '../inference/tasks.repository';
+import { freeStrings } from './json-schema-check';
 import { fromBase64, toBase64 } from '../inference/vectors';
 import { sameLogprobs, type TokenLogprob } from '@glob/engine/logprobs';
 import { decodeCommitment } from '@glob/engine/commitment';
@@ -217,7 +218,12 @@ export class SpotChecksService {
           stopReason: claim.stopReason,
           ...(claim.stops ? { stops: claim.stops } : {}),
           maxTokens: job.params.maxTokens,
-          sampling: { temperature: job.params.temperature, topP: job.params.topP, constrained: !!job.params.jsonSchema },
+          sampling: {
+            temperature: job.params.temperature,
+            topP: job.params.topP,
+            constrained: !!job.params.jsonSchema,
+            freeStrings: !!job.params.jsonSchema && freeStrings(job.params.jsonSchema),
+          },
         });
       } catch (err) {
         if (!(err instanceof RangeError)) throw err;
