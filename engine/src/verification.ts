@@ -117,8 +117,8 @@ class JsonPlace {
   }
 }
 
-/** A token a JSON string's grammar may not allow inside the string: a quote, a backslash, a control character. */
-const STRING_BREAK = /["\\\u0000-\u001f\u007f]/;
+/** Whether a token's text breaks a JSON string (a grammar may not allow it inside one): a quote, a backslash, a control character. */
+const breaksString = (text: string): boolean => [...text].some((ch) => ch === '"' || ch === '\\' || ch.charCodeAt(0) < 0x20 || ch === '\u007f');
 
 /**
  * Judges a reply's steps as the node committed them against the verifier's recomputation of the same tokens after
@@ -143,9 +143,9 @@ export function verifySteps(
     if (!sampling.constrained) {
       const problem = samplingProblem(model, seen, sampling);
       if (problem) return fail(problem);
-    } else if (sampling.freeStrings && json.inValueString() && !STRING_BREAK.test(pieceOf(model.token))) {
+    } else if (sampling.freeStrings && json.inValueString() && !breaksString(pieceOf(model.token))) {
       // String content: judged among the tokens the grammar allows there (those it may not allow are left out).
-      const problem = samplingProblem(model, seen, sampling, (id) => !STRING_BREAK.test(pieceOf(id)));
+      const problem = samplingProblem(model, seen, sampling, (id) => !breaksString(pieceOf(id)));
       if (problem) return fail(`inside a JSON string, ${problem}`);
     }
     json.read(pieceOf(model.token));
