@@ -103,6 +103,11 @@ describe('spot checks: a trusted generator replays remote nodes’ replies', () 
     await reply('One more please');
     await new Promise((r) => setTimeout(r, 500));
     expect(((await stack.db.query(`SELECT count(*)::int AS n FROM spot_checks WHERE node_id = $1`, [nodeId])) as Array<{ n: number }>)[0]!.n).toBe(2);
+    // Paused and resumed by its owner, it is a node the platform has not seen run since: its probation starts over.
+    await stack.http.patch(`/api/nodes/${nodeId}`).set(owner.auth).send({ paused: true }).expect(200);
+    await stack.http.patch(`/api/nodes/${nodeId}`).set(owner.auth).send({ paused: false }).expect(200);
+    await reply('And after a pause?');
+    expect((await checksOf(nodeId, 3)).map((c) => c.status)).toEqual(['passed', 'passed', 'passed']);
 
     agent.child.kill('SIGINT');
     await agent.exited;

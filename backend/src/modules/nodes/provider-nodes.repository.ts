@@ -191,11 +191,16 @@ export class ProviderNodesRepository extends ConfiguredRepository {
     await this.rows(`UPDATE nodes SET missed_first_tokens = 0 WHERE id = $1 AND missed_first_tokens > 0`, [id], tx);
   }
 
-  /** The owner's change; false when the node is not the owner's (or revoked). */
+  /**
+   * The owner's change; false when the node is not the owner's (or revoked). A suspended node stays paused whatever the
+   * owner asks; a node the owner resumes starts its probation over (every reply verified again).
+   */
   async change(id: string, ownerId: string, c: NodeChanges, tx?: Tx): Promise<boolean> {
     const changed = await this.count(
-      `UPDATE nodes SET name = coalesce($3, name), paused = coalesce($4, paused), cpu_percent = coalesce($5, cpu_percent),
-              paused_reason = CASE WHEN $4 = false THEN NULL ELSE paused_reason END,
+      `UPDATE nodes SET name = coalesce($3, name), cpu_percent = coalesce($5, cpu_percent),
+              paused = CASE WHEN suspended_at IS NOT NULL THEN true ELSE coalesce($4, paused) END,
+              paused_reason = CASE WHEN $4 = false AND suspended_at IS NULL THEN NULL ELSE paused_reason END,
+              spot_checks_passed = CASE WHEN $4 = false AND paused AND suspended_at IS NULL THEN 0 ELSE spot_checks_passed END,
               missed_first_tokens = CASE WHEN $4 = false THEN 0 ELSE missed_first_tokens END,
               memory_percent = coalesce($6, memory_percent), gpu_percent = coalesce($7, gpu_percent), disk_gb = coalesce($8, disk_gb)
        WHERE id = $1 AND owner_id = $2 AND credential_hash IS NOT NULL AND revoked_at IS NULL RETURNING id`,
