@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { InferenceService } from '../../src/modules/inference/inference.service';
 import { FAILED_SPOT_CHECK } from '../../src/modules/trust/spot-checks.service';
 import type { StreamEvent } from '../../src/modules/inference/streams';
-import { killAgent, pairAgent, type AgentProcess } from '../support/agent';
+import { killAgent, pairAgent, untilAvailable, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';
 import { modelsProof, modelsReply, ScriptedNode, type NodeJob } from '../support/scripted-node';
@@ -180,15 +180,7 @@ describe('JSON-schema replies', () => {
     await agent.waitFor(/Serving glob-tiny-chat with 1 thread/);
     await agent.waitFor(/Answered the platform's challenge for glob-tiny-chat/);
     const nodeId = ((await stack.db.query(`SELECT id FROM nodes WHERE name = 'json-box'`)) as Array<{ id: string }>)[0]!.id;
-    for (const deadline = Date.now() + 30_000; ;) {
-      const models = (await stack.http.get('/api/inference/models').set(requester.auth).expect(200)).body.models as Array<{
-        id: string;
-        status: string;
-      }>;
-      if (models.find((m) => m.id === MODEL)!.status === 'available') break;
-      if (Date.now() > deadline) throw new Error(`the agent's model never became available:\n${agent.output()}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await untilAvailable(stack, requester, MODEL, agent);
     const validate = new Ajv().compile(SCHEMA);
     for (const prompt of ['Weather in Paris, as JSON', 'And in Tokyo?']) {
       const { text, end } = await ask(streamId(), MODEL, prompt);

@@ -5,7 +5,7 @@ import type Redis from 'ioredis';
 import { REDIS } from '../../src/redis/redis.module';
 import { RewardsService } from '../../src/modules/rewards/rewards.service';
 import { FAILED_PROOF, FAILED_SPOT_CHECK, verifierKey } from '../../src/modules/trust/spot-checks.service';
-import { killAgent, pairAgent, type AgentProcess } from '../support/agent';
+import { killAgent, pairAgent, untilAvailable, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';
 import { modelsProof, ScriptedNode } from '../support/scripted-node';
@@ -74,15 +74,7 @@ describe('spot checks: a trusted generator replays remote nodes’ replies', () 
     const nodeId = ((await stack.db.query(`SELECT id FROM nodes WHERE name = 'honest-box'`)) as Array<{ id: string }>)[0]!.id;
     // Its model is offered once it answered the platform's challenge for it.
     await agent.waitFor(/Answered the platform's challenge for glob-tiny-chat/);
-    for (const deadline = Date.now() + 30_000; ;) {
-      const models = (await stack.http.get('/api/inference/models').set(requester.auth).expect(200)).body.models as Array<{
-        id: string;
-        status: string;
-      }>;
-      if (models.find((m) => m.id === MODEL)!.status === 'available') break;
-      if (Date.now() > deadline) throw new Error(`the agent's model never became available:\n${agent.output()}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await untilAvailable(stack, requester, MODEL, agent);
     for (const prompt of ['Tell me about the sea', 'What is a river?']) {
       const { events } = await reply(prompt);
       expect(events.at(-1)!.data).toMatchObject({ type: 'done' });

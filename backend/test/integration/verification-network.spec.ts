@@ -1,7 +1,7 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startAgent, TEST_AGENT_ARGS, type AgentProcess } from '../support/agent';
+import { startAgent, TEST_AGENT_ARGS, untilAvailable, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';
 import { createNetnsHost, netnsUnavailable, type NetnsHost } from '../support/netns';
@@ -58,15 +58,7 @@ describe('verification of the real agent over the network', () => {
     );
     await agent.waitFor(/Answered the platform's challenge for glob-tiny-chat/, 90_000);
     const { node_id: nodeId } = JSON.parse(await readFile(join(dataDir, 'credential.json'), 'utf8')) as { node_id: string };
-    for (const deadline = Date.now() + 30_000; ;) {
-      const models = (await stack.http.get('/api/inference/models').set(requester.auth).expect(200)).body.models as Array<{
-        id: string;
-        status: string;
-      }>;
-      if (models.find((m) => m.id === MODEL)!.status === 'available') break;
-      if (Date.now() > deadline) throw new Error(`the agent's model never became available:\n${agent.output()}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await untilAvailable(stack, requester, MODEL, agent);
     // The default sampling (no params), then greedy, hot and narrow.
     const samplings = [{}, { temperature: 0 }, { temperature: 1.2, top_p: 1 }, { temperature: 0.7, top_p: 0.5 }];
     for (let i = 0; i < REPLIES; i += 4) {

@@ -113,3 +113,13 @@ export async function killAgent(agent: AgentProcess | undefined): Promise<void> 
   agent.kill('SIGKILL');
   await agent.exited;
 }
+
+/** Resolves once `modelId` is offered to `asker` (a node serves it, its challenge answered); fails with the agent's log. */
+export async function untilAvailable(stack: TestStack, asker: { auth: Record<string, string> }, modelId: string, agent: AgentProcess): Promise<void> {
+  for (const deadline = Date.now() + 30_000; ;) {
+    const models = (await stack.http.get('/api/inference/models').set(asker.auth).expect(200)).body.models as Array<{ id: string; status: string }>;
+    if (models.find((m) => m.id === modelId)!.status === 'available') return;
+    if (Date.now() > deadline) throw new Error(`the agent's model never became available:\n${agent.output()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
