@@ -21,7 +21,7 @@ import { validateGguf } from './gguf-validate';
 import { loadNodeLlamaCpp } from './node-llama-cpp';
 import { alignLogprobs, clampLogprob, tokenPieces, type TokenLogprob } from './logprobs';
 import { COMMIT_TOP, type Step } from './commitment';
-import type { Recomputation } from './verification';
+import { REPEAT_WINDOW, type Recomputation } from './verification';
 
 export type { ChatTurn } from './chat-history';
 export type EngineStopReason = 'stop' | 'length' | 'abort';
@@ -366,7 +366,7 @@ export class LlamaEngine {
       // a backslash or a control character.
       const pieces: Record<number, string> = {};
       for (const s of steps) for (const id of [s.token, ...s.top.map(([t]) => t)]) pieces[id] ??= m.model.detokenize([id as Nlc.Token], false);
-      return { steps, promptTail: prompt.slice(-64), text, eog, pieces };
+      return { steps, promptTail: prompt.slice(-REPEAT_WINDOW), text, eog, pieces };
     } finally {
       this.release(m, slot);
     }
@@ -511,6 +511,8 @@ export class LlamaEngine {
     const from = prompt.length - 1 - keep;
     const { eos, eot } = m.model.tokens;
     const ends = [eos, eot].filter((t): t is Nlc.Token => t !== null);
+    // Only the logits of the token that follows and of the likeliest ones, with the softmax's normalizer: a whole
+    // vocabulary's distribution per position (128k entries on a real model) is never copied out of llama.cpp.
     const raw = { temperature: 1, topK: 0, topP: 1, minP: 0 };
     const evaluated = end ? [...prompt.slice(keep), ...tokens] : [...prompt.slice(keep), ...tokens.slice(0, -1)];
     const input: Nlc.ControlledEvaluateInputItem[] = evaluated.map((t, i) =>
@@ -532,6 +534,7 @@ export class LlamaEngine {
     for (let j = 0; j < tokens.length + (end ? 1 : 0); j++) {
       const next = out[from + j]?.next;
       const logits = [...(next?.logits ?? new Map<Nlc.Token, number>())].sort((x, y) => y[1] - x[1]);
+      // log softmax: totalLogitWeight is the sum of exp(logit - max logit) over the vocabulary.
       const norm = (logits[0]?.[1] ?? 0) + Math.log(next?.totalLogitWeight ?? 1);
       const logprobOf = (logit: number | undefined) => clampLogprob(logit === undefined ? null : logit - norm);
       // After the last token: the end-of-generation token the model likes best (it may have several).
@@ -549,44 +552,17 @@ export class LlamaEngine {
   private async scoreOn(m: LoadedModel, slot: Slot, prompt: Nlc.Token[], text: string, top: number): Promise<TokenLogprob[]> {
     const tokens = m.model.tokenize(text);
     if (tokens.length === 0 || prompt.length === 0) return [];
-    const seq = slot.chat.sequence;
-    const keep = await this.keepPrompt(slot, prompt);
-    const from = prompt.length - 1 - keep;
-    // Only the logits of the token that follows and of the likeliest ones, with the softmax's normalizer: a whole
-    // vocabulary's distribution per position (128k entries on a real model) is never copied out of llama.cpp.
-    const raw = { temperature: 1, topK: 0, topP: 1, minP: 0 };
-    const input: Nlc.ControlledEvaluateInputItem[] = [...prompt.slice(keep), ...tokens.slice(0, -1)].map((t, i) =>
-      i >= from
-        ? [
-            t,
-            {
-              generateNext: {
-                logits: { filter: { tokens: [tokens[i - from]!], includeTop: top, includeMax: true } },
-                totalLogitWeight: true,
-                options: raw,
-              },
-            },
-          ]
-        : t,
-    );
-    const out = await seq.controlledEvaluate(input);
+    const steps = await this.stepsOn(m, slot, prompt, tokens, top, false);
     // Decoded as the text they were split from (a tokenizer's leading space at its start dropped, as in the text).
     const decode = (ids: Nlc.Token[], at: number) => m.model.detokenize(ids, false, tokens.slice(Math.max(0, at - 4), at));
     const pieces = tokenPieces(tokens, (ids, start) => decode(ids as Nlc.Token[], start));
     return alignLogprobs(
       text,
-      tokens.map((token, j) => {
-        const next = out[from + j]?.next;
-        const logits = [...(next?.logits ?? new Map<Nlc.Token, number>())].sort((x, y) => y[1] - x[1]);
-        // log softmax: totalLogitWeight is the sum of exp(logit - max logit) over the vocabulary.
-        const norm = (logits[0]?.[1] ?? 0) + Math.log(next?.totalLogitWeight ?? 1);
-        const logprobOf = (logit: number | undefined) => clampLogprob(logit === undefined ? null : logit - norm);
-        return {
-          piece: pieces[j]!,
-          logprob: logprobOf(next?.logits?.get(token)),
-          top: logits.slice(0, top).map(([id, logit]) => ({ piece: decode([id], j), logprob: logprobOf(logit) })),
-        };
-      }),
+      steps.map((step, j) => ({
+        piece: pieces[j]!,
+        logprob: step.logprob,
+        top: step.top.map(([id, logprob]) => ({ piece: decode([id as Nlc.Token], j), logprob })),
+      })),
     );
   }
 

@@ -203,6 +203,18 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
       [node.id],
     )) as Array<{ n: number }>;
     expect(refunded[0]!.n).toBe(2 + lies);
+
+    // A fresh model proof brings it back, on probation: its next reply is verified again.
+    await node.prove([MODEL]);
+    const [back] = (await stack.db.query(`SELECT paused, suspended_at, spot_checks_passed FROM nodes WHERE id = $1`, [node.id])) as Array<{
+      paused: boolean;
+      suspended_at: Date | null;
+      spot_checks_passed: number;
+    }>;
+    expect(back).toEqual({ paused: false, suspended_at: null, spot_checks_passed: 0 });
+    const judged = (await verdicts(node.id, 3)).length;
+    await serve(node, honest);
+    expect((await verdicts(node.id, judged + 1)).slice(judged)).toEqual(['passed']);
   }, 240_000);
 
   it('embeddings: the model’s vectors pass; random vectors of the right size fail, and their requester gets the charge back', async () => {

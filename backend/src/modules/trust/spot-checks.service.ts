@@ -97,16 +97,21 @@ export class SpotChecksService {
     private readonly tasks: TasksRepository,
   ) {}
 
+  /** Whether this node's work is verified now: all of it during its probation, then a random SPOT_CHECK_PERCENT. */
+  private async drawn(nodeId: string): Promise<boolean> {
+    const { spotCheckFirst, spotCheckPercent } = this.config.inference;
+    if ((await this.checks.passedSinceTrusted(nodeId)) < spotCheckFirst) return true;
+    return Math.random() * 100 < spotCheckPercent;
+  }
+
   /**
-   * Whether this reply is checked: replayed by a trusted generator when one serves the model, otherwise by another
-   * owner's node that has proven it (see PeerReplaysService); unchecked when neither is there.
+   * Whether this reply is checked: verified by recomputation on a trusted generator when one serves the model,
+   * otherwise replayed by another owner's node that has proven it (see PeerReplaysService); unchecked when neither is
+   * there.
    */
   async afterReply(r: ServedReply): Promise<boolean> {
     // A reply the platform ended (stopped, its client gone) carries no commitment of the node's: nothing to verify.
-    if (!r.ended) return false;
-    const { spotCheckFirst, spotCheckPercent } = this.config.inference;
-    const probation = (await this.checks.passedSinceTrusted(r.nodeId)) < spotCheckFirst;
-    if (!probation && Math.random() * 100 >= spotCheckPercent) return false;
+    if (!r.ended || !(await this.drawn(r.nodeId))) return false;
     const check = { taskId: r.taskId, nodeId: r.nodeId, modelId: r.job.modelId, nodeText: r.text };
     if (await this.trusted(r.job.modelId)) {
       const { commitment, stopReason, maxTokens } = r.ended;
@@ -163,10 +168,7 @@ export class SpotChecksService {
    * generator computing EMBEDDING_SAMPLE of its texts, chosen at random, again.
    */
   async afterEmbeddings(taskId: string, nodeId: string, job: InferenceJob, vectors: Float32Array[]): Promise<boolean> {
-    const { spotCheckFirst, spotCheckPercent } = this.config.inference;
-    const probation = (await this.checks.passedSinceTrusted(nodeId)) < spotCheckFirst;
-    if (!probation && Math.random() * 100 >= spotCheckPercent) return false;
-    if (!(await this.trusted(job.modelId))) return false;
+    if (!(await this.drawn(nodeId)) || !(await this.trusted(job.modelId))) return false;
     const input = job.embed!.input;
     const sample = [...input.keys()].sort(() => Math.random() - 0.5).slice(0, EMBEDDING_SAMPLE);
     await this.jobs.enqueue('inference.verify', {
@@ -245,8 +247,8 @@ export class SpotChecksService {
   }
 
   /**
-   * Applies the verdict on a pending spot check: a failure pauses the node, withholds its unpaid rewards, tells its
-   * owner and refunds the reply's requester. Null when the check was already judged.
+   * Applies the verdict on a pending check: a failure refunds the reply's requester and suspends the node (see
+   * penalize). Null when the check was already judged.
    */
   async concludeCheck(checkId: string, verdictOf: (nodeText: string) => SpotCheckVerdict): Promise<SpotCheckVerdict | null> {
     return this.transactions.run(async (tx) => {
@@ -272,7 +274,8 @@ export class SpotChecksService {
     const task = await this.tasks.chargeOf(taskId, tx);
     if (!task || task.refunded) return;
     // A reward already paid for it is not given back twice: nobody ends up with more than was paid.
-    const description = `Refund of task ${taskId.slice(0, 8)}: its reply failed a spot check`;
+    const why = checkId ? 'its reply failed verification' : 'the node that served it was suspended';
+    const description = `Refund of task ${taskId.slice(0, 8)}: ${why}`;
     const refund = await this.ledger.refundCharge(task.hold_id, taskId, description, Number(task.rewarded), tx);
     if (!refund) return;
     if (checkId) await this.checks.setRefund(checkId, refund.transactionId, tx);
@@ -308,8 +311,8 @@ export class SpotChecksService {
   }
 
   /**
-   * Applies the verdict on a challenge's generation: the model is proven, or the node is paused like one that failed
-   * a spot check. Null when the challenge was already judged.
+   * Applies the verdict on a challenge's generation: the model is proven (a suspended node is back, on probation), or
+   * the node is suspended like one whose reply failed. Null when the challenge was already judged.
    */
   async concludeProof(proofId: string, verdictOf: (nodeText: string) => SpotCheckVerdict): Promise<SpotCheckVerdict | null> {
     return this.transactions.run(async (tx) => {
@@ -322,7 +325,9 @@ export class SpotChecksService {
         return verdict;
       }
       await this.checks.failProof(proofId, `generation: ${verdict.why ?? `${verdict.matched} of ${verdict.required} tokens matched`}`, tx);
-      this.logger.warn(`Node ${proof.node_id} failed its challenge for ${proof.model_id}: ${verdict.matched} of ${verdict.required} tokens matched`);
+      this.logger.warn(
+        `Node ${proof.node_id} failed its challenge for ${proof.model_id}: ${verdict.why ?? `${verdict.matched} of ${verdict.required} tokens matched`}`,
+      );
       await this.penalize(proof.node_id, FAILED_PROOF, PROOF_NOTICE(proof.model_id), { model_id: proof.model_id }, tx);
       return verdict;
     });
