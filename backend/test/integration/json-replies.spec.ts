@@ -64,10 +64,10 @@ describe('JSON-schema replies', () => {
   };
 
   beforeAll(async () => {
-    // Scripted nodes compute their answers in engine children after claiming: a busy machine must not make them miss a
-    // real node's first-token deadline or job lock (deadlines are tested elsewhere).
+    // Scripted nodes compute their answers in engine children after claiming, silent meanwhile: a busy machine must not
+    // make them miss a real node's first-token deadline, job lock or live window (deadlines are tested elsewhere).
     stack = await startStack({
-      env: { SPOT_CHECK_FIRST: '2', SPOT_CHECK_PERCENT: '0', HEARTBEAT_SECONDS: '2', NODE_FIRST_TOKEN_SECONDS: '180', JOB_LOCK_MS: '180000' },
+      env: { SPOT_CHECK_FIRST: '2', SPOT_CHECK_PERCENT: '0', HEARTBEAT_SECONDS: '20', NODE_FIRST_TOKEN_SECONDS: '180', JOB_LOCK_MS: '180000' },
     });
     worker = await startWorker(stack, { WORKER_VERIFY_ONLY: 'true', WORKER_MODELS: MODEL });
     owner = await newUser(stack, 'json-owner');

@@ -113,10 +113,11 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
   };
 
   beforeAll(async () => {
-    // The scripted nodes compute their answers in engine children after claiming, which a busy CI machine can make take
-    // longer than a real node's first-token deadline and job lock: both are lifted (deadlines are tested elsewhere).
+    // The scripted nodes compute their answers in engine children after claiming, silent meanwhile, which a busy CI
+    // machine can make take longer than a real node's first-token deadline, job lock and live window (three
+    // heartbeats): all are lifted (deadlines and liveness are tested elsewhere).
     stack = await startStack({
-      env: { SPOT_CHECK_FIRST: '2', SPOT_CHECK_PERCENT: '50', HEARTBEAT_SECONDS: '2', NODE_FIRST_TOKEN_SECONDS: '180', JOB_LOCK_MS: '180000' },
+      env: { SPOT_CHECK_FIRST: '2', SPOT_CHECK_PERCENT: '50', HEARTBEAT_SECONDS: '60', NODE_FIRST_TOKEN_SECONDS: '180', JOB_LOCK_MS: '180000' },
     });
     // It verifies both the chat model's and the embedding model's work.
     worker = await startWorker(stack, { WORKER_VERIFY_ONLY: 'true', WORKER_MODELS: 'glob-tiny-chat,glob-tiny-embed' });
