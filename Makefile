@@ -11,7 +11,7 @@ $(NODE_MODULES): package.json package-lock.json backend/package.json engine/pack
 	npm ci --no-audit --no-fund
 	@touch $@
 
-.PHONY: help install dev serve test test-fast test-e2e-build test-e2e test-frontend test-backend-fast generate generate-check lint lint-spec lint-code dead-code format format-check typecheck db-migrate test-backend test-node-agent test-image build pack-node
+.PHONY: help install dev serve test test-fast test-e2e-build test-e2e test-readme test-frontend test-backend-fast generate generate-check lint lint-spec lint-code dead-code format format-check typecheck db-migrate test-backend test-node-agent test-image build pack-node
 
 help:
 	@echo "make dev         run the whole platform with reload (embedded database if DATABASE_URL is unset)"
@@ -112,6 +112,11 @@ test-e2e-build: install
 	npm run --silent build -w backend
 	npm run --silent build -w frontend
 	npm run --silent build:mock -w frontend
+
+# The README's first-hour paths followed as written (make dev, "Try it on one machine" with a paired agent, Ctrl-C), on
+# free ports, on the builds test-e2e-build made (scripts/readme-paths.test.mjs).
+test-readme: install
+	node --test --test-reporter=spec scripts/readme-paths.test.mjs
 
 # E2E_LOCK=/tmp/e2e.lock: Playwright waits for that lock (flock), where several checkouts share one machine.
 E2E_LOCK ?=

@@ -42,8 +42,10 @@ const npm = (args, cwd) => {
 
 try {
   // 1. Installing.
+  // Built first, packed without scripts: npm pack's stdout is then only its JSON.
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: join(root, 'node-agent'), stdio: ['ignore', 'ignore', 'inherit'] });
   const packed = JSON.parse(
-    execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: join(root, 'node-agent'), encoding: 'utf8' }).replace(/^[^[]*/, ''),
+    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: join(root, 'node-agent'), encoding: 'utf8' }),
   )[0];
   const agentDir = join(work, 'agent');
   mkdirSync(agentDir);

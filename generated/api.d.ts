@@ -487,6 +487,30 @@ export interface paths {
         patch: operations["updateNode"];
         trace?: never;
     };
+    "/api/nodes/agent/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The node agent package this API was built with
+         * @description Public: the node agent's npm package (`npm pack` of `node-agent/`), which the pairing command runs with
+         *     `npx --yes --package <this URL> glob-node`. Its name carries its version; its SHA-256 comes with each join token.
+         *     Any other name answers 404. Rate-limited per IP.
+         */
+        get: operations["downloadNodeAgent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/nodes/catalog": {
         parameters: {
             query?: never;
@@ -632,6 +656,31 @@ export interface paths {
          *     one call, or past the job's `max_bytes` (the job then ends as failed, at no charge).
          */
         post: operations["sendNodeJobEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/nodes/jobs/{jobId}/recomputation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id, as the claim answered it. */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a verify job's recomputation
+         * @description Ends a `verify` job with what the model gives at each of its tokens (see NodeJobRecomputation). 403 for a job
+         *     this node does not hold, 409 after the job ended or for a job that is not a `verify` job. At most 16 MiB per
+         *     call.
+         */
+        post: operations["sendNodeJobRecomputation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1041,8 +1090,8 @@ export interface paths {
          *     drift) and turns two-factor sign-in on: from now on, signing in with the password or a social account asks
          *     for a code. The code cannot be used again to sign in. The answer holds 10 recovery codes, shown this once
          *     (only their hashes are kept). An e-mail tells the account's address that two-factor sign-in was turned on.
-         *     A wrong code answers 400 and counts toward the wrong-code limit: 5 per 15 minutes per account and 20 per
-         *     15 minutes per IP, over every operation that takes a two-factor code, then 429 with Retry-After.
+         *     A wrong code answers 400 and counts toward the wrong-code limits of `loginTwoFactor` (20 per 15 minutes per IP;
+         *     beyond 5 per account, its tries spaced out from 1 s doubling to 5 minutes), then 429 with Retry-After.
          */
         post: operations["confirmTotpSetup"];
         delete?: never;
@@ -1115,6 +1164,13 @@ export interface paths {
          *     hash, linked identities, conversations and notifications. Ledger rows are kept (7 years) with the user anonymised.
          *     The same e-mail can register again afterwards as a new account, without a second welcome bonus. A wrong, expired or dead code answers 400
          *     'Invalid OTP code. Please try again.' Rate limit as `verify-deletion-otp`.
+         *
+         *     A mailbox is one factor: an account with two-factor sign-in or passkeys is deleted only with the second factor
+         *     sign-in asks for too — the `challenge_token` of `verify-deletion-otp`'s `two_factor` and a current authenticator
+         *     code, a recovery code (used up) or a passkey. Without one the answer is 401 'This account has two-factor sign-in:
+         *     confirm with your authenticator app, a recovery code or a passkey.'; a wrong one answers 401 as `login/2fa` does and
+         *     counts as a wrong code there. In both cases the e-mailed code stays valid for another try. A challenge from a sign-in
+         *     cannot delete an account, nor a deletion challenge sign in.
          */
         delete: operations["deleteAccount"];
         options?: never;
@@ -1160,7 +1216,8 @@ export interface paths {
          * Check an account-deletion code
          * @description Step 2 of account deletion. Checks the deletion code without consuming it (`delete-account` presents it again).
          *     A wrong, expired or dead code, or an address without an account, answers 400 'Invalid OTP code. Please try again.'
-         *     A wrong try counts toward the code's 5. Rate limit: 30 verifications per 5 minutes per IP, then 429.
+         *     A wrong try counts toward the code's 5. Rate limit: 30 verifications per 5 minutes per IP, then 429. For an account
+         *     with two-factor sign-in or passkeys, the answer carries `two_factor`: the challenge `delete-account` completes.
          */
         post: operations["verifyDeletionOtp"];
         delete?: never;
@@ -1216,9 +1273,13 @@ export interface paths {
          *     ends every other session first. A code is accepted once: the same code (or an older one) fails afterwards,
          *     also on another challenge. A recovery code works once, and using one e-mails the account's address.
          *
-         *     A wrong code leaves the challenge usable until it expires (5 minutes), but counts: 5 wrong codes per 15 minutes
-         *     per account and 20 per 15 minutes per IP (over every operation that takes a two-factor code), then 429 with
-         *     Retry-After. An unknown, expired or used challenge answers 401 'This sign-in has expired. Please sign in again.'
+         *     Wrong codes throttle whoever guesses, not the account's owner (over every operation that takes a two-factor code,
+         *     passkeys included): a challenge takes 5 wrong codes, then it is used up (the password again); an IP gets 20 tries
+         *     per 15 minutes, then 429 with Retry-After. Across the account, wrong codes beyond 5 (remembered 15 minutes) space
+         *     its next tries out — 1 s after the last wrong one, doubling with each, at most 5 minutes — answering 429 with
+         *     Retry-After to a try that comes too soon; the first try of a challenge is never delayed, so the owner who signs
+         *     in afresh is never locked out by someone else's guesses. A right code starts the account afresh.
+         *     An unknown, expired or used challenge answers 401 'This sign-in has expired. Please sign in again.'
          */
         post: operations["loginTwoFactor"];
         delete?: never;
@@ -1353,6 +1414,28 @@ export interface paths {
          *     account removes its two-factor sign-in with the rest of the squatter's data.
          */
         post: operations["oauthCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/oauth/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The social sign-ins this server offers
+         * @description The providers with a configured client, in the order the sign-in page shows them. The web app shows a button only
+         *     for these (none: no social sign-in at all), so nobody clicks a provider the server would refuse. Public;
+         *     rate-limited per IP like the site's page-view analytics.
+         */
+        get: operations["listOauthProviders"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2227,6 +2310,17 @@ export interface components {
          * @description OpenAI's Chat Completions request, the supported part of it. A parameter outside this list (functions,
          *     penalties, audio…) is refused with 400 naming it, never silently ignored; so is `n` other than 1.
          *     Left out, `temperature`, `top_p` and the completion limit take the platform's defaults (0.7, 0.9, 2048).
+         *
+         *     The JSON schemas of a request (`response_format.json_schema.schema` and every tool's `parameters`, together)
+         *     become one grammar, so they are bounded (`x-json-schema-limits`): at most 32 nested levels, the definition a
+         *     `$ref` names counting one level deeper than the schema holding the `$ref` (a chain of references through `$defs`
+         *     nests as deep as it is long); 256 schema objects in all (a definition counted once); 256 values in one `enum`
+         *     and 1024 enum values and consts in all, each at most 256 characters as JSON and 16384 characters together; no
+         *     `minLength`, `maxLength`, `minItems`, `maxItems`, `minProperties` or `maxProperties` above 1000, and those values
+         *     adding up to 4096 at most; annotations (`examples`, `default`…) nested 32 levels at most. Every `$ref` must name
+         *     a definition, and a cycle of them is refused. A schema past a limit is answered 400 naming the field and the
+         *     limit, e.g. `response_format.json_schema.schema.$defs.d15: more than 32 nested levels, a $ref counting as one
+         *     more (the limit)`.
          */
         ChatCompletionRequest: {
             /**
@@ -2578,6 +2672,19 @@ export interface components {
             /** @description The number of `earning` transactions (tasks rewarded) that day. */
             tasks: number;
         };
+        /**
+         * @description The e-mail and its deletion code; for an account with two-factor sign-in or passkeys, also the `challenge_token`
+         *     that `verify-deletion-otp` answered and exactly one of `code`, `recovery_code` or `passkey`.
+         */
+        DeleteAccountRequest: {
+            challenge_token?: string;
+            code?: components["schemas"]["TotpCode"];
+            email: components["schemas"]["EmailAddress"];
+            otp: components["schemas"]["OtpCode"];
+            /** @description A passkey's answer to options from `getPasskeyAuthenticationOptions` asked with this `challenge_token`. */
+            passkey?: components["schemas"]["AuthenticationCredential"];
+            recovery_code?: components["schemas"]["RecoveryCode"];
+        };
         DeletionOtpCheck: {
             email: components["schemas"]["EmailAddress"];
             otp: components["schemas"]["OtpCode"];
@@ -2587,6 +2694,11 @@ export interface components {
         };
         DeletionOtpVerified: {
             message: string;
+            /**
+             * @description Present when the account has two-factor sign-in or passkeys: deleting it also takes this challenge's token and
+             *     one of its methods (as signing in does). The e-mailed code alone is one factor.
+             */
+            two_factor?: components["schemas"]["TwoFactorChallenge"];
             /** @constant */
             verified: true;
         };
@@ -2764,9 +2876,13 @@ export interface components {
             total_tokens: number;
         };
         JoinToken: {
+            /** @description The node agent package the command runs, when this API serves it; null when the command names a published package. */
+            agent: components["schemas"]["NodeAgentPackage"] | null;
             /**
-             * @description The command that pairs a machine with this token (the node agent's npm package, run with npx; Node.js 20 or later).
-             * @example npx glob-node --api https://globnetwork.io --join-token glb_join_3Jx0cX1Qm2bY6nR4vT8wZ5aL7kP9sD0f
+             * @description The command that pairs a machine with this token (Node.js 20.19 or later): npx runs the node agent package this
+             *     API serves (`agent`), pointed at this API's own URL; where the operator publishes the agent on the npm
+             *     registry, its name instead.
+             * @example npx --yes --package https://globnetwork.io/api/nodes/agent/glob-node-0.1.0.tgz glob-node --api https://globnetwork.io --join-token glb_join_3Jx0cX1Qm2bY6nR4vT8wZ5aL7kP9sD0f
              */
             command: string;
             expires_at: components["schemas"]["Timestamp"];
@@ -2969,6 +3085,17 @@ export interface components {
             /** @description Share of the last 30 days (since pairing, if later) in which the node called in. */
             uptime_30d: number;
         };
+        NodeAgentPackage: {
+            sha256: string;
+            size_bytes: number;
+            /**
+             * Format: uri
+             * @description Where this API serves it (`GET /api/nodes/agent/{file}`), a versioned file name.
+             */
+            url: string;
+            /** @example 0.1.0 */
+            version: string;
+        };
         /**
          * @description How much of the machine the node may use. CPU 10-80 % (default 50) sets the threads llama.cpp runs with;
          *     memory 20-70 % (default 40) decides which models it loads (a model loads only when its file fits in this share
@@ -3112,7 +3239,10 @@ export interface components {
             compute?: components["schemas"]["NodeCompute"];
             /** @description The machine's load over the last minute as a share of its cores; null when unknown. */
             cpu_load?: number | null;
-            /** @description The catalog models' files on disk (loaded or not), so a pool can pick its coordinator and plan its layers. */
+            /**
+             * @description The catalog models' files on disk (loaded or not): a pool's coordinator is a member holding the model's file.
+             *     The split itself is planned from the platform's own size and layer count of the model.
+             */
             files?: components["schemas"]["PoolFile"][];
             /** @description The models the node has loaded now; it is offered jobs only for these. */
             models: components["schemas"]["ModelIdList"];
@@ -3141,17 +3271,21 @@ export interface components {
             /** @description The texts of an `embed` job, in order. */
             input?: string[];
             /**
-             * @description The job's id: the reply's stream id, or, for a check's replay of another owner's node's work (generated and
-             *     sent like any job; its text goes to the check, and it is neither charged nor rewarded), an id starting chk_.
+             * @description The job's id: the reply's stream id, or, for a check of another owner's node's work (a `verify` job: it is
+             *     not charged, and is paid from the platform's share when it agrees with the other verifiers), an id starting
+             *     chk_.
              */
             job_id: string;
             /**
              * @description `embed`: compute one embedding per text of `input` with the model (its pooled output) and send them to
              *     `POST /api/nodes/jobs/{jobId}/embeddings`; such a job has no `messages` or `prompt`, and its `params` are not
-             *     used. Absent for a generation.
+             *     used. `verify` (a check of another owner's node's work, id starting chk_): evaluate `messages` (or `prompt`)
+             *     followed by `tokens` in one teacher-forced pass, and send what the model gives at each of those tokens to
+             *     `POST /api/nodes/jobs/{jobId}/recomputation`; nothing is generated, and an `error` event says it could not be
+             *     run. Absent for a generation.
              * @enum {string}
              */
-            kind?: "chat" | "embed";
+            kind?: "chat" | "embed" | "verify";
             lock_ms: number;
             /**
              * @description The most text the job may carry: what `max_tokens` of the model's longest token can decode to. Past it the job
@@ -3211,9 +3345,18 @@ export interface components {
              *     replay and for jobs enqueued outside a request.
              */
             request_id?: string;
+            /** @description The token ids a `verify` job evaluates after its prompt, in order (the checked node's commitment's). */
+            tokens?: number[];
+            /** @description How many of the likeliest tokens a `verify` job's recomputation gives at each position. */
+            top?: number;
         };
         NodeJobAck: {
-            /** @description True when the requester stopped the reply; the node ends it with a `done` event, stop reason `abort`. */
+            /**
+             * @description True when the reply was stopped (by its requester, a client that left, or the platform); the node ends it with a
+             *     `done` event, stop reason `abort`, whose commitment covers every token it generated. The reply is settled with
+             *     the text relayed until the stop, and checked like any other against that commitment: a stopped reply whose
+             *     node sends no commitment within NODE_STOP_COMMIT_SECONDS (30 s by default) is checked as one without.
+             */
             stop: boolean;
         };
         /**
@@ -3232,6 +3375,17 @@ export interface components {
              *     `done` or `error` event must be the last. A job's text in all is bounded by its `max_bytes`.
              */
             events: components["schemas"]["NodeJobEvent"][];
+        };
+        /**
+         * @description The result of a `verify` job: for each of its `tokens`, in order, the token id, its log probability at temperature
+         *     1 after the prompt and the tokens before it, and the job's `top` likeliest tokens there with theirs (most likely
+         *     first), as little-endian records (int32 token, float32 log probability, then `top` pairs of the same; token -1
+         *     pads a position with fewer candidates), base64. The platform judges the checked node's reply with it, and compares
+         *     it with another verifier's recomputation of the same tokens for a share of checks: a verifier whose numbers are
+         *     not the model's is suspended like a node whose reply is not.
+         */
+        NodeJobRecomputation: {
+            steps: string;
         };
         NodeList: {
             /** @description The caller's nodes, newest first; revoked nodes are not listed. */
@@ -3352,6 +3506,10 @@ export interface components {
         };
         /** @enum {string} */
         OAuthProvider: "google" | "github" | "microsoft";
+        OAuthProviders: {
+            /** @description Configured providers, in the order google, github, microsoft. */
+            providers: components["schemas"]["OAuthProvider"][];
+        };
         /** @description A session from a social sign-in, or a `TwoFactorChallenge` when the account has two-factor sign-in on. */
         OAuthResult: components["schemas"]["OAuthSession"] | components["schemas"]["TwoFactorChallenge"];
         /** @description A new session from a social sign-in; the same as `AuthSession` plus `is_new_user`. */
@@ -3497,6 +3655,13 @@ export interface components {
          *     so it cannot be used to discover accounts.
          */
         OtpSent: {
+            /**
+             * @description How the server delivers its e-mails (its configuration, the same for every address): `email` by mail, or
+             *     `server_log` where no mail server is configured and e-mails are written to the API's log (a local `make dev`
+             *     or `make serve`), which the web app says next to the code field.
+             * @enum {string}
+             */
+            delivery: "email" | "server_log";
             /** @description Seconds the code stays valid (600 for sign-up and password reset, 300 for deletion). */
             expires_in: number;
             /** @example Verification code sent successfully */
@@ -3580,8 +3745,8 @@ export interface components {
             data_processed_gb: number;
             /** @description Tasks queued and not yet started. */
             pending_tasks: number;
-            /** @description Completed tasks as a percentage of finished (completed + failed) tasks; 0 when none finished. */
-            success_rate: number;
+            /** @description Completed tasks as a percentage of finished (completed + failed) tasks; null while none has finished. */
+            success_rate: number | null;
             /** @description Inference tasks completed on the network. */
             total_tasks: number;
             updated_at: components["schemas"]["Timestamp"];
@@ -3591,13 +3756,19 @@ export interface components {
             id: components["schemas"]["Uuid"];
             /** @description Coordinator first, then the shards in the order their layers follow. */
             members: components["schemas"]["PoolMember"][];
-            /** @description The size of the model's file (all parts); null before the coordinator reported it. */
+            /** @description The size of the model's file (all parts), as the catalog pins it or the API holds it; null while unknown. */
             model_bytes: number | null;
             model_id: string;
-            /** @description The model's repeating layers, as its coordinator read them from the file; null before that. */
+            /**
+             * @description The model's repeating layers, as the platform reads them from its own copy of the model's file (or of its
+             *     tokenizer); null while it has neither.
+             */
             model_layers: number | null;
             name: components["schemas"]["NodeName"];
-            /** @description Why the pool cannot serve as planned, in plain words (no member holds the file; too little memory); null when nothing is wrong. */
+            /**
+             * @description Why the pool cannot serve as planned, in plain words (the platform does not know the model's size yet; no
+             *     member holds the file; too little memory); null when nothing is wrong.
+             */
             problem: string | null;
             status: components["schemas"]["PoolStatus"];
         };
@@ -3628,7 +3799,11 @@ export interface components {
             /** @description The caller's nodes, none of them in another pool. The order is the order of the layers after the coordinator's. */
             node_ids: components["schemas"]["Uuid"][];
         };
-        /** @description A catalog model's GGUF file this node holds (all parts of a split file together). */
+        /**
+         * @description A catalog model's GGUF file this node holds (all parts of a split file together). The platform counts a member as
+         *     holding the model's file only when its size and layers are the ones the platform knows for that model; it plans
+         *     a pool from its own numbers, never from these.
+         */
         PoolFile: {
             bytes: number;
             /** @description The model's repeating layers (its block count). */
@@ -3853,7 +4028,10 @@ export interface components {
             json_schema: {
                 description?: string;
                 name: string;
-                /** @description The JSON schema; without one, any JSON object. */
+                /**
+                 * @description The JSON schema; without one, any JSON object. It counts against the request's bounds on JSON
+                 *     schemas (ChatCompletionRequest's `x-json-schema-limits`).
+                 */
                 schema?: {
                     [key: string]: unknown;
                 };
@@ -4188,7 +4366,8 @@ export interface components {
                  *     `const`, `anyOf`, `oneOf`, `$defs` with `$ref`, `minLength`, `maxLength`, `format` (`date`, `time`,
                  *     `date-time`), `minProperties`, `maxProperties`, and the annotations (`title`, `description`, `$schema`,
                  *     `default`, `examples`). Any other keyword is refused with 400 naming it, because the grammar that makes
-                 *     the arguments match could not enforce it. Every property is written, in the schema's order.
+                 *     the arguments match could not enforce it. Every property is written, in the schema's order. The
+                 *     request's schemas together are bounded (ChatCompletionRequest's `x-json-schema-limits`).
                  */
                 parameters?: {
                     [key: string]: unknown;
@@ -4671,6 +4850,7 @@ export type SchemaConversationSummary = components['schemas']['ConversationSumma
 export type SchemaConversationUpdate = components['schemas']['ConversationUpdate'];
 export type SchemaCurrentUser = components['schemas']['CurrentUser'];
 export type SchemaDailyEarning = components['schemas']['DailyEarning'];
+export type SchemaDeleteAccountRequest = components['schemas']['DeleteAccountRequest'];
 export type SchemaDeletionOtpCheck = components['schemas']['DeletionOtpCheck'];
 export type SchemaDeletionOtpRequest = components['schemas']['DeletionOtpRequest'];
 export type SchemaDeletionOtpVerified = components['schemas']['DeletionOtpVerified'];
@@ -4709,6 +4889,7 @@ export type SchemaModelList = components['schemas']['ModelList'];
 export type SchemaModelProof = components['schemas']['ModelProof'];
 export type SchemaNextCursor = components['schemas']['NextCursor'];
 export type SchemaNode = components['schemas']['Node'];
+export type SchemaNodeAgentPackage = components['schemas']['NodeAgentPackage'];
 export type SchemaNodeAllocation = components['schemas']['NodeAllocation'];
 export type SchemaNodeBenchmark = components['schemas']['NodeBenchmark'];
 export type SchemaNodeCatalog = components['schemas']['NodeCatalog'];
@@ -4725,6 +4906,7 @@ export type SchemaNodeJobAck = components['schemas']['NodeJobAck'];
 export type SchemaNodeJobEmbeddings = components['schemas']['NodeJobEmbeddings'];
 export type SchemaNodeJobEvent = components['schemas']['NodeJobEvent'];
 export type SchemaNodeJobEvents = components['schemas']['NodeJobEvents'];
+export type SchemaNodeJobRecomputation = components['schemas']['NodeJobRecomputation'];
 export type SchemaNodeList = components['schemas']['NodeList'];
 export type SchemaNodeName = components['schemas']['NodeName'];
 export type SchemaNodeRegistration = components['schemas']['NodeRegistration'];
@@ -4739,6 +4921,7 @@ export type SchemaNotificationUpdated = components['schemas']['NotificationUpdat
 export type SchemaOAuthAuthUrl = components['schemas']['OAuthAuthUrl'];
 export type SchemaOAuthCallbackRequest = components['schemas']['OAuthCallbackRequest'];
 export type SchemaOAuthProvider = components['schemas']['OAuthProvider'];
+export type SchemaOAuthProviders = components['schemas']['OAuthProviders'];
 export type SchemaOAuthResult = components['schemas']['OAuthResult'];
 export type SchemaOAuthSession = components['schemas']['OAuthSession'];
 export type SchemaOpenAiError = components['schemas']['OpenAiError'];
@@ -6562,6 +6745,31 @@ export interface operations {
             409: components["responses"]["Conflict"];
         };
     };
+    downloadNodeAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The package. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     getNodeCatalog: {
         parameters: {
             query?: never;
@@ -6997,6 +7205,87 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
         };
     };
+    sendNodeJobRecomputation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id, as the claim answered it. */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "steps": "AQAAAAAAgL8BAAAAAACAvwIAAAAAAADA"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NodeJobRecomputation"];
+            };
+        };
+        responses: {
+            /** @description Taken; the check is decided with it. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["NodeUnauthorized"];
+            /** @description This node does not hold the job (never claimed it, or it expired). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "This node does not hold job chk_0b9f4a2e",
+                     *       "error": "Forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The job has already ended, or is not a `verify` job. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "Job v1_0b9f4a2e is not a verify job",
+                     *       "error": "Conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than 16 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "message": "Request body is too large",
+                     *       "error": "Payload Too Large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
     returnNodeJob: {
         parameters: {
             query?: never;
@@ -7131,7 +7420,13 @@ export interface operations {
                      * @example {
                      *       "join_token": "glb_join_3Jx0cX1Qm2bY6nR4vT8wZ5aL7kP9sD0f",
                      *       "expires_at": "2026-11-25T09:29:05.000Z",
-                     *       "command": "npx glob-node --api https://globnetwork.io --join-token glb_join_3Jx0cX1Qm2bY6nR4vT8wZ5aL7kP9sD0f"
+                     *       "command": "npx --yes --package https://globnetwork.io/api/nodes/agent/glob-node-0.1.0.tgz glob-node --api https://globnetwork.io --join-token glb_join_3Jx0cX1Qm2bY6nR4vT8wZ5aL7kP9sD0f",
+                     *       "agent": {
+                     *         "version": "0.1.0",
+                     *         "url": "https://globnetwork.io/api/nodes/agent/glob-node-0.1.0.tgz",
+                     *         "sha256": "9f2c4e7a1b3d5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8",
+                     *         "size_bytes": 1843201
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["JoinToken"];
@@ -8284,10 +8579,12 @@ export interface operations {
                 /**
                  * @example {
                  *       "email": "ada@example.com",
-                 *       "otp": "731046"
+                 *       "otp": "731046",
+                 *       "challenge_token": "tfc_Vx8kQ2mL9pR4tW7yB1cD6fG3hJ5nZ0aE",
+                 *       "code": "492039"
                  *     }
                  */
-                "application/json": components["schemas"]["DeletionOtpCheck"];
+                "application/json": components["schemas"]["DeleteAccountRequest"];
             };
         };
         responses: {
@@ -8316,6 +8613,22 @@ export interface operations {
                      *       "statusCode": 400,
                      *       "message": "Invalid OTP code. Please try again.",
                      *       "error": "Bad Request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The account has two-factor sign-in and the second factor is missing, wrong, or its challenge expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "message": "This account has two-factor sign-in: confirm with your authenticator app, a recovery code or a passkey.",
+                     *       "error": "Unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8352,7 +8665,8 @@ export interface operations {
                      * @example {
                      *       "message": "Verification code sent successfully",
                      *       "expires_in": 300,
-                     *       "resend_after": 60
+                     *       "resend_after": 60,
+                     *       "delivery": "email"
                      *     }
                      */
                     "application/json": components["schemas"]["OtpSent"];
@@ -8793,6 +9107,36 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    listOauthProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configured providers (possibly none). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "providers": [
+                     *         "google",
+                     *         "github",
+                     *         "microsoft"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthProviders"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
         };
     };
     listPasskeys: {
@@ -9453,7 +9797,8 @@ export interface operations {
                      * @example {
                      *       "message": "Verification code sent successfully",
                      *       "expires_in": 600,
-                     *       "resend_after": 60
+                     *       "resend_after": 60,
+                     *       "delivery": "email"
                      *     }
                      */
                     "application/json": components["schemas"]["OtpSent"];
@@ -10243,7 +10588,9 @@ export interface operations {
             };
             /**
              * @description The request does not match the API description, or asks for something not supported (`n` other than 1,
-             *     logprobs with tools, a JSON-schema keyword no grammar can enforce…; `param` names the field), or its messages do not
+             *     logprobs with tools, a JSON-schema keyword no grammar can enforce…; `param` names the field), or its JSON schemas
+             *     pass one of the request's limits (`x-json-schema-limits` of ChatCompletionRequest: nesting, `$ref` chains and
+             *     cycles, schema objects, enum sizes, value lengths, length and count bounds; the message names it), or its messages do not
              *     make a conversation (the last one is not the user's or a tool's, a tool's answer to no call).
              */
             400: {

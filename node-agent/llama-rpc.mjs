@@ -65,7 +65,49 @@ export function ensureLlamaRpc({ jobs = availableParallelism(), log = console.lo
   const found = detectBackend();
   const dir = buildDir(found.backend);
   const bin = join(dir, 'bin');
-  if (TARGETS.every((t) => existsSync(join(bin, t)))) return bin;
+  const built = () => TARGETS.every((t) => existsSync(join(bin, t)));
+  if (built()) return bin;
+  // One build at a time per cache (two agents, or two test processes, starting at once): the others wait for it.
+  const lock = `${dir}.lock`;
+  mkdirSync(dirname(dir), { recursive: true });
+  for (;;) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+    }
+    const holder = Number(readFileSync(lock, 'utf8'));
+    if (!alive(holder)) {
+      rmSync(lock, { force: true });
+      continue;
+    }
+    log(`Waiting for the llama.cpp build of process ${holder} (${dir})…`);
+    while (alive(holder) && existsSync(lock)) sleepSync(5_000);
+    if (built()) return bin;
+  }
+  try {
+    if (built()) return bin;
+    return build(found, dir, bin, jobs, log);
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+/** Whether a process of this machine is still running. */
+function alive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+const sleepSync = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+function build(found, dir, bin, jobs, log) {
   log(
     `Building llama.cpp with RPC and the ${found.backend.toUpperCase()} backend (${found.reason}) into ${dir} (once per llama.cpp version; on 2 cores this takes a while)…`,
   );

@@ -23,7 +23,8 @@ const FILES = ['openapi.json', 'api.d.ts', 'constants.json'];
 /**
  * The values backend and web app both read: the token packages (the documented answer of GET /api/wallet/packages),
  * the sampling parameters' defaults (InferenceParams), the display value of one GLOB in USD (Wallet's x-usd-per-glob)
- * and a node's allocation ranges and defaults (NodeAllocation).
+ * and ranges (InferenceParams), a node's allocation ranges and defaults (NodeAllocation), a node's events call's caps
+ * (NodeJobEvents) and the JSON-schema limits (ChatCompletionRequest's x-json-schema-limits).
  */
 function constantsOf(spec) {
   const schema = (name) => {
@@ -39,7 +40,26 @@ function constantsOf(spec) {
   const allocation = Object.fromEntries(
     Object.entries(schema('NodeAllocation').properties).map(([name, p]) => [name, { minimum: p.minimum, maximum: p.maximum, default: p.default }]),
   );
-  return { tokenPackages: packages, inferenceParamDefaults: params, usdPerGlob, nodeAllocation: allocation };
+  // The sampling parameters' ranges (the conversation settings' form checks them before the server does).
+  const paramRanges = Object.fromEntries(
+    Object.entries(schema('InferenceParams').properties).map(([name, p]) => [name, { minimum: deref(p).minimum, maximum: deref(p).maximum }]),
+  );
+  const events = schema('NodeJobEvents').properties.events;
+  const nodeJobEvents = { maxEvents: events['x-max-events'], maxTextBytes: events['x-max-text-bytes'] };
+  if (!Number.isInteger(nodeJobEvents.maxEvents) || !Number.isInteger(nodeJobEvents.maxTextBytes)) {
+    throw new Error('NodeJobEvents.events has no x-max-events / x-max-text-bytes');
+  }
+  const jsonSchemaLimits = schema('ChatCompletionRequest')['x-json-schema-limits'];
+  if (!jsonSchemaLimits) throw new Error('ChatCompletionRequest has no x-json-schema-limits');
+  return {
+    tokenPackages: packages,
+    inferenceParamDefaults: params,
+    inferenceParamRanges: paramRanges,
+    usdPerGlob,
+    nodeAllocation: allocation,
+    nodeJobEvents,
+    jsonSchemaLimits,
+  };
 }
 
 try {

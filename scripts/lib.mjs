@@ -1,8 +1,9 @@
 // Shared by scripts/dev.mjs and scripts/serve.mjs: find or start PostgreSQL and Redis, run children.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { connect } from 'node:net';
-import { join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { join, relative, resolve } from 'node:path';
 
 export const root = resolve(import.meta.dirname, '..');
 const colors = ['\x1b[36m', '\x1b[35m', '\x1b[33m', '\x1b[32m', '\x1b[34m'];
@@ -29,6 +30,45 @@ export function canConnect(host, port, timeoutMs = 1000) {
     socket.once('connect', () => end(true));
     socket.once('error', () => end(false));
   });
+}
+
+/** Whether this process can listen on host:port now (then it lets go at once). */
+function portFree(port, host) {
+  return new Promise((done) => {
+    const server = createServer();
+    server.once('error', () => done(false));
+    server.listen({ port, host, exclusive: true }, () => server.close(() => done(true)));
+  });
+}
+
+/** The program listening on a TCP port, as the OS tells it ("node (pid 4242)"), or null where it does not say. */
+export function portHolder(port) {
+  const ss = spawnSync('ss', ['-H', '-ltnp', `sport = :${port}`], { encoding: 'utf8' });
+  const m = /users:\(\("([^"]+)",pid=(\d+)/.exec(ss.stdout ?? '');
+  if (m) return `${m[1]} (pid ${m[2]})`;
+  const lsof = spawnSync('lsof', ['-nP', `-iTCP:${port}`, '-sTCP:LISTEN', '-Fcp'], { encoding: 'utf8' });
+  const pid = /^p(\d+)$/m.exec(lsof.stdout ?? '')?.[1];
+  const command = /^c(.+)$/m.exec(lsof.stdout ?? '')?.[1];
+  return pid ? `${command ?? 'a process'} (pid ${pid})` : null;
+}
+
+/** Whether something listens on the port, on every interface or on loopback alone (the start scripts' processes bind both). */
+export async function portInUse(port) {
+  // Both the wildcard and loopback: something bound to 127.0.0.1 alone does not always block the wildcard.
+  return !((await portFree(Number(port))) && (await portFree(Number(port), '127.0.0.1')));
+}
+
+/**
+ * Before anything starts: each port this run listens on must be free, or the run stops with one line naming the
+ * port, what holds it and the setting that moves it (rather than a child failing later with EADDRINUSE).
+ * `ports`: [{ port, what, setting }], checked on every interface (as the processes listen).
+ */
+export async function checkPorts(ports) {
+  for (const { port, what, setting } of ports) {
+    if (!(await portInUse(port))) continue;
+    const holder = portHolder(port);
+    fail(`Port ${port} (${what}) is already in use${holder ? ` by ${holder}` : ''}: stop that, or set ${setting} to another port.`);
+  }
 }
 
 async function waitFor(host, port, timeoutMs) {
@@ -77,15 +117,29 @@ export async function ensureRedis(children) {
 }
 
 /**
+ * Where make dev and make serve serve their embedded database (PGlite over the PostgreSQL protocol), and where it keeps
+ * its data: .data/pglite on the default port; a copy moved to another PGLITE_PORT (a second copy beside the first) keeps
+ * its own, .data/pglite-<port>, since two databases can never share one directory. PGLITE_DIR names another.
+ */
+export function embeddedDatabase() {
+  const port = Number(process.env.PGLITE_PORT ?? DEFAULT_PGLITE_PORT);
+  const dir = process.env.PGLITE_DIR ?? join(root, '.data', port === DEFAULT_PGLITE_PORT ? 'pglite' : `pglite-${port}`);
+  return { port, dir, url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres` };
+}
+const DEFAULT_PGLITE_PORT = 54329;
+
+/**
+ * The Redis key prefix of a local run: REDIS_PREFIX, else one per checkout and API port, so a second copy (another
+ * clone, or this one on another PORT) never takes the first one's queued jobs from a Redis they share.
+ */
+export function localRedisPrefix(apiPort) {
+  return process.env.REDIS_PREFIX ?? `glob-${createHash('sha256').update(root).digest('hex').slice(0, 8)}-${apiPort}`;
+}
+
+/**
  * DATABASE_URL if set; else an embedded PostgreSQL (PGlite, PostgreSQL compiled to WebAssembly) served
  * over the Postgres wire protocol, with its data in .data/pglite. All its connections share one session.
  */
-/** Where make dev and make serve serve their embedded database (PGlite over the PostgreSQL protocol). */
-export function embeddedDatabase() {
-  const port = Number(process.env.PGLITE_PORT ?? 54329);
-  return { port, url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres` };
-}
-
 export async function ensureDatabase() {
   if (process.env.DATABASE_URL) {
     log(`PostgreSQL: ${new URL(process.env.DATABASE_URL).host} (DATABASE_URL)`);
@@ -94,14 +148,13 @@ export async function ensureDatabase() {
   const { PGlite } = await import('@electric-sql/pglite');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
-  const dataDir = join(root, '.data', 'pglite');
+  const { port, url, dir: dataDir } = embeddedDatabase();
   mkdirSync(dataDir, { recursive: true });
   // pg_trgm backs the chat search index (CREATE EXTENSION in the migrations).
   const db = await PGlite.create(dataDir, { extensions: { pg_trgm } });
-  const { port, url } = embeddedDatabase();
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port, maxConnections: 16 });
   await server.start();
-  log(`PostgreSQL: embedded PGlite on 127.0.0.1:${port}, data in .data/pglite (set DATABASE_URL to use your own server)`);
+  log(`PostgreSQL: embedded PGlite on 127.0.0.1:${port}, data in ${relative(root, dataDir) || dataDir} (set DATABASE_URL to use your own server)`);
   return {
     url,
     poolSize: '2',
@@ -110,6 +163,31 @@ export async function ensureDatabase() {
       await db.close();
     },
   };
+}
+
+/**
+ * The node agent package the API serves to pairing machines (npm pack of node-agent/, its bundle built first, about
+ * a second), in .data/node-agent; answers the file's path. Packed at every start, so it is the agent of this checkout.
+ */
+export async function packNodeAgent() {
+  const dest = join(root, '.data', 'node-agent');
+  // Packed beside, then renamed over the served file: an API of another run serving it never reads half a package.
+  const scratch = join(dest, `.pack-${process.pid}`);
+  mkdirSync(scratch, { recursive: true });
+  const cwd = join(root, 'node-agent');
+  // The bundle is built first and packed without scripts, so npm pack's stdout is only its JSON (the build's own
+  // output, which under CI=true prints lines such as "[log] …", never mixes with it).
+  const build = spawn('npm', ['run', '--silent', 'build'], { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
+  if ((await new Promise((done) => build.once('exit', done))) !== 0) fail('Building the node agent (npm run build in node-agent/) failed');
+  const child = spawn('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', scratch], { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const code = await new Promise((done) => child.once('exit', done));
+  if (code !== 0) fail('Packing the node agent (npm pack in node-agent/) failed');
+  const [{ filename }] = JSON.parse(out);
+  renameSync(join(scratch, filename), join(dest, filename));
+  rmSync(scratch, { recursive: true, force: true });
+  return join(dest, filename);
 }
 
 /**
@@ -132,6 +210,7 @@ export function start(children, name, cmd, args, env, { restart = false } = {}) 
   const prefix = `${color}${name.padEnd(6)}${reset}| `;
   const entry = { name, child: null };
   let backoff = 1_000;
+  let quickExits = 0;
   const launch = () => {
     const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env, FORCE_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     const startedAt = Date.now();
@@ -148,6 +227,16 @@ export function start(children, name, cmd, args, env, { restart = false } = {}) 
       if (shuttingDown) return;
       log(`${name} exited (${signal ?? code})`);
       if (!restart) return;
+      // A process that cannot even start (a port taken since the check, a bad setting) is not started forever.
+      quickExits = Date.now() - startedAt < QUICK_EXIT_MS ? quickExits + 1 : 0;
+      if (quickExits >= QUICK_EXITS) {
+        console.error(
+          `\x1b[31m[glob] ${name} stopped ${QUICK_EXITS} times within ${QUICK_EXIT_MS / 1000} s of starting (its last lines are above): stopping.\x1b[0m`,
+        );
+        failedRun = true;
+        process.kill(process.pid, 'SIGTERM');
+        return;
+      }
       if (Date.now() - startedAt > 60_000) backoff = 1_000;
       log(`${name}: restarting in ${backoff / 1000} s`);
       setTimeout(() => {
@@ -163,6 +252,11 @@ export function start(children, name, cmd, args, env, { restart = false } = {}) 
 }
 
 let shuttingDown = false;
+/** A child kept failing at start: the run ends with exit status 1. */
+let failedRun = false;
+/** Exits this soon after a start, this many in a row, end the whole run instead of another restart. */
+const QUICK_EXIT_MS = 10_000;
+const QUICK_EXITS = 3;
 
 /** Ctrl-C / SIGTERM: stop every child (SIGTERM, then SIGKILL after 10 s) and the embedded database. */
 export function onShutdown(children, cleanup) {
@@ -175,7 +269,7 @@ export function onShutdown(children, cleanup) {
     await Promise.race([Promise.all(alive.map(({ child }) => new Promise((r) => child.once('exit', r)))), new Promise((r) => setTimeout(r, 10_000))]);
     for (const { child } of alive) if (child.exitCode === null) child.kill('SIGKILL');
     await cleanup();
-    process.exit(0);
+    process.exit(failedRun ? 1 : 0);
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -4,7 +4,27 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureDatabase, ensureRedis, log, onShutdown, root, runOrFail, start } from './lib.mjs';
+import {
+  checkPorts,
+  embeddedDatabase,
+  ensureDatabase,
+  ensureRedis,
+  localRedisPrefix,
+  log,
+  onShutdown,
+  packNodeAgent,
+  root,
+  runOrFail,
+  start,
+} from './lib.mjs';
+
+const port = process.env.PORT ?? '3000';
+const workerPort = process.env.WORKER_PORT ?? '9464';
+await checkPorts([
+  { port, what: 'the API and web app', setting: 'PORT' },
+  { port: workerPort, what: "the worker's metrics", setting: 'WORKER_PORT' },
+  ...(process.env.DATABASE_URL ? [] : [{ port: embeddedDatabase().port, what: 'the embedded PostgreSQL', setting: 'PGLITE_PORT' }]),
+]);
 
 if (!process.argv.includes('--no-build')) {
   log('Building backend and web app');
@@ -33,28 +53,33 @@ if (missing.length) {
 const children = [];
 const db = await ensureDatabase();
 const redisUrl = await ensureRedis(children);
-const port = process.env.PORT ?? '3000';
 const env = {
   NODE_ENV: 'production',
   ...secrets,
   DATABASE_URL: db.url,
   ...(db.poolSize ? { DATABASE_POOL_SIZE: db.poolSize } : {}),
   REDIS_URL: redisUrl,
+  REDIS_PREFIX: localRedisPrefix(port),
   PORT: port,
   WEB_DIST: join(root, 'frontend', 'dist'),
   WEB_ORIGIN: process.env.WEB_ORIGIN ?? `http://localhost:${port}`,
   // The worker's metrics and health probes.
-  WORKER_PORT: process.env.WORKER_PORT ?? '9464',
+  WORKER_PORT: workerPort,
+  // No mail server: e-mails, sign-up codes included, are written to the log (as under make dev).
+  ...(process.env.SMTP_URL ? {} : { MAIL_LOG_TEXT: process.env.MAIL_LOG_TEXT ?? 'true' }),
 };
 onShutdown(children, db.stop);
 
 await runOrFail('Tiny model', 'npm', ['run', '--silent', 'model:tiny', '-w', 'backend'], env);
+// The pairing command runs the agent package the API serves: this checkout's agent.
+if (!process.env.NODE_AGENT_PACKAGE && !process.env.NODE_AGENT_NPM_NAME) env.NODE_AGENT_PACKAGE = await packNodeAgent();
 log('Migrating the database');
 await runOrFail('Migrations', 'node', ['backend/dist/database/cli.js', 'migrate'], env);
 // A process that dies is started again (with backoff); Ctrl-C stops them all.
 start(children, 'api', 'node', ['backend/dist/main.js'], env, { restart: true });
 start(children, 'worker', 'node', ['backend/dist/worker.js'], env, { restart: true });
 log(`Glob Network: http://localhost:${port}  (API docs: http://localhost:${port}/api/docs). Ctrl-C stops it.`);
+if (!process.env.SMTP_URL) log('E-mail: no SMTP_URL, so e-mails (and sign-up codes) are written to the api/worker log');
 log(
   `Metrics: http://localhost:${port}/metrics and http://localhost:${env.WORKER_PORT}/metrics with Authorization: Bearer <METRICS_TOKEN>${secrets.METRICS_TOKEN ? ' (in .data/serve-secrets.json)' : ''}`,
 );

@@ -51,6 +51,8 @@ const plans = {
       { name: 'image', target: 'test-image', weight: 1 },
       // Playwright and the backend's jest both drive an API, a worker and llama.cpp: on 2 cores, one after the other.
       { name: 'e2e', target: 'test-e2e', weight: 2, needs: ['e2e build'], after: ['backend (all)'], env: { E2E_SKIP_BUILD: '1' } },
+      // make dev, make serve and a paired agent on free ports, beside Playwright's stack (which holds the default ports).
+      { name: 'readme paths', target: 'test-readme', weight: 1, needs: ['e2e build'], after: ['backend (all)'] },
     ],
   },
 };

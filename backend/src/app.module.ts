@@ -1,7 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
-import { RateLimitGuard, RateLimiter } from './common/rate-limit';
+import { RateLimitGuard } from './common/rate-limit';
+import { RateLimitModule } from './common/rate-limit.module';
 import type { AppConfig } from './config/config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -31,7 +32,7 @@ export class CoreModule {
   static forRoot(config?: AppConfig): DynamicModule {
     return {
       module: CoreModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, RedisModule, JobsModule, MailModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, RedisModule, JobsModule, MailModule, RateLimitModule],
     };
   }
 }
@@ -58,7 +59,7 @@ export class ApiModule {
         OpenAiModule,
         AdminModule,
       ],
-      providers: [RateLimiter, { provide: APP_GUARD, useClass: RateLimitGuard }],
+      providers: [{ provide: APP_GUARD, useClass: RateLimitGuard }],
     };
   }
 }

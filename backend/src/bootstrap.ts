@@ -18,11 +18,8 @@ import { NODE_EVENTS_BODY_MAX_BYTES, NODE_EVENTS_TOO_LARGE } from './modules/nod
 import { loadSpec } from './contract/spec';
 import { RATE_LIMIT_HEADERS } from './modules/openai/key-limits';
 import { isUndescribedPath, specValidator } from './contract/validator';
+import type { RawBodyRequest } from './common/raw-body';
 import { NOT_FOUND_FILE, pageResolver, ROUTES_FILE, SHELL_FILE, type SiteRoutes } from './common/web-pages';
-
-export interface RawBodyRequest extends Request {
-  rawBody?: Buffer;
-}
 
 /**
  * Which file of the web build answers a page request (see common/web-pages). A build without routes.json is a plain
@@ -99,10 +96,10 @@ export function configureApi(app: NestExpressApplication, config: AppConfig, log
       next((err as { type?: string } | undefined)?.type === 'entity.too.large' ? new PayloadTooLargeException(NODE_EVENTS_TOO_LARGE) : err);
     });
   });
-  // An embed job's vectors (base64 float32): a batch of a large model's vectors passes the general 1 MB limit.
-  const nodeEmbeddings = express.json({ limit: '16mb' });
+  // An embed job's vectors (base64 float32), a verify job's recomputation (a long reply's numbers): past the general 1 MB limit.
+  const nodeResults = express.json({ limit: '16mb' });
   app.use('/api/nodes/jobs', (req: Request, res: express.Response, next: express.NextFunction) =>
-    /^\/[^/]+\/embeddings$/.test(req.path) ? nodeEmbeddings(req, res, next) : next(),
+    /^\/[^/]+\/(embeddings|recomputation)$/.test(req.path) ? nodeResults(req, res, next) : next(),
   );
   // JSON bodies for /api and /v1 only; the raw bytes are kept for signature checks (payment webhooks).
   app.use(

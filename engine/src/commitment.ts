@@ -15,21 +15,28 @@ export interface Step {
   top: Array<[token: number, logprob: number]>;
 }
 
-/** Bytes of one encoded step: the token (int32), its log probability (float32), then COMMIT_TOP pairs of the same. */
-const STEP_BYTES = 8 + 8 * COMMIT_TOP;
+/** Bytes of one encoded step with `top` candidates: the token (int32), its log probability (float32), then `top` pairs of the same. */
+const stepBytes = (top: number) => 8 + 8 * top;
+
+/** Steps as the done event carries them (COMMIT_TOP candidates each). */
+export const encodeCommitment = (steps: readonly Step[]): string => encodeSteps(steps, COMMIT_TOP);
+
+/** The steps of an encoded commitment, or null when it is not whole records of sane values. */
+export const decodeCommitment = (encoded: string): Step[] | null => decodeSteps(encoded, COMMIT_TOP);
 
 /**
- * Steps as the done event carries them: little-endian binary records, base64. A position with fewer than COMMIT_TOP
- * candidates (a vocabulary that small) is padded with token -1.
+ * Steps as little-endian binary records of `top` candidates each, base64: a commitment, or a peer's recomputation
+ * (VERIFY_TOP candidates). A position with fewer candidates (a vocabulary that small) is padded with token -1.
  */
-export function encodeCommitment(steps: readonly Step[]): string {
-  const buf = Buffer.alloc(steps.length * STEP_BYTES);
+export function encodeSteps(steps: readonly Step[], top: number): string {
+  const bytes = stepBytes(top);
+  const buf = Buffer.alloc(steps.length * bytes);
   steps.forEach((s, i) => {
-    let at = i * STEP_BYTES;
+    let at = i * bytes;
     buf.writeInt32LE(s.token, at);
     buf.writeFloatLE(s.logprob, at + 4);
     at += 8;
-    for (let j = 0; j < COMMIT_TOP; j++, at += 8) {
+    for (let j = 0; j < top; j++, at += 8) {
       const c = s.top[j];
       buf.writeInt32LE(c ? c[0] : -1, at);
       buf.writeFloatLE(c ? c[1] : 0, at + 4);
@@ -38,26 +45,26 @@ export function encodeCommitment(steps: readonly Step[]): string {
   return buf.toString('base64');
 }
 
-/** The steps of an encoded commitment, or null when it is not whole records of sane values. */
-export function decodeCommitment(encoded: string): Step[] | null {
+/** Steps encoded with `top` candidates each, or null when they are not whole records of sane values. */
+export function decodeSteps(encoded: string, top: number): Step[] | null {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) return null;
   const buf = Buffer.from(encoded, 'base64');
-  if (buf.length % STEP_BYTES !== 0) return null;
+  if (buf.length % stepBytes(top) !== 0) return null;
   const steps: Step[] = [];
   for (let at = 0; at < buf.length;) {
     const token = buf.readInt32LE(at);
     const logprob = buf.readFloatLE(at + 4);
     if (token < 0 || !(logprob <= 0)) return null;
     at += 8;
-    const top: Step['top'] = [];
-    for (let j = 0; j < COMMIT_TOP; j++, at += 8) {
+    const candidates: Step['top'] = [];
+    for (let j = 0; j < top; j++, at += 8) {
       const id = buf.readInt32LE(at);
       const lp = buf.readFloatLE(at + 4);
       if (id < 0) continue;
       if (!(lp <= 0)) return null;
-      top.push([id, lp]);
+      candidates.push([id, lp]);
     }
-    steps.push({ token, logprob, top });
+    steps.push({ token, logprob, top: candidates });
   }
   return steps;
 }

@@ -17,6 +17,7 @@ import type * as Nlc from 'node-llama-cpp' with { 'resolution-mode': 'import' };
 import { chatHistory, type ChatTurn } from './chat-history';
 import { CHATML_TEMPLATE } from './chatml';
 import { boundNumberRules } from './json-grammar';
+import { JsonSchemaGbnf } from './json-schema-gbnf';
 import { validateGguf } from './gguf-validate';
 import { loadNodeLlamaCpp } from './node-llama-cpp';
 import { alignLogprobs, clampLogprob, tokenPieces, type TokenLogprob } from './logprobs';
@@ -158,6 +159,8 @@ export class LlamaEngine {
   private readonly loading = new Map<string, Promise<void>>();
   /** Grammars by their schema's JSON text, least recently used first. */
   private readonly grammars = new Map<string, Promise<Nlc.LlamaGrammar>>();
+  /** Writes a schema's grammar text off the event loop (json-schema-gbnf.ts). */
+  private readonly gbnf = new JsonSchemaGbnf();
   /** Each loaded model's embedding context (its pooled output), made on its first embedding request. */
   private readonly embedders = new Map<string, Promise<Nlc.LlamaEmbeddingContext>>();
   private disposed = false;
@@ -408,6 +411,7 @@ export class LlamaEngine {
     await Promise.allSettled(this.loading.values());
     for (const id of [...this.models.keys()]) await this.unload(id);
     this.disposed = true;
+    await this.gbnf.close();
     await this.llama.dispose();
   }
 
@@ -442,15 +446,16 @@ export class LlamaEngine {
     return grammar;
   }
 
+  /**
+   * The grammar createGrammarForJsonSchema would make, its number rules bounded: the text written on the grammar
+   * thread, then parsed here once (the JSON's end, four newlines, its stop trigger, trimmed from the text).
+   */
   private async buildGrammar(schema: object): Promise<Nlc.LlamaGrammar> {
-    const json = await this.llama.createGrammarForJsonSchema<Nlc.GbnfJsonSchema>(schema as Nlc.GbnfJsonSchema);
-    const bounded = boundNumberRules(json.grammar);
-    if (bounded === json.grammar) return json;
-    // The same grammar, its end (newlines that are its stop trigger, trimmed from the text) included.
+    const text = boundNumberRules(await this.gbnf.text(schema));
     return this.llama.createGrammar({
-      grammar: bounded,
-      stopGenerationTriggers: json.stopGenerationTriggers,
-      trimWhitespaceSuffix: json.trimWhitespaceSuffix,
+      grammar: text,
+      stopGenerationTriggers: [this.nlc.LlamaText(['\n'.repeat(4)])],
+      trimWhitespaceSuffix: true,
     });
   }
 

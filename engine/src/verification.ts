@@ -61,6 +61,19 @@ function sameStep(node: Step, model: Step): boolean {
 }
 
 /**
+ * Whether two verifiers' recomputations of the same tokens agree: every position's log probability, and its candidates'
+ * by rank, within LOGPROB_TOLERANCE (ranks, not ids: near-ties may swap places on other hardware).
+ */
+export function sameRecomputation(a: readonly Step[], b: readonly Step[]): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((x, i) => {
+    const y = b[i]!;
+    if (x.token !== y.token || !near(x.logprob, y.logprob) || x.top.length !== y.top.length) return false;
+    return x.top.every(([, lp], j) => near(lp, y.top[j]![1]));
+  });
+}
+
+/**
  * Why the token at this recomputed step could not have been sampled, or null when it could. `seen` holds the tokens of
  * the REPEAT_WINDOW positions before it; `step.top` must hold the VERIFY_TOP likeliest tokens, most likely first.
  * `allowed` says which tokens the sampler could have chosen instead (a grammar allows fewer): only those count as
@@ -154,12 +167,18 @@ export function verifySteps(
   return { passed: true, checked: recomputed.length };
 }
 
+/**
+ * How a reply ended: as its node said (`stop`, `length`, `abort`); `either` (a model proof): the model ended it, or
+ * it reached the cap; `stopped`: the platform ended it (a stop, a client gone), so the node's tokens may run past the
+ * text relayed before the stop reached it.
+ */
+export type ClaimedEnd = 'stop' | 'length' | 'abort' | 'either' | 'stopped';
+
 /** How a reply ended, as its node claimed, and what the job allowed. */
 export interface ReplyClaim {
   /** The text the platform relayed. */
   text: string;
-  /** How the reply ended; `either` (a model proof): the model ended it, or it reached the cap. */
-  stopReason: 'stop' | 'length' | 'abort' | 'either';
+  stopReason: ClaimedEnd;
   /** The job's stop sequences. */
   stops?: string[];
   /** The completion cap the node was given. */
@@ -182,7 +201,8 @@ export interface Recomputation {
 /**
  * The whole verdict on a reply: its commitment is whole and is the text relayed (a stop sequence's or a grammar's
  * trailing whitespace may follow it), its stop reason is what the tokens say (`length` exactly at the cap, `stop` on
- * the end-of-generation token or a stop sequence, nothing after the end), and every step passes verifySteps.
+ * the end-of-generation token or a stop sequence, nothing after the end; anything after the relayed text where the
+ * platform stopped the reply), and every step passes verifySteps.
  */
 export function verifyReply(committed: readonly Step[] | null, recomputed: Recomputation, claim: ReplyClaim): StepsVerdict {
   const fail = (why: string): StepsVerdict => ({ passed: false, checked: 0, why });
@@ -200,13 +220,15 @@ export function verifyReply(committed: readonly Step[] | null, recomputed: Recom
   const afterStop = !!claim.stops?.some((s) => s && rest.startsWith(s));
   const grammarEnd = !!claim.sampling.constrained && rest.trim() === '';
   const consistent =
-    claim.stopReason === 'either'
-      ? rest === '' && (ended || generated === claim.maxTokens)
-      : claim.stopReason === 'length'
-        ? !ended && generated === claim.maxTokens && (rest === '' || grammarEnd)
-        : claim.stopReason === 'stop'
-          ? (ended && (rest === '' || grammarEnd)) || afterStop || grammarEnd
-          : rest === '' || afterStop || grammarEnd;
+    claim.stopReason === 'stopped'
+      ? true
+      : claim.stopReason === 'either'
+        ? rest === '' && (ended || generated === claim.maxTokens)
+        : claim.stopReason === 'length'
+          ? !ended && generated === claim.maxTokens && (rest === '' || grammarEnd)
+          : claim.stopReason === 'stop'
+            ? (ended && (rest === '' || grammarEnd)) || afterStop || grammarEnd
+            : rest === '' || afterStop || grammarEnd;
   if (!consistent) return fail(`its tokens do not end as a "${claim.stopReason}" reply does`);
   return verifySteps(committed, recomputed.steps, recomputed.promptTail, claim.sampling, recomputed.pieces);
 }

@@ -10,7 +10,8 @@ import { formatBytes } from '@glob/engine/bytes';
 import { sequenceMemory } from '@glob/engine/memory';
 import type { EngineOptions, LlamaEngine } from '@glob/engine/llama-engine';
 import { generateReply } from '@glob/engine/generation';
-import { encodeCommitment } from '@glob/engine/commitment';
+import { encodeCommitment, encodeSteps } from '@glob/engine/commitment';
+import { VERIFY_TOP } from '@glob/engine/verification';
 import { type Allocation, DEFAULT_ALLOCATION, type Machine, type Plan, plan, sameAllocation } from './allocation';
 import { Backoff, Connection, createNodeApi, type NodeApi } from './api-client';
 import { type BatterySource, type BatteryState, batteryPause, batteryPercent } from './battery';
@@ -30,7 +31,7 @@ export const AGENT_VERSION = packageJson.version;
 
 /** The engine calls the agent makes (LlamaEngine; a fake in tests). */
 export type Engine = Pick<LlamaEngine, 'load' | 'unload' | 'loadedModels' | 'isLoaded' | 'generate' | 'benchmark' | 'dispose' | 'capacity'> &
-  Partial<Pick<LlamaEngine, 'embed'>>;
+  Partial<Pick<LlamaEngine, 'embed' | 'recompute'>>;
 
 type NodeJob = Schemas['NodeJob'];
 type NodeState = Schemas['NodeState'];
@@ -540,7 +541,8 @@ export class Agent {
     const engine = this.engine;
     const counts = engine ? this.loaded.map((id) => engine.capacity(id).sequences) : [];
     if (this.pool?.serving()) counts.push(POOL_SLOTS);
-    return Math.max(1, Math.min(...counts));
+    // Before any model is loaded (the first heartbeat of a restart) there is nothing to count: one slot, not Infinity.
+    return counts.length ? Math.max(1, Math.min(...counts)) : 1;
   }
 
   /** The models this node serves now: those it loaded, and the pooled model while it coordinates a whole pool. */
@@ -652,8 +654,42 @@ export class Agent {
     else this.log(`Job ${job.job_id}: the embeddings were refused (${res.response.status})`, jobFields(job));
   }
 
+  /**
+   * A verify job (a check of another owner's node's work): the job's tokens evaluated after its prompt in one pass, and
+   * the model's numbers at each sent in one call; a failure here is the job's error event.
+   */
+  private async verifyJob(job: NodeJob, running: RunningJob): Promise<void> {
+    const engine = this.engine;
+    const tokens = job.tokens ?? [];
+    this.log(`Claimed check ${job.job_id} (${job.model_id}, ${plural(tokens.length, 'token')})`, { ...jobFields(job), model: job.model_id });
+    const started = performance.now();
+    let steps: string;
+    try {
+      if (!engine?.recompute || !this.loaded.includes(job.model_id)) throw new Error(`${job.model_id} is not loaded here`);
+      const input = job.prompt !== undefined ? { prompt: job.prompt } : { messages: job.messages ?? [] };
+      const r = await engine.recompute(job.model_id, { ...input, maxTokens: job.params.max_tokens }, tokens, job.top ?? VERIFY_TOP);
+      steps = encodeSteps(r.steps, job.top ?? VERIFY_TOP);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.log(`Check ${job.job_id} failed: ${message}`, jobFields(job));
+      running.sender.push({ type: 'error', message: message.slice(0, 500) });
+      await running.sender.drain();
+      return;
+    }
+    await running.sender.close();
+    const res = await this.conn.call(
+      (signal) => this.api.POST('/api/nodes/jobs/{jobId}/recomputation', { params: { path: { jobId: job.job_id } }, body: { steps }, signal }),
+      { signal: this.stopping.signal, timeoutMs: 60_000 },
+    );
+    this.checkRevoked(res.response);
+    const secs = ((performance.now() - started) / 1000).toFixed(1);
+    if (res.response.status === 204) this.log(`Check ${job.job_id}: ${plural(tokens.length, 'token')} recomputed in ${secs} s`, jobFields(job));
+    else this.log(`Check ${job.job_id}: the recomputation was refused (${res.response.status})`, jobFields(job));
+  }
+
   private async generate(job: NodeJob, running: RunningJob): Promise<void> {
     if (job.kind === 'embed') return this.embedJob(job, running);
+    if (job.kind === 'verify') return this.verifyJob(job, running);
     const { sender } = running;
     const generator = this.generatorFor(job.model_id);
     this.log(`Claimed job ${job.job_id} (${job.model_id})`, { ...jobFields(job), model: job.model_id });

@@ -3,12 +3,14 @@
  * meanwhile goes in the next request (at most 512 events and 256 KiB per call, the API's limits; an event past that
  * alone, such as a done event with a long reply's logprobs, goes in a call of its own).
  */
+import constants from '@glob/contract/constants.json';
 import type { Schemas } from './contract';
 
 export type NodeJobEvent = Schemas['NodeJobEvent'];
 
-export const MAX_EVENTS_PER_CALL = 512;
-export const MAX_BYTES_PER_CALL = 256 * 1024;
+/** The API's caps on one events call, from the spec (NodeJobEvents). */
+export const MAX_EVENTS_PER_CALL = constants.nodeJobEvents.maxEvents;
+export const MAX_BYTES_PER_CALL = constants.nodeJobEvents.maxTextBytes;
 /** Token text per event: well below the spec's 65,536 characters, and a call's size limit even when escaped. */
 const MAX_TOKEN_CHARS = 16_384;
 /** `{"events":[` … `]}` */

@@ -47,7 +47,7 @@ export class OptionsError extends Error {
 export const USAGE = `Usage: glob-node [options]
 
 Runs this machine as a Glob Network node: it serves the network's models with llama.cpp and earns GLOB.
-The first run pairs the machine with a join token from the web app ("Your nodes" → "Pair a node");
+The first run pairs the machine with a join token from the web app ("Your nodes" → "Pair a new node");
 later runs need no options at all.
 
 Options (environment variable in brackets):

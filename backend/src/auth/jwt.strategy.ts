@@ -18,7 +18,8 @@ interface AccessClaims {
 
 /**
  * Bearer access tokens: HS256 only (pinned), our audience and issuer, not expired, the account still exists,
- * and its sign-in has not ended (logout, revocation, a detected refresh-token reuse, a password reset).
+ * and its sign-in has not ended (logout, revocation, a detected refresh-token reuse, a password reset). A request
+ * counts as the sign-in's use ("Last used" in the sessions list moves while it is in use, not only at each refresh).
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
@@ -39,6 +40,6 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
 
   async validate(claims: AccessClaims): Promise<AuthUser | false> {
     if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string' || typeof claims.sid !== 'string' || !UUID.test(claims.sid)) return false;
-    return (await this.sessions.isLive(claims.sub, claims.sid)) ? { id: claims.sub, tokenId: claims.jti, sessionId: claims.sid } : false;
+    return (await this.sessions.useIfLive(claims.sub, claims.sid)) ? { id: claims.sub, tokenId: claims.jti, sessionId: claims.sid } : false;
   }
 }

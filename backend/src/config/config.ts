@@ -5,7 +5,7 @@ import constants from '@glob/contract/constants.json';
 import { threadsFor } from '@glob/engine/threads';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { UNITS_PER_GLOB } from '../modules/wallet/units';
+import { UNITS_PER_GLOB } from '../common/units';
 
 /** Repository root (backend/src/config → ../../..), also right for backend/dist/config. */
 export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
@@ -40,6 +40,11 @@ const envSchema = z.object({
   /** Origins passkey ceremonies may come from, comma-separated; default: WEB_ORIGIN. */
   WEBAUTHN_ORIGIN: z.string().optional(),
   SMTP_URL: z.string().optional(),
+  /**
+   * Without SMTP_URL, write each e-mail's text (codes and links included) to the log, as a development run does: for a
+   * `make serve` on one's own machine. Refused with SMTP_URL set.
+   */
+  MAIL_LOG_TEXT: bool.default(false),
   MAIL_FROM: z.string().default('Glob Network <no-reply@globnetwork.io>'),
   SUPPORT_EMAIL: z.email().default('support@globnetwork.io'),
   /**
@@ -96,6 +101,15 @@ const envSchema = z.object({
   API_KEY_RATE_WINDOW_SECONDS: positiveInt.default(60),
   /** Public URL of the web app (OAuth redirect URIs point at its /app/oauth/callback/{provider}); default: the first WEB_ORIGIN. */
   PUBLIC_WEB_URL: z.url().optional(),
+  /** The API's own public URL, which node agents call (the pairing command's --api); default: PUBLIC_WEB_URL. */
+  PUBLIC_API_URL: z.url().optional(),
+  /** The node agent package the API serves to pairing machines (`make pack-node`'s tarball); default: that one, if built. */
+  NODE_AGENT_PACKAGE: z.string().min(1).optional(),
+  /** The agent's name on the npm registry, once published: the pairing command then runs it from there instead. */
+  NODE_AGENT_NPM_NAME: z
+    .string()
+    .regex(/^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*(@[0-9A-Za-z.+-]+)?$/, 'an npm package name')
+    .optional(),
   WELCOME_BONUS_GLOB: z.coerce.number().min(0).max(1_000_000).default(1000),
   /** Purchases complete without a payment (development and tests only; refused in production). */
   PAYMENTS_TEST_MODE: bool.default(false),
@@ -130,6 +144,8 @@ const envSchema = z.object({
   REAPER_INTERVAL_MS: positiveInt.default(5_000),
   /** A remote node's first token must arrive this soon after its claim, or the job goes to another node. */
   NODE_FIRST_TOKEN_SECONDS: positiveInt.default(30),
+  /** After the platform stops a remote node's reply, how long it waits for the node's commitment to what it sent. */
+  NODE_STOP_COMMIT_SECONDS: positiveInt.default(30),
   /** The oldest node agent version that may take jobs (semver); unset, any version may. */
   NODE_MIN_VERSION: z
     .string()
@@ -254,9 +270,9 @@ export interface AppConfig {
   redis: { url: string; prefix: string };
   web: { origin: string[]; dist: string | undefined };
   jwt: { accessSecret: string; refreshSecret: string };
-  /** The 32-byte key two-factor secrets are encrypted with (TWO_FACTOR_KEY). */
+  /** The 32-byte key two-factor secrets are encrypted with, and queue jobs' contents sealed under (TWO_FACTOR_KEY). */
   twoFactorKey: Buffer;
-  mail: { smtpUrl: string | undefined; from: string; supportEmail: string };
+  mail: { smtpUrl: string | undefined; from: string; supportEmail: string; logText: boolean };
   /** Express's `trust proxy` setting: false (default), true, a hop count, or addresses/subnet names. */
   trustProxy: boolean | number | string;
   validateResponses: boolean;
@@ -305,6 +321,7 @@ export interface AppConfig {
     reaperIntervalMs: number;
     streamsPerUser: number;
     nodeFirstTokenMs: number;
+    nodeStopCommitMs: number;
     /** The oldest agent version that may take jobs; null for none. */
     nodeMinVersion: string | null;
     nodeEventsPerSecond: number;
@@ -320,6 +337,9 @@ export interface AppConfig {
     settleIntervalMs: number;
   };
   publicWebUrl: string;
+  /** The API's public URL (node agents call it). */
+  publicApiUrl: string;
+  nodeAgent: { packagePath: string | null; npmName: string | null };
   /** Passkeys: the relying party's id, name and the origins whose ceremonies are accepted. */
   webauthn: { rpId: string; rpName: string; origins: string[] };
   oauth: Partial<Record<OAuthProviderName, OAuthProviderConfig>>;
@@ -462,6 +482,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`Invalid environment:\n${lines.join('\n')}`);
   }
   const env = parsed.data;
+  if (env.MAIL_LOG_TEXT && env.SMTP_URL) {
+    throw new ConfigError('MAIL_LOG_TEXT=true is refused with SMTP_URL set: e-mails are sent, and their codes never logged');
+  }
   if (env.NODE_ENV === 'production' && env.PAYMENTS_TEST_MODE) {
     throw new ConfigError('PAYMENTS_TEST_MODE=true is refused in production: purchases would credit GLOB without a payment');
   }
@@ -480,7 +503,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     jwt: secrets.jwt,
     twoFactorKey: secrets.twoFactorKey,
-    mail: { smtpUrl: env.SMTP_URL || undefined, from: env.MAIL_FROM, supportEmail: env.SUPPORT_EMAIL },
+    mail: { smtpUrl: env.SMTP_URL || undefined, from: env.MAIL_FROM, supportEmail: env.SUPPORT_EMAIL, logText: env.MAIL_LOG_TEXT },
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     validateResponses: env.VALIDATE_RESPONSES ?? env.NODE_ENV === 'test',
     rateLimits: {
@@ -511,6 +534,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       ? { secretKey: env.STRIPE_SECRET_KEY, webhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined, apiBase: env.STRIPE_API_BASE }
       : null,
     publicWebUrl: (env.PUBLIC_WEB_URL ?? env.WEB_ORIGIN.split(',')[0]!.trim()).replace(/\/$/, ''),
+    publicApiUrl: (env.PUBLIC_API_URL ?? env.PUBLIC_WEB_URL ?? env.WEB_ORIGIN.split(',')[0]!.trim()).replace(/\/$/, ''),
+    nodeAgent: { packagePath: env.NODE_AGENT_PACKAGE ?? null, npmName: env.NODE_AGENT_NPM_NAME ?? null },
     webauthn: webauthnConfig(env),
     oauth: oauthProviders(source),
     inference: {
@@ -535,6 +560,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       reaperIntervalMs: env.REAPER_INTERVAL_MS,
       streamsPerUser: env.STREAMS_PER_USER,
       nodeFirstTokenMs: env.NODE_FIRST_TOKEN_SECONDS * 1000,
+      nodeStopCommitMs: env.NODE_STOP_COMMIT_SECONDS * 1000,
       nodeMinVersion: env.NODE_MIN_VERSION ?? null,
       nodeEventsPerSecond: env.NODE_EVENTS_PER_SECOND,
       spotCheckPercent: env.SPOT_CHECK_PERCENT,

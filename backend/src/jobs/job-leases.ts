@@ -4,8 +4,11 @@ import { queueWait } from '../observability/metrics';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { createRedis } from '../redis/redis.module';
+import { JobSeal, type StoredJob } from './job-seal';
 import type { InferenceJob, InferenceQueue } from './jobs';
 import { JobsService } from './jobs.service';
+
+type Stored = StoredJob<'inference.generate'>;
 
 /** A job taken on someone else's behalf: the queue it came from and the lock token that holds it. */
 export interface Lease {
@@ -22,12 +25,13 @@ export interface Lease {
 @Injectable()
 export class JobLeases implements OnApplicationShutdown {
   private readonly logger = new Logger('JobLeases');
-  private readonly workers = new Map<InferenceQueue, Worker<InferenceJob>>();
+  private readonly workers = new Map<InferenceQueue, Worker<Stored>>();
   private connection: ReturnType<typeof createRedis> | undefined;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly jobs: JobsService,
+    private readonly seal: JobSeal,
   ) {}
 
   /** Starts the workers (and so the stalled-job checks) of these queues. */
@@ -35,7 +39,7 @@ export class JobLeases implements OnApplicationShutdown {
     for (const q of queues) this.worker(q);
   }
 
-  private worker(queue: InferenceQueue): Worker<InferenceJob> {
+  private worker(queue: InferenceQueue): Worker<Stored> {
     let worker = this.workers.get(queue);
     if (worker) return worker;
     if (!this.connection) {
@@ -43,7 +47,7 @@ export class JobLeases implements OnApplicationShutdown {
       this.connection.on('error', () => undefined);
     }
     const { jobLockMs, jobStalledIntervalMs } = this.config.inference;
-    worker = new Worker<InferenceJob>(queue, null, {
+    worker = new Worker<Stored>(queue, null, {
       connection: this.connection,
       prefix: `${this.config.redis.prefix}:bull`,
       lockDuration: jobLockMs,
@@ -59,19 +63,19 @@ export class JobLeases implements OnApplicationShutdown {
 
   /** The next waiting job of the queue, now locked with `token`; null when none waits. */
   async take(queue: InferenceQueue, token: string): Promise<{ lease: Lease; data: InferenceJob } | null> {
-    const job = (await this.worker(queue).getNextJob(token, { block: false })) as Job<InferenceJob> | undefined;
+    const job = (await this.worker(queue).getNextJob(token, { block: false })) as Job<Stored> | undefined;
     if (job) queueWait.observe({ queue }, Math.max(0, Date.now() - job.timestamp) / 1000);
-    return job?.id ? { lease: { jobId: job.id, queue, token }, data: job.data } : null;
+    return job?.id ? { lease: { jobId: job.id, queue, token }, data: this.seal.open('inference.generate', job.data) } : null;
   }
 
-  private async job(lease: Lease): Promise<Job<InferenceJob> | undefined> {
-    return (await this.jobs.queue(lease.queue).getJob(lease.jobId)) as Job<InferenceJob> | undefined;
+  private async job(lease: Lease): Promise<Job<Stored> | undefined> {
+    return (await this.jobs.queue(lease.queue).getJob(lease.jobId)) as Job<Stored> | undefined;
   }
 
   /** Renews the lock and answers the job's data; null when it is no longer held with this token (it expired and moved on, or ended). */
   async renew(lease: Lease): Promise<InferenceJob | null> {
     const job = await this.job(lease);
-    return job && (await job.extendLock(lease.token, this.config.inference.jobLockMs)) === 1 ? job.data : null;
+    return job && (await job.extendLock(lease.token, this.config.inference.jobLockMs)) === 1 ? this.seal.open('inference.generate', job.data) : null;
   }
 
   /** The reply ended (done or error): the job is finished and never runs again. */

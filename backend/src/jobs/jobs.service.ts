@@ -4,13 +4,15 @@ import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
 import { createRedis } from '../redis/redis.module';
 import { currentRequestId } from '../observability/logging';
+import { JobSeal } from './job-seal';
 import { AnyQueue, JOB_QUEUES, JobName, JobPayloads } from './jobs';
 
 /** Where every enqueue is announced (the queue's name), so a node waiting for a job wakes at once. */
 export const jobsAddedChannel = (prefix: string) => `${prefix}:jobs:added`;
 
 const DEFAULTS: Partial<Record<JobName, JobsOptions>> = {
-  'mail.send': { attempts: 5, backoff: { type: 'exponential', delay: 2_000 }, removeOnComplete: 1000, removeOnFail: 5000 },
+  // A sent mail is gone from Redis at once (only a retry needs it); a failed one is kept a week for the operator.
+  'mail.send': { attempts: 5, backoff: { type: 'exponential', delay: 2_000 }, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } },
   // A reply is generated once; a worker that dies mid-job is detected by the stall check and the job retried.
   'inference.generate': { attempts: 2, removeOnComplete: { age: 3600 }, removeOnFail: { age: 24 * 3600 } },
   'inference.verify': { attempts: 2, removeOnComplete: { age: 3600 }, removeOnFail: { age: 24 * 3600 } },
@@ -22,7 +24,10 @@ export class JobsService implements OnApplicationShutdown {
   private readonly queues = new Map<AnyQueue, Queue>();
   private readonly connection;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly seal: JobSeal,
+  ) {
     this.connection = createRedis(config, true);
     this.connection.on('error', () => undefined);
   }
@@ -36,11 +41,15 @@ export class JobsService implements OnApplicationShutdown {
     return queue;
   }
 
-  /** Every job carries the id of the request that enqueued it (see observability/logging), unless it names one. */
+  /**
+   * Every job carries the id of the request that enqueued it (see observability/logging), unless it names one; what
+   * people typed or were sent goes in sealed (JobSeal), so the queue dashboard and Redis never hold it in clear.
+   */
   async enqueue<N extends JobName>(name: N, data: JobPayloads[N], opts: JobsOptions = {}): Promise<string> {
     const queue = JOB_QUEUES[name](data);
     const requestId = data.requestId ?? currentRequestId();
-    const job = await this.queue(queue).add(name, requestId ? { ...data, requestId } : data, { ...DEFAULTS[name], ...opts });
+    const stored = this.seal.seal(name, requestId ? { ...data, requestId } : data);
+    const job = await this.queue(queue).add(name, stored, { ...DEFAULTS[name], ...opts });
     await this.announce(queue);
     return job.id!;
   }

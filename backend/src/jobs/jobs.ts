@@ -1,4 +1,5 @@
 import type { TokenLogprob } from '@glob/engine/logprobs';
+import type { ClaimedEnd } from '@glob/engine/verification';
 /**
  * Every queue and job of the platform, typed end to end. Producers use JobsService.enqueue;
  * processors in src/worker/ take the same payload types. Add a job here first.
@@ -110,7 +111,7 @@ export interface VerifyJob extends JobTrace {
    * Verify the reply by recomputation instead of replaying it: the node's commitment (base64, null when it sent none),
    * recomputed over the prompt and its tokens, and judged with the text relayed and how the reply ended.
    */
-  recompute?: { commitment: string | null; text: string; stopReason: 'stop' | 'length' | 'abort' | 'either'; stops?: string[] };
+  recompute?: { commitment: string | null; text: string; stopReason: ClaimedEnd; stops?: string[] };
   /** An embedding job's sample: some of its texts and the vectors the node sent for them (base64 float32), computed again. */
   embeddings?: { texts: string[]; vectors: string[] };
 }

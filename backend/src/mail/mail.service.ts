@@ -7,8 +7,8 @@ import { JobsService } from '../jobs/jobs.service';
 
 /**
  * Sends e-mail through SMTP (SMTP_URL, e.g. smtp://user:pass@host:587). Without SMTP_URL, a development run
- * (`make dev`) writes messages, sign-up codes included, to its log instead, so it needs no mail server; in
- * production and tests only the address and subject are logged, never the text (codes and links are secrets).
+ * (`make dev`, or `make serve` with MAIL_LOG_TEXT) writes messages, sign-up codes included, to its log instead, so it
+ * needs no mail server; otherwise only that a mail was not sent is logged (its address is personal, its text secret).
  */
 @Injectable()
 export class MailService implements OnApplicationShutdown {
@@ -20,6 +20,11 @@ export class MailService implements OnApplicationShutdown {
     private readonly jobs: JobsService,
   ) {
     if (config.mail.smtpUrl) this.transport = nodemailer.createTransport(config.mail.smtpUrl);
+  }
+
+  /** Where e-mails go: by mail, or (no SMTP_URL, in development or with MAIL_LOG_TEXT) whole into this log. */
+  get delivery(): 'email' | 'server_log' {
+    return this.transport || !(this.config.env === 'development' || this.config.mail.logText) ? 'email' : 'server_log';
   }
 
   /**
@@ -34,10 +39,10 @@ export class MailService implements OnApplicationShutdown {
   /** Sends now (the worker's mail processor). */
   async send(mail: MailJob): Promise<void> {
     if (!this.transport) {
-      const line = `(no SMTP_URL; e-mail not sent) To: ${mail.to} | Subject: ${mail.subject}`;
-      if (this.config.env === 'development') this.logger.log(`${line}\n${mail.text}`);
-      else if (this.config.env === 'production') this.logger.warn(line);
-      else this.logger.log(line);
+      // Whole, for the person running a local copy to read their code; otherwise not even the address (personal data).
+      if (this.delivery === 'server_log') this.logger.log(`(no SMTP_URL; e-mail not sent) To: ${mail.to} | Subject: ${mail.subject}\n${mail.text}`);
+      else if (this.config.env === 'production') this.logger.warn('(no SMTP_URL) An e-mail was not sent');
+      else this.logger.log('(no SMTP_URL) An e-mail was not sent');
       return;
     }
     await this.transport.sendMail({

@@ -90,12 +90,30 @@ export const nodesOnline = new Gauge({
   registers: [registry],
 });
 
+/*
+ * No metric is labelled per node, user, key or conversation: such labels grow without bound, and a node's name is
+ * chosen by its owner (personal data) while whoever reads metrics may not read the admin view. Nodes are counted by
+ * bounded labels (catalog model, kind, status); a failing node is named by id in the API's log instead.
+ */
+
 export const nodeTasks = new Gauge({
   name: 'glob_node_tasks_last_hour',
-  help: 'Tasks each node ended in the last hour, by status (completed or failed): the failing node stands out.',
-  labelNames: ['node', 'name', 'status'] as const,
+  help: 'Tasks nodes ended in the last hour, by model, kind (worker, remote, pool) and status (completed or failed).',
+  labelNames: ['model', 'kind', 'status'] as const,
   registers: [registry],
 });
+
+export const nodesWithFailures = new Gauge({
+  name: 'glob_nodes_with_failed_tasks_last_hour',
+  help: 'Nodes that failed a task in the last hour; failing="true": at least 5, more than half of their tasks (the API log names each).',
+  labelNames: ['failing'] as const,
+  registers: [registry],
+});
+
+/** A failing node: at least 5 failed tasks in the last hour, and more than half of all the tasks it ended then. */
+export function isFailingNode(failed: number, completed: number): boolean {
+  return failed >= 5 && failed > completed;
+}
 
 export const ledgerTransactions = new Counter({
   name: 'glob_ledger_transactions_total',

@@ -8,6 +8,7 @@ import { formatBytes } from '@glob/engine/bytes';
 import { sequenceMemory } from '@glob/engine/memory';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
+import { JobSeal, type StoredJob } from '../jobs/job-seal';
 import { InferenceJob, inferenceQueue, VerifyJob, verifyQueue } from '../jobs/jobs';
 import { generationInput } from '../jobs/generation-input';
 import { CatalogModel, loadCatalog, modelsForWorker } from '../modules/inference/catalog';
@@ -19,7 +20,7 @@ import { hardwareScore } from '../modules/rewards/rewards';
 import { SpotChecksService, verifierKey } from '../modules/trust/spot-checks.service';
 import { generateReply } from '@glob/engine/generation';
 import { VERIFY_TOP } from '@glob/engine/verification';
-import { stopChannel } from '../modules/inference/streams';
+import { stopChannel } from '../jobs/stop-signals';
 import { createRedis, REDIS } from '../redis/redis.module';
 import { withRequestId } from '../observability/logging';
 import { queueWait, type ReplyRun } from '../observability/metrics';
@@ -49,6 +50,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     private readonly replies: RepliesService,
     private readonly spotChecks: SpotChecksService,
     private readonly embeddings: EmbeddingsService,
+    private readonly seal: JobSeal,
   ) {
     this.catalog = loadCatalog(config);
   }
@@ -111,7 +113,8 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       models: serving,
     });
     this.nodeId = node.id;
-    if (ownerEmail && !node.ownerId) this.logger.warn(`WORKER_OWNER_EMAIL ${ownerEmail} has no account yet: rewards start once it signs up`);
+    // No account, so no user id to log; the address itself is personal data and stays out of the log.
+    if (ownerEmail && !node.ownerId) this.logger.warn('WORKER_OWNER_EMAIL has no account yet: rewards start once it signs up');
     const beat = async () => {
       await this.nodes.heartbeat(this.nodeId!, serving, ownerEmail);
       // It can replay the replies of its models for spot checks while it beats.
@@ -144,13 +147,21 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       const concurrency = this.engine.capacity(modelId).sequences;
       if (!verifyOnly)
         this.workers.push(
-          new Worker<InferenceJob>(inferenceQueue(modelId), (job) => withRequestId(job.data.requestId, () => this.process(job)), {
-            ...options,
-            concurrency,
-          }),
+          new Worker<StoredJob<'inference.generate'>>(
+            inferenceQueue(modelId),
+            (job) => withRequestId(job.data.requestId, () => this.process(job, this.seal.open('inference.generate', job.data))),
+            {
+              ...options,
+              concurrency,
+            },
+          ),
         );
       this.workers.push(
-        new Worker<VerifyJob>(verifyQueue(modelId), (job) => withRequestId(job.data.requestId, () => this.verify(job)), { ...options, concurrency }),
+        new Worker<StoredJob<'inference.verify'>>(
+          verifyQueue(modelId),
+          (job) => withRequestId(job.data.requestId, () => this.verify(this.seal.open('inference.verify', job.data))),
+          { ...options, concurrency },
+        ),
       );
     }
     for (const worker of this.workers) worker.on('error', (err) => this.logger.warn(err.message));
@@ -160,8 +171,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
   }
 
   /** A thin transport: the reply's rules live in RepliesService; this runs llama.cpp between its calls. */
-  private async process(job: Job<InferenceJob>): Promise<void> {
-    const data = job.data;
+  private async process(job: Job<StoredJob<'inference.generate'>>, data: InferenceJob): Promise<void> {
     const nodeId = this.nodeId!;
     const engine = this.engine!;
     queueWait.observe({ queue: job.queueName }, Math.max(0, (job.processedOn ?? Date.now()) - job.timestamp) / 1000);
@@ -170,7 +180,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     this.logger.log({ msg: `Job ${job.id} started`, ...fields });
     if (!(await this.replies.begin(data, nodeId))) return;
     const run: ReplyRun = { kind: 'worker' };
-    if (data.embed) return this.embed(job, run);
+    if (data.embed) return this.embed(job, data, run);
     // A raw prompt counts as its text alone; chat turns as the model's template formats them.
     const input = generationInput(data);
     const promptTokens =
@@ -215,8 +225,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
   }
 
   /** An embedding job: the vectors computed here, handed to the inference core, which checks and settles them. */
-  private async embed(job: Job<InferenceJob>, run: ReplyRun): Promise<void> {
-    const data = job.data;
+  private async embed(job: Job<StoredJob<'inference.generate'>>, data: InferenceJob, run: ReplyRun): Promise<void> {
     const started = performance.now();
     try {
       const vectors = await this.engine!.embed(data.modelId, data.embed!.input);
@@ -237,17 +246,17 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
    * A verification: an embedding job's sample computed again, or a reply's or a model challenge's committed tokens
    * recomputed here (a trusted generator), and judged.
    */
-  private async verify(job: Job<VerifyJob>): Promise<void> {
-    const { kind, checkId, modelId, params } = job.data;
+  private async verify(data: VerifyJob): Promise<void> {
+    const { kind, checkId, modelId, params } = data;
     const engine = this.engine!;
-    if (job.data.embeddings) {
-      const verdict = await this.spotChecks.verifyEmbeddings(job.data, await engine.embed(modelId, job.data.embeddings.texts));
+    if (data.embeddings) {
+      const verdict = await this.spotChecks.verifyEmbeddings(data, await engine.embed(modelId, data.embeddings.texts));
       if (verdict) this.logger.log(`Verified embeddings ${checkId}: ${verdict.passed ? 'passed' : `failed (${verdict.why})`}`);
       return;
     }
-    const input = { ...generationInput(job.data), maxTokens: params.maxTokens };
+    const input = { ...generationInput(data), maxTokens: params.maxTokens };
     const verdict = await this.spotChecks.verifyByRecomputation(
-      job.data,
+      data,
       (tokens) => engine.recompute(modelId, input, tokens, VERIFY_TOP),
       (text, top) => engine.score(modelId, input, text, top),
     );

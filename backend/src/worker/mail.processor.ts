@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { Job, Worker } from 'bullmq';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
-import { JobPayloads, QueueName } from '../jobs/jobs';
+import { JobSeal, type StoredJob } from '../jobs/job-seal';
+import { QueueName } from '../jobs/jobs';
 import { MailService } from '../mail/mail.service';
 import { createRedis } from '../redis/redis.module';
 import { withRequestId } from '../observability/logging';
@@ -17,18 +18,20 @@ export class MailProcessor implements OnApplicationBootstrap, OnApplicationShutd
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly mail: MailService,
+    private readonly seal: JobSeal,
   ) {
     this.connection = createRedis(this.config, true);
     this.connection.on('error', () => undefined);
   }
 
   onApplicationBootstrap(): void {
-    this.worker = new Worker<JobPayloads['mail.send']>(
+    this.worker = new Worker<StoredJob<'mail.send'>>(
       QueueName.Mail,
-      (job: Job<JobPayloads['mail.send']>) =>
+      (job: Job<StoredJob<'mail.send'>>) =>
         withRequestId(job.data.requestId, async () => {
-          await this.mail.send(job.data);
-          this.logger.log(`Sent "${job.data.subject}" to ${job.data.to}`);
+          await this.mail.send(this.seal.open('mail.send', job.data));
+          // The job's id only: its address and subject are personal (a sign-up attempt says an account exists).
+          this.logger.log(`Sent mail job ${job.id}`);
         }),
       { connection: this.connection, prefix: `${this.config.redis.prefix}:bull`, concurrency: 4 },
     );

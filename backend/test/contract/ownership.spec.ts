@@ -1,3 +1,4 @@
+import { encodeCommitment } from '@glob/engine/commitment';
 import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { Response } from 'supertest';
@@ -34,6 +35,8 @@ interface World {
   nodeJobId: string;
   /** An embedding job of A's (one text), held by A's node. */
   embedJobId: string;
+  /** A verify job (a check of B's node's work) held by A's node. */
+  verifyJobId: string;
   /** An API key of A's. */
   apiKeyId: string;
   /** A pool of A's nodes. */
@@ -51,6 +54,8 @@ interface World {
 const FIXTURES: Array<{ prefix: string; value: (w: World) => string; operationId?: string }> = [
   // An embed job's vectors go to an embed job (a chat job answers 409).
   { prefix: '/api/nodes/jobs/{jobId}', operationId: 'sendNodeJobEmbeddings', value: (w) => w.embedJobId },
+  // A recomputation goes to a verify job.
+  { prefix: '/api/nodes/jobs/{jobId}', operationId: 'sendNodeJobRecomputation', value: (w) => w.verifyJobId },
   { prefix: '/api/chat/conversations/{id}', value: (w) => w.conversationId },
   { prefix: '/api/api-keys/{id}', value: (w) => w.apiKeyId },
   { prefix: '/api/notifications/{id}', value: (w) => w.notificationId },
@@ -253,7 +258,8 @@ describe('contract: every operation on an owned resource refuses another account
   beforeAll(async () => {
     // The stream fixture below is a task without a job, which the reaper would end (and save into A's conversation) once
     // A's node makes the file take longer than its grace period: it does not sweep during this file.
-    stack = await startStack({ env: { PAYMENTS_TEST_MODE: 'true', REAPER_INTERVAL_MS: '3600000' } });
+    // The node's claimed jobs are held for the whole walk: no first-token deadline takes them back meanwhile.
+    stack = await startStack({ env: { PAYMENTS_TEST_MODE: 'true', REAPER_INTERVAL_MS: '3600000', NODE_FIRST_TOKEN_SECONDS: '3600' } });
     // Each account pairs a node; A's node heartbeats (serving the tiny model) for the whole file, so it stays live and keeps its job's lock.
     const pairNode = async (user: Awaited<ReturnType<typeof newUser>>, name: string) => {
       const token = (await stack.http.post('/api/nodes/join-tokens').set(user.auth).expect(201)).body.join_token as string;
@@ -273,7 +279,7 @@ describe('contract: every operation on an owned resource refuses another account
     const ub = await newUser(stack, 'intruder');
     const a = { ...ua, node: await pairNode(ua, 'owner-node') };
     const b = { ...ub, node: await pairNode(ub, 'intruder-node') };
-    const beat = () => provingHeartbeat(stack, a.node.auth, { models: ['glob-tiny-chat', 'glob-tiny-embed'], running_jobs: 2, slots: 2 });
+    const beat = () => provingHeartbeat(stack, a.node.auth, { models: ['glob-tiny-chat', 'glob-tiny-embed'], running_jobs: 3, slots: 3 });
     expect((await beat()).status).toBe(200);
     heartbeats = setInterval(
       () =>
@@ -325,6 +331,26 @@ describe('contract: every operation on an owned resource refuses another account
       [a.id, streamId, `owner-${randomUUID()}`, conversationId],
     )) as Array<{ id: string }>;
 
+    // A check of B's node's work (B's node on another network), given to A's node as a verify job (first:
+    // the jobs claimed after it have their deadlines running).
+    await stack.db.query(`UPDATE nodes SET origin = '198.51.100.0/24' WHERE id = $1`, [b.node.id]);
+    const [check] = (await stack.db.query(
+      `INSERT INTO spot_checks (task_id, node_id, model_id, node_text) VALUES ($1, $2, 'glob-tiny-chat', '') RETURNING id`,
+      [task!.id, b.node.id],
+    )) as Array<{ id: string }>;
+    const claim = { commitment: encodeCommitment([{ token: 1, logprob: -0.5, top: [[1, -0.5]] }]), text: '', stop_reason: 'either' };
+    await stack.db.query(
+      `INSERT INTO peer_replays (spot_check_id, model_id, exclude_nodes, job) VALUES ($1, 'glob-tiny-chat', $2::uuid[], $3::jsonb)`,
+      [
+        check!.id,
+        [b.node.id],
+        JSON.stringify({ model_id: 'glob-tiny-chat', prompt: 'Hello', params: { temperature: 0, top_p: 1, seed: 1, max_tokens: 4 }, claim }),
+      ],
+    );
+    const verifyClaim = await stack.http.post('/api/nodes/jobs/claim').set(a.node.auth).send({ wait_seconds: 5 });
+    if (verifyClaim.status !== 200 || verifyClaim.body.kind !== 'verify')
+      throw new Error(`A's node did not get the verify job: ${verifyClaim.status} ${verifyClaim.text}`);
+
     // A reply of A's, started through the API and claimed by A's node, which holds it.
     const nodeJobId = `s_node_${randomUUID().replace(/-/g, '')}`;
     const started = new AbortController();
@@ -370,6 +396,7 @@ describe('contract: every operation on an owned resource refuses another account
       taskId: task!.id,
       nodeJobId,
       embedJobId: embedClaim.body.job_id as string,
+      verifyJobId: verifyClaim.body.job_id as string,
       poolId: pool.body.id as string,
       apiKeyId: (await stack.http.post('/api/api-keys').set(a.auth).send({ name: 'owner key' }).expect(201)).body.api_key.id as string,
       sessionId: await otherSession(a.email, a.auth),

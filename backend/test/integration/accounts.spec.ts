@@ -62,7 +62,7 @@ describe('accounts', () => {
       const ip = nextIp();
       const sent = await stack.http.post('/api/users/send-otp').set('X-Forwarded-For', ip).send({ email: 'Ada@Example.com' }).expect(202);
       expectSpecResponse(sent, 'sendOtp');
-      expect(sent.body).toEqual({ message: 'Verification code sent successfully', expires_in: 600, resend_after: 60 });
+      expect(sent.body).toEqual({ message: 'Verification code sent successfully', expires_in: 600, resend_after: 60, delivery: 'email' });
       const mail = await smtp.waitFor((m) => m.to.includes('ada@example.com'));
       expect(mail.raw).toContain('Glob Network');
       expect(mail.raw).toContain('10 minutes');
@@ -460,6 +460,7 @@ describe('accounts', () => {
         message: 'Verification code sent successfully',
         expires_in: 600,
         resend_after: 60,
+        delivery: 'email',
       });
       const mail = await smtp.waitFor((m) => m.to.includes('forgetful@example.com') && /password reset code/.test(m.raw));
       expect(mail.raw).toContain('10 minutes');

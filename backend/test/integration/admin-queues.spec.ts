@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -5,13 +6,19 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { createApi } from '../../src/bootstrap';
+import type Redis from 'ioredis';
+import { JobSeal, type StoredJob } from '../../src/jobs/job-seal';
 import { JobsService } from '../../src/jobs/jobs.service';
+import { QueueName } from '../../src/jobs/jobs';
+import { REDIS } from '../../src/redis/redis.module';
+import { startSmtpCatcher } from '../support/smtp';
 import { loadCatalog } from '../../src/modules/inference/catalog';
 import { startStack, TestStack } from '../support/app';
 import { spec } from '../support/contract';
 import { newUser, register } from '../support/users';
 
 const SESSION = '/api/admin/queues/session';
+const MODEL = 'glob-tiny-chat';
 const NOT_FOUND = { statusCode: 404, message: 'Not found', error: 'Not Found' };
 
 /** The dashboard cookie of a Set-Cookie answer, as a browser sends it back (`name=value`). */
@@ -44,15 +51,23 @@ describe('queue dashboard at /admin/queues (operators from ADMIN_EMAILS)', () =>
   let admin: { auth: { Authorization: string }; refreshToken: string };
   let user: Awaited<ReturnType<typeof newUser>>;
   let cookie: string;
+  let smtp: Awaited<ReturnType<typeof startSmtpCatcher>>;
 
   beforeAll(async () => {
     // Listed in another case and with spaces: the list is lower-cased and trimmed, and so is the comparison.
-    stack = await startStack({ env: { ADMIN_EMAILS: ` someone@else.example , ${adminEmail.toUpperCase()} `, WEB_DIST: fakeWebBuild() } });
+    smtp = await startSmtpCatcher();
+    // A mail server, and no worker: every e-mail waits in the mail queue, where the board shows it.
+    stack = await startStack({
+      env: { ADMIN_EMAILS: ` someone@else.example , ${adminEmail.toUpperCase()} `, WEB_DIST: fakeWebBuild(), SMTP_URL: smtp.url },
+    });
     const session = await register(stack, adminEmail);
     admin = { auth: { Authorization: `Bearer ${session.access_token}` }, refreshToken: session.refresh_token };
     user = await newUser(stack, 'plain');
   });
-  afterAll(() => stack.close());
+  afterAll(async () => {
+    await stack.close();
+    await smtp.close();
+  });
 
   it('tells the web app who is an operator: role on getMe (and on the sign-in answers)', async () => {
     const me = spec(await stack.http.get('/api/users/me').set(admin.auth), 'getMe');
@@ -141,6 +156,54 @@ describe('queue dashboard at /admin/queues (operators from ADMIN_EMAILS)', () =>
     const after = await counts();
     const waiting = (qs: typeof before) => qs.find((q) => q.name === 'mail')!.counts.waiting ?? 0;
     expect(waiting(after)).toBe(waiting(before) + 1);
+  });
+
+  it('shows no code, address or prompt: a job holds ids, and what people typed or were sent only sealed', async () => {
+    const email = `secret-reader-${Date.now().toString(36)}@example.com`;
+    await stack.http.post('/api/users/send-otp').set('X-Forwarded-For', '10.77.0.1').send({ email, purpose: 'signup' }).expect(202);
+    const prompt = `my bank PIN is ${Date.now()}`;
+    const jobs = stack.app.get(JobsService);
+    const inferenceId = await jobs.enqueue('inference.generate', {
+      taskId: randomUUID(),
+      streamId: 's_sealed',
+      userId: user.id,
+      modelId: MODEL,
+      messages: [{ role: 'user', content: prompt }],
+      params: { temperature: 0.7, maxTokens: 16, topP: 1 },
+      holdId: randomUUID(),
+      holdUnits: 1000,
+      priceUnits: 100,
+    });
+    // What the mail processor opens is the whole e-mail, code included.
+    const [mailJob] = await jobs.queue(QueueName.Mail).getJobs(['waiting']);
+    const mail = stack.app.get(JobSeal).open('mail.send', mailJob!.data as StoredJob<'mail.send'>);
+    expect(mail.to).toBe(email);
+    const code = /verification code is: (\d{6})/.exec(mail.text)![1]!;
+    const inference = await jobs.queue(`inference.${MODEL}`).getJob(inferenceId);
+    expect(stack.app.get(JobSeal).open('inference.generate', inference!.data as StoredJob<'inference.generate'>).messages).toEqual([
+      { role: 'user', content: prompt },
+    ]);
+
+    // The board's own API, as the operator's page reads it.
+    const board = async (queue: string) =>
+      JSON.stringify(
+        (await stack.http.get(`/admin/queues/api/queues?activeQueue=${queue}&status=waiting&page=1`).set('Cookie', cookie).expect(200)).body,
+      );
+    for (const shown of [await board('mail'), await board(`inference.${MODEL}`)]) {
+      expect(shown).toContain('"sealed":"v1:');
+      for (const secret of [code, email, prompt]) expect(shown).not.toContain(secret);
+    }
+    expect(await board(`inference.${MODEL}`)).toContain(user.id);
+    // Nor anywhere in Redis.
+    const redis = stack.app.get<Redis>(REDIS);
+    const keys = await redis.keys(`${stack.config.redis.prefix}:*`);
+    for (const key of keys) {
+      const type = await redis.type(key);
+      const value = type === 'hash' ? JSON.stringify(await redis.hgetall(key)) : type === 'string' ? await redis.get(key) : '';
+      for (const secret of [code, email, prompt]) expect([key, value?.includes(secret)]).toEqual([key, false]);
+    }
+    await jobs.queue(QueueName.Mail).drain();
+    await jobs.queue(`inference.${MODEL}`).drain();
   });
 
   it('refuses changes from a page of another origin, and takes them from its own', async () => {

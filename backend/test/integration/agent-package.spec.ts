@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -22,13 +23,24 @@ const groupAlive = (pgid: number) => {
 };
 const AGENT_PACKAGE = resolve(__dirname, '..', '..', '..', 'node-agent');
 
+/** A port free now on loopback (for an API whose public URL must be known before it starts). */
+const freePort = () =>
+  new Promise<number>((done) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => done(port));
+    });
+  });
+
 /**
- * The node agent as a provider gets it: `npm pack` of the node-agent package, installed with npm into an empty
- * directory outside the repository (the API's own models under a dot directory, as in `make serve`), started with `npx glob-node --api … --join-token …` in a home of its own and an
- * environment that knows nothing of the platform but the API's URL. It pulls the tiny model from the API's own
- * copy (SHA-256 checked), pairs and serves a reply.
+ * The node agent as a provider gets it: `npm pack` of the node-agent package, served by the API, and the pairing
+ * command exactly as the web app's "Pair a new node" dialog shows it (`npx --yes --package <the API's URL for the
+ * package> glob-node --api … --join-token …`), run in an empty directory outside the repository, in a home of its own
+ * and an environment that knows nothing of the platform (the API's own models under a dot directory, as in `make
+ * serve`). npx fetches the package from the API and its dependencies from npm's cache or registry. The agent pulls the
+ * tiny model from the API's own copy (SHA-256 checked), pairs and serves a reply.
  */
-describe('the packed node agent (npx glob-node) on a machine that never saw the repository', () => {
+describe('the packed node agent, run by the pairing command on a machine that never saw the repository', () => {
   let stack: TestStack;
   let dir: string;
   let app: string;
@@ -42,16 +54,27 @@ describe('the packed node agent (npx glob-node) on a machine that never saw the 
     home = join(dir, 'home');
     await mkdir(app);
     await mkdir(home);
-    // `npm pack` runs the package's prepack script: the bundle is built from the sources under test.
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: AGENT_PACKAGE });
-    packed = (JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<typeof packed>)[0]!;
-    // From npm's cache when it holds the packages (CI's `npm ci` filled it), from the registry otherwise.
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(dir, packed.filename)], { cwd: app });
+    // The bundle built from the sources under test, then packed without scripts (npm pack's stdout is then only its JSON).
+    await run('npm', ['run', '--silent', 'build'], { cwd: AGENT_PACKAGE });
+    const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: AGENT_PACKAGE });
+    packed = (JSON.parse(stdout) as Array<typeof packed>)[0]!;
+    // The installed package, for a look at what it brings (from npm's cache when it holds the packages).
+    await mkdir(join(dir, 'look'));
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(dir, packed.filename)], { cwd: join(dir, 'look') });
     // The API's models directory under a dot directory, as `make serve`'s .data/models is.
     const apiModels = join(dir, '.data', 'models');
     await mkdir(apiModels, { recursive: true });
     await copyFile(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), join(apiModels, TINY_MODEL_FILE));
-    stack = await startStack({ env: { MODELS_DIR: apiModels, MODEL_CATALOG: testCatalog(apiModels) } });
+    const port = await freePort();
+    stack = await startStack({
+      port,
+      env: {
+        MODELS_DIR: apiModels,
+        MODEL_CATALOG: testCatalog(apiModels),
+        PUBLIC_API_URL: `http://127.0.0.1:${port}`,
+        NODE_AGENT_PACKAGE: join(dir, packed.filename),
+      },
+    });
   }, 300_000);
 
   afterAll(async () => {
@@ -62,22 +85,47 @@ describe('the packed node agent (npx glob-node) on a machine that never saw the 
 
   it('ships one bundled file and the pool build script, and installs none of the server’s packages', async () => {
     expect(packed.files.map((f) => f.path).sort()).toEqual(['README.md', 'dist/glob-node.cjs', 'llama-rpc.mjs', 'package.json']);
-    const manifest = JSON.parse(await readFile(join(app, 'node_modules', 'glob-node', 'package.json'), 'utf8')) as {
+    const manifest = JSON.parse(await readFile(join(dir, 'look', 'node_modules', 'glob-node', 'package.json'), 'utf8')) as {
       dependencies: Record<string, string>;
     };
     expect(Object.keys(manifest.dependencies).sort()).toEqual(['ipull', 'node-llama-cpp']);
-    const installed = await readdir(join(app, 'node_modules'));
+    const installed = await readdir(join(dir, 'look', 'node_modules'));
     for (const server of ['@nestjs', 'typeorm', 'pg', 'bullmq', 'ioredis', 'react', '@glob']) expect(installed).not.toContain(server);
   });
 
-  it('pairs with the web app’s command, pulls and verifies the tiny model into ~/.glob-network, and serves a reply', async () => {
+  it('serves the package at a versioned URL; the join token names it with its SHA-256 and size', async () => {
+    const owner = await newUser(stack, 'packed-looker');
+    const token = await stack.http.post('/api/nodes/join-tokens').set(owner.auth).expect(201);
+    const bytes = await readFile(join(dir, packed.filename));
+    const url = `${stack.url}/api/nodes/agent/${packed.filename}`;
+    expect(packed.filename).toMatch(/^glob-node-\d+\.\d+\.\d+\.tgz$/);
+    expect(token.body.agent).toEqual({
+      version: packed.filename.slice('glob-node-'.length, -'.tgz'.length),
+      url,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      size_bytes: bytes.length,
+    });
+    const download = await fetch(url);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('application/gzip');
+    expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
+    const other = await stack.http.get('/api/nodes/agent/glob-node-9.9.9.tgz');
+    expect(other.status).toBe(404);
+    expect(other.body).toEqual({ statusCode: 404, message: 'No such node agent package', error: 'Not Found' });
+    expect((await stack.http.get('/api/nodes/agent/..%2Fpackage.json')).status).toBe(400);
+  });
+
+  it('pairs with exactly the dialog’s command, pulls and verifies the tiny model into ~/.glob-network, and serves a reply', async () => {
     const owner = await newUser(stack, 'packed-owner');
     const token = await stack.http.post('/api/nodes/join-tokens').set(owner.auth).expect(201);
-    const command = (token.body.command as string).replace(stack.config.publicWebUrl, stack.url).split(' ');
-    expect(command.slice(0, 2)).toEqual(['npx', 'glob-node']);
+    const command = (token.body.command as string).split(' ');
+    expect(command.slice(0, 5)).toEqual(['npx', '--yes', '--package', `${stack.url}/api/nodes/agent/${packed.filename}`, 'glob-node']);
+    expect(command.slice(5)).toEqual(['--api', stack.url, '--join-token', token.body.join_token]);
+    // A fresh home; npm's cache stays the machine's (npx fetches the package from the API, its dependencies from there).
+    const npmCache = (await run('npm', ['config', 'get', 'cache'], { cwd: app })).stdout.trim();
     agent = startAgentCommand([...command, '--name', 'packed-pc', '--models', 'glob-tiny-chat', '--threads', '1', '--gpu', 'off'], {
       cwd: app,
-      env: { HOME: home, USERPROFILE: home },
+      env: { HOME: home, USERPROFILE: home, npm_config_cache: npmCache, npm_config_prefer_offline: 'true' },
     });
     await agent.waitFor(/Pulled and verified glob-tiny-chat/, 120_000);
     await agent.waitFor(/Paired as packed-pc/, 60_000);

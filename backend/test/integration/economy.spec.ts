@@ -4,7 +4,7 @@ import { RewardsService } from '../../src/modules/rewards/rewards.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { startStack, type TestStack } from '../support/app';
 import { expectSpecResponse } from '../support/contract';
-import { ScriptedNode } from '../support/scripted-node';
+import { modelsProof, ScriptedNode } from '../support/scripted-node';
 import { newUser } from '../support/users';
 import { readSse, startReply } from '../support/worker';
 
@@ -85,7 +85,7 @@ describe('the economy: a pair of accounts cannot gain by sending requests to its
 
   it('with welcome bonus only: many one-token requests to the other account’s node; the pair’s transferable GLOB does not grow', async () => {
     const [owner, second] = [await newUser(e.stack, 'bonus-owner'), await newUser(e.stack, 'bonus-second')];
-    const node = await ScriptedNode.pair(e.stack, owner, { models: [MODEL] });
+    const node = await ScriptedNode.pair(e.stack, owner, { models: [MODEL], write: modelsProof });
     const before = [await e.funds(owner), await e.funds(second)];
     expect(before.map((f) => f.transferable_balance)).toEqual([0, 0]);
     for (let i = 0; i < 20; i++) await e.reply(second, node, 1);
@@ -126,7 +126,7 @@ describe('the economy: a pair of accounts cannot gain by sending requests to its
 
   it('through /v1 with an API key (completions, embeddings, tool calls, logprobs) to the other account’s node: the same, every way the API bills', async () => {
     const [owner, second] = [await newUser(e.stack, 'v1-owner'), await newUser(e.stack, 'v1-second')];
-    const node = await ScriptedNode.pair(e.stack, owner, { models: [MODEL, EMBED_MODEL] });
+    const node = await ScriptedNode.pair(e.stack, owner, { models: [MODEL, EMBED_MODEL], write: modelsProof });
     const created = await e.stack.http.post('/api/api-keys').set(second.auth).send({ name: 'self-dealing' });
     expectSpecResponse(created, 'createApiKey');
     const openai = new OpenAI({ apiKey: created.body.key as string, baseURL: `${e.stack.url}/v1`, maxRetries: 0 });
@@ -213,7 +213,7 @@ describe('the economy: with bought GLOB (no welcome bonus here), a pair ends wit
   it('with bought GLOB: the pair ends with at most what it had, and at most what it bought is transferable', async () => {
     const [owner, buyer] = [await newUser(e.stack, 'bought-owner'), await newUser(e.stack, 'bought-buyer')];
     await e.buy(buyer);
-    const node = await ScriptedNode.pair(e.stack, owner, { models: [MODEL] });
+    const node = await ScriptedNode.pair(e.stack, owner, { models: [MODEL], write: modelsProof });
     const before = [await e.funds(owner), await e.funds(buyer)];
     for (let i = 0; i < 12; i++) await e.reply(buyer, node, 40);
     await e.settle(25);
@@ -242,9 +242,9 @@ describe('the emission is shared by paid work, not first come', () => {
     ];
     await e.buy(customer);
     const nodes = [
-      await ScriptedNode.pair(e.stack, first, { models: [MODEL] }),
-      await ScriptedNode.pair(e.stack, second, { models: [MODEL] }),
-      await ScriptedNode.pair(e.stack, pairOwner, { models: [MODEL] }),
+      await ScriptedNode.pair(e.stack, first, { models: [MODEL], write: modelsProof }),
+      await ScriptedNode.pair(e.stack, second, { models: [MODEL], write: modelsProof }),
+      await ScriptedNode.pair(e.stack, pairOwner, { models: [MODEL], write: modelsProof }),
     ];
     // The pair sends many requests first; the honest nodes serve fewer, longer ones after.
     for (let i = 0; i < 6; i++) await e.reply(pairSecond, nodes[2]!, 2);
@@ -284,7 +284,10 @@ describe('the economy’s invariants over random sequences (fast-check)', () => 
     await e.setUp();
     users = [await newUser(e.stack, 'prop-0'), await newUser(e.stack, 'prop-1'), await newUser(e.stack, 'prop-2')];
     // Users 0 and 1 own a node each: requests between them are self-dealing, user 2 is a plain customer.
-    nodes = [await ScriptedNode.pair(e.stack, users[0]!, { models: [MODEL] }), await ScriptedNode.pair(e.stack, users[1]!, { models: [MODEL] })];
+    nodes = [
+      await ScriptedNode.pair(e.stack, users[0]!, { models: [MODEL], write: modelsProof }),
+      await ScriptedNode.pair(e.stack, users[1]!, { models: [MODEL], write: modelsProof }),
+    ];
   }, 90_000);
   afterAll(() => e.tearDown(), 60_000);
 

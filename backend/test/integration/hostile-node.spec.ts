@@ -5,7 +5,7 @@ import { LOWEST_HARDWARE_SCORE } from '../../src/modules/rewards/rewards';
 import { startStack, TestStack } from '../support/app';
 import { expectSpecResponse } from '../support/contract';
 import { ledgerCheckCli } from '../support/ledger-check';
-import { ScriptedNode, TEST_HOST } from '../support/scripted-node';
+import { modelsProof, ScriptedNode, TEST_HOST } from '../support/scripted-node';
 import { newUser } from '../support/users';
 import { readSse, startReply, taskOf } from '../support/worker';
 
@@ -99,7 +99,7 @@ describe('a hostile node', () => {
   });
 
   it('inflated usage is billed by the platform’s count: one character reported as 34 + 2,048 tokens costs one token', async () => {
-    const liar = await ScriptedNode.pair(stack, owner, { models: [MODELS.usage] });
+    const liar = await ScriptedNode.pair(stack, owner, { models: [MODELS.usage], write: modelsProof });
     const u = await newUser(stack, 'usage-victim');
     const before = await balanceUnits(u);
     const id = streamId();
@@ -122,7 +122,7 @@ describe('a hostile node', () => {
   });
 
   it('through /v1 with max_tokens 8,192, a two-character reply reported as 8,192 tokens does not empty the wallet', async () => {
-    const liar = await ScriptedNode.pair(stack, owner, { models: [MODELS.usage] });
+    const liar = await ScriptedNode.pair(stack, owner, { models: [MODELS.usage], write: modelsProof });
     const u = await newUser(stack, 'v1-victim');
     const key = await stack.http.post('/api/api-keys').set(u.auth).send({ name: 'victim key' });
     expectSpecResponse(key, 'createApiKey');
@@ -142,7 +142,7 @@ describe('a hostile node', () => {
   });
 
   it('a flood is cut at the job’s byte cap: the job fails at no charge, the stream holds no more than the cap, health answers', async () => {
-    const flooder = await ScriptedNode.pair(stack, owner, { models: [MODELS.flood] });
+    const flooder = await ScriptedNode.pair(stack, owner, { models: [MODELS.flood], write: modelsProof });
     const u = await newUser(stack, 'flood-victim');
     const before = await balanceUnits(u);
     const id = streamId();
@@ -173,7 +173,7 @@ describe('a hostile node', () => {
   });
 
   it('more token events than a job’s completion cap end it as failed, whatever their size', async () => {
-    const chatty = await ScriptedNode.pair(stack, owner, { models: [MODELS.flood] });
+    const chatty = await ScriptedNode.pair(stack, owner, { models: [MODELS.flood], write: modelsProof });
     const u = await newUser(stack, 'events-victim');
     const id = streamId();
     const reading = start(u, id, MODELS.flood, 4);
@@ -281,7 +281,7 @@ describe('a hostile node', () => {
   });
 
   it('a revoked API key’s stream ends at the API at once, whatever the node does, charged for what was relayed', async () => {
-    const slowpoke = await ScriptedNode.pair(stack, owner, { models: [MODELS.key] });
+    const slowpoke = await ScriptedNode.pair(stack, owner, { models: [MODELS.key], write: modelsProof });
     const u = await newUser(stack, 'key-revoker');
     const created = await stack.http.post('/api/api-keys').set(u.auth).send({ name: 'revoked soon' });
     const client = new OpenAI({ apiKey: created.body.key as string, baseURL: `${stack.url}/v1`, maxRetries: 0 });
@@ -307,10 +307,10 @@ describe('a hostile node', () => {
       .delete(`/api/api-keys/${created.body.api_key.id as string}`)
       .set(u.auth)
       .expect(204);
-    // The node never obeys: the stream ends anyway, and what it sends next is refused.
+    // The node never obeys: the stream ends anyway, and what it sends next is not relayed (it is told to stop).
     await reading;
     expect(chunks.join('')).toBe('Before');
-    expect((await slowpoke.send(job.job_id, [{ type: 'token', text: ' after' }])).status).toBe(409);
+    expect((await slowpoke.send(job.job_id, [{ type: 'token', text: ' after' }])).body).toEqual({ stop: true });
     const used = (await counter.countPrompt(MODELS.key, [{ role: 'user', content: PROMPT }])) + (await counter.countText(MODELS.key, 'Before'));
     expect(usage).toBe(used);
     expect(Number((await taskOf(stack, job.job_id)).charged_units)).toBe(used * 250);
@@ -338,7 +338,7 @@ describe('a hostile node', () => {
       ).status,
     ).toBe(201);
 
-    const node = await ScriptedNode.pair(stack, owner, { models: [MODELS.usage] });
+    const node = await ScriptedNode.pair(stack, owner, { models: [MODELS.usage], write: modelsProof });
     const beat = await stack.http
       .post('/api/nodes/heartbeat')
       .set(node.auth)

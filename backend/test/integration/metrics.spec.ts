@@ -37,6 +37,11 @@ describe('metrics and health probes: Prometheus on the API and the worker', () =
   let stack: TestStack;
   let worker: WorkerProcess;
   let workerUrl: string;
+  /** The API's log lines. */
+  const captured: string[] = [];
+  /** The remote node of the tests below, and the user whose replies it serves. */
+  let remoteNode: ScriptedNode;
+  let remoteAsker: Awaited<ReturnType<typeof newUser>>;
   const scrape = async (url: string) => {
     const res = await fetch(`${url}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } });
     expect(res.status).toBe(200);
@@ -45,7 +50,10 @@ describe('metrics and health probes: Prometheus on the API and the worker', () =
   };
 
   beforeAll(async () => {
-    stack = await startStack({ env: { METRICS_TOKEN: TOKEN, JOIN_TOKEN_RATE_LIMIT: '50' } });
+    stack = await startStack({
+      env: { METRICS_TOKEN: TOKEN, JOIN_TOKEN_RATE_LIMIT: '50' },
+      logs: { write: (line: string) => void captured.push(line) },
+    });
     worker = await startWorker(stack, { METRICS_TOKEN: TOKEN, WORKER_PORT: '0' }, `metrics-worker-${Date.now()}`);
     workerUrl = `http://127.0.0.1:${await waitForPort(worker)}`;
   }, 90_000);
@@ -96,13 +104,13 @@ describe('metrics and health probes: Prometheus on the API and the worker', () =
     expect(sample(api, 'glob_ledger_milliglob_total', { type: 'spending' })).toBe(charged);
     expect(sample(api, 'glob_ledger_holds_open')).toBe(0);
     expect(sample(api, 'glob_active_streams', { process: 'api' })).toBe(0);
-    expect(sample(api, 'glob_node_tasks_last_hour', { node: worker.nodeId, status: 'completed' })).toBe(1);
+    expect(sample(api, 'glob_node_tasks_last_hour', { model: MODEL, kind: 'worker', status: 'completed' })).toBe(1);
   }, 60_000);
 
-  it("a remote node's reply is timed by the API with kind remote; its failure counts against the node", async () => {
+  it("a remote node's reply is timed by the API with kind remote; its failure is counted by model and kind", async () => {
     const owner = await newUser(stack, 'remote-owner');
-    const node = await ScriptedNode.pair(stack, owner, { models: [REMOTE_MODEL] });
-    const u = await newUser(stack, 'remote-user');
+    const node = (remoteNode = await ScriptedNode.pair(stack, owner, { models: [REMOTE_MODEL] }));
+    const u = (remoteAsker = await newUser(stack, 'remote-user'));
     const served = startReply(stack, u.auth, { streamId: streamId(), modelId: REMOTE_MODEL, prompt: 'Hi', params: { max_tokens: 8 } }).then(readSse);
     const job = (await node.claim())!;
     await node.send(job.job_id, [{ type: 'token', text: 'Hello' }]);
@@ -124,9 +132,48 @@ describe('metrics and health probes: Prometheus on the API and the worker', () =
     expect(sample(api, 'glob_inference_replies_total', { ...remote, outcome: 'failed' })).toBe(1);
     expect(sample(api, 'glob_queue_wait_seconds_count', { queue: `inference.${REMOTE_MODEL}`, process: 'api' })).toBe(2);
     expect(sample(api, 'glob_errors_total', { type: 'INTERNAL_ERROR' })).toBeGreaterThanOrEqual(1);
-    expect(sample(api, 'glob_node_tasks_last_hour', { node: node.id, status: 'failed' })).toBe(1);
-    expect(sample(api, 'glob_node_tasks_last_hour', { node: node.id, status: 'completed' })).toBe(1);
+    expect(sample(api, 'glob_node_tasks_last_hour', { model: REMOTE_MODEL, kind: 'remote', status: 'failed' })).toBe(1);
+    expect(sample(api, 'glob_node_tasks_last_hour', { model: REMOTE_MODEL, kind: 'remote', status: 'completed' })).toBe(1);
+    // One failure in two tasks: a node with failures, not a failing one.
+    expect(sample(api, 'glob_nodes_with_failed_tasks_last_hour', { failing: 'false' })).toBe(1);
+    expect(sample(api, 'glob_nodes_with_failed_tasks_last_hour', { failing: 'true' })).toBe(0);
     expect(sample(api, 'glob_nodes_online', { model: REMOTE_MODEL, kind: 'remote' })).toBe(1);
+  }, 60_000);
+
+  it("a node failing most of its tasks is counted without its id, and named once in the API's log", async () => {
+    // The node of the test before fails 4 more: 5 of its 6 tasks.
+    for (let i = 0; i < 4; i++) {
+      const failed = startReply(stack, remoteAsker.auth, {
+        streamId: streamId(),
+        modelId: REMOTE_MODEL,
+        prompt: 'Hi',
+        params: { max_tokens: 8 },
+      }).then(readSse);
+      const job = (await remoteNode.claim())!;
+      await remoteNode.send(job.job_id, [{ type: 'error', message: 'out of memory' }]);
+      expect((await failed).at(-1)!.data.type).toBe('error');
+    }
+
+    const api = await scrape(stack.url);
+    expect(sample(api, 'glob_nodes_with_failed_tasks_last_hour', { failing: 'true' })).toBe(1);
+    expect(sample(api, 'glob_nodes_with_failed_tasks_last_hour', { failing: 'false' })).toBe(0);
+    expect(sample(api, 'glob_node_tasks_last_hour', { model: REMOTE_MODEL, kind: 'remote', status: 'failed' })).toBe(5);
+    expect(api).not.toContain(remoteNode.id);
+    await scrape(stack.url);
+    const named = captured
+      .flatMap((l) => l.split('\n'))
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.node_id === remoteNode.id && l.context === 'Metrics');
+    // Two scrapes, one line: it is named when it starts failing.
+    expect(named).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        msg: `Node ${remoteNode.id} is failing: 5 of 6 tasks failed in the last hour`,
+        failed: 5,
+        completed: 1,
+      }),
+    ]);
   }, 60_000);
 
   it('liveness and readiness on the API and the worker (ready: database, Redis and a model loaded)', async () => {

@@ -99,7 +99,9 @@ describe('provider nodes over the public API', () => {
       const res = spec(await stack.http.post('/api/nodes/join-tokens').set(owner.auth), 'createJoinToken');
       const token = res.body.join_token as string;
       expect(token).toMatch(/^glb_join_[A-Za-z0-9_-]{32}$/);
-      expect(res.body.command).toBe(`npx glob-node --api ${stack.config.publicWebUrl} --join-token ${token}`);
+      // This stack serves no agent package (the packed agent's test serves one): the command names the package.
+      expect(res.body.agent).toBeNull();
+      expect(res.body.command).toBe(`npx --yes glob-node --api ${stack.config.publicApiUrl} --join-token ${token}`);
       expect(new Date(res.body.expires_at as string).getTime() - Date.now()).toBeGreaterThan(14 * 60_000);
       const rows = (await stack.db.query(`SELECT token_hash FROM node_join_tokens`)) as Array<{ token_hash: string }>;
       expect(rows.map((r) => r.token_hash)).not.toContain(token);
@@ -260,10 +262,20 @@ describe('provider nodes over the public API', () => {
 
       expect((await send(node, id, [{ type: 'token', text: 'Stopping' }])).body).toEqual({ stop: false });
       await stack.http.post(`/api/inference/stream/${id}/stop`).set(u.auth).expect(200);
-      // The reply ends without waiting for the node: what it sends next is too late.
+      // The reply ends without waiting for the node: what it sends next is not relayed, it is told to stop, and its
+      // done event (its commitment) is taken; after that the job has ended.
       const events = await reading;
       expect(events.at(-1)!.data).toMatchObject({ type: 'done', stop_reason: 'abort' });
+      expect((await send(node, id, [{ type: 'token', text: ' more' }])).body).toEqual({ stop: true });
+      const done = { type: 'done', usage: { prompt_tokens: 5, completion_tokens: 1 }, stop_reason: 'abort' };
+      expect((await send(node, id, [done])).body).toEqual({ stop: true });
       expect((await send(node, id, [{ type: 'token', text: ' more' }])).status).toBe(409);
+      expect(
+        events
+          .filter((e) => e.data.type === 'token')
+          .map((e) => e.data.text)
+          .join(''),
+      ).toBe('Stopping');
       const t = await taskOf(stack, id);
       const counter = stack.app.get(TokenCounter);
       const used = (await counter.countPrompt(TINY, [{ role: 'user', content: 'Hello there' }])) + (await counter.countText(TINY, 'Stopping'));

@@ -183,4 +183,10 @@ describe('OAuth provider not configured', () => {
     // A provider outside the spec's list never reaches the service.
     await stack.http.get('/api/users/oauth/auth-url/facebook').expect(400);
   });
+
+  it('lists only the configured providers, which is all the sign-in page offers', async () => {
+    const res = await stack.http.get('/api/users/oauth/providers').expect(200);
+    expectSpecResponse(res, 'listOauthProviders');
+    expect(res.body).toEqual({ providers: ['google'] });
+  });
 });

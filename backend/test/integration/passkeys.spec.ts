@@ -1,6 +1,7 @@
 import { generate } from 'otplib';
 import { expectSpecResponse } from '../support/contract';
 import { startStack, TestStack } from '../support/app';
+import { startSmtpCatcher } from '../support/smtp';
 import { register } from '../support/users';
 import { assert, createCredential, type SoftCredential } from '../support/webauthn';
 
@@ -17,13 +18,16 @@ const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 describe('passkeys (WebAuthn through a software authenticator)', () => {
   let stack: TestStack;
+  let smtp: Awaited<ReturnType<typeof startSmtpCatcher>>;
 
   beforeAll(async () => {
-    stack = await startStack({ env: { WEBAUTHN_RP_ID: RP_ID, WEBAUTHN_ORIGIN: ORIGIN } });
+    smtp = await startSmtpCatcher();
+    stack = await startStack({ worker: true, env: { WEBAUTHN_RP_ID: RP_ID, WEBAUTHN_ORIGIN: ORIGIN, SMTP_URL: smtp.url } });
   });
 
   afterAll(async () => {
     await stack.close();
+    await smtp.close();
   });
 
   /** Registers a passkey for the signed-in user, as the Security page does. */
@@ -220,5 +224,35 @@ describe('passkeys (WebAuthn through a software authenticator)', () => {
       .expect(200);
     const login = await stack.http.post('/api/users/login').set('X-Forwarded-For', nextIp()).send({ email, password: PASSWORD }).expect(200);
     expect(login.body.methods).toEqual(['totp', 'recovery_code', 'passkey']);
+  });
+
+  it('confirms an account deletion as a second factor: options for the deletion’s challenge, then the passkey deletes it', async () => {
+    const { email, credential, session } = await userWithPasskey('deleted');
+    const ip = nextIp();
+    await stack.http.post('/api/users/auth/send-deletion-otp').set('X-Forwarded-For', ip).send({ email }).expect(202);
+    const mail = await smtp.waitFor((m) => m.to.includes(email) && /deletion code/.test(m.raw));
+    const otp = /\b(\d{6})\b/.exec(mail.raw.replace(/=\r?\n/g, ''))![1]!;
+    const verified = await stack.http.post('/api/users/auth/verify-deletion-otp').set('X-Forwarded-For', ip).send({ email, otp }).expect(200);
+    expect(verified.body.two_factor.methods).toEqual(['passkey']);
+    const token = verified.body.two_factor.challenge_token as string;
+    const del = (body: object) =>
+      stack.http
+        .delete('/api/users/auth/delete-account')
+        .set('X-Forwarded-For', ip)
+        .send({ email, otp, ...body });
+
+    // Options asked without the deletion's challenge (a password-free sign-in's) do not confirm it.
+    const free = (await authOptions().expect(200)).body;
+    await del({ challenge_token: token, passkey: assert(credential, free, ORIGIN) }).expect(401);
+    const options = (await authOptions({ challenge_token: token }).expect(200)).body;
+    expect(options.allowCredentials).toEqual([{ id: credential.id, type: 'public-key', transports: ['internal'] }]);
+    // The deletion's challenge never signs in.
+    await loginPasskey({ response: assert(credential, options, ORIGIN), challenge_token: token }).expect(401);
+    const again = (await authOptions({ challenge_token: token }).expect(200)).body;
+    const deleted = await del({ challenge_token: token, passkey: assert(credential, again, ORIGIN) }).expect(200);
+    expectSpecResponse(deleted, 'deleteAccount');
+    const rows = (await stack.db.query(`SELECT count(*)::int AS n FROM passkeys WHERE user_id = $1`, [session.user.id])) as Array<{ n: number }>;
+    expect(rows[0]!.n).toBe(0);
+    await stack.http.post('/api/users/login').set('X-Forwarded-For', nextIp()).send({ email, password: PASSWORD }).expect(401);
   });
 });

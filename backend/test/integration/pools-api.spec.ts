@@ -5,10 +5,15 @@ import { newUser } from '../support/users';
 import { readSse, startReply, taskOf } from '../support/worker';
 import { startStack, TestStack } from '../support/app';
 import { provingHeartbeat } from '../support/scripted-node';
+import { readGgufHeader } from '@glob/engine/gguf';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
 
-/** A catalog model no worker of this stack loads: only the pool serves it. */
+/** A catalog model no worker of this stack loads: only the pool serves it (its file in test stacks: the tiny model's). */
 const MODEL = 'llama-3-8b-instruct';
 const GiB = 2 ** 30;
+const MiB = 2 ** 20;
 let seq = 0;
 
 type User = Awaited<ReturnType<typeof newUser>>;
@@ -27,9 +32,12 @@ describe('node pools over the public API', () => {
   let stack: TestStack;
   let owner: User;
 
-  async function pair(user: User, memoryGiB: number): Promise<Node> {
+  /** The model's file as the platform holds it (size, and layers read from its header), and as its holder reports it. */
+  let file: { model_id: string; bytes: number; layers: number };
+
+  async function pair(user: User, memoryGiB: number, unit = GiB): Promise<Node> {
     const token = spec(await stack.http.post('/api/nodes/join-tokens').set(user.auth), 'createJoinToken').body.join_token as string;
-    const host = { hostname: `box-${++seq}`, os: 'linux', arch: 'x64', cpu_cores: 4, memory_bytes: memoryGiB * GiB, gpu: null, vram_bytes: null };
+    const host = { hostname: `box-${++seq}`, os: 'linux', arch: 'x64', cpu_cores: 4, memory_bytes: memoryGiB * unit, gpu: null, vram_bytes: null };
     const res = spec(
       await stack.http
         .post('/api/nodes/register')
@@ -68,6 +76,10 @@ describe('node pools over the public API', () => {
   beforeAll(async () => {
     stack = await startStack({ env: { JOIN_TOKEN_RATE_LIMIT: '50', HEARTBEAT_SECONDS: '1', JOB_LOCK_MS: '8000' } });
     owner = await newUser(stack, 'pooler');
+    const path = join(process.env.MODELS_DIR!, TINY_MODEL_FILE);
+    const header = await readGgufHeader(path);
+    file = { model_id: MODEL, bytes: (await stat(path)).size, layers: Number(header.metadata.get('llama.block_count')) };
+    expect(file.layers).toBe(4);
   }, 60_000);
   afterAll(async () => {
     await stack?.close();
@@ -76,6 +88,7 @@ describe('node pools over the public API', () => {
   it('plans, assigns, serves, shares the reward by layers, degrades while a member is away, and dissolves', async () => {
     const [a, b, c] = [await pair(owner, 8), await pair(owner, 4), await pair(owner, 4)];
     const other = await newUser(stack, 'stranger');
+    const requester = await newUser(stack, 'asker');
     const create = (u: User, body: object) => stack.http.post('/api/nodes/pools').set(u.auth).send(body);
 
     // Refusals: someone else's nodes, a model outside the catalog, a lone node.
@@ -88,29 +101,39 @@ describe('node pools over the public API', () => {
     // The owner lists the shards first: the coordinator is whoever holds the file, wherever it was listed.
     const made = spec(await create(owner, { name: 'study', model_id: MODEL, node_ids: [b.id, a.id, c.id] }), 'createPool');
     expect(made.status).toBe(201);
-    expect(made.body).toMatchObject({ status: 'forming', problem: "No member has reported holding this model's file yet.", model_layers: null });
+    // The platform knows the model's size and layers itself, before any member reports a file.
+    expect(made.body).toMatchObject({
+      status: 'forming',
+      problem: "No member has reported holding this model's file yet.",
+      model_layers: file.layers,
+      model_bytes: file.bytes,
+    });
     expect(spec(await create(owner, { name: 'again', model_id: MODEL, node_ids: [c.id, (await pair(owner, 4)).id] }), 'createPool').status).toBe(409);
     const poolId = made.body.id as string;
     expect((await beat(b)).pool).toBeNull();
 
-    // A reports the file (32 layers, 2 GiB): offered memory 40 % of 8/4/4 GiB → layers 16/8/8, A first.
-    const file = { model_id: MODEL, bytes: 2 * GiB, layers: 32 };
+    // B reports a file of the model with other numbers (a 32-layer 2 GiB file: another file, or a lie): not the
+    // model's file, so B does not coordinate, and the plan keeps the platform's numbers.
+    expect((await beat(b, { files: [{ model_id: MODEL, bytes: 2 * GiB, layers: 32 }] })).pool).toBeNull();
+    expect((await pools(owner))[0]).toMatchObject({ problem: "No member has reported holding this model's file yet.", model_layers: file.layers });
+
+    // A reports the model's file: offered memory 40 % of 8/4/4 GiB → its 4 layers split 2/1/1, A first.
     const aState = await beat(a, { files: [file], pool_endpoint: '10.9.0.2:7001' });
     expect(aState.pool).toMatchObject({ pool_id: poolId, role: 'coordinator', healthy: false, model_id: MODEL });
     expect(aState.pool!.key).toMatch(/^[0-9a-f]{64}$/);
     const bState = await beat(b, { pool_endpoint: '10.9.0.3:7001' });
     expect(bState.pool).toMatchObject({ role: 'shard', key: aState.pool!.key });
     expect(bState.pool!.members).toEqual([
-      { node_id: a.id, endpoint: '10.9.0.2:7001', layers: 16 },
-      { node_id: b.id, endpoint: '10.9.0.3:7001', layers: 8 },
-      { node_id: c.id, endpoint: null, layers: 8 },
+      { node_id: a.id, endpoint: '10.9.0.2:7001', layers: 2 },
+      { node_id: b.id, endpoint: '10.9.0.3:7001', layers: 1 },
+      { node_id: c.id, endpoint: null, layers: 1 },
     ]);
     const [pool] = await pools(owner);
-    expect(pool).toMatchObject({ status: 'forming', problem: null, model_layers: 32, model_bytes: 2 * GiB });
+    expect(pool).toMatchObject({ status: 'forming', problem: null, model_layers: file.layers, model_bytes: file.bytes });
     expect(pool!.members.map((m) => [m.node_id, m.role, m.layers, m.layer_share, m.ready])).toEqual([
-      [a.id, 'coordinator', 16, 0.5, false],
-      [b.id, 'shard', 8, 0.25, false],
-      [c.id, 'shard', 8, 0.25, false],
+      [a.id, 'coordinator', 2, 0.5, false],
+      [b.id, 'shard', 1, 0.25, false],
+      [c.id, 'shard', 1, 0.25, false],
     ]);
     expect(await pools(other)).toEqual([]);
 
@@ -128,8 +151,11 @@ describe('node pools over the public API', () => {
     expect(await available()).toBe('available');
     expect((await pools(owner))[0]!.status).toBe('healthy');
 
-    // A pooled reply: the coordinator claims and answers; the reward is shared 2:1:1 in whole milli-GLOB.
-    const requester = await newUser(stack, 'asker');
+    // A pooled reply: the coordinator claims and answers; the reward is shared 2:1:1 in whole milli-GLOB. (The members
+    // call in first, the coordinator last: the live window is 3 s here, and a busy machine can take that between steps.)
+    await beat(b, { pool_endpoint: '10.9.0.3:7001', pool_ready: poolId });
+    await beat(c, { pool_endpoint: '10.9.0.4:7001', pool_ready: poolId });
+    await beat(a, serving);
     const id = `pool_${Date.now().toString(36)}`;
     const reading = startReply(stack, requester.auth, { streamId: id, modelId: MODEL, prompt: 'Hello', params: { max_tokens: 8 } }).then(readSse);
     const claimed = spec(await stack.http.post('/api/nodes/jobs/claim').set(a.auth).send({ wait_seconds: 5 }), 'claimNodeJob');
@@ -154,7 +180,7 @@ describe('node pools over the public API', () => {
     }>;
     const [reward] = (await stack.db.query(`SELECT units::int FROM node_rewards WHERE task_id = $1`, [task.id])) as Array<{ units: number }>;
     const byNode = new Map(shares.map((s) => [s.node_id, s]));
-    expect(byNode.get(a.id)!.layers).toBe(16);
+    expect(byNode.get(a.id)!.layers).toBe(2);
     expect(shares.reduce((s, x) => s + x.units, 0)).toBe(reward!.units);
     expect(Math.abs(byNode.get(a.id)!.units - reward!.units / 2)).toBeLessThanOrEqual(1);
     expect(Math.abs(byNode.get(b.id)!.units - reward!.units / 4)).toBeLessThanOrEqual(1);
@@ -195,7 +221,7 @@ describe('node pools over the public API', () => {
   }, 60_000);
 
   it('says so when the members offer less memory than the model needs', async () => {
-    const [a, b] = [await pair(owner, 1), await pair(owner, 1)];
+    const [a, b] = [await pair(owner, 8, MiB), await pair(owner, 8, MiB)];
     spec(
       await stack.http
         .post('/api/nodes/pools')
@@ -203,10 +229,12 @@ describe('node pools over the public API', () => {
         .send({ name: 'small', model_id: MODEL, node_ids: [a.id, b.id] }),
       'createPool',
     );
-    const state = await beat(a, { files: [{ model_id: MODEL, bytes: 2 * GiB, layers: 32 }] });
+    const state = await beat(a, { files: [file] });
     expect(state.pool).toBeNull();
     const pool = (await pools(owner)).find((p) => p.name === 'small')!;
-    expect(pool.problem).toBe("The members offer 819.2 MB in all, less than the model's 2.0 GB: raise their memory allocation or add a node.");
+    expect(pool.problem).toBe(
+      `The members offer 6.4 MB in all, less than the model's ${(file.bytes / MiB).toFixed(1)} MB: raise their memory allocation or add a node.`,
+    );
     expect(pool.status).toBe('forming');
   });
 
@@ -220,7 +248,6 @@ describe('node pools over the public API', () => {
       'createPool',
     );
     const poolId = made.body.id as string;
-    const file = { model_id: MODEL, bytes: GiB, layers: 12 };
     const before = (await beat(a, { files: [file], pool_endpoint: '10.9.1.2:7001' })).pool!;
     expect((await beat(c, { pool_endpoint: '10.9.1.4:7001' })).pool!.key).toBe(before.key);
 

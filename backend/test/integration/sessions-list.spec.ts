@@ -203,13 +203,35 @@ describe('signed-in sessions: list, end one, end all others', () => {
     const id = await idOf(pair);
     // Put the sign-in an hour in the past, so the refresh's move is unmistakable.
     await stack.db.query(`UPDATE sessions SET created_at = now() - interval '2 hours', last_used_at = now() - interval '1 hour' WHERE id = $1`, [id]);
-    const before = (await list(pair)).find((s) => s.id === id)!;
+    const [before] = (await stack.db.query(`SELECT created_at, last_used_at FROM sessions WHERE id = $1`, [id])) as Array<{
+      created_at: Date;
+      last_used_at: Date;
+    }>;
 
     const renewed = (await refresh(pair, CHROME_LINUX, '203.0.113.71').expect(200)).body as Pair;
     const after = (await list(renewed)).find((s) => s.id === id)!;
-    expect(after.created_at).toBe(before.created_at);
-    expect(Date.parse(after.last_used_at)).toBeGreaterThan(Date.parse(before.last_used_at) + 3_000_000);
+    expect(after.created_at).toBe(before!.created_at.toISOString());
+    expect(Date.parse(after.last_used_at)).toBeGreaterThan(before!.last_used_at.getTime() + 3_000_000);
     expect(Date.parse(after.last_used_at)).toBeGreaterThan(Date.now() - 60_000);
     expect(after).toMatchObject({ ip: '203.0.113.71', device: 'Chrome on Linux', current: true });
+  });
+
+  it('a request with the access token moves last_used_at too, at most once a minute', async () => {
+    const email = nextEmail('use');
+    await register(stack, email);
+    const pair = await login(email, CHROME_LINUX, '203.0.113.80');
+    const id = await idOf(pair);
+    const lastUsed = async () =>
+      ((await stack.db.query(`SELECT last_used_at FROM sessions WHERE id = $1`, [id])) as Array<{ last_used_at: Date }>)[0]!.last_used_at.getTime();
+
+    await stack.db.query(`UPDATE sessions SET last_used_at = now() - interval '1 hour' WHERE id = $1`, [id]);
+    await stack.http.get('/api/users/me').set('Authorization', `Bearer ${pair.access_token}`).expect(200);
+    expect(await lastUsed()).toBeGreaterThan(Date.now() - 60_000);
+
+    // Used 30 s ago: not written again yet.
+    await stack.db.query(`UPDATE sessions SET last_used_at = now() - interval '30 seconds' WHERE id = $1`, [id]);
+    const recent = await lastUsed();
+    await stack.http.get('/api/users/me').set('Authorization', `Bearer ${pair.access_token}`).expect(200);
+    expect(await lastUsed()).toBe(recent);
   });
 });

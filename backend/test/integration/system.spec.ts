@@ -33,7 +33,7 @@ describe('system: health and platform statistics', () => {
         connected_peers: 0,
         active_tasks: 0,
         pending_tasks: 0,
-        success_rate: 0,
+        success_rate: null,
       });
     }
   });

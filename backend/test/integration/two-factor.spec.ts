@@ -1,4 +1,6 @@
+import type Redis from 'ioredis';
 import { generate } from 'otplib';
+import { REDIS } from '../../src/redis/redis.module';
 import { expectSpecResponse } from '../support/contract';
 import { startOAuthServer } from '../support/oauth';
 import { startSmtpCatcher } from '../support/smtp';
@@ -282,21 +284,62 @@ describe('two-factor sign-in (TOTP and recovery codes)', () => {
     await secondStep({ challenge_token: await challenge(email), recovery_code: fresh[0]! }).expect(200);
   });
 
-  it('limits wrong codes per account whatever the IP (429 with Retry-After), then even the right code waits', async () => {
-    const { email, secret } = await userWithTotp('limited');
+  it('a challenge takes 5 wrong codes, then its sign-in starts again (password included)', async () => {
+    const { email, secret } = await userWithTotp('per-challenge');
     const token = await challenge(email);
     const wrong = (await totp(secret)) === '111111' ? '222222' : '111111';
     for (let i = 0; i < 5; i++) {
       const res = await secondStep({ challenge_token: token, code: wrong }, nextIp());
+      // Spacing starts after the account's 5th wrong code: the 5th waited 0 s, and this test waits out none.
       expect(res.status).toBe(401);
     }
-    const limited = await secondStep({ challenge_token: token, code: wrong }, nextIp()).expect(429);
+    const used = await secondStep({ challenge_token: token, code: await totp(secret) }, nextIp()).expect(401);
+    expectSpecResponse(used, 'loginTwoFactor');
+    expect(used.body.message).toBe('This sign-in has expired. Please sign in again.');
+  });
+
+  it('wrong codes slow the account’s tries (429, Retry-After doubling) but never keep its owner’s right code out', async () => {
+    const { email, secret } = await userWithTotp('slowed');
+    const wrong = (await totp(secret)) === '555555' ? '666666' : '555555';
+    // Someone holding the password guesses from many IPs, 5 wrong codes per challenge (so no challenge runs out).
+    const attacker = await challenge(email);
+    for (let i = 0; i < 5; i++) expect((await secondStep({ challenge_token: attacker, code: wrong }, nextIp())).status).toBe(401);
+    // Past the account's 5, its next tries are spaced: the attacker's second try on a challenge comes too soon.
+    const second = await challenge(email);
+    expect((await secondStep({ challenge_token: second, code: wrong }, nextIp())).status).toBe(401); // a challenge's first try
+    const limited = await secondStep({ challenge_token: second, code: wrong }, nextIp()).expect(429);
     expectSpecResponse(limited, 'loginTwoFactor');
     const retryAfter = Number(limited.headers['retry-after']);
     expect(retryAfter).toBeGreaterThan(0);
-    expect(retryAfter).toBeLessThanOrEqual(900);
+    expect(retryAfter).toBeLessThanOrEqual(2);
     expect(limited.body.message).toBe(`Too many wrong codes. Please try again in ${retryAfter} seconds.`);
-    await secondStep({ challenge_token: token, code: await totp(secret) }, nextIp()).expect(429);
+    // The owner signs in afresh: a new challenge's first try is never delayed, and the right code passes at once.
+    const owner = await challenge(email);
+    const signedIn = await secondStep({ challenge_token: owner, code: await totp(secret) }, nextIp()).expect(200);
+    expect(signedIn.body.access_token).toEqual(expect.any(String));
+    // The right code started the account afresh: no spacing left for the next sign-in.
+    const after = await challenge(email);
+    expect((await secondStep({ challenge_token: after, code: wrong }, nextIp())).status).toBe(401);
+    expect((await secondStep({ challenge_token: after, code: wrong }, nextIp())).status).toBe(401);
+  });
+
+  it('spaces the account’s tries exponentially as wrong codes go on (1 s, 2 s, 4 s …), at most 5 minutes', async () => {
+    const { email, secret, session } = await userWithTotp('spaced');
+    const wrong = (await totp(secret)) === '777777' ? '888888' : '777777';
+    const key = `${stack.config.redis.prefix}:2fa-wrong:${session.user.id}`;
+    const redis = stack.app.get<Redis>(REDIS);
+    // 9 wrong codes recorded just now: 4 over the free 5, so the next try is due 16 s after the last.
+    await redis.hset(key, 'wrong', '9', 'at', String(Date.now()));
+    const token = await challenge(email);
+    expect((await secondStep({ challenge_token: token, code: wrong }, nextIp())).status).toBe(401); // first try of a challenge
+    const slowed = await secondStep({ challenge_token: token, code: wrong }, nextIp()).expect(429);
+    // 10 wrong codes now (5 over): 32 s from the last.
+    expect(Number(slowed.headers['retry-after'])).toBeGreaterThan(30);
+    expect(Number(slowed.headers['retry-after'])).toBeLessThanOrEqual(32);
+    await redis.hset(key, 'wrong', '40', 'at', String(Date.now()));
+    const capped = await secondStep({ challenge_token: token, code: wrong }, nextIp()).expect(429);
+    expect(Number(capped.headers['retry-after'])).toBeLessThanOrEqual(300);
+    expect(Number(capped.headers['retry-after'])).toBeGreaterThan(295);
   });
 
   it('limits wrong codes per IP across accounts; the same account from elsewhere still signs in', async () => {
@@ -441,27 +484,87 @@ describe('two-factor sign-in (TOTP and recovery codes)', () => {
     expectSpecResponse(twice, 'disableTotp');
   });
 
-  it('deletes an account with two-factor sign-in on by its e-mailed code alone, and its factors go with it', async () => {
-    const { email, session } = await userWithTotp('deleted');
-    const ip = nextIp();
+  /** Step 1 and 2 of account deletion: the e-mailed code, and verify-deletion-otp's answer. */
+  async function deletionCode(email: string, ip: string) {
     await stack.http.post('/api/users/auth/send-deletion-otp').set('X-Forwarded-For', ip).send({ email }).expect(202);
     const mail = await smtp.waitFor((m) => m.to.includes(email) && /deletion code/.test(m.raw));
-    const code = /\b(\d{6})\b/.exec(textOf(mail.raw))![1]!;
-    await stack.http.delete('/api/users/auth/delete-account').set('X-Forwarded-For', ip).send({ email, otp: code }).expect(200);
-    expect((await login(email).expect(401)).body.message).toBe('Invalid email or password');
+    const otp = /\b(\d{6})\b/.exec(textOf(mail.raw))![1]!;
+    const verified = await stack.http.post('/api/users/auth/verify-deletion-otp').set('X-Forwarded-For', ip).send({ email, otp }).expect(200);
+    expectSpecResponse(verified, 'verifyDeletionOtp');
+    return { otp, verified: verified.body };
+  }
+
+  async function factorsLeft(userId: string) {
     const rows = (await stack.db.query(
       `SELECT (SELECT count(*) FROM user_two_factor WHERE user_id = $1)::int AS factors, (SELECT count(*) FROM recovery_codes WHERE user_id = $1)::int AS codes`,
-      [session.user.id],
+      [userId],
     )) as Array<{ factors: number; codes: number }>;
-    expect(rows[0]).toEqual({ factors: 0, codes: 0 });
+    return rows[0];
+  }
+
+  it('deletes an account with two-factor sign-in on only with its second factor too: the e-mailed code alone is refused', async () => {
+    const { email, secret, session } = await userWithTotp('deleted');
+    const ip = nextIp();
+    const { otp, verified } = await deletionCode(email, ip);
+    expect(verified.two_factor).toMatchObject({ two_factor_required: true, methods: ['totp', 'recovery_code'] });
+    const token = verified.two_factor.challenge_token as string;
+    secrets.push(token);
+    const del = (body: object) =>
+      stack.http
+        .delete('/api/users/auth/delete-account')
+        .set('X-Forwarded-For', ip)
+        .send({ email, otp, ...body });
+
+    const alone = await del({}).expect(401);
+    expectSpecResponse(alone, 'deleteAccount');
+    expect(alone.body.message).toBe('This account has two-factor sign-in: confirm with your authenticator app, a recovery code or a passkey.');
+    const wrong = (await totp(secret)) === '121212' ? '343434' : '121212';
+    expect((await del({ challenge_token: token, code: wrong }).expect(401)).body.message).toBe('Invalid authentication code. Please try again.');
+    // A sign-in's challenge cannot delete the account, nor the deletion's sign in.
+    const signIn = await challenge(email);
+    expect((await del({ challenge_token: signIn, code: await totp(secret) }).expect(401)).body.message).toBe(
+      'This confirmation has expired. Please verify your e-mail code again.',
+    );
+    expect((await secondStep({ challenge_token: token, code: await totp(secret) }).expect(401)).body.message).toBe(
+      'This sign-in has expired. Please sign in again.',
+    );
+    expect(await factorsLeft(session.user.id)).toEqual({ factors: 1, codes: 10 });
+
+    // The e-mailed code survived the refusals: with a current code, the account goes, its factors with it.
+    await del({ challenge_token: token, code: await totp(secret, 1) }).expect(200);
+    expect((await login(email).expect(401)).body.message).toBe('Invalid email or password');
+    expect(await factorsLeft(session.user.id)).toEqual({ factors: 0, codes: 0 });
+  });
+
+  it('deletes an account with two-factor sign-in on with a recovery code (used up) instead of a current code', async () => {
+    const { email, recoveryCodes, session } = await userWithTotp('deleted-recovery');
+    const ip = nextIp();
+    const { otp, verified } = await deletionCode(email, ip);
+    secrets.push(verified.two_factor.challenge_token);
+    await stack.http
+      .delete('/api/users/auth/delete-account')
+      .set('X-Forwarded-For', ip)
+      .send({ email, otp, challenge_token: verified.two_factor.challenge_token, recovery_code: recoveryCodes[0] })
+      .expect(200);
+    expect((await login(email).expect(401)).body.message).toBe('Invalid email or password');
+    expect(await factorsLeft(session.user.id)).toEqual({ factors: 0, codes: 0 });
+  });
+
+  it('an account without a second factor is deleted by its e-mailed code alone, as before', async () => {
+    const email = nextEmail('plain-deleted');
+    await register(stack, email, PASSWORD, 'plain');
+    const ip = nextIp();
+    const { otp, verified } = await deletionCode(email, ip);
+    expect(verified).not.toHaveProperty('two_factor');
+    await stack.http.delete('/api/users/auth/delete-account').set('X-Forwarded-For', ip).send({ email, otp }).expect(200);
   });
 
   it('never writes a secret, a recovery code or a challenge to the logs', async () => {
     // Let the worker's last mail logs arrive.
     await sleep(200);
     const text = logged.join('');
-    // The capture saw the app's own logs (the mail worker's, at least; JSON lines, so the quote is escaped).
-    expect(text).toContain('Sent \\"Two-factor sign-in is on');
+    // The capture saw the app's own logs (the mail worker's, at least: it names the jobs it sent, never their addresses).
+    expect(text).toMatch(/Sent mail job \d+/);
     expect(secrets.length).toBeGreaterThan(30);
     for (const secret of secrets) expect(text).not.toContain(secret);
   });

@@ -28,7 +28,7 @@ interface Answer {
 /**
  * Verification by recomputation against scripted nodes that speak the public node API: each attack a stranger's
  * modified agent could make (blank and empty replies, an honest prefix with injected text, made-up numbers, no
- * commitment, a false `length`, honest then lying) ends with the node suspended (its owner cannot resume it), its
+ * commitment, a false `length`, honest then lying, made-up text stopped by its requester) ends with the node suspended (its owner cannot resume it), its
  * rewards withheld and its requesters whole. The attackers are given the model's true numbers for their own tokens
  * (what one pass over their text computes), so only the recomputation's sampling checks can catch them.
  */
@@ -38,6 +38,8 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
   let owner: User;
   /** A second owner for the later nodes: one owner's join tokens are rate limited. */
   let prover: User;
+  /** The owner of the nodes whose replies are stopped. */
+  let stopper: User;
   let requester: User;
 
   type Funds = { balance: number; bonus_balance: number; total_spent: number };
@@ -47,18 +49,26 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
   };
 
   /** One reply asked by the requester and served by `node` with what `answer` writes for its job. */
-  const serve = async (node: ScriptedNode, answer: (job: NodeJob) => Promise<Answer>, prompt = 'Tell me about the river') => {
-    const streamId = `s_ver_${Date.now().toString(36)}_${++seq}`;
-    const reading = startReply(stack, requester.auth, { streamId, modelId: MODEL, prompt, params: { max_tokens: 32, temperature: 0.8 } }).then(
-      (res) => readSse(res),
-    );
-    const job = (await node.claim())!;
-    expect(job).not.toBeNull();
-    const a = await answer(job);
-    const res = await node.finishCommitted(job.job_id, a.text, a.steps, a.stopReason ?? 'stop');
-    expect(res.status).toBe(200);
-    expect((await reading).at(-1)!.data).toMatchObject({ type: 'done' });
-    return streamId;
+  const serve = async (node: ScriptedNode, answer: (job: NodeJob) => Promise<Answer>, prompt = 'Tell me about the river'): Promise<string> => {
+    for (let attempt = 1; ; attempt++) {
+      const streamId = `s_ver_${Date.now().toString(36)}_${++seq}`;
+      const reading = startReply(stack, requester.auth, { streamId, modelId: MODEL, prompt, params: { max_tokens: 32, temperature: 0.8 } }).then(
+        (res) => readSse(res),
+      );
+      const job = (await node.claim())!;
+      expect(job).not.toBeNull();
+      const a = await answer(job);
+      const res = await node.finishCommitted(job.job_id, a.text, a.steps, a.stopReason ?? 'stop');
+      // On a busy machine a reply can end as its node "stopped" while the scripted node computes its answer in engine
+      // children, silent for seconds (nothing was charged: the ledger check at the end says so); it is asked again.
+      if (res.status === 409 && attempt < 3) {
+        await reading;
+        continue;
+      }
+      expect(res.status).toBe(200);
+      expect((await reading).at(-1)!.data).toMatchObject({ type: 'done' });
+      return streamId;
+    }
   };
 
   const verdicts = async (nodeId: string, count: number) => {
@@ -117,12 +127,20 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
     // machine can make take longer than a real node's first-token deadline, job lock and live window (three
     // heartbeats): all are lifted (deadlines and liveness are tested elsewhere).
     stack = await startStack({
-      env: { SPOT_CHECK_FIRST: '2', SPOT_CHECK_PERCENT: '50', HEARTBEAT_SECONDS: '60', NODE_FIRST_TOKEN_SECONDS: '180', JOB_LOCK_MS: '180000' },
+      env: {
+        SPOT_CHECK_FIRST: '2',
+        SPOT_CHECK_PERCENT: '50',
+        HEARTBEAT_SECONDS: '60',
+        NODE_FIRST_TOKEN_SECONDS: '180',
+        JOB_LOCK_MS: '180000',
+        NODE_STOP_COMMIT_SECONDS: '5',
+      },
     });
     // It verifies both the chat model's and the embedding model's work.
     worker = await startWorker(stack, { WORKER_VERIFY_ONLY: 'true', WORKER_MODELS: 'glob-tiny-chat,glob-tiny-embed' });
     owner = await newUser(stack, 'verified-owner');
     prover = await newUser(stack, 'verified-prover');
+    stopper = await newUser(stack, 'verified-stopper');
     requester = await newUser(stack, 'verified-requester');
   }, 90_000);
   afterAll(async () => {
@@ -162,6 +180,58 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
 
   it('a reply without a commitment fails', async () => {
     await attack(async (job) => ({ text: (await committedReply(job)).text, steps: null }));
+  }, 90_000);
+
+  /**
+   * A reply its requester stops after the node relayed `relayed`: the node is told to stop at its next call, then
+   * sends its done event (`abort`) with `steps` as its commitment, or nothing at all when `steps` is undefined.
+   */
+  const stoppedReply = async (node: ScriptedNode, write: (job: NodeJob) => Promise<{ relayed: string; steps?: Step[] }>) => {
+    const streamId = `s_stop_${Date.now().toString(36)}_${++seq}`;
+    const reading = startReply(stack, requester.auth, {
+      streamId,
+      modelId: MODEL,
+      prompt: 'Tell me about the river',
+      params: { max_tokens: 32, temperature: 0.8 },
+    }).then((res) => readSse(res));
+    const job = (await node.claim())!;
+    const { relayed, steps } = await write(job);
+    expect((await node.send(job.job_id, [{ type: 'token', text: relayed }])).body).toEqual({ stop: false });
+    await stack.http.post(`/api/inference/stream/${streamId}/stop`).set(requester.auth).expect(200);
+    expect((await reading).at(-1)!.data).toMatchObject({ type: 'done', stop_reason: 'abort' });
+    // What it sends after the stop is not relayed: it is told to stop, and its done event is taken for its commitment.
+    expect((await node.send(job.job_id, [{ type: 'token', text: ' and more' }])).body).toEqual({ stop: true });
+    if (steps) expect((await node.finishCommitted(job.job_id, '', steps, 'abort')).body).toEqual({ stop: true });
+    return streamId;
+  };
+
+  it('a stopped reply is verified by the commitment its node sends after the stop: the model’s own passes, tokens past the stop included', async () => {
+    const node = await ScriptedNode.pair(stack, stopper, { models: [MODEL], write: modelsProof });
+    await stoppedReply(node, async (job) => {
+      const honest = await committedReply(job);
+      return { relayed: honest.text.slice(0, Math.ceil(honest.text.length / 2)), steps: honest.steps };
+    });
+    expect(await verdicts(node.id, 1)).toEqual(['passed']);
+  }, 90_000);
+
+  it('made-up text stopped by its requester fails by the node’s own commitment: suspended, and the requester gets the charge back', async () => {
+    const node = await ScriptedNode.pair(stack, stopper, { models: [MODEL], write: modelsProof });
+    const before = await funds();
+    await stoppedReply(node, async (job) => {
+      const lie = await modelsNumbersFor(job, [], [' Log in at evil.example now.']);
+      const model = await modelsNumbersFor(job, [lie.tokens[0]!]);
+      return { relayed: model.texts[0]!, steps: model.steps[0]! };
+    });
+    expect(await verdicts(node.id, 1)).toEqual(['failed']);
+    await expectCaught(node, before, stopper);
+  }, 90_000);
+
+  it('a stopped reply whose node never commits to it in time fails as one without a commitment', async () => {
+    const node = await ScriptedNode.pair(stack, stopper, { models: [MODEL], write: modelsProof });
+    const before = await funds();
+    await stoppedReply(node, async () => ({ relayed: ' Log in at evil.example now.' }));
+    expect(await verdicts(node.id, 1)).toEqual(['failed']);
+    await expectCaught(node, before, stopper);
   }, 90_000);
 
   it('a reply the model ended, claimed as cut at the cap (`length`), fails', async () => {
@@ -316,9 +386,10 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
 
   it('a reply held back and sent in a burst is timed from the claim: its measured speed is no more than its tokens over that time', async () => {
     const node = await ScriptedNode.pair(stack, prover, { models: [MODEL], write: modelsProof });
+    const [prior] = (await stack.db.query(`SELECT measured_tps FROM nodes WHERE id = $1`, [node.id])) as Array<{ measured_tps: number | null }>;
     let claimed = 0;
     let tokens = 0;
-    await serve(node, async (job) => {
+    const streamId = await serve(node, async (job) => {
       claimed = Date.now();
       const r = await committedReply(job);
       tokens = r.steps.length;
@@ -326,9 +397,17 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
       return { text: r.text, steps: r.steps, stopReason: r.stopReason };
     });
     const elapsed = (Date.now() - claimed) / 1000;
+    // The reply is timed from its claim, the held second included, whatever the node's burst says…
+    const [task] = (await stack.db.query(`SELECT duration_ms, completion_tokens FROM inference_tasks WHERE stream_id = $1`, [streamId])) as Array<{
+      duration_ms: number;
+      completion_tokens: number;
+    }>;
+    expect(task!.duration_ms).toBeGreaterThanOrEqual(1_000);
+    expect(task!.completion_tokens).toBeLessThanOrEqual(tokens);
+    // …and the node's measured speed moves towards that reply's speed, never above it and what it was before.
     const [row] = (await stack.db.query(`SELECT measured_tps FROM nodes WHERE id = $1`, [node.id])) as Array<{ measured_tps: number }>;
     expect(row!.measured_tps).toBeGreaterThan(0);
-    expect(row!.measured_tps).toBeLessThanOrEqual(tokens / elapsed + 1);
+    expect(row!.measured_tps).toBeLessThanOrEqual(Math.max(prior!.measured_tps ?? 0, tokens / elapsed + 1, (tokens * 1000) / task!.duration_ms));
     expect(await verdicts(node.id, 1)).toEqual(['passed']);
   }, 90_000);
 });

@@ -44,7 +44,7 @@ async function copyTemplate(name: string): Promise<void> {
  * `logs`: where the API's (and the in-process worker's) log lines go instead of stdout.
  */
 export async function startStack(
-  opts: { env?: Record<string, string>; worker?: boolean; host?: string; logs?: { write(line: string): void } } = {},
+  opts: { env?: Record<string, string>; worker?: boolean; host?: string; port?: number; logs?: { write(line: string): void } } = {},
 ): Promise<TestStack> {
   const name = `${process.env.GLOB_TEST_TEMPLATE_DB}_${randomName('f')}`.slice(0, 63);
   await copyTemplate(name);
@@ -64,10 +64,12 @@ export async function startStack(
     // The in-process worker sends mail only; inference tests start real worker processes (test/support/worker.ts).
     WORKER_MODELS: 'none',
     MODEL_CATALOG: testCatalog(),
+    // No agent package is served unless a test builds one (the repository's may or may not have been packed).
+    NODE_AGENT_PACKAGE: '/nonexistent/glob-node-0.0.0.tgz',
     ...opts.env,
   });
   const app = await createApi(config, opts.logs);
-  await app.listen(0, opts.host ?? '127.0.0.1');
+  await app.listen(opts.port ?? 0, opts.host ?? '127.0.0.1');
   const { port } = (app.getHttpServer() as import('node:http').Server).address() as import('node:net').AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   const worker = opts.worker ? await createWorker(config, opts.logs) : undefined;

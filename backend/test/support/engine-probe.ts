@@ -13,6 +13,7 @@
  *   {"type":"error","name":"GgufError","code":"…","message":"…"}  then exit code 2, on failure
  *
  *   node --conditions=glob-source -r @swc-node/register test/support/engine-probe.ts <model.gguf> '<json request>'
+ *   node --conditions=glob-source -r @swc-node/register test/support/engine-probe.ts --serve   (see serve())
  *
  * Request: { threads?, contextSize?, countTokens?: ChatTurn[][], generate?: Run | Run[], benchmark?: number,
  *   capacities?: LoadOptions['sequences'][], recompute?: Array<{ messages, maxTokens, tokens }> } — each capacity loads the model again with those sequences, then unloads it
@@ -45,17 +46,17 @@ const print = (o: object): void => {
   process.stdout.write(`${JSON.stringify(o)}\n`);
 };
 
-async function generateOnce(engine: LlamaEngine, spec: ProbeRun, run: number, g: number): Promise<void> {
+async function generateOnce(engine: LlamaEngine, name: string, spec: ProbeRun, run: number, g: number, out: (o: object) => void): Promise<void> {
   const { abortAfterChunks, parallel: _parallel, ...req } = spec;
   const ctrl = new AbortController();
   let chunks = 0;
   let abortedAt: number | null = null;
   const started = performance.now();
-  const result = await engine.generate('probe', {
+  const result = await engine.generate(name, {
     ...req,
     signal: ctrl.signal,
     onToken: (text) => {
-      print({ type: 'token', run, g, i: chunks, text, ms: Math.round(performance.now() - started) });
+      out({ type: 'token', run, g, i: chunks, text, ms: Math.round(performance.now() - started) });
       chunks++;
       if (abortAfterChunks !== undefined && chunks === abortAfterChunks) {
         abortedAt = performance.now();
@@ -64,43 +65,84 @@ async function generateOnce(engine: LlamaEngine, spec: ProbeRun, run: number, g:
     },
   });
   const abortLatencyMs = abortedAt === null ? null : Math.round(performance.now() - abortedAt);
-  print({ type: 'result', run, g, ...result, abortLatencyMs });
+  out({ type: 'result', run, g, ...result, abortLatencyMs });
+}
+
+/** Runs one request on `engine` with the model of `modelPath` loaded as `name`, printing its lines through `out`. */
+async function handle(engine: LlamaEngine, name: string, modelPath: string, req: ProbeRequest, out: (o: object) => void): Promise<void> {
+  const t0 = performance.now();
+  await engine.load(name, modelPath, req.contextSize ? { contextSize: req.contextSize } : {});
+  out({ type: 'loaded', contextSize: engine.contextSize(name), loadMs: Math.round(performance.now() - t0) });
+
+  if (req.countTokens) {
+    out({ type: 'count', counts: req.countTokens.map((m) => engine.countTokens(name, m)) });
+  }
+  const runs = req.generate === undefined ? [] : Array.isArray(req.generate) ? req.generate : [req.generate];
+  for (const [run, spec] of runs.entries()) {
+    await Promise.all(Array.from({ length: spec.parallel ?? 1 }, (_, g) => generateOnce(engine, name, spec, run, g, out)));
+  }
+  if (req.benchmark) {
+    out({ type: 'benchmark', ...(await engine.benchmark(name, req.benchmark)) });
+  }
+  if (req.tokenize) out({ type: 'tokens', tokens: req.tokenize.map((t) => engine.tokenize(name, t)) });
+  if (req.embed) out({ type: 'embeddings', vectors: (await engine.embed(name, req.embed)).map((v) => Array.from(v)) });
+  for (const [i, r] of (req.recompute ?? []).entries()) {
+    const t = performance.now();
+    const recomputed = await engine.recompute(name, r, r.tokens, VERIFY_TOP);
+    const ms = performance.now() - t;
+    const verdict = r.claim && r.committed ? verifyReply(r.committed, recomputed, r.claim) : undefined;
+    out({ type: 'recomputed', i, ...recomputed, ms, ...(verdict ? { verdict } : {}) });
+  }
+  for (const sequences of req.capacities ?? []) {
+    await engine.load('sized', modelPath, { ...(req.contextSize ? { contextSize: req.contextSize } : {}), sequences });
+    out({ type: 'capacity', ...engine.capacity('sized') });
+    await engine.unload('sized');
+  }
+}
+
+const errorLine = (err: unknown) => {
+  const e = err as { name?: string; code?: string; message?: string };
+  return { type: 'error', name: e.name ?? 'Error', code: e.code ?? null, message: e.message ?? String(err) };
+};
+
+/**
+ * Served mode (`--serve`): one engine for many requests, so a test file pays the engine's start-up once. Each stdin
+ * line is `{"id":…,"model":…,"request":{…}}`; its output lines carry that id and end with `{"type":"end","id":…}`.
+ * Requests run one at a time, in order; each model file stays loaded (per context size) for the next.
+ */
+async function serve(): Promise<void> {
+  const engine = await LlamaEngine.create({ threads: 1 });
+  const loaded = new Map<string, string>();
+  let queue = Promise.resolve();
+  let input = '';
+  process.stdin.on('data', (d: Buffer) => {
+    input += d.toString();
+    for (let nl = input.indexOf('\n'); nl >= 0; nl = input.indexOf('\n')) {
+      const line = input.slice(0, nl);
+      input = input.slice(nl + 1);
+      if (!line.trim()) continue;
+      const { id, model, request } = JSON.parse(line) as { id: number; model: string; request: ProbeRequest };
+      queue = queue.then(async () => {
+        const out = (o: object) => print({ ...o, id });
+        const key = `${model}|${request.contextSize ?? ''}`;
+        if (!loaded.has(key)) loaded.set(key, `m${loaded.size}`);
+        await handle(engine, loaded.get(key)!, model, request, out).catch((err: unknown) => out(errorLine(err)));
+        out({ type: 'end' });
+      });
+    }
+  });
+  await new Promise((done) => process.stdin.on('end', done));
+  await queue;
+  await engine.dispose();
 }
 
 async function main(): Promise<void> {
   const [modelPath, json] = process.argv.slice(2);
-  if (!modelPath) throw new Error('usage: engine-probe.ts <model.gguf> [json request]');
-  const req = JSON.parse(json ?? '{}') as ProbeRequest;
-  const engine = await LlamaEngine.create({ threads: req.threads ?? 1 });
+  if (modelPath === '--serve') return serve();
+  if (!modelPath) throw new Error('usage: engine-probe.ts <model.gguf> [json request] | --serve');
+  const engine = await LlamaEngine.create({ threads: (JSON.parse(json ?? '{}') as ProbeRequest).threads ?? 1 });
   try {
-    const t0 = performance.now();
-    await engine.load('probe', modelPath, req.contextSize ? { contextSize: req.contextSize } : {});
-    print({ type: 'loaded', contextSize: engine.contextSize('probe'), loadMs: Math.round(performance.now() - t0) });
-
-    if (req.countTokens) {
-      print({ type: 'count', counts: req.countTokens.map((m) => engine.countTokens('probe', m)) });
-    }
-    const runs = req.generate === undefined ? [] : Array.isArray(req.generate) ? req.generate : [req.generate];
-    for (const [run, spec] of runs.entries()) {
-      await Promise.all(Array.from({ length: spec.parallel ?? 1 }, (_, g) => generateOnce(engine, spec, run, g)));
-    }
-    if (req.benchmark) {
-      print({ type: 'benchmark', ...(await engine.benchmark('probe', req.benchmark)) });
-    }
-    if (req.tokenize) print({ type: 'tokens', tokens: req.tokenize.map((t) => engine.tokenize('probe', t)) });
-    if (req.embed) print({ type: 'embeddings', vectors: (await engine.embed('probe', req.embed)).map((v) => Array.from(v)) });
-    for (const [i, r] of (req.recompute ?? []).entries()) {
-      const t = performance.now();
-      const recomputed = await engine.recompute('probe', r, r.tokens, VERIFY_TOP);
-      const ms = performance.now() - t;
-      const verdict = r.claim && r.committed ? verifyReply(r.committed, recomputed, r.claim) : undefined;
-      print({ type: 'recomputed', i, ...recomputed, ms, ...(verdict ? { verdict } : {}) });
-    }
-    for (const sequences of req.capacities ?? []) {
-      await engine.load('sized', modelPath, { ...(req.contextSize ? { contextSize: req.contextSize } : {}), sequences });
-      print({ type: 'capacity', ...engine.capacity('sized') });
-      await engine.unload('sized');
-    }
+    await handle(engine, 'probe', modelPath, JSON.parse(json ?? '{}') as ProbeRequest, print);
   } finally {
     await engine.dispose();
   }
@@ -110,8 +152,7 @@ main().then(
   // Exits once stdout is written out: a pipe takes long lines (a recomputation's candidates) asynchronously.
   () => process.stdout.write('', () => process.exit(0)),
   (err: unknown) => {
-    const e = err as { name?: string; code?: string; message?: string };
-    print({ type: 'error', name: e.name ?? 'Error', code: e.code ?? null, message: e.message ?? String(err) });
+    print(errorLine(err));
     process.exit(2);
   },
 );

@@ -3,10 +3,11 @@ import type { Response } from 'supertest';
 import { BUILT_IN_CATALOG, TINY_EMBED_MODEL_FILE, TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
 import { hashRanges } from '@glob/engine/file-proof';
 import type { TokenLogprob } from '@glob/engine/logprobs';
-import { COMMIT_TOP, encodeCommitment, type Step } from '@glob/engine/commitment';
+import { COMMIT_TOP, encodeCommitment, encodeSteps, type Step } from '@glob/engine/commitment';
+import { VERIFY_TOP } from '@glob/engine/verification';
 import type { TestStack } from './app';
 import { expectSpecResponse } from './contract';
-import { probeEngine } from './engine-run';
+import { runOnEngine } from './engine-run';
 
 export interface Challenge {
   challenge_id: string;
@@ -50,7 +51,7 @@ export async function modelsReply(
     commit: true,
     ...(top !== undefined ? { logprobs: top } : {}),
   };
-  const out = await probeEngine(fileOf(c.model_id), { generate: run });
+  const out = await runOnEngine(fileOf(c.model_id), { generate: run });
   const r = out.lines.find((l) => l.type === 'result') as unknown as {
     text: string;
     stopReason: string;
@@ -71,7 +72,7 @@ const engineRun = (job: Pick<NodeJob, 'messages' | 'params'>) => ({
 
 /** An honest node's reply to a job: the model's text, how it ended, and the commitment its engine made while generating. */
 export async function committedReply(job: Pick<NodeJob, 'messages' | 'params'>): Promise<{ text: string; stopReason: string; steps: Step[] }> {
-  const out = await probeEngine(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), { generate: { ...engineRun(job), commit: true } });
+  const out = await runOnEngine(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), { generate: { ...engineRun(job), commit: true } });
   const r = out.lines.find((l) => l.type === 'result') as unknown as { text: string; stopReason: string; commitment: Step[] };
   return { text: r.text, stopReason: r.stopReason, steps: r.commitment };
 }
@@ -85,7 +86,7 @@ export async function modelsNumbersFor(
   tokens: number[][],
   texts: string[] = [],
 ): Promise<{ steps: Step[][]; texts: string[]; tokens: number[][] }> {
-  const out = await probeEngine(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), {
+  const out = await runOnEngine(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), {
     tokenize: texts,
     recompute: tokens.map((t) => ({ messages: job.messages, maxTokens: job.params.max_tokens, tokens: t })),
   });
@@ -97,9 +98,18 @@ export async function modelsNumbersFor(
   };
 }
 
+/** An honest verifier's answer to a `verify` job: the model's numbers at each of its tokens (base64, VERIFY_TOP candidates). */
+export async function modelsRecomputation(job: Pick<NodeJob, 'messages' | 'params' | 'tokens'>): Promise<string> {
+  const out = await runOnEngine(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), {
+    recompute: [{ messages: job.messages, maxTokens: job.params.max_tokens, tokens: job.tokens ?? [] }],
+  });
+  const [r] = out.lines.filter((l) => l.type === 'recomputed') as unknown as Array<{ steps: Step[] }>;
+  return encodeSteps(r!.steps, VERIFY_TOP);
+}
+
 /** The tiny embedding model's vectors for `texts`, as an honest node's engine computes them (base64 float32 each). */
 export async function modelsEmbeddings(texts: string[]): Promise<Float32Array[]> {
-  const out = await probeEngine(join(process.env.MODELS_DIR!, TINY_EMBED_MODEL_FILE), { embed: texts });
+  const out = await runOnEngine(join(process.env.MODELS_DIR!, TINY_EMBED_MODEL_FILE), { embed: texts });
   return (out.lines.find((l) => l.type === 'embeddings') as unknown as { vectors: number[][] }).vectors.map((v) => Float32Array.from(v));
 }
 
@@ -140,8 +150,10 @@ export interface NodeJob {
   first_token_ms: number;
   max_bytes: number;
   request_id?: string;
-  kind?: 'chat' | 'embed';
+  kind?: 'chat' | 'embed' | 'verify';
   input?: string[];
+  tokens?: number[];
+  top?: number;
 }
 
 /**
@@ -161,6 +173,8 @@ export async function provingHeartbeat(stack: TestStack, auth: Record<string, st
   }
 }
 
+let origins = 0;
+
 /**
  * A node that speaks the public node API from a script, not the project's agent: it says whatever the test makes
  * it say (usage, models, speed, text), as a stranger's modified agent could. Every answer is checked against the spec.
@@ -172,7 +186,8 @@ export class ScriptedNode {
   private constructor(
     private readonly stack: TestStack,
     readonly id: string,
-    readonly auth: { Authorization: string },
+    /** Its credential, and the address it connects from (each scripted node its own network, behind the stack's trusted proxy). */
+    readonly auth: { Authorization: string; 'X-Forwarded-For': string },
     private readonly write?: ChallengeWriter,
   ) {}
 
@@ -193,7 +208,13 @@ export class ScriptedNode {
     });
     expectSpecResponse(res, 'registerNode');
     if (res.status !== 201) throw new Error(`register ${res.status}: ${res.text}`);
-    const node = new ScriptedNode(stack, res.body.node_id as string, { Authorization: `Bearer ${res.body.credential as string}` }, opts.write);
+    const origin = `10.201.${++origins % 250}.${1 + Math.floor(origins / 250)}`;
+    const node = new ScriptedNode(
+      stack,
+      res.body.node_id as string,
+      { Authorization: `Bearer ${res.body.credential as string}`, 'X-Forwarded-For': origin },
+      opts.write,
+    );
     await node.prove(opts.models ?? [], opts.slots);
     return node;
   }
@@ -232,11 +253,19 @@ export class ScriptedNode {
     return res;
   }
 
-  async claim(waitSeconds = 5): Promise<NodeJob | null> {
-    const res = this.spec(await this.stack.http.post('/api/nodes/jobs/claim').set(this.auth).send({ wait_seconds: waitSeconds }), 'claimNodeJob');
-    if (res.status === 204) return null;
-    if (res.status !== 200) throw new Error(`claim ${res.status}: ${res.text}`);
-    return res.body as NodeJob;
+  /**
+   * The next job for it. A check of another owner's work (a `verify` job) is answered honestly, as the agent would,
+   * and the claim goes on, unless `checks` asks for such jobs too (a test that plays the verifier).
+   */
+  async claim(waitSeconds = 5, checks = false): Promise<NodeJob | null> {
+    for (;;) {
+      const res = this.spec(await this.stack.http.post('/api/nodes/jobs/claim').set(this.auth).send({ wait_seconds: waitSeconds }), 'claimNodeJob');
+      if (res.status === 204) return null;
+      if (res.status !== 200) throw new Error(`claim ${res.status}: ${res.text}`);
+      const job = res.body as NodeJob;
+      if (checks || job.kind !== 'verify') return job;
+      await this.recomputation(job.job_id, await modelsRecomputation(job));
+    }
   }
 
   /** Sends `text` as the job's whole output, then `done` with this stop reason and commitment. */
@@ -258,6 +287,15 @@ export class ScriptedNode {
       ...(text ? [{ type: 'token', text }] : []),
       { type: 'done', usage: { prompt_tokens: 10, completion_tokens: 20 }, stop_reason: 'stop' },
     ]);
+  }
+
+  /** Answers a `verify` job with these steps (base64, as modelsRecomputation gives them). */
+  recomputation(jobId: string, steps: string): Promise<Response> {
+    return this.stack.http
+      .post(`/api/nodes/jobs/${jobId}/recomputation`)
+      .set(this.auth)
+      .send({ steps })
+      .then((r) => this.spec(r, 'sendNodeJobRecomputation'));
   }
 
   send(jobId: string, events: object[]): Promise<Response> {

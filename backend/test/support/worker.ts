@@ -22,6 +22,8 @@ export function spawnWorker(stack: TestStack, env: Record<string, string>, name:
       DATABASE_POOL_SIZE: '3',
       REDIS_URL: c.redis.url,
       REDIS_PREFIX: c.redis.prefix,
+      // The key jobs are sealed under: the API's (each test process would otherwise make up its own).
+      TWO_FACTOR_KEY: c.twoFactorKey.toString('hex'),
       MODELS_DIR: c.inference.modelsDir,
       WORKER_MODELS: 'glob-tiny-chat',
       WORKER_NAME: name,

@@ -1,5 +1,15 @@
-import { COMMIT_TOP, decodeCommitment, encodeCommitment, type Step } from '@glob/engine/commitment';
-import { REPEAT_WINDOW, SAMPLER_TOP_K, samplingProblem, verifyReply, verifySteps, type Recomputation } from '@glob/engine/verification';
+import { COMMIT_TOP, decodeCommitment, decodeSteps, encodeCommitment, encodeSteps, type Step } from '@glob/engine/commitment';
+import {
+  REPEAT_WINDOW,
+  SAMPLER_TOP_K,
+  sameRecomputation,
+  samplingProblem,
+  VERIFY_TOP,
+  verifyReply,
+  verifySteps,
+  type Recomputation,
+} from '@glob/engine/verification';
+import { networkOrigin } from '../../src/modules/nodes/network-origin';
 
 /** A step whose token has log probability `lp`, with candidates 100, 101, … at the given log probabilities. */
 const step = (token: number, lp: number, candidates: number[]): Step => ({
@@ -36,6 +46,49 @@ describe('a reply’s commitment', () => {
     // A positive log probability is no probability.
     expect(decodeCommitment(encodeCommitment([{ token: 1, logprob: 0.5, top: [] }]))).toBeNull();
     expect(decodeCommitment('')).toEqual([]);
+  });
+});
+
+describe('a peer’s recomputation', () => {
+  const recomputed = [step(100, -0.1, flat(VERIFY_TOP)), step(103, -0.3, [-0.1, -0.2, -0.25, -0.3])];
+
+  it('round-trips with its VERIFY_TOP candidates a position, and refuses what is not whole records', () => {
+    const encoded = encodeSteps(recomputed, VERIFY_TOP);
+    expect(decodeSteps(encoded, VERIFY_TOP)).toEqual(
+      [
+        { ...recomputed[0]!, top: recomputed[0]!.top.map(([id, lp]) => [id, Math.fround(lp)]) },
+        { ...recomputed[1]!, top: recomputed[1]!.top.map(([id, lp]) => [id, Math.fround(lp)]) },
+      ].map((s) => ({ ...s, logprob: Math.fround(s.logprob) })),
+    );
+    // A recomputation cut short of a whole record is refused.
+    expect(decodeSteps(encodeSteps(recomputed, VERIFY_TOP).slice(0, -8), VERIFY_TOP)).toBeNull();
+  });
+
+  it('agrees with another verifier’s only when every number is within tolerance, by rank', () => {
+    const other = recomputed.map((s) => ({ ...s, logprob: s.logprob - 0.02, top: s.top.map(([id, lp]) => [id, lp + 0.02] as [number, number]) }));
+    expect(sameRecomputation(recomputed, other)).toBe(true);
+    // Near-ties swapped on other hardware: same ranks' values, other ids.
+    const swapped = recomputed.map((s) => ({ ...s, top: s.top.map(([, lp], j) => [500 + j, lp] as [number, number]) }));
+    expect(sameRecomputation(recomputed, swapped)).toBe(true);
+    const shifted = recomputed.map((s, i) =>
+      i === 1 ? { ...s, top: s.top.map(([id, lp], j) => [id, j === 3 ? lp - 1 : lp] as [number, number]) } : s,
+    );
+    expect(sameRecomputation(recomputed, shifted)).toBe(false);
+    expect(sameRecomputation(recomputed, recomputed.slice(0, 1))).toBe(false);
+    expect(sameRecomputation(recomputed, [recomputed[0]!, { ...recomputed[1]!, token: 101 }])).toBe(false);
+  });
+});
+
+describe('a node’s network origin', () => {
+  it('is its IPv4 address’s /24 or its IPv6 address’s /64, whatever the notation', () => {
+    expect(networkOrigin('203.0.113.7')).toBe('203.0.113.0/24');
+    expect(networkOrigin('::ffff:203.0.113.200')).toBe('203.0.113.0/24');
+    expect(networkOrigin('2001:db8:0:1::5')).toBe('2001:db8:0:1::/64');
+    expect(networkOrigin('2001:0db8:0000:0001:ffff::1')).toBe('2001:db8:0:1::/64');
+    expect(networkOrigin('::1')).toBe('0:0:0:0::/64');
+    expect(networkOrigin('203.0.114.7')).not.toBe(networkOrigin('203.0.113.7'));
+    expect(networkOrigin('not an address')).toBeNull();
+    expect(networkOrigin(undefined)).toBeNull();
   });
 });
 

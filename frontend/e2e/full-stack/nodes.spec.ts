@@ -38,19 +38,22 @@ test('a provider pairs a node from the web app and sees it serve a reply and ear
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     await page.getByRole('button', { name: NODES_TEXTS.pairButton }).click();
     const command = (await page.getByTestId('join-command').textContent())!;
-    expect(command).toMatch(/^npx glob-node --api http:\/\/127\.0\.0\.1:\d+ --join-token glb_join_\S+$/);
+    // npx runs the agent package this API serves (make serve packs this checkout's agent), pointed at the API itself.
+    expect(command).toMatch(
+      /^npx --yes --package http:\/\/127\.0\.0\.1:(\d+)\/api\/nodes\/agent\/glob-node-[\d.]+\.tgz glob-node --api http:\/\/127\.0\.0\.1:\1 --join-token glb_join_\S+$/,
+    );
     await page.getByRole('button', { name: NODES_TEXTS.copyCommand }).click();
     await expect(page.getByText(NODES_TEXTS.copied)).toBeVisible();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     expect(copied).toBe(command);
 
-    // The copied command's options, given to this repository's agent (`npm run node`: the package `npx glob-node`
-    // installs is built from it, and backend/test/integration/agent-package.spec.ts runs that one from its tarball),
-    // plus where this machine keeps its files.
+    // The copied command's options, given to this repository's agent (`npm run node`: the package the command runs is
+    // packed from it, and backend/test/integration/agent-package.spec.ts runs the command itself), plus where this
+    // machine keeps its files.
     mkdirSync(models);
     symlinkSync(join(ROOT, '.data', 'models', 'glob-tiny-chat.gguf'), join(models, PROVIDER_MODEL.file));
-    const [npx, pkg, ...args] = copied.split(' ');
-    expect([npx, pkg]).toEqual(['npx', 'glob-node']);
+    const [npx, yes, option, , bin, ...args] = copied.split(' ');
+    expect([npx, yes, option, bin]).toEqual(['npx', '--yes', '--package', 'glob-node']);
     const env = Object.fromEntries(
       Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|REDIS_URL|REDIS_PREFIX|MODEL_CATALOG|GLOB_)/.test(k)),
     );

@@ -12,7 +12,7 @@ import { expect, expectAccessible, test } from '../support/fixtures';
 import { uniqueEmail } from '../support/platform';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import PROVIDER_MODEL from '../support/provider-model.json' with { type: 'json' };
@@ -21,8 +21,11 @@ const GiB = 2 ** 30;
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 /** The platform's copy of the provider model's file (e2e/support/stack.mjs puts it there), which challenges are about. */
 const PROVIDER_MODEL_FILE = join(REPO, dirname(PROVIDER_MODEL.catalog), PROVIDER_MODEL.file);
-/** The model's file as its holder reports it: 24 layers, 2 GiB (the members offer 40 % of 8 + 4 + 4 GiB = 6.4 GiB). */
-const FILE = { model_id: PROVIDER_MODEL.id, bytes: 2 * GiB, layers: 24 };
+/**
+ * The model's file as its holder reports it: the platform's copy (the tiny model's weights: 4 layers), which is what
+ * the platform plans from; a report with other numbers would not count as holding it.
+ */
+const FILE = { model_id: PROVIDER_MODEL.id, bytes: 0, layers: 4 };
 
 /**
  * A challenge's file answer: SHA-256 of the nonce and each byte range. The backend's own (file-proof.ts) is CommonJS,
@@ -156,6 +159,7 @@ test('a provider pools three nodes: forming, the split by memory, healthy, degra
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(NODES_TEXTS.title);
   await expect(page.getByText(NODES_TEXTS.emptyTitle)).toBeVisible();
 
+  FILE.bytes = (await stat(PROVIDER_MODEL_FILE)).size;
   const token = await accessTokenOf(page);
   const [attic, desk, shelf] = [
     await pair(request, token, 'attic-box', 8),
@@ -190,7 +194,7 @@ test('a provider pools three nodes: forming, the split by memory, healthy, degra
     await expect(members).toHaveCount(3);
     await expect(members.first()).toContainText(POOLS_TEXTS.layersNotPlanned);
 
-    // attic-box reports the file: it coordinates, and the 24 layers follow the memory offered (3.2 : 1.6 : 1.6 GiB).
+    // attic-box reports the file: it coordinates, and the 4 layers follow the memory offered (3.2 : 1.6 : 1.6 GiB).
     attic!.beat = { models: [], files: [FILE], pool_endpoint: '10.9.0.2:7001' };
     desk!.beat = { models: [], pool_endpoint: '10.9.0.3:7001' };
     shelf!.beat = { models: [], pool_endpoint: '10.9.0.4:7001' };
@@ -203,11 +207,11 @@ test('a provider pools three nodes: forming, the split by memory, healthy, degra
     // The coordinator leads the list; the shards follow in the order the form sent them (the nodes list's order).
     await expect(members.first().locator('.pools-member-name')).toHaveText(attic!.name);
     const expected = [
-      [attic!, 'Coordinator', layerSummary(12, 24, 0.5)],
-      [desk!, 'Shard', layerSummary(6, 24, 0.25)],
-      [shelf!, 'Shard', layerSummary(6, 24, 0.25)],
+      [attic!, 'Coordinator', layerSummary(2, 4, 0.5)],
+      [desk!, 'Shard', layerSummary(1, 4, 0.25)],
+      [shelf!, 'Shard', layerSummary(1, 4, 0.25)],
     ] as const;
-    expect(layerSummary(12, 24, 0.5)).toBe('12 of 24 layers · 50%');
+    expect(layerSummary(2, 4, 0.5)).toBe('2 of 4 layers · 50%');
     for (const [node, role, share] of expected) {
       const member = card.locator(`.pools-member[data-node-id="${node.id}"]`);
       await expect(member.locator('.pools-member-name')).toHaveText(node.name);

@@ -6,7 +6,7 @@
 import { generate } from 'otplib';
 import { signInThroughUi } from '../support/app';
 import { expect, test } from '../support/fixtures';
-import { signUpByApi } from '../support/platform';
+import { codeFor as mailCode, mailMark, signUpByApi } from '../support/platform';
 
 /** The code an authenticator app with this key shows, `ahead` 30-second steps from now (a code's step is accepted once). */
 const codeFor = (secret: string, ahead = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + ahead * 30 });
@@ -92,4 +92,31 @@ test('set up an authenticator, then sign in with the password and its code, or o
   const refused = consoleProblems.filter((p) => p.url.endsWith('/api/users/login/2fa') && p.text.includes('401'));
   expect(refused).toHaveLength(2);
   for (const problem of refused) consoleProblems.splice(consoleProblems.indexOf(problem), 1);
+});
+
+test('deleting an account with two-factor sign-in asks for its authenticator code after the e-mailed one', async ({ page, request }) => {
+  test.setTimeout(90_000);
+  const who = await signUpByApi(request);
+  const auth = { authorization: `Bearer ${who.accessToken}` };
+  const setup = await request.post('/api/users/2fa/totp/setup', { headers: auth });
+  const { secret } = (await setup.json()) as { secret: string };
+  await startOfStep();
+  expect((await request.post('/api/users/2fa/totp/confirm', { headers: auth, data: { code: await codeFor(secret) } })).status()).toBe(200);
+
+  await page.goto('/account-deletion');
+  await page.getByLabel('Email address').fill(who.email);
+  const since = await mailMark();
+  await page.getByRole('button', { name: 'Send verification code' }).click();
+  await page.getByLabel('Verification code').fill(await mailCode(who.email, 'deletion', since));
+  await page.getByRole('button', { name: 'Verify' }).click();
+  await expect(page.getByRole('heading', { name: 'Confirm account deletion' })).toBeVisible();
+  await expect(page.getByText('This account has two-factor sign-in: confirm its deletion as you sign in.')).toBeVisible();
+  const remove = page.getByRole('button', { name: 'Delete my account' });
+  await expect(remove).toBeDisabled();
+  // The next step's code: the enrolment used this one.
+  await page.getByLabel('Authentication code').fill(await codeFor(secret, 1));
+  await remove.click();
+  await expect(page.getByRole('heading', { name: 'Your account has been deleted' })).toBeVisible();
+  const login = await request.post('/api/users/login', { data: { email: who.email, password: who.password } });
+  expect(login.status()).toBe(401);
 });

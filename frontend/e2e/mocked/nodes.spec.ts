@@ -1,36 +1,15 @@
-import { createRequire } from 'node:module';
 import type { Page } from '@playwright/test';
 import type { components } from '@glob/contract';
 import { expect, expectAccessible, heading, test } from '../support/fixtures';
+import { example, signIn } from '../support/mocked';
 
 /**
  * "Your nodes" on the mocked build: MSW (in the page) keeps the node list in memory, so pairing, pausing and revoking
  * change what the page reads next, as the API would.
  */
-type Operation = { responses: Record<string, { content: Record<string, { example: unknown }> }> };
-const spec = createRequire(import.meta.url)('@glob/contract/openapi.json') as { paths: Record<string, Record<string, Operation>> };
-/** The example answer the spec documents (what the mocks answer). */
-const example = <T>(path: string, method: string, status: number) =>
-  spec.paths[path]![method]!.responses[String(status)]!.content['application/json']!.example as T;
-
 const NODE = example<components['schemas']['NodeList']>('/api/nodes', 'get', 200).nodes[0]!;
 const TOKEN = example<components['schemas']['JoinToken']>('/api/nodes/join-tokens', 'post', 201);
 const POOL = example<components['schemas']['PoolList']>('/api/nodes/pools', 'get', 200).pools[0]!;
-const ME = example<{ user: components['schemas']['User'] }>('/api/users/me', 'get', 200).user;
-
-/** A signed-in browser: tokens and the user as the app stores them after sign-in. */
-async function signIn(page: Page) {
-  await page.addInitScript((user) => {
-    for (const [access, refresh, key] of [
-      ['access_token', 'refresh_token', 'user'],
-      ['glob_access_token', 'glob_refresh_token', 'glob_user'],
-    ]) {
-      localStorage.setItem(access!, 'access-1');
-      localStorage.setItem(refresh!, 'refresh-1');
-      localStorage.setItem(key!, JSON.stringify(user));
-    }
-  }, ME);
-}
 
 const card = (page: Page, name: string) => page.getByRole('listitem').filter({ has: page.getByRole('heading', { level: 3, name, exact: true }) });
 

@@ -96,6 +96,26 @@ export function freePort() {
   });
 }
 
+/** The ports `make dev` and `make serve` use by default: API, web dev server, worker metrics, embedded PostgreSQL. */
+const DEFAULT_PORTS = [3000, 5173, 9464, 54329];
+
+/**
+ * Holds every default port that is free, for as long as the stack runs: the stack must never need them (another
+ * copy of the platform may be running on this machine), and this way every run proves it. Resolves to a release.
+ */
+async function holdDefaultPorts() {
+  const held = [];
+  for (const port of DEFAULT_PORTS) {
+    const server = createServer();
+    const ok = await new Promise((r) => {
+      server.once('error', () => r(false));
+      server.listen({ port, exclusive: true }, () => r(true));
+    });
+    if (ok) held.push(server);
+  }
+  return () => Promise.all(held.map((s) => new Promise((r) => s.close(r))));
+}
+
 /** Undoes quoted-printable soft line breaks and escapes, enough to read a code out of a text part. */
 function readable(raw) {
   return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
@@ -291,6 +311,7 @@ export async function startStack({ dbName, port, controlPort, log = process.env.
   };
   starting = stop;
   try {
+    cleanups.push(await holdDefaultPorts());
     await admin(`CREATE DATABASE "${name}"`);
     cleanups.push(() => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
     const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -339,6 +360,8 @@ export async function startStack({ dbName, port, controlPort, log = process.env.
       // The worker: only the tiny model, one llama.cpp thread each (2-core machine), two replies at once.
       WORKER_MODELS: TINY_MODEL_ID,
       WORKER_NAME: `e2e-${name}`,
+      // Its metrics port is free too (9464, the default, is held above).
+      WORKER_PORT: String(await freePort()),
       WORKER_CONCURRENCY: '2',
       INFERENCE_THREADS: '1',
       LOG_LEVEL: log ? 'log' : 'warn',

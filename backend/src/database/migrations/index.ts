@@ -18,6 +18,7 @@ import { TwoFactor1765300000000 } from './1765300000000-TwoFactor';
 import { SessionDevices1765400000000 } from './1765400000000-SessionDevices';
 import { Passkeys1765500000000 } from './1765500000000-Passkeys';
 import { NodeSuspensions1765600000000 } from './1765600000000-NodeSuspensions';
+import { PeerRecomputation1765700000000 } from './1765700000000-PeerRecomputation';
 
 /** Every migration, oldest first. A new migration is added here. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   SessionDevices1765400000000,
   Passkeys1765500000000,
   NodeSuspensions1765600000000,
+  PeerRecomputation1765700000000,
 ];

@@ -23,6 +23,9 @@ const CODE_CHECK: RateLimitRule = { name: 'code-check', limit: (c) => c.rateLimi
 const CODE_SEND_IP: RateLimitRule = { name: 'code-send-ip', limit: (c) => c.rateLimits.otpSendIp };
 const SIGNUP: RateLimitRule = { name: 'signup', limit: (c) => c.rateLimits.signup };
 
+/** Read once per sign-in page view: limited per IP like the site's page-view analytics. */
+const OAUTH_PROVIDERS_LIST: RateLimitRule = { name: 'oauth-providers', limit: (c) => c.rateLimits.analytics };
+
 @Controller('api')
 export class AccountsController {
   constructor(
@@ -112,6 +115,13 @@ export class AccountsController {
   }
 
   @Public()
+  @Get('users/oauth/providers')
+  @RateLimit(OAUTH_PROVIDERS_LIST)
+  listOauthProviders(): ResponseBody<'listOauthProviders', 200> {
+    return this.oauth.configuredProviders();
+  }
+
+  @Public()
   @Get('users/oauth/auth-url/:provider')
   @RateLimit({ ...CODE_CHECK, name: 'oauth' })
   getOauthAuthUrl(@Param('provider') provider: OAuthProviderName): Promise<ResponseBody<'getOauthAuthUrl', 200>> {
@@ -150,7 +160,7 @@ export class AccountsController {
   @Delete('users/auth/delete-account')
   @HttpCode(200)
   @RateLimit(CODE_CHECK)
-  deleteAccount(@Body() body: RequestBody<'deleteAccount'>): Promise<ResponseBody<'deleteAccount', 200>> {
-    return this.accounts.deleteAccount(body);
+  deleteAccount(@Body() body: RequestBody<'deleteAccount'>, @Req() req: Request): Promise<ResponseBody<'deleteAccount', 200>> {
+    return this.accounts.deleteAccount(body, clientIp(req));
   }
 }

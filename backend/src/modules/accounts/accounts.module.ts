@@ -11,12 +11,12 @@ import { WelcomeBonusClaims } from './mailboxes';
 import { OAuthService } from './oauth.service';
 import { PasswordsService } from './passwords';
 import { SessionsService } from './sessions.service';
-import { UsersRepository } from './users.repository';
+import { UsersModule } from './users.module';
 
 @Module({
-  imports: [WalletModule, NotificationsModule, ChatModule, SecurityModule],
+  imports: [WalletModule, NotificationsModule, ChatModule, SecurityModule, UsersModule],
   controllers: [AccountsController],
-  providers: [UsersRepository, CodesRepository, AccountsService, SessionsService, CodesService, OAuthService, PasswordsService, WelcomeBonusClaims],
+  providers: [CodesRepository, AccountsService, SessionsService, CodesService, OAuthService, PasswordsService, WelcomeBonusClaims],
   exports: [AccountsService],
 })
 export class AccountsModule {}

@@ -27,7 +27,7 @@ import { PasskeysService } from '../security/passkeys.service';
 import type { PendingSignIn } from '../security/sign-in-challenges';
 import { TWO_FACTOR_MESSAGES, TwoFactorService } from '../security/two-factor.service';
 import { LedgerService } from '../wallet/ledger.service';
-import { toGlob } from '../wallet/units';
+import { toGlob } from '../../common/units';
 
 /** The messages users see, as the web app and the spec word them. */
 export const MESSAGES = {
@@ -236,7 +236,28 @@ export class AccountsService {
     const user = await this.findActiveByEmail(email);
     const code = await this.codes.issue(email, purpose);
     await this.mail.deliver(this.codeEmail(email, purpose, code, user));
-    return { message: MESSAGES.codeSent, expires_in: CODE_TTL_SECONDS[purpose], resend_after: this.config.otpResendSeconds };
+    return {
+      message: MESSAGES.codeSent,
+      expires_in: CODE_TTL_SECONDS[purpose],
+      resend_after: this.config.otpResendSeconds,
+      delivery: this.mail.delivery,
+    };
+  }
+
+  /** The deletion challenge of this account, completed with a current code, a recovery code or a passkey; else 401. */
+  private async passDeletionSecondFactor(userId: string, input: RequestBody<'deleteAccount'>, ip: string): Promise<void> {
+    const token = input.challenge_token;
+    if (!token || [input.code, input.recovery_code, input.passkey].filter((p) => p !== undefined).length !== 1) {
+      throw new UnauthorizedException(TWO_FACTOR_MESSAGES.deletionNeedsSecondFactor);
+    }
+    const passed = input.passkey
+      ? await this.passkeys.passDeletion(token, input.passkey, ip)
+      : await this.twoFactor.passChallenge(
+          { challenge_token: token, ...(input.code !== undefined ? { code: input.code } : { recovery_code: input.recovery_code! }) },
+          ip,
+          'deletion',
+        );
+    if (passed.userId !== userId) throw new UnauthorizedException(TWO_FACTOR_MESSAGES.deletionExpired);
   }
 
   private codeEmail(email: string, purpose: CodePurpose, code: string, user: User | undefined): MailJob {
@@ -269,9 +290,14 @@ export class AccountsService {
   }
 
   async verifyDeletionCode(input: RequestBody<'verifyDeletionOtp'>): Promise<Schemas['DeletionOtpVerified']> {
-    const ok = await this.codes.check(normalizeEmail(input.email), 'deletion', input.otp, { consume: false });
+    const email = normalizeEmail(input.email);
+    const ok = await this.codes.check(email, 'deletion', input.otp, { consume: false });
     if (!ok) throw new BadRequestException(MESSAGES.invalidDeletionCode);
-    return { verified: true, message: MESSAGES.deletionCodeOk };
+    // A mailbox is one factor: an account with a second one is deleted only with it too, as it is signed in.
+    const user = await this.findActiveByEmail(email);
+    const twoFactor =
+      user && (await this.twoFactor.isEnabled(user.id)) ? await this.twoFactor.challenge({ userId: user.id, purpose: 'deletion' }) : null;
+    return { verified: true, message: MESSAGES.deletionCodeOk, ...(twoFactor ? { two_factor: twoFactor } : {}) };
   }
 
   /**
@@ -279,11 +305,15 @@ export class AccountsService {
    * transaction; ledger rows stay, pointing at the anonymised user. The e-mail can register again, but its
    * mailbox keeps its place in the welcome-bonus register.
    */
-  async deleteAccount(input: RequestBody<'deleteAccount'>): Promise<Schemas['Acknowledgement']> {
+  async deleteAccount(input: RequestBody<'deleteAccount'>, ip: string): Promise<Schemas['Acknowledgement']> {
     const email = normalizeEmail(input.email);
-    if (!(await this.codes.check(email, 'deletion', input.otp, { consume: true }))) {
-      throw new BadRequestException(MESSAGES.invalidDeletionCode);
-    }
+    // The e-mailed code is spent only once the second factor (where the account has one) passes: a wrong second
+    // factor leaves it for another try.
+    const proved = await this.codes.checkThenConsume(email, 'deletion', input.otp, async () => {
+      const owner = await this.findActiveByEmail(email);
+      if (owner && (await this.twoFactor.isEnabled(owner.id))) await this.passDeletionSecondFactor(owner.id, input, ip);
+    });
+    if (!proved) throw new BadRequestException(MESSAGES.invalidDeletionCode);
     await this.transactions.run(async (tx) => {
       const user = await this.findActiveByEmail(email, true, tx);
       if (!user) throw new BadRequestException(MESSAGES.invalidDeletionCode);

@@ -89,6 +89,17 @@ export class CodesService {
   }
 
   /**
+   * A right code is used up only once `then` has passed (an account deletion's second factor): a `then` that throws
+   * leaves it for another try. One try of the code's allowance, as `check`.
+   */
+  async checkThenConsume(email: string, purpose: CodePurpose, code: string, then: () => Promise<void>): Promise<boolean> {
+    const hit = await this.codes.takeTry(email, purpose);
+    if (!hit || !timingSafeEqual(Buffer.from(hit.code_hash, 'hex'), this.hash(email, purpose, code))) return false;
+    await then();
+    return this.codes.consume(hit.id);
+  }
+
+  /**
    * After a sign-up or password-reset code is verified: a short-lived, single-use token bound to the address
    * and purpose, which register (sign-up) or reset-password requires.
    */

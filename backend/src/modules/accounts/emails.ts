@@ -1,6 +1,6 @@
 import type { MailJob } from '../../jobs/jobs';
 import { htmlEmail } from '../../mail/templates';
-import { PRODUCT_NAME } from '../site/contact.service';
+import { PRODUCT_NAME } from '../../common/product';
 
 const minutes = (seconds: number) => (seconds % 60 === 0 ? `${seconds / 60} minutes` : `${seconds} seconds`);
 

@@ -11,7 +11,7 @@ import {
 import type Redis from 'ioredis';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as client from 'openid-client';
-import type { AppConfig, OAuthProviderConfig, OAuthProviderName } from '../../config/config';
+import { OAUTH_PROVIDERS, type AppConfig, type OAuthProviderConfig, type OAuthProviderName } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { Transactions } from '../../database/repository';
@@ -62,6 +62,11 @@ export class OAuthService {
     private readonly users: UsersRepository,
     private readonly accounts: AccountsService,
   ) {}
+
+  /** The providers with a configured client, in OAUTH_PROVIDERS order: the only buttons the sign-in page shows. */
+  configuredProviders(): { providers: OAuthProviderName[] } {
+    return { providers: OAUTH_PROVIDERS.filter((name) => this.config.oauth[name] !== undefined) };
+  }
 
   private provider(name: OAuthProviderName): { settings: OAuthProviderConfig; config: client.Configuration } {
     const settings = this.config.oauth[name];

@@ -33,6 +33,10 @@ const LIVE_FAMILY = `EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = 
  * The sessions and refresh_tokens tables: a row per sign-in (token family) with where it is used from, and its
  * refresh tokens stored as SHA-256 hashes.
  */
+/** A row while user $1's account is live and its sign-in $2 (a refresh-token family) has not ended. */
+const LIVE_SIGN_IN = `SELECT 1 FROM users u WHERE u.id = $1 AND u.deleted_at IS NULL
+  AND EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = $2::uuid AND r.user_id = u.id AND r.revoked_at IS NULL)`;
+
 @Injectable()
 export class SessionsRepository extends Repository {
   async insertSession(familyId: string, userId: string, client: SessionClient, tx?: Tx): Promise<void> {
@@ -118,9 +122,21 @@ export class SessionsRepository extends Repository {
 
   /** True while the user's account is live and this sign-in has not ended. */
   async isLive(userId: string, familyId: string, tx?: Tx): Promise<boolean> {
+    const row = await this.one(LIVE_SIGN_IN, [userId, familyId], tx);
+    return row !== undefined;
+  }
+
+  /**
+   * `isLive` for a request the sign-in makes: also records the use (the sessions list's "Last used"), at most once a
+   * minute per sign-in, in the same round trip (a write per request would cost more than the check).
+   */
+  async useIfLive(userId: string, familyId: string, tx?: Tx): Promise<boolean> {
     const row = await this.one(
-      `SELECT 1 FROM users u WHERE u.id = $1 AND u.deleted_at IS NULL
-         AND EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = $2::uuid AND r.user_id = u.id AND r.revoked_at IS NULL)`,
+      `WITH live AS (${LIVE_SIGN_IN}), used AS (
+         UPDATE sessions SET last_used_at = now()
+          WHERE id = $2::uuid AND user_id = $1 AND last_used_at < now() - interval '1 minute' AND EXISTS (SELECT 1 FROM live)
+       )
+       SELECT 1 FROM live`,
       [userId, familyId],
       tx,
     );

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { UsersRepository } from '../accounts/users.repository';
+import { UsersModule } from '../accounts/users.module';
 import { AdminController } from './admin.controller';
 import { AdminService, QUEUE_DASHBOARD_PATH } from './admin.service';
 import { QueueDashboard } from './queue-dashboard';
@@ -11,8 +11,9 @@ import { QueueDashboard } from './queue-dashboard';
  * web app's pages, which would otherwise answer /admin/queues with the app's own 404 page); it has its own guard.
  */
 @Module({
+  imports: [UsersModule],
   controllers: [AdminController],
-  providers: [AdminService, QueueDashboard, UsersRepository],
+  providers: [AdminService, QueueDashboard],
 })
 export class AdminModule {
   constructor(adapterHost: HttpAdapterHost, dashboard: QueueDashboard) {

@@ -7,8 +7,8 @@ import { APP_CONFIG } from '../../config/config.module';
 import { RateLimitedException } from '../../contract/errors';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { Transactions } from '../../database/repository';
-import { InferenceService } from '../inference/inference.service';
-import { toGlob, toUnits } from '../wallet/units';
+import { StopSignals } from '../../jobs/stop-signals';
+import { toGlob, toUnits } from '../../common/units';
 import { ApiKeyRow, ApiKeysRepository } from './api-keys.repository';
 
 /** Live keys per account. */
@@ -48,7 +48,7 @@ export class ApiKeysService {
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly transactions: Transactions,
-    private readonly inference: InferenceService,
+    private readonly stops: StopSignals,
     private readonly limiter: RateLimiter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -80,6 +80,6 @@ export class ApiKeysService {
   /** The key stops working now, and its replies still running stop (charged for what they generated). */
   async revoke(userId: string, id: string): Promise<void> {
     if (!(await this.keys.revoke(userId, id))) throw new NotFoundException('API key not found');
-    for (const open of await this.keys.openStreams(id)) await this.inference.stop(open.user_id, open.stream_id);
+    for (const open of await this.keys.openStreams(id)) await this.stops.stop(open.user_id, open.stream_id);
   }
 }

@@ -4,7 +4,7 @@ import constants from '@glob/contract/constants.json';
 import { z } from 'zod';
 import type { AppConfig } from '../../config/config';
 import { splitParts } from '@glob/engine/gguf';
-import { UNITS_PER_GLOB } from '../wallet/units';
+import { UNITS_PER_GLOB } from '../../common/units';
 
 const params = constants.inferenceParamDefaults;
 /** The sampling defaults are the spec's (InferenceParams); a catalog model's context length defaults to 8192. */
@@ -163,12 +163,4 @@ export function loadCatalog(config: Pick<AppConfig, 'inference'>): CatalogModel[
 export function modelsForWorker(config: Pick<AppConfig, 'inference'>, catalog: CatalogModel[]): CatalogModel[] {
   const wanted = config.inference.workerModels;
   return catalog.filter((m) => (wanted ? wanted.includes(m.id) : existsSync(m.path)));
-}
-
-/** "70B" → 70e9, "2M" → 2e6: used for the task difficulty. */
-export function parameterCount(parameters: string): number {
-  const m = /^([\d.]+)\s*([KMBT]?)/i.exec(parameters.trim());
-  if (!m) return 0;
-  const scale = { '': 1, K: 1e3, M: 1e6, B: 1e9, T: 1e12 }[m[2]!.toUpperCase() as '' | 'K' | 'M' | 'B' | 'T'];
-  return Number(m[1]) * scale;
 }

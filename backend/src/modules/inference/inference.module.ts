@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ApiKeysRepository } from '../api-keys/api-keys.repository';
+import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { ChatModule } from '../chat/chat.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { WalletModule } from '../wallet/wallet.module';
@@ -18,7 +18,7 @@ import { TasksService } from './tasks.service';
 import { TokenCounter } from './token-counter';
 
 @Module({
-  imports: [WalletModule, NotificationsModule, ChatModule, RewardsModule],
+  imports: [WalletModule, NotificationsModule, ChatModule, RewardsModule, ApiKeysModule],
   controllers: [InferenceController],
   providers: [
     InferenceService,
@@ -33,7 +33,6 @@ import { TokenCounter } from './token-counter';
     RepliesService,
     TokenCounter,
     // The key a reply was asked for with: its daily limit at the hold, its usage when the reply settles.
-    ApiKeysRepository,
   ],
   exports: [TasksService, NodesRepository, TasksRepository, RepliesService, InferenceService, EmbeddingsService, TokenCounter],
 })

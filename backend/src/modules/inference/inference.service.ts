@@ -21,7 +21,7 @@ import { REDIS } from '../../redis/redis.module';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { ChatService } from '../chat/chat.service';
 import { InsufficientTokensException, LedgerService } from '../wallet/ledger.service';
-import { toGlob } from '../wallet/units';
+import { toGlob } from '../../common/units';
 import { CatalogModel, GENERATION_DEFAULTS, loadCatalog } from './catalog';
 import { FairQueue } from './fair-queue';
 import { NodesRepository } from './nodes.repository';
@@ -29,7 +29,8 @@ import { TasksRepository } from './tasks.repository';
 import { ReplyReaper } from './reaper.service';
 import { StreamHub } from './stream-hub';
 import { StreamSlot, StreamSlots } from './stream-slots';
-import { StreamEvent, stopChannel, stopKey, TokenStream } from './streams';
+import { StopSignals, stopKey } from '../../jobs/stop-signals';
+import { StreamEvent, TokenStream } from './streams';
 
 type Turn = JobTurn;
 
@@ -104,6 +105,7 @@ export class InferenceService {
     private readonly transactions: Transactions,
     private readonly apiKeys: ApiKeysRepository,
     private readonly fair: FairQueue,
+    private readonly stops: StopSignals,
   ) {
     this.catalog = loadCatalog(config);
   }
@@ -380,8 +382,7 @@ export class InferenceService {
     }
     if (task.user_id !== userId) throw new NotFoundException('Stream not found');
     if (task.status !== 'queued' && task.status !== 'running') return { stopped: false, stream_id: streamId };
-    await this.redis.set(key, userId, 'EX', 3600);
-    await this.redis.publish(stopChannel(this.config.redis.prefix), streamId);
+    await this.stops.stop(userId, streamId);
     return { stopped: true, stream_id: streamId };
   }
 

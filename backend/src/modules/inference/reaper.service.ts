@@ -6,7 +6,8 @@ import { inferenceQueue } from '../../jobs/jobs';
 import { JobsService } from '../../jobs/jobs.service';
 import { REDIS } from '../../redis/redis.module';
 import { NodesRepository } from './nodes.repository';
-import { stopChannel, StreamEvent, TokenStream } from './streams';
+import { stopChannel } from '../../jobs/stop-signals';
+import { StreamEvent, TokenStream } from './streams';
 import { TasksRepository, type OpenTask } from './tasks.repository';
 import { TasksService } from './tasks.service';
 

@@ -15,12 +15,6 @@ export const STREAM_TEXT_MAX_BYTES = 4 * 1024 * 1024;
 /** Entries read per XRANGE call while collecting a stream's text. */
 const TEXT_PAGE = 256;
 
-/** Where every stop is announced (the stream id): whoever generates that reply, worker or the API for a remote node, ends it. */
-export const stopChannel = (prefix: string) => `${prefix}:inference:stop`;
-
-/** Where a stop for a stream waits for its worker; the value is the user who asked. */
-export const stopKey = (prefix: string, streamId: string) => `${prefix}:stop:${streamId}`;
-
 /**
  * Token streams live in Redis Streams (not pub/sub), so a reader that connects late or reconnects misses
  * nothing. Entry ids are `0-<n>` with n = 1, 2, 3…: the same n is the SSE `id:` and a reader resumes

@@ -35,7 +35,7 @@ async function model(id, path) {
       for (const p of pieces) maxTokenBytes = Math.max(maxTokenBytes, Buffer.byteLength(String(p)));
       const arch = meta.general && meta.general.architecture;
       const embeddingLength = Number((arch && meta[arch] && meta[arch].embedding_length) || 0);
-      return { model, wrapper, maxTokenBytes, embeddingLength };
+      return { model, wrapper, maxTokenBytes, embeddingLength, vocabSize: pieces.length };
     })().catch((err) => {
       // Not remembered: a tokenizer file put in place later is read on the next call.
       models.delete(id);
@@ -54,9 +54,26 @@ parentPort.on('message', async (m) => {
     }
     const t = await model(m.model, m.path);
     let result;
-    if (m.op === 'info') result = { maxTokenBytes: t.maxTokenBytes, embeddingLength: t.embeddingLength };
+    if (m.op === 'info') result = { maxTokenBytes: t.maxTokenBytes, embeddingLength: t.embeddingLength, vocabSize: t.vocabSize };
     else if (m.op === 'prompt') result = t.wrapper.generateContextState({ chatHistory: m.history }).contextText.tokenize(t.model.tokenizer).length;
     else if (m.op === 'tokens') result = Array.from(t.model.tokenize(m.text));
+    else if (m.op === 'tail') {
+      let tokens;
+      if (m.history) tokens = t.wrapper.generateContextState({ chatHistory: m.history }).contextText.tokenize(t.model.tokenizer);
+      else {
+        tokens = t.model.tokenize(m.text);
+        const bos = t.model.tokens.bos;
+        if (t.model.tokens.shouldPrependBosToken && bos !== null) tokens = [bos, ...tokens];
+      }
+      result = Array.from(tokens.slice(-m.count));
+    } else if (m.op === 'decode') {
+      // An id outside the vocabulary would take llama.cpp (and the process) down: refused here, whoever asks.
+      if ([...m.tokens, ...m.pieces].some((id) => !Number.isInteger(id) || id < 0 || id >= t.vocabSize)) throw new RangeError('a token is not in the vocabulary');
+      const eog = m.tokens.map((id) => t.model.isEogToken(id));
+      const pieces = {};
+      for (const id of m.pieces) pieces[id] = t.model.detokenize([id], false);
+      result = { text: t.model.detokenize(m.tokens.filter((_, i) => !eog[i]), false), eog, pieces };
+    }
     else result = t.model.tokenize(m.text).length;
     parentPort.postMessage({ id: m.id, result });
   } catch (err) {
@@ -65,7 +82,12 @@ parentPort.on('message', async (m) => {
 });
 `;
 
-type Op = { op: 'info' } | { op: 'prompt'; history: unknown } | { op: 'text' | 'tokens'; text: string };
+type Op =
+  | { op: 'info' }
+  | { op: 'prompt'; history: unknown }
+  | { op: 'text' | 'tokens'; text: string }
+  | { op: 'tail'; history?: unknown; text?: string; count: number }
+  | { op: 'decode'; tokens: number[]; pieces: number[] };
 
 /**
  * The platform's own token counts, with each catalog model's tokenizer, so that what a reply costs never depends on
@@ -111,9 +133,31 @@ export class TokenCounter implements OnApplicationShutdown {
     return (await this.ask(modelId, { op: 'tokens', text })) as number[];
   }
 
+  /**
+   * The last `count` tokens a generator evaluates for a job's input, as the engine builds it: the chat template's
+   * prompt, or a raw prompt after the model's BOS when it has one to prepend.
+   */
+  async inputTail(modelId: string, input: GenerationInput, count: number): Promise<number[]> {
+    const op = input.prompt !== undefined ? { text: input.prompt } : { history: chatHistory(input.messages) };
+    return (await this.ask(modelId, { op: 'tail', count, ...op })) as number[];
+  }
+
+  /**
+   * Generated tokens as text (end-of-generation tokens adding none), which of them end generation, and each of
+   * `pieces` decoded alone.
+   */
+  async decode(modelId: string, tokens: number[], pieces: number[]): Promise<{ text: string; eog: boolean[]; pieces: Record<number, string> }> {
+    return (await this.ask(modelId, { op: 'decode', tokens, pieces })) as { text: string; eog: boolean[]; pieces: Record<number, string> };
+  }
+
   /** The longest a single token of the model can decode to, in bytes (a reply of n tokens is at most n times this). */
   async maxTokenBytes(modelId: string): Promise<number> {
     return ((await this.ask(modelId, { op: 'info' })) as { maxTokenBytes: number }).maxTokenBytes;
+  }
+
+  /** How many tokens the model's vocabulary has. */
+  async vocabSize(modelId: string): Promise<number> {
+    return ((await this.ask(modelId, { op: 'info' })) as { vocabSize: number }).vocabSize;
   }
 
   /** The length of the model's embeddings (its embedding length, from the file's metadata; 0 when it does not say). */

@@ -4,7 +4,9 @@ import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { Schemas } from '../../contract/types';
 import { sha256File } from '@glob/engine/file-proof';
+import { readGgufHeader } from '@glob/engine/gguf';
 import { type CatalogFile, type CatalogModel, loadCatalog } from '../inference/catalog';
+import type { ModelFacts } from './pool-plan';
 
 type Source = Schemas['ModelFileSource'];
 
@@ -20,6 +22,8 @@ export class NodeCatalogService {
   private readonly catalog: CatalogModel[];
   /** SHA-256 of the API's own files, by path, for the size and mtime they had when hashed. */
   private readonly hashes = new Map<string, { size: number; mtimeMs: number; sha256: Promise<string> }>();
+  /** Layer counts of the API's GGUF files, by path, for the size and mtime they had when read. */
+  private readonly layers = new Map<string, { size: number; mtimeMs: number; layers: Promise<number | null> }>();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.catalog = loadCatalog(config);
@@ -40,6 +44,32 @@ export class NodeCatalogService {
       }),
     );
     return { models };
+  }
+
+  /**
+   * A model's size and layer count as the platform knows them, for planning pools: the size its files are pinned at
+   * (or the API's own copy has), the layers from the header of the API's copy of the model, else of its tokenizer
+   * (a vocabulary-only GGUF keeps the model's metadata). Null while either is unknown.
+   */
+  async facts(modelId: string): Promise<ModelFacts | null> {
+    const m = this.catalog.find((x) => x.id === modelId);
+    if (!m) return null;
+    const files = await this.sources(m);
+    if (!files.length) return null;
+    const layers = (await this.blockCount(m.files[0]!.path)) ?? (await this.blockCount(m.tokenizerPath));
+    return layers ? { bytes: files.reduce((n, f) => n + f.size_bytes, 0), layers } : null;
+  }
+
+  /** A GGUF's layer count, read once per version of the file on disk (every pool member's heartbeat asks). */
+  private async blockCount(path: string): Promise<number | null> {
+    const s = await stat(path).catch(() => null);
+    if (!s?.isFile()) return null;
+    let known = this.layers.get(path);
+    if (!known || known.size !== s.size || known.mtimeMs !== s.mtimeMs) {
+      known = { size: s.size, mtimeMs: s.mtimeMs, layers: blockCount(path) };
+      this.layers.set(path, known);
+    }
+    return known.layers;
   }
 
   /** The path of a file the API serves itself (no source pinned, on disk); 404 for any other name. */
@@ -73,6 +103,13 @@ export class NodeCatalogService {
     }
     return { name: f.name, url: OWN_COPY(f.name), size_bytes: s.size, sha256: await known.sha256 };
   }
+}
+
+/** A GGUF's repeating layers (`<architecture>.block_count`), or null where the file is unreadable. */
+async function blockCount(path: string): Promise<number | null> {
+  const header = await readGgufHeader(path).catch(() => null);
+  const layers = header?.metadata.get(`${String(header.metadata.get('general.architecture'))}.block_count`);
+  return typeof layers === 'number' && Number.isInteger(layers) && layers > 0 ? layers : null;
 }
 
 const pinned = (f: CatalogFile): Source | null =>

@@ -1,3 +1,4 @@
+import constants from '@glob/contract/constants.json';
 import {
   BadRequestException,
   ConflictException,
@@ -26,9 +27,9 @@ import { loadCatalog } from '../inference/catalog';
 import { RepliesService, type StopReason } from '../inference/replies.service';
 import { hardwareScore, LOWEST_HARDWARE_SCORE } from '../rewards/rewards';
 import { TasksRepository } from '../inference/tasks.repository';
-import { SpotChecksService } from '../trust/spot-checks.service';
+import { SpotChecksService, type ServedReply } from '../trust/spot-checks.service';
 import { PeerReplaysService } from '../trust/peer-replays.service';
-import { stopChannel } from '../inference/streams';
+import { stopChannel } from '../../jobs/stop-signals';
 import { TokenCounter } from '../inference/token-counter';
 import { EmbeddingsService } from '../inference/embeddings.service';
 import { fromBase64 } from '../inference/vectors';
@@ -37,13 +38,14 @@ import { ProviderNodesRepository, type NodeIdentity } from './provider-nodes.rep
 import { NodePoolsRepository } from './node-pools.repository';
 import type { ReplyRun } from '../../observability/metrics';
 import type { TokenLogprob } from '@glob/engine/logprobs';
+import { VERIFY_TOP } from '@glob/engine/verification';
 
-/** One events call carries at most this many events and this much text (checked once the body is parsed). */
-export const NODE_EVENTS_MAX = 512;
-export const NODE_EVENTS_MAX_BYTES = 256 * 1024;
+/** One events call carries at most this many events and this much text (the spec's; checked once the body is parsed). */
+export const NODE_EVENTS_MAX = constants.nodeJobEvents.maxEvents;
+export const NODE_EVENTS_MAX_BYTES = constants.nodeJobEvents.maxTextBytes;
 /** The most a call's body may be: the text's limit, and room for a done event's logprobs (thousands of tokens with candidates). */
 export const NODE_EVENTS_BODY_MAX_BYTES = 16 * 1024 * 1024;
-export const NODE_EVENTS_TOO_LARGE = 'At most 512 events and 256 KiB per call';
+export const NODE_EVENTS_TOO_LARGE = `At most ${NODE_EVENTS_MAX} events and ${NODE_EVENTS_MAX_BYTES / 1024} KiB per call`;
 
 /** A waiting claim looks again at least this often (a job a stalled node lost goes back to the queue unannounced). */
 const RECHECK_MS = 1_000;
@@ -87,6 +89,8 @@ const REPLAY_JOB = 'chk_';
 class OverCapException extends PayloadTooLargeException {}
 
 type NodeJobEvent = Schemas['NodeJobEvent'];
+/** A reply the platform stopped, kept until its node commits to it: the reply less its end, and its cap. */
+type StoppedReply = Omit<ServedReply, 'ended'> & { maxTokens: number };
 
 /**
  * Remote nodes take jobs from the same per-model queues as the in-cluster workers (BullMQ manual processing,
@@ -138,6 +142,7 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     this.deadlineTimer = setInterval(() => {
       this.missedDeadlines().catch((err: Error) => this.logger.warn(`First-token check failed: ${err.message}`));
       this.peerReplays.expire().catch((err: Error) => this.logger.warn(`Replay expiry failed: ${err.message}`));
+      this.uncommittedStops().catch((err: Error) => this.logger.warn(`Stopped-reply check failed: ${err.message}`));
     }, every);
     this.deadlineTimer.unref();
   }
@@ -169,9 +174,19 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     return `${this.config.redis.prefix}:node-job-deadlines`;
   }
 
-  /** A replay a node holds: the most bytes its text may have; its text so far is under `:text`. */
+  /** A `verify` job a node holds (it expires with the reply timeout). */
   private replayKey(jobId: string): string {
     return `${this.config.redis.prefix}:node-replay:${jobId}`;
+  }
+
+  /** A reply the platform stopped, waiting for its node's commitment (ServedReply less its end, and its cap). */
+  private stoppedKey(jobId: string): string {
+    return `${this.config.redis.prefix}:node-job-stopped:${jobId}`;
+  }
+
+  /** Stopped replies by the time their node's commitment is due. */
+  private stoppedDueKey(): string {
+    return `${this.config.redis.prefix}:node-job-stopped-due`;
   }
 
   /** What a job has carried so far: bytes of text and token events. */
@@ -390,59 +405,55 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     await this.release(a, () => this.leases.fail(a, why));
   }
 
-  /** A replay of another owner's work waiting for this node, as a job like any other. */
+  /** A check of another owner's node's work waiting for this node, as a `verify` job. */
   private async replay(nodeId: string): Promise<Schemas['NodeJob'] | null> {
     const r = await this.peerReplays.next(nodeId);
     if (!r) return null;
     const jobId = `${REPLAY_JOB}${r.id}`;
     const { model_id, params } = r.job;
-    const maxBytes = params.max_tokens * (await this.counter.maxTokenBytes(model_id)) + BYTE_SLACK;
-    await this.redis.set(this.replayKey(jobId), String(maxBytes), 'EX', this.config.inference.replyTimeoutSeconds);
+    await this.redis.set(this.replayKey(jobId), '1', 'EX', this.config.inference.replyTimeoutSeconds);
     await this.redis.sadd(this.heldKey(nodeId), jobId);
     return {
       job_id: jobId,
       model_id,
+      kind: 'verify',
       ...generationInput(r.job),
-      params: {
-        temperature: params.temperature,
-        max_tokens: params.max_tokens,
-        top_p: params.top_p,
-        seed: params.seed,
-        ...(params.json_schema ? { json_schema: JSON.parse(params.json_schema) as Record<string, unknown> } : {}),
-      },
+      params: { temperature: params.temperature, max_tokens: params.max_tokens, top_p: params.top_p, seed: params.seed },
+      tokens: this.peerReplays.tokensOf(r),
+      top: VERIFY_TOP,
       lock_ms: this.config.inference.jobLockMs,
       first_token_ms: this.config.inference.nodeFirstTokenMs,
-      max_bytes: maxBytes,
+      max_bytes: 0,
     };
   }
 
-  /**
-   * A replay's events: its text is kept (within the same caps as a reply's) until `done` hands it to the check; an
-   * `error` says the node could not run it. Text past the caps counts as a wrong answer.
-   */
-  private async replayEvents(
-    node: NodeIdentity,
-    jobId: string,
-    text: string,
-    tokenEvents: number,
-    final: NodeJobEvent | null,
-  ): Promise<Schemas['NodeJobAck']> {
-    const key = this.replayKey(jobId);
-    const cap = await this.redis.get(key);
-    if (!cap || !(await this.redis.sismember(this.heldKey(node.id), jobId))) throw new ForbiddenException(`This node does not hold job ${jobId}`);
-    const perSecond = tokenEvents ? await this.limiter.add('node-events', node.id, tokenEvents, 1) : { count: 0 };
-    const length = text ? await this.redis.append(`${key}:text`, text) : 0;
-    await this.redis.expire(`${key}:text`, this.config.inference.replyTimeoutSeconds);
-    const over = length > Number(cap) || perSecond.count > this.config.inference.nodeEventsPerSecond;
-    if (!final && !over) return { stop: false };
-    const answer = over ? '' : final?.type === 'done' ? ((await this.redis.get(`${key}:text`)) ?? '') : null;
-    await this.endReplay(node.id, jobId, answer);
-    if (over) throw new OverCapException(`Job ${jobId} has ended: it went past its caps.`);
+  /** A `verify` job's events: only an `error` (it could not be run) is expected; anything else is an answer it cannot be. */
+  private async replayEvents(node: NodeIdentity, jobId: string, final: NodeJobEvent | null): Promise<Schemas['NodeJobAck']> {
+    await this.holdsReplay(node, jobId);
+    await this.endReplay(node.id, jobId, null);
+    if (final?.type !== 'error') throw new ConflictException(`Job ${jobId} is a verify job: it is answered with its recomputation`);
     return { stop: false };
   }
 
+  /** POST /api/nodes/jobs/{jobId}/recomputation: a `verify` job's answer, handed to its check. */
+  async recomputationOf(node: NodeIdentity, jobId: string, body: RequestBody<'sendNodeJobRecomputation'>): Promise<void> {
+    await this.nodes.touch(node.id);
+    if (!jobId.startsWith(REPLAY_JOB)) {
+      // Another node's job is not this node's business (403), its own reply is answered with events (409).
+      await this.held(node, jobId);
+      throw new ConflictException(`Job ${jobId} is not a verify job`);
+    }
+    await this.holdsReplay(node, jobId);
+    await this.endReplay(node.id, jobId, body.steps);
+  }
+
+  private async holdsReplay(node: NodeIdentity, jobId: string): Promise<void> {
+    if (!(await this.redis.exists(this.replayKey(jobId))) || !(await this.redis.sismember(this.heldKey(node.id), jobId)))
+      throw new ForbiddenException(`This node does not hold job ${jobId}`);
+  }
+
   private async endReplay(nodeId: string, jobId: string, answer: string | null): Promise<void> {
-    await this.redis.del(this.replayKey(jobId), `${this.replayKey(jobId)}:text`);
+    await this.redis.del(this.replayKey(jobId));
     await this.redis.srem(this.heldKey(nodeId), jobId);
     await this.peerReplays.answered(jobId.slice(REPLAY_JOB.length), nodeId, answer);
   }
@@ -479,7 +490,9 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     const text = events.map((e) => (e.type === 'token' ? e.text : '')).join('');
     if (Buffer.byteLength(text) > NODE_EVENTS_MAX_BYTES) throw new PayloadTooLargeException(NODE_EVENTS_TOO_LARGE);
     const tokenEvents = events.length - (final ? 1 : 0);
-    if (jobId.startsWith(REPLAY_JOB)) return this.replayEvents(node, jobId, text, tokenEvents, final);
+    if (jobId.startsWith(REPLAY_JOB)) return this.replayEvents(node, jobId, final);
+    const stopped = await this.afterStop(node, jobId, final);
+    if (stopped) return stopped;
     const { a, data } = await this.held(node, jobId);
     if (data.embed && (tokenEvents > 0 || final?.type === 'done')) {
       await this.endEmbed(a, data, 'it sent text for an embed job');
@@ -552,24 +565,60 @@ export class NodeJobsService implements OnApplicationBootstrap, OnApplicationShu
     const usage = { promptTokens: a.promptTokens, completionTokens: Math.min(a.maxTokens, await this.counter.countText(a.modelId, text)) };
     const now = Date.now();
     const completed = await this.replies.complete(data, a.nodeId, usage, stopReason, now - a.claimedAt, runOf(a), logprobs);
-    await this.release(a, () => this.leases.complete(a));
-    if (completed) {
-      await this.recordSpeed(a, usage.completionTokens, now);
-      if (reported) await this.tasks.recordReported(data.taskId, reported);
-      await this.spotChecks.afterReply({
-        taskId: data.taskId,
-        nodeId: a.nodeId,
-        job: data,
-        seed: a.seed,
-        text,
-        completionTokens: usage.completionTokens,
-        pooled: a.kind === 'pool',
-        ...(logprobs ? { logprobs } : {}),
-        // Only a reply its node ended (its done event) carries what the node committed to.
-        // A reply the node ended at the cap its hold pays for says `budget` or `length`: the same end to the verifier.
-        ...(reported ? { ended: { stopReason: stopReason === 'budget' ? 'length' : stopReason, commitment, maxTokens: a.maxTokens } } : {}),
-      });
+    const served = {
+      taskId: data.taskId,
+      nodeId: a.nodeId,
+      job: data,
+      seed: a.seed,
+      text,
+      completionTokens: usage.completionTokens,
+      pooled: a.kind === 'pool',
+      ...(logprobs ? { logprobs } : {}),
+    };
+    if (completed && !reported && usage.completionTokens > 0) {
+      // Stopped by the platform after some text: the node is told at its next call (kept before the job is released,
+      // so that call never finds the job simply gone) and commits then to what it had generated.
+      const ttl = Math.ceil(this.config.inference.nodeStopCommitMs / 1000) + 60;
+      await this.redis.set(this.stoppedKey(a.jobId), JSON.stringify({ ...served, maxTokens: a.maxTokens }), 'EX', ttl);
+      await this.redis.zadd(this.stoppedDueKey(), Date.now() + this.config.inference.nodeStopCommitMs, a.jobId);
     }
+    await this.release(a, () => this.leases.complete(a));
+    if (completed) await this.recordSpeed(a, usage.completionTokens, now);
+    if (completed && reported) {
+      await this.tasks.recordReported(data.taskId, reported);
+      // A reply the node ended at the cap its hold pays for says `budget` or `length`: the same end to the verifier.
+      const end = stopReason === 'budget' ? 'length' : stopReason;
+      await this.spotChecks.afterReply({ ...served, ended: { stopReason: end, commitment, maxTokens: a.maxTokens } });
+    }
+  }
+
+  /**
+   * A call of the node whose reply the platform stopped: it is told to stop (its tokens are no longer relayed) until
+   * its done (or error) event, whose commitment the reply is then checked by as any other. Null for any other job.
+   */
+  private async afterStop(
+    node: NodeIdentity,
+    jobId: string,
+    final: Exclude<NodeJobEvent, { type: 'token' }> | null,
+  ): Promise<Schemas['NodeJobAck'] | null> {
+    const raw = await this.redis.get(this.stoppedKey(jobId));
+    if (!raw || (JSON.parse(raw) as StoppedReply).nodeId !== node.id) return null;
+    if (final) await this.checkStopped(jobId, final.type === 'done' ? (final.commitment ?? null) : null);
+    return { stop: true };
+  }
+
+  /** Stopped replies whose node never committed in time: checked as replies without a commitment. */
+  async uncommittedStops(now = Date.now()): Promise<void> {
+    for (const jobId of await this.redis.zrangebyscore(this.stoppedDueKey(), '-inf', now, 'LIMIT', 0, 100)) await this.checkStopped(jobId, null);
+  }
+
+  /** Whoever removes the stopped reply first (its node's call, or the sweep) has it checked, once. */
+  private async checkStopped(jobId: string, commitment: string | null): Promise<void> {
+    const raw = await this.redis.getdel(this.stoppedKey(jobId));
+    await this.redis.zrem(this.stoppedDueKey(), jobId);
+    if (!raw) return;
+    const { maxTokens, ...served } = JSON.parse(raw) as StoppedReply;
+    await this.spotChecks.afterReply({ ...served, ended: { stopReason: 'stopped', commitment, maxTokens } });
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Ip, Param, Patch, Post, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { createHash } from 'node:crypto';
 import { basename, dirname } from 'node:path';
@@ -7,6 +7,7 @@ import { CurrentNode, NodeOperation } from '../../auth/node-credential.guard';
 import { Public } from '../../auth/public.decorator';
 import { RateLimit, RateLimitRule } from '../../common/rate-limit';
 import type { RequestBody, ResponseBody } from '../../contract/types';
+import { NodeAgentPackageService } from './node-agent-package.service';
 import { NodeCatalogService } from './node-catalog.service';
 import { NodeJobsService } from './node-jobs.service';
 import { NodesService } from './nodes.service';
@@ -30,6 +31,7 @@ export class NodesController {
     private readonly nodeJobs: NodeJobsService,
     private readonly pools: PoolsService,
     private readonly catalog: NodeCatalogService,
+    private readonly agentPackage: NodeAgentPackageService,
   ) {}
 
   @Public()
@@ -54,6 +56,17 @@ export class NodesController {
       const status = (err as { status?: number }).status === 416 ? 416 : 404;
       const body = status === 416 ? RANGE_NOT_SATISFIABLE : { statusCode: 404, message: 'No such model file', error: 'Not Found' };
       res.status(status).json(body);
+    });
+  }
+
+  /** The node agent package the pairing command runs (npx downloads it whole). */
+  @Public()
+  @Get('nodes/agent/:file')
+  @RateLimit(CATALOG)
+  async downloadNodeAgent(@Param('file') file: string, @Res() res: Response): Promise<void> {
+    const path = await this.agentPackage.file(file);
+    res.sendFile(basename(path), { root: dirname(path), headers: { 'Content-Type': 'application/gzip' } }, (err) => {
+      if (err && !res.headersSent) res.status(404).json({ statusCode: 404, message: 'No such node agent package', error: 'Not Found' });
     });
   }
 
@@ -114,8 +127,12 @@ export class NodesController {
   @Post('nodes/heartbeat')
   @HttpCode(200)
   @RateLimit(NODE)
-  nodeHeartbeat(@CurrentNode() node: NodeIdentity, @Body() body: RequestBody<'nodeHeartbeat'>): Promise<ResponseBody<'nodeHeartbeat', 200>> {
-    return this.nodes.heartbeat(node, body);
+  nodeHeartbeat(
+    @CurrentNode() node: NodeIdentity,
+    @Body() body: RequestBody<'nodeHeartbeat'>,
+    @Ip() ip: string,
+  ): Promise<ResponseBody<'nodeHeartbeat', 200>> {
+    return this.nodes.heartbeat(node, body, ip);
   }
 
   /** 200 with a job, or 204 when none came within the wait. */
@@ -158,6 +175,18 @@ export class NodesController {
     @Body() body: RequestBody<'sendNodeJobEmbeddings'>,
   ): Promise<void> {
     return this.nodeJobs.embeddingsOf(node, jobId, body);
+  }
+
+  @NodeOperation()
+  @Post('nodes/jobs/:jobId/recomputation')
+  @HttpCode(204)
+  @RateLimit(NODE)
+  sendNodeJobRecomputation(
+    @CurrentNode() node: NodeIdentity,
+    @Param('jobId') jobId: string,
+    @Body() body: RequestBody<'sendNodeJobRecomputation'>,
+  ): Promise<void> {
+    return this.nodeJobs.recomputationOf(node, jobId, body);
   }
 
   @NodeOperation()

@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { NodeCredentialGuard } from '../../auth/node-credential.guard';
-import { RateLimiter } from '../../common/rate-limit';
 import { InferenceModule } from '../inference/inference.module';
 import { RewardsModule } from '../rewards/rewards.module';
 import { TrustModule } from '../trust/trust.module';
 import { JoinTokensRepository } from './join-tokens.repository';
+import { NodeAgentPackageService } from './node-agent-package.service';
 import { NodeCatalogService } from './node-catalog.service';
 import { NodeJobsService } from './node-jobs.service';
 import { NodesController } from './nodes.controller';
@@ -21,12 +21,12 @@ import { ProviderNodesRepository } from './provider-nodes.repository';
     NodesService,
     NodeJobsService,
     NodeCatalogService,
+    NodeAgentPackageService,
     PoolsService,
     JoinTokensRepository,
     ProviderNodesRepository,
     NodePoolsRepository,
     NodeCredentialGuard,
-    RateLimiter,
   ],
 })
 export class NodesModule {}

@@ -11,11 +11,13 @@ import { SpotChecksRepository } from '../trust/spot-checks.repository';
 import { TasksRepository } from '../inference/tasks.repository';
 import { LOWEST_HARDWARE_SCORE } from '../rewards/rewards';
 import { RewardsService } from '../rewards/rewards.service';
-import { toGlob } from '../wallet/units';
+import { toGlob } from '../../common/units';
+import { networkOrigin } from './network-origin';
 import { outdated, updateMessage } from './agent-version';
 import { JoinTokensRepository } from './join-tokens.repository';
 import { ModelProofsService } from '../trust/model-proofs.service';
 import { NodeJobsService } from './node-jobs.service';
+import { NodeAgentPackageService } from './node-agent-package.service';
 import { nodeStatus, PoolsService } from './pools.service';
 import { ProviderNodesRepository, type NodeIdentity, type ProviderNodeRow } from './provider-nodes.repository';
 
@@ -45,6 +47,7 @@ export class NodesService {
     private readonly proofs: ModelProofsService,
     private readonly tasks: TasksRepository,
     private readonly checks: SpotChecksRepository,
+    private readonly agentPackage: NodeAgentPackageService,
   ) {}
 
   async createJoinToken(userId: string): Promise<Schemas['JoinToken']> {
@@ -53,11 +56,8 @@ export class NodesService {
     if (retryAfter !== null) throw new RateLimitedException(retryAfter);
     const token = newSecret(JOIN_TOKEN_PREFIX);
     const expiresAt = await this.joinTokens.create(userId, hashSecret(token), JOIN_TOKEN_TTL_SECONDS);
-    return {
-      join_token: token,
-      expires_at: expiresAt.toISOString(),
-      command: `npx glob-node --api ${this.config.publicWebUrl} --join-token ${token}`,
-    };
+    const agent = await this.agentPackage.describe();
+    return { join_token: token, expires_at: expiresAt.toISOString(), command: this.agentPackage.command(token, agent), agent };
   }
 
   /** The token is used up in the same transaction that creates the node: a second or late use gets 401 and nothing is created. */
@@ -92,7 +92,8 @@ export class NodesService {
   }
 
   /** The node reports in: seen now, its loaded models and battery recorded, the locks of its jobs renewed. */
-  async heartbeat(node: NodeIdentity, body: RequestBody<'nodeHeartbeat'>): Promise<Schemas['NodeState']> {
+  /** A node's heartbeat, from `ip` (the address it connects from, as the API sees it behind its trusted proxies). */
+  async heartbeat(node: NodeIdentity, body: RequestBody<'nodeHeartbeat'>, ip?: string): Promise<Schemas['NodeState']> {
     await this.nodes.touch(node.id);
     const battery = body.battery_percent ?? null;
     // Only proven models count: the others get a challenge to answer.
@@ -107,6 +108,7 @@ export class NodesService {
       slots: body.slots ?? 1,
       agentVersion,
       compute: body.compute ?? null,
+      origin: networkOrigin(ip),
     });
     await this.nodeJobs.renewAll(node.id);
     const row = (await this.nodes.byId(node.id))!;

@@ -1,13 +1,20 @@
 /**
- * How a pool splits its model: the member holding the model's file coordinates, and the model's layers are shared
+ * How a pool splits its model: a member holding the model's file coordinates, and the model's layers are shared
  * in proportion to the memory each member offers (its GPU memory share when it has a GPU, else its memory share),
- * coordinator first, then the shards in the order the owner listed them.
+ * coordinator first, then the shards in the order the owner listed them. The model's size and layer count are the
+ * platform's own (ModelFacts); a member's report only says which file it holds, and counts when it matches them.
  */
 import { formatBytes } from '@glob/engine/bytes';
 import { proportional } from '../../common/proportional';
 
 export interface PoolFile {
   model_id: string;
+  bytes: number;
+  layers: number;
+}
+
+/** A catalog model's size (all parts) and repeating layers, as the platform itself knows them. */
+export interface ModelFacts {
   bytes: number;
   layers: number;
 }
@@ -33,6 +40,9 @@ export interface PoolPlan {
   problem: string | null;
 }
 
+export const NO_HOLDER = "No member has reported holding this model's file yet.";
+export const UNKNOWN_MODEL = "The network does not know this model's size yet: its catalog entry pins no file the platform can read.";
+
 /** The memory a member offers a pool: its GPU share of VRAM where it has a GPU, else its memory share of RAM. */
 export function offeredMemory(n: PlanNode): number {
   if (n.gpu && n.vramBytes && n.gpuPercent > 0) return Math.floor((n.vramBytes * n.gpuPercent) / 100);
@@ -40,42 +50,45 @@ export function offeredMemory(n: PlanNode): number {
 }
 
 /**
- * The plan for `modelId` over `members` (in the owner's order). The coordinator stays who it was while it still
- * holds the file; otherwise it is the holder offering the most memory.
+ * The plan for `modelId` (of which the platform knows `facts`, or nothing yet) over `members` (in the owner's
+ * order). The coordinator stays who it was while it still holds the file; otherwise it is the holder offering the
+ * most memory. A report of another size or layer count is another file (another quantization, a lie): no holder.
  */
-export function planPool(modelId: string, members: PlanNode[], currentCoordinator: string | null): PoolPlan {
-  const holds = (n: PlanNode) => n.files.find((f) => f.model_id === modelId);
+export function planPool(modelId: string, facts: ModelFacts | null, members: PlanNode[], currentCoordinator: string | null): PoolPlan {
+  const none = new Map(members.map((n) => [n.id, 0]));
+  if (!facts) {
+    return {
+      coordinatorId: null,
+      order: members.map((n) => n.id),
+      layers: none,
+      modelLayers: null,
+      modelBytes: null,
+      problem: UNKNOWN_MODEL,
+    };
+  }
+  const holds = (n: PlanNode) => n.files.some((f) => f.model_id === modelId && f.bytes === facts.bytes && f.layers === facts.layers);
   const holders = members.filter(holds);
   const coordinator =
     holders.find((n) => n.id === currentCoordinator) ??
     holders.reduce<PlanNode | null>((best, n) => (!best || offeredMemory(n) > offeredMemory(best) ? n : best), null);
   const order = coordinator ? [coordinator.id, ...members.filter((n) => n !== coordinator).map((n) => n.id)] : members.map((n) => n.id);
-  const none = new Map(members.map((n) => [n.id, 0]));
   if (!coordinator) {
-    return {
-      coordinatorId: null,
-      order,
-      layers: none,
-      modelLayers: null,
-      modelBytes: null,
-      problem: "No member has reported holding this model's file yet.",
-    };
+    return { coordinatorId: null, order, layers: none, modelLayers: facts.layers, modelBytes: facts.bytes, problem: NO_HOLDER };
   }
-  const file = holds(coordinator)!;
   const byId = new Map(members.map((n) => [n.id, n]));
   const offered = order.map((id) => offeredMemory(byId.get(id)!));
-  const split = proportional(file.layers, offered);
+  const split = proportional(facts.layers, offered);
   const total = offered.reduce((a, b) => a + b, 0);
   const problem =
-    total < file.bytes
-      ? `The members offer ${formatBytes(total)} in all, less than the model's ${formatBytes(file.bytes)}: raise their memory allocation or add a node.`
+    total < facts.bytes
+      ? `The members offer ${formatBytes(total)} in all, less than the model's ${formatBytes(facts.bytes)}: raise their memory allocation or add a node.`
       : null;
   return {
     coordinatorId: coordinator.id,
     order,
     layers: new Map(order.map((id, i) => [id, split[i]!])),
-    modelLayers: file.layers,
-    modelBytes: file.bytes,
+    modelLayers: facts.layers,
+    modelBytes: facts.bytes,
     problem,
   };
 }

@@ -5,8 +5,9 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { Transactions } from '../../database/repository';
 import { loadCatalog } from '../inference/catalog';
+import { NodeCatalogService } from './node-catalog.service';
 import { NodePoolsRepository, type PoolMemberRow, type PoolRow } from './node-pools.repository';
-import { type PlanNode, type PoolPlan, offeredMemory, planPool } from './pool-plan';
+import { type ModelFacts, type PlanNode, type PoolPlan, offeredMemory, planPool } from './pool-plan';
 import type { NodeIdentity } from './provider-nodes.repository';
 
 type NodeHeartbeat = RequestBody<'nodeHeartbeat'>;
@@ -51,6 +52,7 @@ export class PoolsService {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly transactions: Transactions,
     private readonly pools: NodePoolsRepository,
+    private readonly nodeCatalog: NodeCatalogService,
   ) {
     this.catalog = new Set(loadCatalog(config).map((m) => m.id));
   }
@@ -67,17 +69,21 @@ export class PoolsService {
       );
     });
     const pool = (await this.pools.byId(id))!;
-    return this.describe(pool, await this.pools.members([id]));
+    return this.describe(pool, await this.pools.members([id]), await this.nodeCatalog.facts(pool.model_id));
   }
 
   async list(ownerId: string): Promise<Schemas['PoolList']> {
     const pools = await this.pools.listOwned(ownerId);
     const members = await this.pools.members(pools.map((p) => p.id));
+    const facts = new Map(
+      await Promise.all([...new Set(pools.map((p) => p.model_id))].map(async (id) => [id, await this.nodeCatalog.facts(id)] as const)),
+    );
     return {
       pools: pools.map((p) =>
         this.describe(
           p,
           members.filter((m) => m.pool_id === p.id),
+          facts.get(p.model_id) ?? null,
         ),
       ),
     };
@@ -133,13 +139,13 @@ export class PoolsService {
   }
 
   private async plan(pool: PoolRow, members: PoolMemberRow[]): Promise<PoolPlan> {
-    const plan = planPool(pool.model_id, members.map(toPlanNode), pool.coordinator_id);
+    const plan = planPool(pool.model_id, await this.nodeCatalog.facts(pool.model_id), members.map(toPlanNode), pool.coordinator_id);
     await this.pools.savePlan(pool.id, plan.coordinatorId, plan.layers);
     return plan;
   }
 
-  private describe(pool: PoolRow, members: PoolMemberRow[]): Schemas['Pool'] {
-    const plan = planPool(pool.model_id, members.map(toPlanNode), pool.coordinator_id);
+  private describe(pool: PoolRow, members: PoolMemberRow[], facts: ModelFacts | null): Schemas['Pool'] {
+    const plan = planPool(pool.model_id, facts, members.map(toPlanNode), pool.coordinator_id);
     const healthy = plan.coordinatorId !== null && !plan.problem && members.every((m) => ready(pool, plan.coordinatorId, m));
     const byId = new Map(members.map((m) => [m.node_id, m]));
     return {

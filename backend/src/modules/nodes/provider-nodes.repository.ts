@@ -156,6 +156,8 @@ export class ProviderNodesRepository extends ConfiguredRepository {
       slots: number;
       agentVersion: string | null;
       compute: { backend: string; vram_bytes: number | null } | null;
+      /** The network it connects from (networkOrigin); null leaves the last one standing. */
+      origin: string | null;
     },
     tx?: Tx,
   ): Promise<void> {
@@ -163,9 +165,10 @@ export class ProviderNodesRepository extends ConfiguredRepository {
     await this.rows(
       `UPDATE nodes SET models = $2, battery_paused = $3, slots = $4, agent_version = $5,
               compute_backend = coalesce($6, compute_backend),
-              compute_vram_bytes = CASE WHEN $6::text IS NULL THEN compute_vram_bytes ELSE $7::bigint END
+              compute_vram_bytes = CASE WHEN $6::text IS NULL THEN compute_vram_bytes ELSE $7::bigint END,
+              origin = coalesce($8, origin)
        WHERE id = $1`,
-      [id, r.models, r.batteryPaused, r.slots, r.agentVersion, r.compute?.backend ?? null, r.compute?.vram_bytes ?? null],
+      [id, r.models, r.batteryPaused, r.slots, r.agentVersion, r.compute?.backend ?? null, r.compute?.vram_bytes ?? null, r.origin],
       tx,
     );
   }

@@ -1,4 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
+import constants from '@glob/contract/constants.json';
 
 /** A JSON schema as the /v1 API takes it and a generator's grammar is built from it. */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -40,8 +41,45 @@ const TYPE_KEYWORDS: Record<string, readonly string[]> = {
   array: ['items', 'prefixItems', 'minItems', 'maxItems'],
   string: ['minLength', 'maxLength', 'format'],
 };
-/** How deep a schema may nest: deeper ones are refused rather than turned into a grammar that size. */
-const MAX_DEPTH = 32;
+/**
+ * What one chat completion request's JSON schemas (`response_format` and every tool's `parameters` together) may
+ * hold, as the spec defines it (ChatCompletionRequest's `x-json-schema-limits`), so that building their grammar and
+ * checking a reply against them stays cheap whoever sends them:
+ * - `depth`: nested levels of a schema, following `$ref`s (each one level more than the schema holding it);
+ * - `schemas`: schema objects in all (a definition counted once, however often it is referenced);
+ * - `enum_values`: values of one `enum`; `literals`: enum values and consts in all;
+ * - `literal_length`: characters of one enum value or const, as JSON; `literal_characters`: of all of them;
+ * - `bound`: the largest minLength, maxLength, minItems, maxItems, minProperties or maxProperties (a grammar repeats
+ *   a rule that many times; llama.cpp refuses a grammar with past about 2,000 copies); `bounds`: all of them added up.
+ * Sized by measurement (2 cores, loaded): a schema at every limit at once takes a few ms of the worker's event loop
+ * to build its grammar (the text is written on a thread of its own, engine/src/json-schema-gbnf.ts) and a few ms
+ * more per reply for its grammar state; an enum of 50,000 values had taken seconds.
+ */
+interface JsonSchemaLimits {
+  depth: number;
+  schemas: number;
+  enum_values: number;
+  literals: number;
+  literal_length: number;
+  literal_characters: number;
+  bound: number;
+  bounds: number;
+}
+
+/** The spec's limits (ChatCompletionRequest's x-json-schema-limits, through the generated constants). */
+export const JSON_SCHEMA_LIMITS: Readonly<JsonSchemaLimits> = Object.freeze(constants.jsonSchemaLimits);
+const LIMITS = JSON_SCHEMA_LIMITS;
+
+/**
+ * What one request's schemas have used of the limits that count over all of them: one tally is passed to every
+ * grammarSchema call of a request.
+ */
+export class SchemaTally {
+  schemas = 0;
+  literals = 0;
+  literalCharacters = 0;
+  bounds = 0;
+}
 
 /** Any JSON value, in the keywords above (an empty schema means it, but grammar builders read `{}` as null). */
 const ANY_JSON: JsonSchema = {
@@ -52,17 +90,141 @@ const ANY_JSON: JsonSchema = {
 export const ANY_OBJECT: JsonSchema = { type: 'object', additionalProperties: true };
 
 const refused = (path: string, what: string) => new BadRequestException(`${path}: ${what} is not supported`);
+/** 400 for a schema past one of the limits, naming it. */
+const over = (path: string, what: string) => new BadRequestException(`${path}: ${what} (the limit)`);
+const tooDeep = (path: string) => over(path, `more than ${LIMITS.depth} nested levels, a $ref counting as one more`);
+const TOGETHER = "in the request's JSON schemas together";
 
 const isObject = (v: unknown): v is JsonSchema => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * A request's JSON schema in the form every generator's grammar builder reads the same way, or a 400 naming the first
- * keyword no grammar could enforce (`path` is the request field it came from). `definitions` becomes `$defs`;
- * `anyOf` becomes `oneOf` (a grammar's alternatives); a type list with an object or array type becomes one
- * alternative per type; a schema without a type but with properties or items gets it.
+ * keyword no grammar could enforce or the first limit it passes (`path` is the request field it came from; `tally`
+ * what the request's other schemas used). `definitions` becomes `$defs`; `anyOf` becomes `oneOf` (a grammar's
+ * alternatives); a type list with an object or array type becomes one alternative per type; a schema without a type
+ * but with properties or items gets it. Every `$ref` must name a definition, and no chain of them may loop.
  */
-export function grammarSchema(schema: unknown, path: string): JsonSchema {
-  return normalize(schema, path, 0);
+export function grammarSchema(schema: unknown, path: string, tally = new SchemaTally()): JsonSchema {
+  const out = normalize(schema, path, 1, tally);
+  followRefs(out, path);
+  return out;
+}
+
+/**
+ * How many levels a JSON value nests (a scalar 1), or Infinity once past `max`: counted without recursion, since a
+ * 1 MB body can nest deeper than the stack that JSON.stringify or structuredClone would need for it.
+ */
+function nesting(value: unknown, max: number): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [v, level] = stack.pop()!;
+    if (level > max) return Infinity;
+    deepest = Math.max(deepest, level);
+    if (typeof v === 'object' && v !== null) for (const child of Object.values(v)) stack.push([child, level + 1]);
+  }
+  return deepest;
+}
+
+/** The length of a JSON value's text, or Infinity once past `max` (counted without recursion, as nesting()). */
+function jsonLength(value: unknown, max: number): number {
+  let length = 0;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') length += v.length > max ? Infinity : JSON.stringify(v).length;
+    else if (typeof v !== 'object' || v === null) length += String(v).length;
+    else {
+      const children = Array.isArray(v) ? v.map((c): [string | null, unknown] => [null, c]) : Object.entries(v);
+      // Brackets and commas, then each key and its colon.
+      length += 1 + Math.max(1, children.length);
+      for (const [key, child] of children) {
+        if (length > max) return Infinity;
+        if (key !== null) length += JSON.stringify(key).length + 1;
+        stack.push(child);
+      }
+    }
+    if (length > max) return Infinity;
+  }
+  return length;
+}
+
+/** Counts an enum's values or a const against the limits (`at` names the keyword). */
+function countLiterals(values: unknown[], at: string, single: boolean, tally: SchemaTally): void {
+  tally.literals += values.length;
+  if (tally.literals > LIMITS.literals) throw over(at, `more than ${LIMITS.literals} enum and const values ${TOGETHER}`);
+  values.forEach((v, i) => {
+    const length = jsonLength(v, LIMITS.literal_length);
+    if (length > LIMITS.literal_length) throw over(single ? at : `${at}[${i}]`, `longer than ${LIMITS.literal_length} characters as JSON`);
+    tally.literalCharacters += length;
+    if (tally.literalCharacters > LIMITS.literal_characters) {
+      throw over(at, `more than ${LIMITS.literal_characters} characters of enum and const values ${TOGETHER}`);
+    }
+  });
+}
+
+/** A definition in scope: where it is written, and the definitions its own references see. */
+interface Definition {
+  def: JsonSchema;
+  at: string;
+  scope: Map<string, Definition>;
+}
+
+/**
+ * Follows every `$ref` of a normalized schema as its grammar builders do (a name resolves in the nearest `$defs`
+ * that has it): 400 for a name no definition has, a chain of references that loops (a grammar rule that would
+ * recurse without end), or a path, references followed, longer than the depth limit. Each definition is walked
+ * once (its height kept), so a chain shared by many references costs no more than one; the walk never goes more
+ * than the depth limit deep.
+ */
+function followRefs(root: JsonSchema, path: string): void {
+  const heights = new Map<JsonSchema, number>();
+  const open: Array<{ name: string; def: JsonSchema }> = [];
+  /** Levels from `node` down (1 for a schema without subschemas); `level` is its own, the root's being 1. */
+  const walk = (node: JsonSchema, at: string, outer: Map<string, Definition>, level: number): number => {
+    if (level > LIMITS.depth) throw tooDeep(at);
+    let scope = outer;
+    const defs = node.$defs as Record<string, JsonSchema> | undefined;
+    if (defs) {
+      scope = new Map(outer);
+      for (const [name, def] of Object.entries(defs)) scope.set(name, { def, at: `${at}.$defs.${name}`, scope });
+    }
+    let height = 1;
+    const child = (s: unknown, key: string) => {
+      if (isObject(s)) height = Math.max(height, 1 + walk(s, `${at}.${key}`, scope, level + 1));
+    };
+    for (const [name, s] of Object.entries((node.properties as JsonSchema | undefined) ?? {})) child(s, `properties.${name}`);
+    child(node.additionalProperties, 'additionalProperties');
+    child(node.items, 'items');
+    for (const key of ['prefixItems', 'oneOf']) ((node[key] as unknown[] | undefined) ?? []).forEach((s, i) => child(s, `${key}[${i}]`));
+    if (typeof node.$ref === 'string') {
+      const name = node.$ref.slice('#/$defs/'.length);
+      const target = scope.get(name);
+      if (!target) throw new BadRequestException(`${at}.$ref: ${node.$ref} names no definition`);
+      height = Math.max(height, 1 + follow(name, target, `${at}.$ref`, level + 1));
+    }
+    // Definitions nobody references are held to the same rules, as if referenced where they are written.
+    if (defs) for (const name of Object.keys(defs)) follow(name, scope.get(name)!, `${at}.$defs.${name}`, level + 1);
+    return height;
+  };
+  const follow = (name: string, target: Definition, at: string, level: number): number => {
+    const from = open.findIndex((o) => o.def === target.def);
+    if (from >= 0) {
+      const chain = [...open.slice(from).map((o) => o.name), name].map((n) => `#/$defs/${n}`).join(' → ');
+      throw refused(at, `a $ref cycle (${chain})`);
+    }
+    const known = heights.get(target.def);
+    if (known !== undefined) {
+      if (level + known - 1 > LIMITS.depth) throw tooDeep(target.at);
+      return known;
+    }
+    open.push({ name, def: target.def });
+    const height = walk(target.def, target.at, target.scope, level);
+    open.pop();
+    heights.set(target.def, height);
+    return height;
+  };
+  walk(root, path, new Map(), 1);
 }
 
 /**
@@ -77,18 +239,21 @@ function closeObject(o: JsonSchema): JsonSchema {
   return o;
 }
 
-function normalize(schema: unknown, path: string, depth: number): JsonSchema {
-  if (depth > MAX_DEPTH) throw refused(path, `nesting deeper than ${MAX_DEPTH} levels`);
+function normalize(schema: unknown, path: string, level: number, tally: SchemaTally): JsonSchema {
+  if (level > LIMITS.depth) throw tooDeep(path);
+  if (++tally.schemas > LIMITS.schemas) throw over(path, `more than ${LIMITS.schemas} schemas ${TOGETHER}`);
   if (schema === true) return ANY_JSON;
   if (!isObject(schema)) throw new BadRequestException(`${path}: must be a JSON schema (an object)`);
   const out: JsonSchema = {};
-  const sub = (v: unknown, at: string) => normalize(v, `${path}.${at}`, depth + 1);
+  const sub = (v: unknown, at: string) => normalize(v, `${path}.${at}`, level + 1, tally);
   const subs = (v: unknown, at: string) => {
     if (!Array.isArray(v) || v.length === 0) throw new BadRequestException(`${path}.${at}: must be a non-empty array of schemas`);
     return v.map((s, i) => sub(s, `${at}[${i}]`));
   };
   for (const [key, value] of Object.entries(schema)) {
     if (ANNOTATIONS.has(key)) {
+      // Dropped, yet a tool's schema is shown to the model as it came: too deep a value would overflow the stack there.
+      if (nesting(value, LIMITS.depth) > LIMITS.depth) throw tooDeep(`${path}.${key}`);
       if (key === 'description' && typeof value === 'string') out.description = value;
       continue;
     }
@@ -136,14 +301,20 @@ function normalize(schema: unknown, path: string, depth: number): JsonSchema {
         break;
       case 'enum':
         if (!Array.isArray(value) || value.length === 0) throw new BadRequestException(`${path}.enum: must be a non-empty array`);
+        if (value.length > LIMITS.enum_values) throw over(`${path}.enum`, `more than ${LIMITS.enum_values} values`);
+        countLiterals(value, `${path}.enum`, false, tally);
         out.enum = value;
         break;
       case 'const':
+        countLiterals([value], `${path}.const`, true, tally);
         out.const = value;
         break;
       default: {
         // minItems, maxItems, minLength, maxLength, minProperties, maxProperties
         if (!Number.isInteger(value) || (value as number) < 0) throw new BadRequestException(`${path}.${key}: must be a non-negative integer`);
+        if ((value as number) > LIMITS.bound) throw over(`${path}.${key}`, `more than ${LIMITS.bound}`);
+        tally.bounds += value as number;
+        if (tally.bounds > LIMITS.bounds) throw over(`${path}.${key}`, `lengths and counts adding up to more than ${LIMITS.bounds} ${TOGETHER}`);
         out[key] = value;
       }
     }

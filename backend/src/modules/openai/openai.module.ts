@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ApiKeyGuard } from '../../auth/api-key.guard';
-import { RateLimiter } from '../../common/rate-limit';
-import { ApiKeysRepository } from '../api-keys/api-keys.repository';
+import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { InferenceModule } from '../inference/inference.module';
 import { KeyLimits } from './key-limits';
 import { OpenAiController } from './openai.controller';
@@ -12,8 +11,8 @@ import { OpenAiEmbeddings } from './embeddings.service';
 
 /** The OpenAI-compatible /v1 operations: API keys in, the inference core behind. */
 @Module({
-  imports: [InferenceModule],
+  imports: [InferenceModule, ApiKeysModule],
   controllers: [OpenAiController],
-  providers: [OpenAiService, OpenAiEmbeddings, CompletionsService, ReplyRelay, KeyLimits, RateLimiter, ApiKeysRepository, ApiKeyGuard],
+  providers: [OpenAiService, OpenAiEmbeddings, CompletionsService, ReplyRelay, KeyLimits, ApiKeyGuard],
 })
 export class OpenAiModule {}

@@ -5,7 +5,7 @@ import type { RequestBody, Schemas } from '../../contract/types';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { type CatalogModel, loadCatalog, modelFeatures } from '../inference/catalog';
-import { toGlob, UNITS_PER_GLOB } from '../wallet/units';
+import { toGlob, UNITS_PER_GLOB } from '../../common/units';
 import type { ApiKeyIdentity } from '../api-keys/api-keys.repository';
 import { InferenceService } from '../inference/inference.service';
 import { KeyLimits } from './key-limits';

@@ -1,7 +1,7 @@
 import { BadRequestException } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { RequestBody, Schemas } from '../../contract/types';
-import { ANY_OBJECT, grammarSchema, type JsonSchema } from './json-schema';
+import { ANY_OBJECT, grammarSchema, type JsonSchema, SchemaTally } from './json-schema';
 
 type ChatRequest = RequestBody<'createChatCompletion'>;
 type Message = ChatRequest['messages'][number];
@@ -84,11 +84,11 @@ function withSystem(turns: Turn[], text: string): Turn[] {
 }
 
 /** The schema a reply's JSON must match when it has to be JSON at all (`response_format`), else null. */
-function formatSchema(format: ChatRequest['response_format']): JsonSchema | null {
+function formatSchema(format: ChatRequest['response_format'], tally: SchemaTally): JsonSchema | null {
   if (!format || format.type === 'text') return null;
   if (format.type === 'json_object') return ANY_OBJECT;
   const schema: unknown = 'json_schema' in format ? format.json_schema.schema : undefined;
-  return schema ? grammarSchema(schema, 'response_format.json_schema.schema') : ANY_OBJECT;
+  return schema ? grammarSchema(schema, 'response_format.json_schema.schema', tally) : ANY_OBJECT;
 }
 
 /**
@@ -97,7 +97,9 @@ function formatSchema(format: ChatRequest['response_format']): JsonSchema | null
  */
 export function planReply(body: ChatRequest): ReplyPlan {
   const turns = conversation(body.messages);
-  const format = formatSchema(body.response_format);
+  // The schemas' limits hold for all of them together: they become one grammar.
+  const tally = new SchemaTally();
+  const format = formatSchema(body.response_format, tally);
   const tools = body.tools ?? [];
   const choice = body.tool_choice ?? (tools.length ? 'auto' : 'none');
   if (choice !== 'none' && tools.length === 0) throw new BadRequestException('tool_choice: needs tools');
@@ -120,7 +122,7 @@ export function planReply(body: ChatRequest): ReplyPlan {
     type: 'object',
     properties: {
       name: { const: f.name },
-      arguments: f.parameters ? grammarSchema(f.parameters, `tools[${tools.indexOf(callable[i]!)}].function.parameters`) : ANY_OBJECT,
+      arguments: f.parameters ? grammarSchema(f.parameters, `tools[${tools.indexOf(callable[i]!)}].function.parameters`, tally) : ANY_OBJECT,
     },
     required: ['name', 'arguments'],
     additionalProperties: false,

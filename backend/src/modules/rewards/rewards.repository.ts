@@ -41,6 +41,25 @@ interface NodeRewardRow {
   hold_id: string | null;
 }
 
+/**
+ * What each node earned, one row per part: its shares of replies' rewards and its verification rewards (units, when
+ * recorded, paid or withheld).
+ */
+const NODE_EARNINGS = `(SELECT s.node_id, s.units, r.created_at, r.paid_at, r.withheld_at
+                         FROM node_reward_shares s JOIN node_rewards r ON r.task_id = s.task_id
+                       UNION ALL
+                       SELECT node_id, units, created_at, paid_at, withheld_at FROM verification_rewards)`;
+
+/** A verification reward due: a peer's, for its recomputation that decided a reply's check. */
+export interface VerificationReward {
+  replayId: string;
+  taskId: string;
+  ownerId: string;
+  units: number;
+  /** The hold the checked reply was charged through (its bonus mix is the reward's). */
+  holdId: string | null;
+}
+
 const REWARD =
   'task_id, owner_id, difficulty, hardware_score, units, payable_at, transaction_id, (SELECT hold_id FROM inference_tasks t WHERE t.id = task_id) AS hold_id';
 const toReward = (r: NodeRewardRow): NodeReward => ({
@@ -121,10 +140,10 @@ export class RewardsRepository extends Repository {
 
   async totalsByNode(nodeIds: string[], tx?: Tx): Promise<Map<string, NodeRewardTotals>> {
     const rows = await this.rows<{ node_id: string; earned: string; pending: string }>(
-      `SELECT s.node_id,
-              coalesce(sum(s.units) FILTER (WHERE r.paid_at IS NOT NULL), 0) AS earned,
-              coalesce(sum(s.units) FILTER (WHERE r.paid_at IS NULL AND r.withheld_at IS NULL), 0) AS pending
-       FROM node_reward_shares s JOIN node_rewards r ON r.task_id = s.task_id WHERE s.node_id = ANY($1::uuid[]) GROUP BY s.node_id`,
+      `SELECT e.node_id,
+              coalesce(sum(e.units) FILTER (WHERE e.paid_at IS NOT NULL), 0) AS earned,
+              coalesce(sum(e.units) FILTER (WHERE e.paid_at IS NULL AND e.withheld_at IS NULL), 0) AS pending
+       FROM ${NODE_EARNINGS} e WHERE e.node_id = ANY($1::uuid[]) GROUP BY e.node_id`,
       [nodeIds],
       tx,
     );
@@ -202,11 +221,10 @@ export class RewardsRepository extends Repository {
   async dailyByNode(nodeId: string, days: number, tx?: Tx): Promise<Array<{ date: string; earned: number; pending: number }>> {
     const rows = await this.rows<{ date: string; earned: string; pending: string }>(
       `SELECT to_char(d.day, 'YYYY-MM-DD') AS date,
-              coalesce(sum(s.units) FILTER (WHERE r.paid_at IS NOT NULL), 0) AS earned,
-              coalesce(sum(s.units) FILTER (WHERE r.paid_at IS NULL AND r.withheld_at IS NULL), 0) AS pending
+              coalesce(sum(e.units) FILTER (WHERE e.paid_at IS NOT NULL), 0) AS earned,
+              coalesce(sum(e.units) FILTER (WHERE e.paid_at IS NULL AND e.withheld_at IS NULL), 0) AS pending
        FROM generate_series((now() AT TIME ZONE 'UTC')::date - ($2::int - 1), (now() AT TIME ZONE 'UTC')::date, interval '1 day') AS d(day)
-       LEFT JOIN (node_reward_shares s JOIN node_rewards r ON r.task_id = s.task_id)
-              ON s.node_id = $1 AND (r.created_at AT TIME ZONE 'UTC')::date = d.day
+       LEFT JOIN ${NODE_EARNINGS} e ON e.node_id = $1 AND (e.created_at AT TIME ZONE 'UTC')::date = d.day
        GROUP BY d.day ORDER BY d.day`,
       [nodeId, days],
       tx,
@@ -305,7 +323,7 @@ export class RewardsRepository extends Repository {
        FROM ledger_transactions t
        LEFT JOIN node_rewards r ON r.transaction_id = t.id
        LEFT JOIN inference_tasks it ON it.id = r.task_id
-       WHERE t.type = 'earning' AND (
+       WHERE t.type = 'earning' AND NOT EXISTS (SELECT 1 FROM verification_rewards v WHERE v.transaction_id = t.id) AND (
          r.task_id IS NULL OR it.status <> 'completed' OR it.user_id IS NOT DISTINCT FROM r.owner_id
          OR coalesce(it.charged_units, 0) <= 0 OR it.reward_transaction_id IS DISTINCT FROM t.id
          OR (SELECT count(*) FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
@@ -337,6 +355,114 @@ export class RewardsRepository extends Repository {
                           WHERE h.id = t.hold_id AND h.status = 'completed') ch ON true
        WHERE e.amount - e.bonus > coalesce(ch.amount - ch.bonus, 0)`,
       [],
+      tx,
+    );
+  }
+
+  // ---- verification rewards ----
+
+  /** What a verifier's reward needs: the checked reply's charge and counted tokens, and the verifier's owner and score. */
+  verificationBasis(
+    taskId: string,
+    nodeId: string,
+    tx: Tx,
+  ): Promise<
+    | {
+        user_id: string | null;
+        status: string;
+        charged_units: string | null;
+        difficulty: string | null;
+        tokens: number;
+        owner_id: string | null;
+        hardware_score: string | null;
+        recorded: string;
+      }
+    | undefined
+  > {
+    return this.one(
+      `SELECT t.user_id, t.status, t.charged_units, t.difficulty, (t.prompt_tokens + t.completion_tokens)::int AS tokens,
+              n.owner_id, n.hardware_score,
+              (SELECT coalesce(sum(v.units), 0) FROM verification_rewards v WHERE v.task_id = t.id) AS recorded
+       FROM inference_tasks t, nodes n WHERE t.id = $1 AND n.id = $2 FOR UPDATE OF t`,
+      [taskId, nodeId],
+      tx,
+    );
+  }
+
+  async recordVerification(
+    r: { replayId: string; taskId: string; nodeId: string; ownerId: string; units: number; payableAt: Date },
+    tx: Tx,
+  ): Promise<void> {
+    await this.rows(
+      `INSERT INTO verification_rewards (replay_id, task_id, node_id, owner_id, units, payable_at) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (replay_id) DO NOTHING`,
+      [r.replayId, r.taskId, r.nodeId, r.ownerId, r.units, r.payableAt],
+      tx,
+    );
+  }
+
+  /** Verification rewards payable at `asOf`, oldest first. */
+  async dueVerifications(asOf: Date, limit: number, tx?: Tx): Promise<string[]> {
+    const rows = await this.rows<{ replay_id: string }>(
+      `SELECT replay_id FROM verification_rewards WHERE paid_at IS NULL AND withheld_at IS NULL AND payable_at <= $1
+       ORDER BY payable_at, created_at LIMIT $2`,
+      [asOf, limit],
+      tx,
+    );
+    return rows.map((r) => r.replay_id);
+  }
+
+  async lockUnpaidVerification(replayId: string, tx: Tx): Promise<VerificationReward | undefined> {
+    const row = await this.one<{ replay_id: string; task_id: string; owner_id: string; units: string; hold_id: string | null }>(
+      `SELECT v.replay_id, v.task_id, v.owner_id, v.units, t.hold_id FROM verification_rewards v JOIN inference_tasks t ON t.id = v.task_id
+       WHERE v.replay_id = $1 AND v.paid_at IS NULL AND v.withheld_at IS NULL FOR UPDATE OF v`,
+      [replayId],
+      tx,
+    );
+    return row && { replayId: row.replay_id, taskId: row.task_id, ownerId: row.owner_id, units: Number(row.units), holdId: row.hold_id };
+  }
+
+  async markVerificationPaid(replayId: string, transactionId: string, bonusUnits: number, tx: Tx): Promise<void> {
+    await this.rows(
+      `UPDATE verification_rewards SET paid_at = now(), transaction_id = $2, bonus_units = $3 WHERE replay_id = $1`,
+      [replayId, transactionId, bonusUnits],
+      tx,
+    );
+  }
+
+  /**
+   * Paid verification rewards that are not what they must be: the reward moving from platform:spending to its owner's
+   * wallet, for a completed reply someone else requested, its verifier's answer part of the check's decision.
+   */
+  unearnedVerifications(tx?: Tx): Promise<Array<{ replay_id: string; reason: string }>> {
+    return this.rows(
+      `SELECT v.replay_id,
+              CASE WHEN it.status <> 'completed' THEN 'reply not completed'
+                   WHEN it.user_id IS NOT DISTINCT FROM v.owner_id THEN 'reply requested by the verifier''s owner'
+                   WHEN v.withheld_at IS NOT NULL THEN 'withheld, yet paid'
+                   WHEN p.status <> 'done' OR p.node_id IS DISTINCT FROM v.node_id THEN 'not an answered check of this node'
+                   ELSE 'entries are not the reward moving from platform:spending to the owner''s wallet' END AS reason
+       FROM verification_rewards v JOIN inference_tasks it ON it.id = v.task_id JOIN peer_replays p ON p.id = v.replay_id
+       WHERE v.paid_at IS NOT NULL AND (
+         it.status <> 'completed' OR it.user_id IS NOT DISTINCT FROM v.owner_id OR v.withheld_at IS NOT NULL
+         OR p.status <> 'done' OR p.node_id IS DISTINCT FROM v.node_id
+         OR (SELECT count(*) FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
+             WHERE e.transaction_id = v.transaction_id AND NOT ((coalesce(a.code, '') = 'platform:spending' AND e.amount = -v.units)
+                                                             OR (a.user_id IS NOT DISTINCT FROM v.owner_id AND e.amount = v.units))) > 0
+         OR (SELECT count(*) FROM ledger_entries e WHERE e.transaction_id = v.transaction_id) <> 2)`,
+      [],
+      tx,
+    );
+  }
+
+  /** Replies whose verification rewards add up to more than the platform's share of their charge (`sharePercent` funds rewards). */
+  verificationsAboveShare(sharePercent: number, tx?: Tx): Promise<Array<{ task_id: string; units: string; share: string }>> {
+    return this.rows(
+      `SELECT v.task_id, sum(v.units) AS units, coalesce(t.charged_units, 0) - floor(coalesce(t.charged_units, 0) * $1 / 100) AS share
+       FROM verification_rewards v JOIN inference_tasks t ON t.id = v.task_id
+       GROUP BY v.task_id, t.charged_units
+       HAVING sum(v.units) > coalesce(t.charged_units, 0) - floor(coalesce(t.charged_units, 0) * $1 / 100)`,
+      [sharePercent],
       tx,
     );
   }

@@ -16,8 +16,8 @@ import { Transactions, type Tx } from '../../database/repository';
 import { REDIS } from '../../redis/redis.module';
 import { NotificationsService } from '../notifications/notifications.service';
 import { LedgerService } from '../wallet/ledger.service';
-import { toGlob } from '../wallet/units';
-import { cappedReward, emissionShares, REWARD_BASE_GLOB, rewardBonusUnits, rewardShareUnits, rewardUnits } from './rewards';
+import { toGlob } from '../../common/units';
+import { cappedReward, emissionShares, REWARD_BASE_GLOB, rewardBonusUnits, rewardShareUnits, rewardUnits, verificationRewardUnits } from './rewards';
 import { proportional } from '../../common/proportional';
 import { RewardsRepository, type NodeReward, type NodeRewardTotals, type RewardableTask, type RewardShare } from './rewards.repository';
 
@@ -138,6 +138,23 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
   }
 
   /**
+   * Records the reward of a peer whose recomputation decided a reply's check (`replayId`: its answer), paid from the
+   * platform's share of the reply's charge after the settlement window. Nothing for a reply that was not completed or
+   * charged nothing, nor for a peer whose owner asked for the reply; answers the units recorded.
+   */
+  async recordVerification(replayId: string, taskId: string, nodeId: string, tx: Tx): Promise<number> {
+    const b = await this.rewards.verificationBasis(taskId, nodeId, tx);
+    if (!b || b.status !== 'completed' || !b.owner_id || b.owner_id === b.user_id) return 0;
+    const charged = Number(b.charged_units ?? 0);
+    const room = charged - rewardShareUnits(charged, this.config.rewards.sharePercent) - Number(b.recorded);
+    const units = verificationRewardUnits(Number(b.difficulty ?? 1), Number(b.hardware_score ?? 1), b.tokens, room);
+    if (units <= 0) return 0;
+    const payableAt = new Date(Date.now() + this.config.rewards.settlementMs);
+    await this.rewards.recordVerification({ replayId, taskId, nodeId, ownerId: b.owner_id, units, payableAt }, tx);
+    return units;
+  }
+
+  /**
    * Who earned a task's reward: its node alone, or, for a pooled model, every member in proportion to the layers it
    * computed (whole milli-GLOB that add up to the reward; the owner is the same, so only the attribution differs).
    */
@@ -228,6 +245,10 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
     for (const r of await this.rewards.paidDespiteFailedCheck(tx)) {
       problems.push(`reward of task ${r.task_id} was paid though the task failed its check`);
     }
+    for (const v of await this.rewards.unearnedVerifications(tx)) problems.push(`verification reward ${v.replay_id}: ${v.reason}`);
+    for (const v of await this.rewards.verificationsAboveShare(this.config.rewards.sharePercent, tx)) {
+      problems.push(`verification rewards of task ${v.task_id} add up to ${v.units}, above the platform's share of its charge, ${v.share}`);
+    }
     for (const r of await this.rewards.uncountedWork(tx)) {
       problems.push(`reward of task ${r.task_id} pays for ${r.tokens} tokens, but the platform counted ${r.counted}`);
     }
@@ -249,16 +270,87 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
   async settle(asOf: Date = new Date()): Promise<Settlement> {
     const result: Settlement = { emitted: await this.accrueEmission(asOf), paid: 0, unfunded: false };
     await this.shareEmission(asOf);
-    for (;;) {
-      const due = await this.rewards.due(asOf, SETTLE_BATCH);
-      if (!due.length) return result;
+    // Replies' rewards, then verifiers': each kind oldest first until one cannot be funded.
+    const kinds = [
+      { due: () => this.rewards.due(asOf, SETTLE_BATCH), pay: (id: string) => this.pay(id) },
+      { due: () => this.rewards.dueVerifications(asOf, SETTLE_BATCH), pay: (id: string) => this.payVerification(id) },
+    ];
+    for (const kind of kinds) {
       // A reward another run paid meanwhile is gone from the next batch.
-      for (const taskId of due) {
-        const outcome = await this.pay(taskId);
-        if (outcome === 'unfunded') return { ...result, unfunded: true };
-        if (outcome === 'paid') result.paid++;
+      for (let due = await kind.due(); due.length; due = await kind.due()) {
+        for (const id of due) {
+          const outcome = await kind.pay(id);
+          if (outcome === 'unfunded') return { ...result, unfunded: true };
+          if (outcome === 'paid') result.paid++;
+        }
       }
     }
+    return result;
+  }
+
+  /** A verification reward, from the platform's own account (spending); with the checked reply's bonus mix, as any reward. */
+  private payVerification(replayId: string): Promise<'paid' | 'gone' | 'unfunded'> {
+    return this.transactions.run(async (tx) => {
+      const reward = await this.rewards.lockUnpaidVerification(replayId, tx);
+      if (!reward) return 'gone';
+      const paid = await this.payEarning(
+        {
+          from: 'platform:spending',
+          ...reward,
+          description: `Reward for verifying task ${reward.taskId.slice(0, 8)}`,
+          // One earning per check answered (a reply's check may pay two or three peers).
+          reference: replayId,
+        },
+        tx,
+      );
+      if (!paid) return 'unfunded';
+      await this.rewards.markVerificationPaid(replayId, paid.transactionId, paid.bonus, tx);
+      await this.notifications.create(
+        reward.ownerId,
+        'reward',
+        'Verification reward',
+        `Your node earned ${toGlob(reward.units)} GLOB for verifying another node's work.`,
+        { task_id: reward.taskId, amount: toGlob(reward.units) },
+        tx,
+      );
+      return 'paid';
+    });
+  }
+
+  /**
+   * Moves a reward from a platform account to its owner's wallet, with its charge's bonus mix (what the charge paid
+   * from bonus reaches the owner as bonus). Null when the account cannot fund it now.
+   */
+  private async payEarning(
+    e: {
+      from: 'platform:rewards' | 'platform:spending';
+      ownerId: string;
+      units: number;
+      holdId: string | null;
+      description: string;
+      reference: string;
+    },
+    tx: Tx,
+  ): Promise<{ transactionId: string; bonus: number } | null> {
+    const from = await this.ledger.platformAccount(e.from, tx);
+    const wallet = await this.ledger.walletOf(e.ownerId, tx);
+    const funds = await this.ledger.lockInOrder([from, wallet.id], tx);
+    if (funds.get(from)!.balance < e.units) return null;
+    const charge = await this.ledger.chargeOf(e.holdId, tx);
+    const bonus = rewardBonusUnits(e.units, charge.amount, charge.bonus);
+    const transactionId = await this.ledger.post(
+      {
+        type: 'earning',
+        description: e.description,
+        reference: e.reference,
+        lines: [
+          { accountId: from, amount: -e.units },
+          { accountId: wallet.id, amount: e.units, bonus },
+        ],
+      },
+      tx,
+    );
+    return { transactionId, bonus };
   }
 
   /**
@@ -333,24 +425,12 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
     return this.transactions.run(async (tx) => {
       const reward = await this.rewards.lockUnpaid(taskId, tx);
       if (!reward) return 'gone';
-      const rewards = await this.ledger.platformAccount('platform:rewards', tx);
-      const wallet = await this.ledger.walletOf(reward.ownerId, tx);
-      const funds = await this.ledger.lockInOrder([rewards, wallet.id], tx);
-      if (funds.get(rewards)!.balance < reward.units) return 'unfunded';
-      const charge = await this.ledger.chargeOf(reward.holdId, tx);
-      const bonus = rewardBonusUnits(reward.units, charge.amount, charge.bonus);
-      const transactionId = await this.ledger.post(
-        {
-          type: 'earning',
-          description: `Reward for processing task ${taskId.slice(0, 8)}`,
-          reference: taskId,
-          lines: [
-            { accountId: rewards, amount: -reward.units },
-            { accountId: wallet.id, amount: reward.units, bonus },
-          ],
-        },
+      const paid = await this.payEarning(
+        { from: 'platform:rewards', ...reward, description: `Reward for processing task ${taskId.slice(0, 8)}`, reference: taskId },
         tx,
       );
+      if (!paid) return 'unfunded';
+      const { transactionId, bonus } = paid;
       await this.rewards.markPaid(taskId, transactionId, bonus, tx);
       await this.rewards.setTaskReward(taskId, transactionId, tx);
       await this.notifications.create(

@@ -1,6 +1,6 @@
 import { proportional } from '../../common/proportional';
-import { parameterCount } from '../inference/catalog';
-import { UNITS_PER_GLOB } from '../wallet/units';
+import { parameterCount } from '../../common/parameter-count';
+import { UNITS_PER_GLOB } from '../../common/units';
 
 /**
  * The reward of a standard task: 25 GLOB base × difficulty (1.0-3.0) × hardware score (0.5-2.0), typically 25-150
@@ -86,4 +86,18 @@ export function rewardBonusUnits(units: number, chargedUnits: number, chargedBon
 /** The part of a task's charge that funds rewards (REWARD_SHARE_PERCENT), in whole units. */
 export function rewardShareUnits(chargedUnits: number, sharePercent: number): number {
   return Math.floor((chargedUnits * sharePercent) / 100);
+}
+
+/**
+ * A verification earns this share of what the same tokens earn as a reply: a recomputation is one pass over prompt and
+ * reply, measured at about 0.44 × the cost of generating the reply (bench/verification.mjs).
+ */
+export const VERIFICATION_REWARD_PERCENT = 50;
+
+/**
+ * A verifier's reward for recomputing a reply of `tokens` (prompt and completion), at most what is left of the
+ * platform's share of the reply's charge (`room`): the requester never pays for checks, the platform does.
+ */
+export function verificationRewardUnits(difficulty: number, score: number, tokens: number, room: number): number {
+  return Math.max(0, Math.min(room, Math.floor((rewardUnits(difficulty, score, tokens) * VERIFICATION_REWARD_PERCENT) / 100)));
 }

@@ -1,6 +1,6 @@
 import type { MailJob } from '../../jobs/jobs';
 import { mail } from '../accounts/emails';
-import { PRODUCT_NAME } from '../site/contact.service';
+import { PRODUCT_NAME } from '../../common/product';
 
 /** Notices of changes to how an account signs in; none ever holds a code or a secret. */
 

@@ -164,17 +164,35 @@ export class PasskeysService {
    * (then the passkey must be that account's, and tries count as wrong codes do).
    */
   async signIn(input: RequestBody<'loginPasskey'>, ip: string): Promise<PendingSignIn> {
-    const challenge = signedChallenge(input.response.response.clientDataJSON);
-    const raw = challenge ? await this.redis.getdel(this.assertionKey(challenge)) : null;
-    if (!challenge || !raw) throw new UnauthorizedException(PASSKEY_MESSAGES.failed);
-    const pending = JSON.parse(raw) as PendingAssertion;
+    const challenge = await this.takeAssertion(input);
     const token = input.challenge_token;
-    // Options asked for one purpose cannot finish the other.
-    if ((pending.challengeHash ?? null) !== (token ? sha256(token) : null)) throw new UnauthorizedException(PASSKEY_MESSAGES.failed);
     if (token) return this.twoFactor.passChallengeWith(token, ip, (userId) => this.verify(input, challenge, userId));
     const userId = await this.verify(input, challenge);
     if (!userId) throw new UnauthorizedException(PASSKEY_MESSAGES.failed);
     return { userId };
+  }
+
+  /**
+   * The second factor of an account deletion proved by e-mail: a passkey of that account, answering options asked with
+   * the deletion's challenge (tries count as wrong codes do).
+   */
+  async passDeletion(token: string, response: RequestBody<'loginPasskey'>['response'], ip: string): Promise<PendingSignIn> {
+    const input = { response, challenge_token: token };
+    const challenge = await this.takeAssertion(input);
+    return this.twoFactor.passChallengeWith(token, ip, (userId) => this.verify(input, challenge, userId), 'deletion');
+  }
+
+  /** Uses up the WebAuthn challenge the answer signed: answered once, and only for the purpose its options were asked for. */
+  private async takeAssertion(input: RequestBody<'loginPasskey'>): Promise<string> {
+    const challenge = signedChallenge(input.response.response.clientDataJSON);
+    const raw = challenge ? await this.redis.getdel(this.assertionKey(challenge)) : null;
+    if (!challenge || !raw) throw new UnauthorizedException(PASSKEY_MESSAGES.failed);
+    const pending = JSON.parse(raw) as PendingAssertion;
+    // Options asked for one purpose cannot finish the other.
+    if ((pending.challengeHash ?? null) !== (input.challenge_token ? sha256(input.challenge_token) : null)) {
+      throw new UnauthorizedException(PASSKEY_MESSAGES.failed);
+    }
+    return challenge;
   }
 
   /** The passkey's account when the answer verifies (and, given `userId`, belongs to it); its counter moves on. */

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
-import { RateLimiter } from '../../common/rate-limit';
-import { UsersRepository } from '../accounts/users.repository';
+import { UsersModule } from '../accounts/users.module';
 import { PasskeysController } from './passkeys.controller';
 import { PasskeysRepository } from './passkeys.repository';
 import { PasskeysService } from './passkeys.service';
@@ -11,12 +10,14 @@ import { SignInSessionsService } from './sign-in-sessions.service';
 import { TwoFactorKeys } from './two-factor-keys';
 import { TwoFactorRepository } from './two-factor.repository';
 import { TwoFactorService } from './two-factor.service';
+import { WrongCodeLimits } from './wrong-code-limits';
 
 /**
  * Two-factor sign-in and passkeys. Accounts imports it (sign-in asks it for a challenge and passes the second step through it),
- * so it reads users through the repository directly rather than importing Accounts back.
+ * so it reads users through the users module rather than importing Accounts back.
  */
 @Module({
+  imports: [UsersModule],
   controllers: [SecurityController, PasskeysController, SessionsController],
   providers: [
     TwoFactorRepository,
@@ -25,9 +26,8 @@ import { TwoFactorService } from './two-factor.service';
     PasskeysService,
     TwoFactorKeys,
     SignInChallenges,
+    WrongCodeLimits,
     SignInSessionsService,
-    UsersRepository,
-    RateLimiter,
   ],
   exports: [TwoFactorService, PasskeysService],
 })

@@ -13,6 +13,11 @@ export interface PendingSignIn {
   userId: string;
   /** A password reset proved by e-mail: the new password's hash, set only once the second step passes. */
   passwordHash?: string;
+  /**
+   * What the second step completes: a sign-in (absent), or an account deletion proved by e-mail. Neither kind
+   * completes the other: a deletion challenge never opens a session, a sign-in's never deletes.
+   */
+  purpose?: 'deletion';
 }
 
 /**

@@ -1,5 +1,5 @@
 import { generateSecret, generateURI, verify } from 'otplib';
-import { PRODUCT_NAME } from '../site/contact.service';
+import { PRODUCT_NAME } from '../../common/product';
 
 /** RFC 6238 as authenticator apps expect it: HMAC-SHA-1, 6 digits, 30-second steps. */
 export const TOTP = { algorithm: 'sha1', digits: 6, period: 30 } as const;

@@ -1,14 +1,12 @@
 import { BadRequestException, ConflictException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { AUTH_REQUIRED } from '../../auth/jwt-auth.guard';
-import { RateLimiter } from '../../common/rate-limit';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
-import { RateLimitedException } from '../../contract/errors';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { Transactions, type Tx } from '../../database/repository';
 import { MailService } from '../../mail/mail.service';
 import { UsersRepository } from '../accounts/users.repository';
-import { PRODUCT_NAME } from '../site/contact.service';
+import { PRODUCT_NAME } from '../../common/product';
 import { recoveryCodeUsedEmail, totpDisabledEmail, totpEnabledEmail } from './emails';
 import { newRecoveryCodes, normalizeRecoveryCode, RECOVERY_CODE_COUNT } from './recovery-codes';
 import { CHALLENGE_TTL_SECONDS, PendingSignIn, SignInChallenges } from './sign-in-challenges';
@@ -16,6 +14,7 @@ import { newTotpSecret, TOTP, totpStep, totpUri } from './totp';
 import { TwoFactorKeys } from './two-factor-keys';
 import { PasskeysRepository } from './passkeys.repository';
 import { TwoFactorRepository, type TwoFactorRow } from './two-factor.repository';
+import { WrongCodeLimits } from './wrong-code-limits';
 
 /** What users read when a two-factor step fails. */
 export const TWO_FACTOR_MESSAGES = {
@@ -27,14 +26,13 @@ export const TWO_FACTOR_MESSAGES = {
   usedCode: 'This code has already been used. Please wait for the next one.',
   wrongRecoveryCode: 'Invalid or already used recovery code.',
   expired: 'This sign-in has expired. Please sign in again.',
+  deletionExpired: 'This confirmation has expired. Please verify your e-mail code again.',
+  deletionNeedsSecondFactor: 'This account has two-factor sign-in: confirm with your authenticator app, a recovery code or a passkey.',
   wrongPasskey: 'This passkey could not be verified. Please try again.',
 } as const;
 
-const tooManyWrongCodes = (seconds: number) => `Too many wrong codes. Please try again in ${seconds} seconds.`;
-
-/** The rate limiter's counters of two-factor tries: per account and per client IP. */
-const TRIES_ACCOUNT = '2fa-account';
-const TRIES_IP = '2fa-ip';
+/** What a challenge completes: a sign-in, or an account deletion. */
+type ChallengePurpose = PendingSignIn['purpose'];
 
 /** A code of the authenticator app, or a recovery code: the validator lets exactly one through. */
 type Proof = Schemas['TwoFactorProof'];
@@ -44,8 +42,8 @@ type Verdict = 'ok' | 'wrongCode' | 'usedCode' | 'wrongRecoveryCode';
  * Two-factor sign-in with an authenticator app (TOTP, RFC 6238, through otplib) and recovery codes: setting it up
  * (a pending secret confirmed by a first code), turning it off, new recovery codes, and the second step of a sign-in.
  * A code is accepted once (the last accepted time step is kept; the same or an earlier step is refused). Every
- * check takes a try from the account's and the IP's allowance first, so parallel guesses cannot get past the limit;
- * a right code gives its tries back.
+ * check is admitted by WrongCodeLimits first (per IP, per challenge, the account's spacing), so parallel guesses
+ * cannot get past them; a right code gives its IP try back and starts the account afresh.
  */
 @Injectable()
 export class TwoFactorService {
@@ -57,7 +55,7 @@ export class TwoFactorService {
     private readonly users: UsersRepository,
     private readonly keys: TwoFactorKeys,
     private readonly challenges: SignInChallenges,
-    private readonly limiter: RateLimiter,
+    private readonly limits: WrongCodeLimits,
     private readonly mail: MailService,
   ) {}
 
@@ -94,14 +92,17 @@ export class TwoFactorService {
       const row = await this.factors.byUser(userId, true, tx);
       if (!row) throw new ConflictException(TWO_FACTOR_MESSAGES.noSetup);
       if (row.enabledAt) throw new ConflictException(TWO_FACTOR_MESSAGES.alreadyOn);
-      await this.takeTries(ip, userId);
+      await this.limits.admit({ ip, userId });
       const step = await totpStep(this.keys.open(userId, row.sealedSecret), code);
-      if (step === null) throw new BadRequestException(TWO_FACTOR_MESSAGES.wrongCode);
+      if (step === null) {
+        await this.limits.wrong(userId);
+        throw new BadRequestException(TWO_FACTOR_MESSAGES.wrongCode);
+      }
       // The row is locked, so the secret checked is the one turned on.
       await this.factors.enable(userId, row.sealedSecret, step, tx);
       await this.factors.replaceRecoveryCodes(userId, this.recoveryHashes(userId, codes), tx);
     });
-    await this.giveTriesBack(ip, userId);
+    await this.limits.right(ip, userId);
     await this.mail.deliver(totpEnabledEmail(email, this.config.mail.supportEmail));
     return { recovery_codes: codes };
   }
@@ -112,7 +113,7 @@ export class TwoFactorService {
       await this.checkSignedIn(userId, proof, ip, tx);
       await this.factors.removeAllOf(userId, tx);
     });
-    await this.giveTriesBack(ip, userId);
+    await this.limits.right(ip, userId);
     await this.mail.deliver(totpDisabledEmail(email, this.config.mail.supportEmail));
     if (proof.recovery_code) await this.mail.deliver(recoveryCodeUsedEmail(email, 0, this.config.mail.supportEmail));
     return { totp_enabled: false, enabled_at: null, pending_setup: false, recovery_codes_left: 0 };
@@ -125,7 +126,7 @@ export class TwoFactorService {
       await this.checkSignedIn(userId, proof, ip, tx);
       await this.factors.replaceRecoveryCodes(userId, this.recoveryHashes(userId, codes), tx);
     });
-    await this.giveTriesBack(ip, userId);
+    await this.limits.right(ip, userId);
     if (proof.recovery_code) await this.mail.deliver(recoveryCodeUsedEmail(email, RECOVERY_CODE_COUNT, this.config.mail.supportEmail));
     return { recovery_codes: codes };
   }
@@ -155,42 +156,58 @@ export class TwoFactorService {
   }
 
   /**
-   * The second step of a sign-in with a passkey: `verify` checks the passkey against the challenge's account (the
-   * caller has used up the WebAuthn challenge). Tries count as wrong codes do; the sign-in challenge is used up only
-   * when it passes.
+   * The second step of a sign-in (or, with `purpose`, of an account deletion) with a passkey: `verify` checks the
+   * passkey against the challenge's account (the caller has used up the WebAuthn challenge). Tries count as wrong
+   * codes do; the challenge is used up only when it passes.
    */
-  async passChallengeWith(token: string, ip: string, verify: (userId: string) => Promise<string | null>): Promise<PendingSignIn> {
-    await this.takeTry(TRIES_IP, ip, this.config.rateLimits.twoFactorIp);
-    const pending = await this.challenges.peek(token);
-    if (!pending) throw new UnauthorizedException(TWO_FACTOR_MESSAGES.expired);
-    await this.takeTry(TRIES_ACCOUNT, pending.userId, this.config.rateLimits.twoFactor);
-    if (!(await verify(pending.userId))) throw new UnauthorizedException(TWO_FACTOR_MESSAGES.wrongPasskey);
-    if (!(await this.challenges.consume(token))) throw new UnauthorizedException(TWO_FACTOR_MESSAGES.expired);
-    await this.giveTriesBack(ip, pending.userId);
+  async passChallengeWith(
+    token: string,
+    ip: string,
+    verify: (userId: string) => Promise<string | null>,
+    purpose?: ChallengePurpose,
+  ): Promise<PendingSignIn> {
+    const pending = await this.pending(token, purpose);
+    await this.limits.admit({ ip, userId: pending.userId, challengeToken: token, expired: expiredMessage(purpose) });
+    if (!(await verify(pending.userId))) {
+      await this.limits.wrong(pending.userId);
+      throw new UnauthorizedException(TWO_FACTOR_MESSAGES.wrongPasskey);
+    }
+    if (!(await this.challenges.consume(token))) throw new UnauthorizedException(expiredMessage(purpose));
+    await this.limits.right(ip, pending.userId);
     return pending;
   }
 
   /**
-   * The second step of a sign-in: the challenge's account, once its code is right; the challenge is then used up.
-   * A wrong code leaves the challenge for another try (within the limits).
+   * The second step of a sign-in (or, with `purpose`, of an account deletion): the challenge's account, once its code
+   * is right; the challenge is then used up. A wrong code leaves the challenge for another try (within the limits).
    */
-  async passChallenge(input: RequestBody<'loginTwoFactor'>, ip: string): Promise<PendingSignIn> {
-    await this.takeTry(TRIES_IP, ip, this.config.rateLimits.twoFactorIp);
-    const pending = await this.challenges.peek(input.challenge_token);
-    if (!pending) throw new UnauthorizedException(TWO_FACTOR_MESSAGES.expired);
-    await this.takeTry(TRIES_ACCOUNT, pending.userId, this.config.rateLimits.twoFactor);
+  async passChallenge(input: RequestBody<'loginTwoFactor'>, ip: string, purpose?: ChallengePurpose): Promise<PendingSignIn> {
+    const pending = await this.pending(input.challenge_token, purpose);
+    await this.limits.admit({ ip, userId: pending.userId, challengeToken: input.challenge_token, expired: expiredMessage(purpose) });
     const row = await this.factors.byUser(pending.userId, false);
     if (!row?.enabledAt) {
       // A passkey-only account has no code to check; with no second factor left, that sign-in starts again.
-      if ((await this.passkeys.countOf(pending.userId)) > 0)
+      if ((await this.passkeys.countOf(pending.userId)) > 0) {
+        await this.limits.wrong(pending.userId);
         throw new UnauthorizedException(TWO_FACTOR_MESSAGES[input.code !== undefined ? 'wrongCode' : 'wrongRecoveryCode']);
-      throw new UnauthorizedException(TWO_FACTOR_MESSAGES.expired);
+      }
+      throw new UnauthorizedException(expiredMessage(purpose));
     }
     const verdict = await this.check(row, input);
-    if (verdict !== 'ok') throw new UnauthorizedException(TWO_FACTOR_MESSAGES[verdict]);
-    if (!(await this.challenges.consume(input.challenge_token))) throw new UnauthorizedException(TWO_FACTOR_MESSAGES.expired);
-    await this.giveTriesBack(ip, pending.userId);
+    if (verdict !== 'ok') {
+      await this.limits.wrong(pending.userId);
+      throw new UnauthorizedException(TWO_FACTOR_MESSAGES[verdict]);
+    }
+    if (!(await this.challenges.consume(input.challenge_token))) throw new UnauthorizedException(expiredMessage(purpose));
+    await this.limits.right(ip, pending.userId);
     if (input.recovery_code) await this.noticeRecoveryCodeUsed(pending.userId);
+    return pending;
+  }
+
+  /** A live challenge of this purpose (a sign-in's never completes a deletion, nor the reverse), else 401. */
+  private async pending(token: string, purpose: ChallengePurpose): Promise<PendingSignIn> {
+    const pending = await this.challenges.peek(token);
+    if (!pending || pending.purpose !== purpose) throw new UnauthorizedException(expiredMessage(purpose));
     return pending;
   }
 
@@ -204,9 +221,12 @@ export class TwoFactorService {
   private async checkSignedIn(userId: string, proof: Proof, ip: string, tx: Tx): Promise<void> {
     const row = await this.factors.byUser(userId, true, tx);
     if (!row?.enabledAt) throw new ConflictException(TWO_FACTOR_MESSAGES.off);
-    await this.takeTries(ip, userId);
+    await this.limits.admit({ ip, userId });
     const verdict = await this.check(row, proof, tx);
-    if (verdict !== 'ok') throw new BadRequestException(TWO_FACTOR_MESSAGES[verdict]);
+    if (verdict !== 'ok') {
+      await this.limits.wrong(userId);
+      throw new BadRequestException(TWO_FACTOR_MESSAGES[verdict]);
+    }
   }
 
   /** Checks a code (its step must come after the last one accepted) or uses a recovery code up. */
@@ -224,25 +244,6 @@ export class TwoFactorService {
     return codes.map((c) => this.keys.recoveryHash(userId, normalizeRecoveryCode(c)));
   }
 
-  private async takeTries(ip: string, userId: string): Promise<void> {
-    await this.takeTry(TRIES_IP, ip, this.config.rateLimits.twoFactorIp);
-    await this.takeTry(TRIES_ACCOUNT, userId, this.config.rateLimits.twoFactor);
-  }
-
-  /** One try of an allowance; 429 with Retry-After once it is spent. */
-  private async takeTry(counter: string, key: string, rule: { limit: number; windowSeconds: number }): Promise<void> {
-    const { count, resetMs } = await this.limiter.add(counter, key, 1, rule.windowSeconds);
-    if (count > rule.limit) {
-      const seconds = Math.max(1, Math.ceil(resetMs / 1000));
-      throw new RateLimitedException(seconds, tooManyWrongCodes(seconds));
-    }
-  }
-
-  private async giveTriesBack(ip: string, userId: string): Promise<void> {
-    await this.limiter.giveBack(TRIES_IP, ip);
-    await this.limiter.giveBack(TRIES_ACCOUNT, userId);
-  }
-
   private async noticeRecoveryCodeUsed(userId: string): Promise<void> {
     const email = await this.emailOf(userId);
     await this.mail.deliver(recoveryCodeUsedEmail(email, await this.factors.recoveryCodesLeft(userId), this.config.mail.supportEmail));
@@ -254,3 +255,5 @@ export class TwoFactorService {
     return user.email;
   }
 }
+
+const expiredMessage = (purpose: ChallengePurpose) => TWO_FACTOR_MESSAGES[purpose === 'deletion' ? 'deletionExpired' : 'expired'];

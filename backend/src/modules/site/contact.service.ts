@@ -4,9 +4,9 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { MailService } from '../../mail/mail.service';
 import { htmlEmail } from '../../mail/templates';
+import { PRODUCT_NAME } from '../../common/product';
 import { ContactRepository } from './contact.repository';
 
-export const PRODUCT_NAME = 'Glob Network';
 export const CONTACT_THANKS = 'Thank you for your message! We will get back to you soon.';
 export const TESTIMONIAL_THANKS = `Thank you for sharing your experience with ${PRODUCT_NAME}!`;
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, NotFoundException, UnauthorizedException } from '@nestjs/common';
+import { Inject, Injectable, Logger, NotFoundException, UnauthorizedException } from '@nestjs/common';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { platformQueues, type AnyQueue } from '../../jobs/jobs';
@@ -6,10 +6,12 @@ import { JobsService } from '../../jobs/jobs.service';
 import {
   holdsOpen,
   holdsOpenUnits,
+  isFailingNode,
   ledgerFlow,
   ledgerTransactions,
   nodesOnline,
   nodeTasks,
+  nodesWithFailures,
   queueJobs,
   registry,
   rewardUnits,
@@ -26,7 +28,10 @@ const QUEUE_STATES = ['waiting', 'active', 'delayed', 'completed', 'failed'] as 
  */
 @Injectable()
 export class MetricsService {
+  private readonly logger = new Logger('Metrics');
   private readonly queues: AnyQueue[];
+  /** The nodes this process last found failing: each is logged once when it starts failing, not at every scrape. */
+  private failing = new Set<string>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -64,8 +69,7 @@ export class MetricsService {
     ]);
     nodesOnline.reset();
     for (const r of online) nodesOnline.set({ model: r.model, kind: r.kind }, r.nodes);
-    nodeTasks.reset();
-    for (const r of tasks) nodeTasks.set({ node: r.node, name: r.name, status: r.status }, r.tasks);
+    this.countNodeTasks(tasks);
     // Totals kept by PostgreSQL, exposed as counters: they only grow, so rate() over them is GLOB's flow.
     ledgerTransactions.reset();
     ledgerFlow.reset();
@@ -83,5 +87,36 @@ export class MetricsService {
     holdsOpenUnits.set(openUnits);
     rewardUnits.set({ state: 'pending' }, Number(rewards.pending));
     rewardUnits.set({ state: 'paid' }, Number(rewards.paid));
+  }
+
+  /** Last hour's tasks summed over nodes; the nodes themselves are counted, and a failing one is named in the log. */
+  private countNodeTasks(tasks: Array<{ node: string; model: string; kind: string; status: string; tasks: number }>): void {
+    nodeTasks.reset();
+    const byNode = new Map<string, { failed: number; completed: number }>();
+    for (const r of tasks) {
+      nodeTasks.inc({ model: r.model, kind: r.kind, status: r.status }, r.tasks);
+      const n = byNode.get(r.node) ?? { failed: 0, completed: 0 };
+      if (r.status === 'failed') n.failed += r.tasks;
+      else n.completed += r.tasks;
+      byNode.set(r.node, n);
+    }
+    const failing = new Set<string>();
+    let withFailures = 0;
+    for (const [node, { failed, completed }] of byNode) {
+      if (failed === 0) continue;
+      withFailures++;
+      if (!isFailingNode(failed, completed)) continue;
+      failing.add(node);
+      if (!this.failing.has(node))
+        this.logger.warn({
+          msg: `Node ${node} is failing: ${failed} of ${failed + completed} tasks failed in the last hour`,
+          node_id: node,
+          failed,
+          completed,
+        });
+    }
+    this.failing = failing;
+    nodesWithFailures.set({ failing: 'true' }, failing.size);
+    nodesWithFailures.set({ failing: 'false' }, withFailures - failing.size);
   }
 }

@@ -54,11 +54,12 @@ export class StatsRepository extends ConfiguredRepository {
     );
   }
 
-  /** Tasks each node ended in the last hour, by status. */
-  nodeTasksLastHour(tx?: Tx): Promise<Array<{ node: string; name: string; status: string; tasks: number }>> {
+  /** Tasks each node ended in the last hour, by model, kind and status. */
+  nodeTasksLastHour(tx?: Tx): Promise<Array<{ node: string; model: string; kind: string; status: string; tasks: number }>> {
     return this.rows(
-      `SELECT t.node_id AS node, n.name, t.status, count(*)::int AS tasks FROM inference_tasks t JOIN nodes n ON n.id = t.node_id
-       WHERE t.status IN ('completed', 'failed') AND t.completed_at > now() - interval '1 hour' GROUP BY 1, 2, 3`,
+      `SELECT t.node_id AS node, t.model_id AS model, ${NODE_KIND('n', 't.model_id')} AS kind, t.status, count(*)::int AS tasks
+       FROM inference_tasks t JOIN nodes n ON n.id = t.node_id
+       WHERE t.status IN ('completed', 'failed') AND t.completed_at > now() - interval '1 hour' GROUP BY 1, 2, 3, 4`,
       [],
       tx,
     );

@@ -64,7 +64,7 @@ export class SystemService {
       connected_peers: Number(row.connected_peers),
       active_tasks: Number(row.active_tasks),
       pending_tasks: Number(row.pending_tasks),
-      success_rate: finished === 0 ? 0 : Math.round((completed / finished) * 1000) / 10,
+      success_rate: finished === 0 ? null : Math.round((completed / finished) * 1000) / 10,
       updated_at: new Date().toISOString(),
     };
   }

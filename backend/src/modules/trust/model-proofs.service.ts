@@ -8,7 +8,7 @@ import { Transactions } from '../../database/repository';
 import { CatalogModel, loadCatalog } from '../inference/catalog';
 import { hashRanges } from '@glob/engine/file-proof';
 import { PEER_ACTIVE_SECONDS } from './spot-check-verdict';
-import { SpotChecksService } from './spot-checks.service';
+import { SpotChecksService, unfitCommitment } from './spot-checks.service';
 import { SpotChecksRepository, type ChallengeBody, type ModelProofRow } from './spot-checks.repository';
 
 /** Byte ranges a challenge asks for, and how long each is. */
@@ -39,7 +39,7 @@ const WORDS = (
 /**
  * A node's model counts only once the node proved it runs it: it answers a challenge with the model's seeded reply to
  * a long random prompt and its commitment, in the time the model's size allows (answerSeconds), verified by
- * recomputation by a trusted generator when one serves the model, otherwise replayed by other owners' nodes that
+ * recomputation by a trusted generator when one serves the model, otherwise by a node of another owner and network that
  * proved it (PeerReplaysService). The SHA-256 of a nonce and random byte ranges of the catalog's file is only a cheap
  * first check (the file is public); the first node of a model, with nobody to check it, is proven by its answer alone.
  */
@@ -141,24 +141,27 @@ export class ModelProofsService {
       }
       if (await this.spotChecks.trusted(row.model_id)) {
         await this.checks.checking(row.id, proof.text, tx);
-        return row;
+        return { row, by: 'trusted' as const };
       }
-      // Without a trusted generator, another owner's node that proved the model replays the generation; the first
-      // node of a model has nobody to be checked against, and its replies are checked once someone is.
+      // Without a trusted generator, a node of another owner and network that proved the model verifies the generation
+      // by recomputation; the first node of a model has nobody to be checked against, and its replies are checked once
+      // someone is.
       if (!(await this.checks.peerAvailable(row.model_id, [nodeId], PEER_ACTIVE_SECONDS, tx))) {
         await this.checks.prove(row.id, 'unchecked', proof.text, tx);
         return null;
       }
       await this.checks.checking(row.id, proof.text, tx);
-      await this.checks.addReplay(
-        { proofId: row.id },
-        [nodeId],
-        { model_id: row.model_id, messages: row.challenge.messages, params: row.challenge.params },
-        tx,
-      );
+      const unfit = unfitCommitment(proof.commitment, row.challenge.params.max_tokens);
+      if (unfit) return { row, by: 'unfit' as const, unfit };
+      const { messages, params } = row.challenge;
+      const claim = { commitment: proof.commitment!, text: proof.text, stop_reason: 'either' as const };
+      await this.checks.addReplay({ proofId: row.id }, [nodeId], { model_id: row.model_id, messages, params, claim }, tx);
       return null;
     });
-    if (toCheck) await this.spotChecks.checkProof(toCheck.id, toCheck.model_id, toCheck.challenge, proof.text, proof.commitment ?? null);
+    if (!toCheck) return;
+    const { row } = toCheck;
+    if (toCheck.by === 'unfit') await this.spotChecks.concludeProof(row.id, () => toCheck.unfit);
+    else await this.spotChecks.checkProof(row.id, row.model_id, row.challenge, proof.text, proof.commitment ?? null);
   }
 }
 

@@ -1,37 +1,17 @@
-/**
- * How a node's reply must agree with a trusted generator's replay of the same request (same prompt, sampling and
- * seed): token for token over its first half, and at least its first SPOT_CHECK_PREFIX tokens (all of a shorter
- * reply). Generators on different hardware can round differently and drift apart late in a reply; a reply that is
- * not the model's output differs from the first tokens.
- */
-export const SPOT_CHECK_PREFIX = 16;
-
-/** A node that asked for work this recently counts as a peer that can replay another owner's work. */
+/** A node that asked for work this recently counts as a peer that can verify another owner's work. */
 export const PEER_ACTIVE_SECONDS = 60;
-/** A replay no peer claimed within this long is given up: the check is decided without it. */
+/** A check no peer claimed within this long is given up: it is decided without it. */
 export const REPLAY_WAIT_SECONDS = 10;
 
+/** The verdict on a node's reply (or a challenge's generation), by recomputation of the tokens it committed to. */
 export interface SpotCheckVerdict {
   passed: boolean;
-  /** Why it failed when its tokens matched (the node's logprobs were not the model's). */
+  /** Why it failed, naming the first position that did. */
   why?: string;
-  /** Tokens the two replies share from the start. */
+  /** Positions that passed before the first that did not (all of them when it passed). */
   matched: number;
-  /** Tokens of the node's reply. */
+  /** Tokens the node committed to. */
   nodeTokens: number;
-  /** Tokens that had to match. */
+  /** Tokens that had to pass. */
   required: number;
-}
-
-/**
- * The part of a generation that is compared. llama-server (a pool's coordinator) keeps the space its first token
- * decodes to and node-llama-cpp drops it: the same reply either way, so a leading space never counts.
- */
-export const comparable = (text: string) => text.trimStart();
-
-export function judgeReplay(replay: number[], node: number[]): SpotCheckVerdict {
-  let matched = 0;
-  while (matched < replay.length && matched < node.length && replay[matched] === node[matched]) matched++;
-  const required = Math.min(node.length, Math.max(SPOT_CHECK_PREFIX, Math.ceil(node.length / 2)));
-  return { passed: matched >= required, matched, nodeTokens: node.length, required };
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfiguredRepository, type Tx } from '../../database/repository';
 import type { JobTurn } from '../../jobs/jobs';
+import type { ClaimedEnd } from '@glob/engine/verification';
 import { liveNode } from '../inference/nodes.repository';
 
 export interface SpotCheckRow {
@@ -12,10 +13,14 @@ export interface SpotCheckRow {
   status: 'pending' | 'passed' | 'failed' | 'inconclusive';
 }
 
-/** What a peer replays: the request as the checked node (or the challenged one) was given it. */
+/**
+ * What a peer verifies: the request as the checked node (or the challenged one) was given it, and what the node
+ * claimed of its answer (its commitment, the text the platform relayed, how it ended). The peer recomputes the
+ * commitment's tokens after the prompt; the platform judges the claim with its numbers.
+ */
 export interface ReplayJob {
   model_id: string;
-  /** The chat turns, or instead `prompt`, the raw text of a legacy completion (replayed without a chat template). */
+  /** The chat turns, or instead `prompt`, the raw text of a legacy completion (evaluated without a chat template). */
   messages?: JobTurn[];
   prompt?: string;
   params: {
@@ -23,11 +28,15 @@ export interface ReplayJob {
     top_p: number;
     seed: number;
     max_tokens: number;
-    /**
-     * The reply's JSON schema, as JSON text: the replay is generated under the same grammar, which writes an object's
-     * properties in the schema's key order (jsonb would reorder them).
-     */
+    /** The reply's JSON schema, as JSON text (jsonb would reorder an object's properties). */
     json_schema?: string;
+  };
+  claim: {
+    /** The node's commitment (base64, as its done event carried it). */
+    commitment: string;
+    text: string;
+    stop_reason: ClaimedEnd;
+    stops?: string[];
   };
 }
 
@@ -44,10 +53,18 @@ export interface PeerReplayRow {
   exclude_nodes: string[];
   job: ReplayJob;
   status: 'waiting' | 'claimed' | 'done' | 'expired';
-  text: string | null;
+  /** The peer's recomputation (base64 steps, VERIFY_TOP candidates each); null when it could not run it. */
+  steps: string | null;
 }
 
-const REPLAY = 'r.id, r.spot_check_id, r.proof_id, r.node_id, r.exclude_nodes, r.job, r.status, r.text';
+const REPLAY = 'r.id, r.spot_check_id, r.proof_id, r.node_id, r.exclude_nodes, r.job, r.status, r.steps';
+
+/**
+ * Whether node `n` is barred from checking the work of the nodes in `$x`: it is one of them, has the same owner, or
+ * the same network origin (a check by the checked node's own network is no check).
+ */
+const barred = (n: string, x: string) =>
+  `EXISTS (SELECT 1 FROM nodes x WHERE x.id = ANY(${x}) AND (x.id = ${n}.id OR x.owner_id = ${n}.owner_id OR x.origin = ${n}.origin))`;
 
 /** A model challenge as the node is given it (see ModelChallenge in the spec). */
 export interface ChallengeBody {
@@ -129,15 +146,16 @@ export class SpotChecksRepository extends ConfiguredRepository {
   // ---- peer replays ----
 
   /**
-   * Whether a node of none of these nodes' owners could replay work on the model now: it serves and has proven the
-   * model, is not paused, and asked for work within `activeSeconds` (a node that stopped asking is not waited for).
+   * Whether a node of none of these nodes' owners and network origins could verify work on the model now: it serves and
+   * has proven the model, is not paused, and asked for work within `activeSeconds` (a node that stopped asking is not
+   * waited for).
    */
   async peerAvailable(modelId: string, notOwnersOf: string[], activeSeconds: number, tx?: Tx): Promise<boolean> {
     const row = await this.one<{ id: string }>(
       `SELECT n.id FROM nodes n
        WHERE n.credential_hash IS NOT NULL AND ${liveNode('n', '$1')} AND NOT n.paused AND NOT n.battery_paused
          AND n.claimed_at > now() - make_interval(secs => $4) AND n.owner_id IS NOT NULL AND $2 = ANY(n.models)
-         AND NOT EXISTS (SELECT 1 FROM nodes x WHERE x.id = ANY($3::uuid[]) AND (x.id = n.id OR x.owner_id = n.owner_id))
+         AND NOT ${barred('n', '$3::uuid[]')}
          AND EXISTS (SELECT 1 FROM model_proofs p WHERE p.node_id = n.id AND p.model_id = $2 AND p.status = 'proven')
        LIMIT 1`,
       [this.config.inference.nodeLiveSeconds, modelId, notOwnersOf, activeSeconds],
@@ -146,7 +164,7 @@ export class SpotChecksRepository extends ConfiguredRepository {
     return !!row;
   }
 
-  /** A replay waiting for the first node of another owner than these nodes' to claim it. */
+  /** A check waiting for the first node of another owner and origin than these nodes' to claim it. */
   async addReplay(subject: ReplaySubject, excludeNodes: string[], job: ReplayJob, tx?: Tx): Promise<void> {
     await this.rows(
       `INSERT INTO peer_replays (spot_check_id, proof_id, model_id, exclude_nodes, job) VALUES ($1, $2, $3, $4::uuid[], $5::jsonb)`,
@@ -161,14 +179,14 @@ export class SpotChecksRepository extends ConfiguredRepository {
     );
   }
 
-  /** The oldest replay this node may run (a model it proved, someone else's work), now claimed by it. */
+  /** The oldest check this node may run (a model it proved, another owner's and network's work), now claimed by it. */
   claimReplay(nodeId: string, tx?: Tx): Promise<PeerReplayRow | undefined> {
     return this.one<PeerReplayRow>(
       `UPDATE peer_replays r SET status = 'claimed', node_id = n.id, claimed_at = now() FROM nodes n
        WHERE n.id = $1 AND r.id = (
          SELECT p.id FROM peer_replays p JOIN nodes me ON me.id = $1
          WHERE p.status = 'waiting' AND p.model_id = ANY(me.models) AND me.owner_id IS NOT NULL
-           AND NOT EXISTS (SELECT 1 FROM nodes x WHERE x.id = ANY(p.exclude_nodes) AND (x.id = me.id OR x.owner_id = me.owner_id))
+           AND NOT ${barred('me', 'p.exclude_nodes')}
            AND EXISTS (SELECT 1 FROM model_proofs mp WHERE mp.node_id = me.id AND mp.model_id = p.model_id AND mp.status = 'proven')
          ORDER BY p.created_at LIMIT 1 FOR UPDATE OF p SKIP LOCKED)
        RETURNING ${REPLAY}`,
@@ -187,8 +205,8 @@ export class SpotChecksRepository extends ConfiguredRepository {
     );
   }
 
-  async finishReplay(id: string, text: string | null, tx: Tx): Promise<void> {
-    await this.rows(`UPDATE peer_replays SET status = 'done', text = $2, done_at = now() WHERE id = $1`, [id, text], tx);
+  async finishReplay(id: string, steps: string | null, tx: Tx): Promise<void> {
+    await this.rows(`UPDATE peer_replays SET status = 'done', steps = $2, done_at = now() WHERE id = $1`, [id, steps], tx);
   }
 
   /** Replays nobody claimed within `waitSeconds`, or claimed and not answered within `runSeconds`: expired now. */
@@ -248,10 +266,16 @@ export class SpotChecksRepository extends ConfiguredRepository {
       [nodeId],
       tx,
     );
+    // Its rewards for verifying others' work too: a suspended node's word is worth nothing, its checks' included.
+    const verifications = await this.rows<{ units: string }>(
+      `UPDATE verification_rewards SET withheld_at = now() WHERE node_id = $1 AND paid_at IS NULL AND withheld_at IS NULL RETURNING units`,
+      [nodeId],
+      tx,
+    );
     return {
       ownerId: node?.owner_id ?? null,
       name: node?.name ?? '',
-      withheldUnits: withheld.reduce((sum, r) => sum + Number(r.units), 0),
+      withheldUnits: [...withheld, ...verifications].reduce((sum, r) => sum + Number(r.units), 0),
       taskIds: withheld.map((r) => r.task_id),
     };
   }

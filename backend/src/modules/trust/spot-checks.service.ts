@@ -9,7 +9,7 @@ import { JobsService } from '../../jobs/jobs.service';
 import { REDIS } from '../../redis/redis.module';
 import { NotificationsService } from '../notifications/notifications.service';
 import { LedgerService } from '../wallet/ledger.service';
-import { toGlob } from '../wallet/units';
+import { toGlob } from '../../common/units';
 import { PEER_ACTIVE_SECONDS, type SpotCheckVerdict } from './spot-check-verdict';
 import { SpotChecksRepository, type ChallengeBody, type ReplayJob } from './spot-checks.repository';
 import { TasksRepository } from '../inference/tasks.repository';
@@ -49,6 +49,20 @@ const cosine = (a: Float32Array, b: Float32Array): number => {
   return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : a.length === b.length && na === nb ? 1 : 0;
 };
 
+/**
+ * Why a commitment cannot be verified at all (missing, not whole records, longer than the cap allows), or null: such a
+ * reply fails without a recomputation.
+ */
+export function unfitCommitment(commitment: string | null | undefined, maxTokens: number): SpotCheckVerdict | null {
+  const committed = commitment ? decodeCommitment(commitment) : null;
+  const why = !committed
+    ? 'it sent no commitment, or one that is not whole records'
+    : committed.length > maxTokens + 1
+      ? `it committed ${committed.length} tokens for a cap of ${maxTokens}`
+      : null;
+  return why ? { passed: false, why, matched: 0, nodeTokens: committed?.length ?? 0, required: committed?.length ?? 0 } : null;
+}
+
 /** Where a trusted generator says it can replay a model's replies (kept alive by its heartbeats). */
 export const verifierKey = (prefix: string, modelId: string) => `${prefix}:verifier:${modelId}`;
 
@@ -66,11 +80,10 @@ export interface ServedReply {
   /** The reply's logprobs, when it was asked for them. */
   logprobs?: TokenLogprob[];
   /**
-   * How the node ended the reply (its done event): its stop reason, its commitment (null when it sent none) and the
-   * completion cap it was given. Absent when the platform ended the reply (a stop, a client gone): then there is
-   * nothing the node committed to.
+   * How the reply ended: its node's done event (its stop reason), or `stopped` where the platform ended it and the
+   * node committed afterwards (or never: then null); with its commitment and the completion cap it was given.
    */
-  ended?: { stopReason: 'stop' | 'length' | 'abort'; commitment: string | null; maxTokens: number };
+  ended: { stopReason: 'stop' | 'length' | 'abort' | 'stopped'; commitment: string | null; maxTokens: number };
 }
 
 /**
@@ -98,7 +111,7 @@ export class SpotChecksService {
   ) {}
 
   /** Whether this node's work is verified now: all of it during its probation, then a random SPOT_CHECK_PERCENT. */
-  private async drawn(nodeId: string): Promise<boolean> {
+  async drawn(nodeId: string): Promise<boolean> {
     const { spotCheckFirst, spotCheckPercent } = this.config.inference;
     if ((await this.checks.passedSinceTrusted(nodeId)) < spotCheckFirst) return true;
     return Math.random() * 100 < spotCheckPercent;
@@ -110,8 +123,7 @@ export class SpotChecksService {
    * there.
    */
   async afterReply(r: ServedReply): Promise<boolean> {
-    // A reply the platform ended (stopped, its client gone) carries no commitment of the node's: nothing to verify.
-    if (!r.ended || !(await this.drawn(r.nodeId))) return false;
+    if (!(await this.drawn(r.nodeId))) return false;
     const check = { taskId: r.taskId, nodeId: r.nodeId, modelId: r.job.modelId, nodeText: r.text };
     if (await this.trusted(r.job.modelId)) {
       const { commitment, stopReason, maxTokens } = r.ended;
@@ -137,13 +149,12 @@ export class SpotChecksService {
       });
       return true;
     }
-    // Without a trusted generator, another owner's node replays the reply and the texts are compared: an empty one has
-    // no tokens to compare.
-    if (!r.text || r.completionTokens < 1) return false;
-    // llama.cpp's server samples under a grammar its own way (it samples first and samples again when the grammar
-    // refuses the token), so an honest pool's JSON reply and its replay differ token by token: such a reply is only
-    // checked against its schema. A pool's plain replies are checked as any node's.
-    if (r.pooled && r.job.params.jsonSchema) return false;
+    // Without a trusted generator, a node of another owner and network verifies it by recomputation (PeerReplaysService).
+    if (!(await this.checks.peerAvailable(r.job.modelId, [r.nodeId], PEER_ACTIVE_SECONDS))) {
+      this.logger.debug(`Neither a trusted generator nor another owner's node serves ${r.job.modelId}: reply ${r.job.streamId} is not checked`);
+      return false;
+    }
+    const { commitment, stopReason, maxTokens } = r.ended;
     const job: ReplayJob = {
       model_id: r.job.modelId,
       ...generationInput(r.job),
@@ -151,15 +162,21 @@ export class SpotChecksService {
         temperature: r.job.params.temperature,
         top_p: r.job.params.topP,
         seed: r.seed,
-        max_tokens: r.completionTokens,
+        max_tokens: maxTokens,
         ...(r.job.params.jsonSchema ? { json_schema: JSON.stringify(r.job.params.jsonSchema) } : {}),
       },
+      claim: {
+        commitment: commitment ?? '',
+        text: r.text,
+        stop_reason: stopReason,
+        ...(r.job.params.stop?.length ? { stops: r.job.params.stop } : {}),
+      },
     };
-    if (!(await this.checks.peerAvailable(r.job.modelId, [r.nodeId], PEER_ACTIVE_SECONDS))) {
-      this.logger.debug(`Neither a trusted generator nor another owner's node serves ${r.job.modelId}: reply ${r.job.streamId} is not checked`);
-      return false;
-    }
-    await this.transactions.run(async (tx) => this.checks.addReplay({ spotCheckId: await this.checks.create(check, tx) }, [r.nodeId], job, tx));
+    const checkId = await this.checks.create(check);
+    // A commitment that cannot be checked at all is the node's fault alone: no peer is needed to say so.
+    const unfit = unfitCommitment(commitment, maxTokens);
+    if (unfit) await this.concludeCheck(checkId, () => unfit);
+    else await this.checks.addReplay({ spotCheckId: checkId }, [r.nodeId], job);
     return true;
   }
 
@@ -206,44 +223,51 @@ export class SpotChecksService {
     recompute: (tokens: number[]) => Promise<Recomputation>,
     scoreText: (text: string, top: number) => Promise<TokenLogprob[]>,
   ): Promise<SpotCheckVerdict | null> {
+    const result = await this.verdictOf(job, recompute, scoreText);
+    return job.kind === 'proof' ? this.concludeProof(job.checkId, () => result) : this.concludeCheck(job.checkId, () => result);
+  }
+
+  /**
+   * The verdict on a reply (or a challenge's generation) with a recomputation of its committed tokens: a trusted
+   * generator's, or a peer's (then without `scoreText`: a /v1 reply's logprobs are checked only by a trusted one).
+   */
+  async verdictOf(
+    job: VerifyJob,
+    recompute: (tokens: number[]) => Promise<Recomputation>,
+    scoreText?: (text: string, top: number) => Promise<TokenLogprob[]>,
+  ): Promise<SpotCheckVerdict> {
     const claim = job.recompute!;
-    const committed = claim.commitment === null ? null : decodeCommitment(claim.commitment);
-    const fail = (why: string): StepsVerdict => ({ passed: false, checked: 0, why });
+    const unfit = unfitCommitment(claim.commitment, job.params.maxTokens);
+    if (unfit) return unfit;
+    const committed = decodeCommitment(claim.commitment!)!;
     let verdict: StepsVerdict;
-    if (!committed) verdict = fail('it sent no commitment, or one that is not whole records');
-    else if (committed.length > job.params.maxTokens + 1)
-      verdict = fail(`it committed ${committed.length} tokens for a cap of ${job.params.maxTokens}`);
-    else {
-      try {
-        verdict = verifyReply(committed, await recompute(committed.map((s) => s.token)), {
-          text: claim.text,
-          stopReason: claim.stopReason,
-          ...(claim.stops ? { stops: claim.stops } : {}),
-          maxTokens: job.params.maxTokens,
-          sampling: {
-            temperature: job.params.temperature,
-            topP: job.params.topP,
-            constrained: !!job.params.jsonSchema,
-            freeStrings: !!job.params.jsonSchema && freeStrings(job.params.jsonSchema),
-          },
-        });
-      } catch (err) {
-        if (!(err instanceof RangeError)) throw err;
-        verdict = fail(err.message);
-      }
-      const { score } = job;
-      if (verdict.passed && score && !sameLogprobs(score.logprobs, await scoreText(score.text, score.top)))
-        verdict = { ...verdict, passed: false, why: "its logprobs were not the model's" };
+    try {
+      verdict = verifyReply(committed, await recompute(committed.map((s) => s.token)), {
+        text: claim.text,
+        stopReason: claim.stopReason,
+        ...(claim.stops ? { stops: claim.stops } : {}),
+        maxTokens: job.params.maxTokens,
+        sampling: {
+          temperature: job.params.temperature,
+          topP: job.params.topP,
+          constrained: !!job.params.jsonSchema,
+          freeStrings: !!job.params.jsonSchema && freeStrings(job.params.jsonSchema),
+        },
+      });
+    } catch (err) {
+      if (!(err instanceof RangeError)) throw err;
+      verdict = { passed: false, checked: 0, why: err.message };
     }
-    const steps = committed?.length ?? 0;
-    const result: SpotCheckVerdict = {
+    const { score } = job;
+    if (verdict.passed && score && scoreText && !sameLogprobs(score.logprobs, await scoreText(score.text, score.top)))
+      verdict = { ...verdict, passed: false, why: "its logprobs were not the model's" };
+    return {
       passed: verdict.passed,
       ...(verdict.why ? { why: verdict.why } : {}),
-      matched: verdict.passed ? steps : Math.max(0, verdict.checked - 1),
-      nodeTokens: steps,
-      required: steps,
+      matched: verdict.passed ? committed.length : Math.max(0, verdict.checked - 1),
+      nodeTokens: committed.length,
+      required: committed.length,
     };
-    return job.kind === 'proof' ? this.concludeProof(job.checkId, () => result) : this.concludeCheck(job.checkId, () => result);
   }
 
   /**

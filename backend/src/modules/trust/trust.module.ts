@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { InferenceModule } from '../inference/inference.module';
 import { NotificationsModule } from '../notifications/notifications.module';
+import { RewardsModule } from '../rewards/rewards.module';
 import { WalletModule } from '../wallet/wallet.module';
 import { ModelProofsService } from './model-proofs.service';
 import { PeerReplaysService } from './peer-replays.service';
@@ -13,7 +14,7 @@ import { SpotChecksService } from './spot-checks.service';
  * rewards, refunds). Used by the nodes room (what nodes send) and the worker (the trusted generator).
  */
 @Module({
-  imports: [InferenceModule, WalletModule, NotificationsModule],
+  imports: [InferenceModule, WalletModule, NotificationsModule, RewardsModule],
   providers: [SpotChecksService, SpotChecksRepository, PeerReplaysService, ModelProofsService],
   exports: [SpotChecksService, SpotChecksRepository, PeerReplaysService, ModelProofsService],
 })

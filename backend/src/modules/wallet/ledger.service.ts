@@ -7,7 +7,7 @@ import { decodeCursor, encodeCursor } from '../../common/cursor';
 import { Transactions, type Tx } from '../../database/repository';
 import { NotificationsService } from '../notifications/notifications.service';
 import { LedgerRepository, MINTS, type Funds, type LedgerAccount, type PlatformAccount } from './ledger.repository';
-import { toGlob } from './units';
+import { toGlob } from '../../common/units';
 
 type TxType = Schemas['TransactionType'];
 export type { PlatformAccount };

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { CurrentUser, type AuthUser } from '../../auth/auth-user';
 import { Public } from '../../auth/public.decorator';
-import type { RawBodyRequest } from '../../bootstrap';
+import type { RawBodyRequest } from '../../common/raw-body';
 import type { QueryParams, RequestBody, ResponseBody } from '../../contract/types';
 import { WalletService } from './wallet.service';
 

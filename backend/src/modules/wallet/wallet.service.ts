@@ -22,7 +22,7 @@ import { LedgerRepository, type LedgerAccount } from './ledger.repository';
 import { LedgerService, transferableUnits, type Posted, type Posting } from './ledger.service';
 import { PurchasesRepository } from './purchases.repository';
 import { TOKEN_PACKAGES } from './packages';
-import { toGlob, toUnits, UNITS_PER_GLOB } from './units';
+import { toGlob, toUnits, UNITS_PER_GLOB } from '../../common/units';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -3,7 +3,7 @@ import type { components } from '@glob/contract';
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
 import { api, unwrap } from '../client';
 import { tokenStore } from '../tokens';
-import { startSession, updateUser, type SessionResponse } from '../../features/session/session';
+import { startSession, updateUser, type SessionResponse } from '../session';
 
 type Schemas = components['schemas'];
 export type OAuthProvider = Schemas['OAuthProvider'];
@@ -80,6 +80,15 @@ export const registerWithOtp = (body: Schemas['RegisterWithOtpRequest']) => unwr
 /** POST /api/users/reset-password (needs the verification token of verify-otp with purpose password_reset). */
 export const resetPassword = (body: Schemas['ResetPasswordRequest']) => unwrap(api.POST('/api/users/reset-password', { body }));
 
+/** GET /api/users/oauth/providers — the social sign-ins this server has a client for (the only buttons shown). */
+export const oauthProvidersQuery = () =>
+  queryOptions({
+    queryKey: ['accounts', 'oauth', 'providers'] as const,
+    queryFn: async () => (await unwrap(api.GET('/api/users/oauth/providers'))).providers,
+    // Server configuration: it changes only with a restart.
+    staleTime: Infinity,
+  });
+
 /** GET /api/users/oauth/auth-url/{provider} → authorization_url (the browser then goes there). */
 export const oauthAuthUrl = (provider: OAuthProvider) => unwrap(api.GET('/api/users/oauth/auth-url/{provider}', { params: { path: { provider } } }));
 
@@ -107,11 +116,26 @@ export const accountDeletionMutations = {
       mutationKey: ['accounts', 'deletion', 'verify-otp'] as const,
       mutationFn: (body: Schemas['DeletionOtpCheck']) => unwrap(api.POST('/api/users/auth/verify-deletion-otp', { body })),
     }),
-  /** DELETE /api/users/auth/delete-account. */
+  /** DELETE /api/users/auth/delete-account (for an account with two-factor sign-in: its challenge and a code). */
   deleteAccount: () =>
     mutationOptions({
       mutationKey: ['accounts', 'deletion', 'delete'] as const,
-      mutationFn: (body: Schemas['DeletionOtpCheck']) => unwrap(api.DELETE('/api/users/auth/delete-account', { body })),
+      mutationFn: (body: Schemas['DeleteAccountRequest']) => unwrap(api.DELETE('/api/users/auth/delete-account', { body })),
+      onSuccess: (_answer, body) => forgetIfSignedIn(body.email),
+    }),
+  /**
+   * DELETE /api/users/auth/delete-account with a passkey as the second factor: options for the deletion's challenge →
+   * the browser's passkey dialog (@simplewebauthn/browser, fetched only then) → the deletion.
+   */
+  deleteAccountWithPasskey: () =>
+    mutationOptions({
+      mutationKey: ['accounts', 'deletion', 'delete', 'passkey'] as const,
+      mutationFn: async (body: { email: string; otp: string; challenge_token: string }) => {
+        const optionsJSON = await unwrap(api.POST('/api/users/passkeys/authentication-options', { body: { challenge_token: body.challenge_token } }));
+        const { startAuthentication } = await import('@simplewebauthn/browser');
+        const response = await startAuthentication({ optionsJSON: optionsJSON as PublicKeyCredentialRequestOptionsJSON });
+        return unwrap(api.DELETE('/api/users/auth/delete-account', { body: { ...body, passkey: response as Schemas['AuthenticationCredential'] } }));
+      },
       onSuccess: (_answer, body) => forgetIfSignedIn(body.email),
     }),
 };

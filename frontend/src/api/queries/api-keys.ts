@@ -14,6 +14,10 @@ export const apiKeyQueries = {
     queryOptions({
       queryKey: [...apiKeyQueries.all, 'list'] as const,
       queryFn: () => unwrap(api.GET('/api/api-keys')).then((r) => r.api_keys),
+      // "Last used" moves while the page is open (a key used from a terminal, a sign-in on another device): read
+      // again when the tab comes back into view.
+      staleTime: 0,
+      refetchOnWindowFocus: true,
     }),
 };
 

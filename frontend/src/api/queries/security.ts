@@ -21,6 +21,10 @@ export const securityQueries = {
     queryOptions({
       queryKey: [...securityQueries.all, 'sessions'] as const,
       queryFn: () => unwrap(api.GET('/api/users/sessions')).then((r) => r.sessions),
+      // "Last used" moves while the page is open (a key used from a terminal, a sign-in on another device): read
+      // again when the tab comes back into view.
+      staleTime: 0,
+      refetchOnWindowFocus: true,
     }),
 };
 

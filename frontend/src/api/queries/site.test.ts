@@ -3,7 +3,7 @@ import { HttpResponse, http as plain } from 'msw';
 import { example } from '../../mocks/examples';
 import { http } from '../../mocks/http';
 import { server } from '../../mocks/node';
-import { FALLBACK_RELEASE, FALLBACK_SIZES } from '../../features/downloads/release';
+import { FALLBACK_RELEASE, FALLBACK_SIZES } from '../release';
 import { loadRelease } from './site';
 
 const HOST = 'https://releases.globnetwork.io/latest.json';

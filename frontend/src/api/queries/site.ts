@@ -1,7 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
 import { RELEASE_HOST } from '../../env';
-import { FALLBACK_RELEASE, normalizeRelease, type Release } from '../../features/downloads/release';
+import { FALLBACK_RELEASE, normalizeRelease, type Release } from '../release';
 import { api, unwrap } from '../client';
 
 export type DownloadEvent = components['schemas']['DownloadEvent'];

@@ -7,6 +7,7 @@ import { http } from '../../mocks/http';
 import { server } from '../../mocks/node';
 import { renderWithProviders } from '../../test/render';
 import { SESSION_KEYS, signIn } from '../shell/testing';
+import type { TwoFactorChallenge } from '../../api/queries/accounts';
 import { AccountDeletionFlow } from './AccountDeletionFlow';
 
 const URL_BASE = 'http://localhost';
@@ -65,6 +66,66 @@ describe('AccountDeletionFlow', () => {
       ['delete', { email: 'ada@example.com', otp: '731046' }],
     ]);
     expect(screen.getByRole('link', { name: 'Go to the home page' })).toHaveAttribute('href', '/');
+  });
+
+  it('asks an account with two-factor sign-in for its second factor: a current code, or a recovery code instead', async () => {
+    const user = userEvent.setup();
+    const deletes: unknown[] = [];
+    const challenge: TwoFactorChallenge = {
+      two_factor_required: true,
+      challenge_token: 'tfc_deletion',
+      methods: ['totp', 'recovery_code'],
+      expires_in: 300,
+    };
+    server.use(
+      http.post('/api/users/auth/verify-deletion-otp', ({ response }) =>
+        response(200).json({ ...example('/api/users/auth/verify-deletion-otp', 'post', 200), two_factor: challenge }),
+      ),
+      http.delete('/api/users/auth/delete-account', async ({ request, response }) => {
+        const body = (await request.json()) as { code?: string };
+        deletes.push(body);
+        if (body.code === '000000') {
+          return HttpResponse.json(
+            { statusCode: 401, message: 'Invalid authentication code. Please try again.', error: 'Unauthorized' },
+            { status: 401 },
+          ) as never;
+        }
+        return response(200).json(example('/api/users/auth/delete-account', 'delete', 200));
+      }),
+    );
+    await renderFlow();
+    await toConfirm(user);
+    expect(screen.getByText('This account has two-factor sign-in: confirm its deletion as you sign in.')).toBeInTheDocument();
+    const remove = screen.getByRole('button', { name: 'Delete my account' });
+    expect(remove).toBeDisabled();
+    await user.type(screen.getByLabelText('Authentication code'), '000000');
+    await user.click(remove);
+    expect(await screen.findByRole('alert')).toHaveTextContent('Invalid authentication code. Please try again.');
+    // A recovery code instead.
+    await user.click(screen.getByRole('button', { name: 'Use a recovery code' }));
+    await user.type(screen.getByLabelText('Recovery code'), 'abcde-12345');
+    await user.click(screen.getByRole('button', { name: 'Delete my account' }));
+    expect(await screen.findByRole('heading', { level: 2, name: 'Your account has been deleted' })).toBeInTheDocument();
+    expect(deletes).toEqual([
+      { email: 'ada@example.com', otp: '731046', challenge_token: 'tfc_deletion', code: '000000' },
+      { email: 'ada@example.com', otp: '731046', challenge_token: 'tfc_deletion', recovery_code: 'abcde-12345' },
+    ]);
+  });
+
+  it('offers a passkey where that is the account’s second factor', async () => {
+    const user = userEvent.setup();
+    server.use(
+      http.post('/api/users/auth/verify-deletion-otp', ({ response }) =>
+        response(200).json({
+          ...example('/api/users/auth/verify-deletion-otp', 'post', 200),
+          two_factor: { two_factor_required: true, challenge_token: 'tfc_deletion', methods: ['passkey'], expires_in: 300 },
+        }),
+      ),
+    );
+    await renderFlow();
+    await toConfirm(user);
+    expect(screen.queryByRole('button', { name: 'Delete my account' })).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Use a passkey' })).toBeEnabled();
   });
 
   it('disables Send while the e-mail is empty and while the request is in flight', async () => {

@@ -1,7 +1,8 @@
 import { Link } from '@tanstack/react-router';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { accountDeletionMutations } from '../../api/queries/accounts';
+import { accountDeletionMutations, type TwoFactorChallenge } from '../../api/queries/accounts';
+import { MSG } from '../auth/messages';
 import { formatMinSec, useCountdown } from '../session/countdown';
 import { failureText } from '../../api/errors';
 import { DELETION_CODE_LENGTH, DELETION_CODE_SECONDS, DELETION_MSG, type DeletionStep } from './messages';
@@ -21,17 +22,23 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  * /account-deletion: no sign-in; ownership of the e-mail is proved by a 6-digit code.
  * email → (code sent, 300 s countdown) otp → (code verified) confirm → (account deleted) success.
  * Back on otp resets everything to email; Cancel on confirm returns to otp; 'Resend verification code'
- * appears when the countdown reaches 0 and returns to the email step.
+ * appears when the countdown reaches 0 and returns to the email step. An account with two-factor sign-in is deleted
+ * only with its second factor too: the confirm step then asks for an authenticator code, a recovery code or a passkey.
  */
 export function AccountDeletionFlow() {
   const [step, setStep] = useState<DeletionStep>('email');
   const [email, setEmail] = useState('');
   const [code, setCode] = useState('');
   const [error, setError] = useState<string | null>(null);
+  /** verify-deletion-otp's challenge, for an account with two-factor sign-in (null: the e-mailed code is enough). */
+  const [twoFactor, setTwoFactor] = useState<TwoFactorChallenge | null>(null);
+  const [factorMethod, setFactorMethod] = useState<'totp' | 'recovery_code'>('totp');
+  const [factorCode, setFactorCode] = useState('');
   const sendOtp = useMutation(accountDeletionMutations.sendOtp());
   const verifyOtp = useMutation(accountDeletionMutations.verifyOtp());
   const deleteAccount = useMutation(accountDeletionMutations.deleteAccount());
-  const busy = sendOtp.isPending || verifyOtp.isPending || deleteAccount.isPending;
+  const deleteWithPasskey = useMutation(accountDeletionMutations.deleteAccountWithPasskey());
+  const busy = sendOtp.isPending || verifyOtp.isPending || deleteAccount.isPending || deleteWithPasskey.isPending;
   const countdown = useCountdown();
   const heading = useStepFocus(step);
   const address = email.trim();
@@ -69,25 +76,49 @@ export function AccountDeletionFlow() {
     verifyOtp.mutate(
       { email: address, otp: code },
       {
-        onSuccess: () => go('confirm'),
+        onSuccess: (answer) => {
+          setTwoFactor(answer.two_factor ?? null);
+          const codeMethods = answer.two_factor?.methods.filter((m) => m !== 'passkey') ?? [];
+          setFactorMethod(codeMethods[0] === 'recovery_code' ? 'recovery_code' : 'totp');
+          setFactorCode('');
+          go('confirm');
+        },
         onError: (err) => setError(failureText(err, DELETION_MSG.invalidCode, DELETION_MSG.network)),
       },
     );
   };
 
+  const deleted = () => {
+    countdown.stop();
+    setCode('');
+    setFactorCode('');
+    setTwoFactor(null);
+    go('success');
+  };
+  const factorCodes = twoFactor?.methods.filter((m): m is 'totp' | 'recovery_code' => m !== 'passkey') ?? [];
+  const factorReady = !twoFactor || (factorCodes.length > 0 && factorCode.trim().length >= (factorMethod === 'totp' ? DELETION_CODE_LENGTH : 1));
+
   const confirm = () => {
-    if (busy) return;
+    if (busy || !factorReady) return;
     setError(null);
+    const second = twoFactor
+      ? {
+          challenge_token: twoFactor.challenge_token,
+          ...(factorMethod === 'totp' ? { code: factorCode.trim() } : { recovery_code: factorCode.trim() }),
+        }
+      : {};
     deleteAccount.mutate(
-      { email: address, otp: code },
-      {
-        onSuccess: () => {
-          countdown.stop();
-          setCode('');
-          go('success');
-        },
-        onError: (err) => setError(failureText(err, DELETION_MSG.deleteFailed, DELETION_MSG.network)),
-      },
+      { email: address, otp: code, ...second },
+      { onSuccess: deleted, onError: (err) => setError(failureText(err, DELETION_MSG.deleteFailed, DELETION_MSG.network)) },
+    );
+  };
+
+  const confirmWithPasskey = () => {
+    if (busy || !twoFactor) return;
+    setError(null);
+    deleteWithPasskey.mutate(
+      { email: address, otp: code, challenge_token: twoFactor.challenge_token },
+      { onSuccess: deleted, onError: (err) => setError(failureText(err, DELETION_MSG.passkeyFailed, DELETION_MSG.passkeyFailed)) },
     );
   };
 
@@ -218,12 +249,58 @@ export function AccountDeletionFlow() {
               </ul>
             </div>
           </div>
+          {twoFactor && (
+            <div className="deletion-second-factor">
+              <p>{DELETION_MSG.secondFactorLead}</p>
+              {factorCodes.length > 0 && (
+                <div className="field">
+                  <label htmlFor="deletion-factor-code">{factorMethod === 'totp' ? MSG.authenticationCode : MSG.recoveryCode}</label>
+                  <input
+                    key={factorMethod}
+                    id="deletion-factor-code"
+                    className={factorMethod === 'totp' ? 'input deletion-code' : 'input'}
+                    inputMode={factorMethod === 'totp' ? 'numeric' : 'text'}
+                    autoComplete="one-time-code"
+                    autoCapitalize="off"
+                    spellCheck={false}
+                    maxLength={factorMethod === 'totp' ? DELETION_CODE_LENGTH : 11}
+                    value={factorCode}
+                    onChange={(e) => {
+                      setFactorCode(e.target.value);
+                      setError(null);
+                    }}
+                  />
+                  {factorCodes.length > 1 && (
+                    <button
+                      type="button"
+                      className="link-button"
+                      onClick={() => {
+                        setFactorMethod(factorMethod === 'totp' ? 'recovery_code' : 'totp');
+                        setFactorCode('');
+                        setError(null);
+                      }}
+                    >
+                      {factorMethod === 'totp' ? MSG.useRecoveryCode : MSG.useAuthenticator}
+                    </button>
+                  )}
+                </div>
+              )}
+            </div>
+          )}
           {alert}
           <div className="btn-row">
-            <button type="button" className="btn btn-danger" onClick={confirm} disabled={busy} aria-busy={busy}>
-              {busy && <span className="spinner small" aria-hidden="true" />}
-              Delete my account
-            </button>
+            {(!twoFactor || factorCodes.length > 0) && (
+              <button type="button" className="btn btn-danger" onClick={confirm} disabled={busy || !factorReady} aria-busy={deleteAccount.isPending}>
+                {deleteAccount.isPending && <span className="spinner small" aria-hidden="true" />}
+                Delete my account
+              </button>
+            )}
+            {twoFactor?.methods.includes('passkey') && (
+              <button type="button" className="btn btn-danger" onClick={confirmWithPasskey} disabled={busy} aria-busy={deleteWithPasskey.isPending}>
+                {deleteWithPasskey.isPending && <span className="spinner small" aria-hidden="true" />}
+                {MSG.usePasskey}
+              </button>
+            )}
             <button type="button" className="btn" onClick={() => go('otp')} disabled={busy}>
               Cancel
             </button>

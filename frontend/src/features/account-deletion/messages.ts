@@ -4,6 +4,8 @@ export const DELETION_MSG = {
   invalidCode: 'Invalid OTP code. Please try again.',
   deleteFailed: 'Failed to delete account. Please try again.',
   network: 'Network error. Please try again.',
+  secondFactorLead: 'This account has two-factor sign-in: confirm its deletion as you sign in.',
+  passkeyFailed: 'The passkey could not confirm the deletion. Please try again.',
 } as const;
 
 export const DELETION_CODE_SECONDS = 300;

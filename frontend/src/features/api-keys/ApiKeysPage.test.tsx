@@ -1,11 +1,15 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
+import { focusManager } from '@tanstack/react-query';
 import userEvent from '@testing-library/user-event';
-import { formatGlob } from '../../components/format';
+import { formatDateTime, formatGlob } from '../../components/format';
 import { example } from '../../mocks/examples';
+import { http } from '../../mocks/http';
+import { server } from '../../mocks/node';
 import { resetApiKeysMock } from '../../mocks/handlers/api-keys';
+import { createQueryClient } from '../../router';
 import { renderWithProviders } from '../../test/render';
-import { ApiKeysPage } from './ApiKeysPage';
+import { ApiKeysPage, EXAMPLE_MAX_TOKENS, EXAMPLE_MODEL } from './ApiKeysPage';
 import { API_KEYS_TEXTS as T } from './texts';
 
 const KEY = example('/api/api-keys', 'get', 200).api_keys[0]!;
@@ -22,6 +26,24 @@ describe('ApiKeysPage', () => {
     expect(within(r).getByTestId('api-key-tokens')).toHaveTextContent(KEY.tokens.toLocaleString('en-US'));
     expect(within(r).getByTestId('api-key-spent')).toHaveTextContent(formatGlob(KEY.spent));
     expect(r).toHaveTextContent(`${formatGlob(KEY.spent_today)} / ${formatGlob(KEY.daily_limit)}`);
+  });
+
+  it('reads the keys again when the tab comes back into view, so "Last used" moves after a key is used elsewhere', async () => {
+    // The app's own query defaults (no refetch on focus, 30 s fresh), which this list overrides.
+    await renderWithProviders(<ApiKeysPage />, { path: '/app/api-keys', queryClient: createQueryClient() });
+    await waitFor(() => row(KEY.name));
+    const usedAt = '2026-11-28T09:41:00.000Z';
+    server.use(
+      http.get('/api/api-keys', ({ response }) =>
+        response(200).json({ api_keys: example('/api/api-keys', 'get', 200).api_keys.map((k) => ({ ...k, last_used_at: usedAt })) }),
+      ),
+    );
+    act(() => {
+      focusManager.setFocused(false);
+      focusManager.setFocused(true);
+    });
+    await waitFor(() => expect(row(KEY.name)).toHaveTextContent(formatDateTime(usedAt)));
+    act(() => focusManager.setFocused(undefined));
   });
 
   it('creates a key, shows it once with the curl example, and revokes a key after confirmation', async () => {
@@ -87,5 +109,26 @@ describe('ApiKeysPage', () => {
     await user.click(screen.getByRole('button', { name: T.copyToolsSnippet }));
     expect(written).toHaveBeenCalledWith(tools.textContent);
     expect(screen.getByRole('button', { name: T.copySnippet })).toBeInTheDocument();
+  });
+
+  it('every example caps its reply (max_tokens), and the panel says the most a call of it can cost', async () => {
+    const user = userEvent.setup();
+    // The catalog as a real platform lists it: the examples' model among the others.
+    const catalog = example('/api/inference/models', 'get', 200);
+    const model = { ...catalog.models[2]!, id: EXAMPLE_MODEL, display_name: 'Glob Tiny Chat', price_per_token: 0.125 };
+    server.use(http.get('/api/inference/models', ({ response }) => response(200).json({ models: [...catalog.models, model] })));
+    await render();
+    await waitFor(() => row(KEY.name));
+    const note = await screen.findByTestId('api-cost-note');
+    expect(note).toHaveTextContent(
+      T.costNote(EXAMPLE_MAX_TOKENS, model.display_name, formatGlob(model.price_per_token), formatGlob(EXAMPLE_MAX_TOKENS * model.price_per_token)),
+    );
+    const calls = { curl: /"max_tokens\\?": 64/g, javascript: /max_tokens: 64/g, python: /max_tokens=64/g } as const;
+    for (const [language, cap] of Object.entries(calls)) {
+      await user.click(screen.getByRole('button', { name: T.languages[language as keyof typeof calls] }));
+      // One cap per call: the chat example makes one, the tools example two.
+      expect(screen.getByTestId('api-snippet').textContent!.match(cap)).toHaveLength(1);
+      expect(screen.getByTestId('api-tools-snippet').textContent!.match(cap)).toHaveLength(2);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { useId, useRef, useState } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { apiKeyMutations, apiKeyQueries, type ApiKey, type ApiKeyCreated } from '../../api/queries/api-keys';
+import { inferenceQueries } from '../../api/queries/inference';
 import { copyText } from '../../components/clipboard';
 import { CopyButton } from '../../components/CopyButton';
 import { formatDateTime, formatGlob } from '../../components/format';
@@ -11,6 +12,10 @@ import { API_KEYS_TEXTS as T } from './texts';
 import './api-keys.css';
 import { failureText } from '../../api/errors';
 
+/** The model the examples call, and the reply length each call asks for at most: copying an example never costs more. */
+export const EXAMPLE_MODEL = 'glob-tiny-chat';
+export const EXAMPLE_MAX_TOKENS = 64;
+
 /** The "Use the API" snippets: this site's /v1 and the user's first key (its prefix until one is copied). */
 export const API_SNIPPETS = {
   curl: (origin: string, key: string) =>
@@ -18,7 +23,7 @@ export const API_SNIPPETS = {
       `curl ${origin}/v1/chat/completions \\`,
       `  -H "Authorization: Bearer ${key}" \\`,
       `  -H "Content-Type: application/json" \\`,
-      `  -d '{"model": "glob-tiny-chat", "messages": [{"role": "user", "content": "Hello!"}]}'`,
+      `  -d '{"model": "${EXAMPLE_MODEL}", "max_tokens": ${EXAMPLE_MAX_TOKENS}, "messages": [{"role": "user", "content": "Hello!"}]}'`,
     ].join('\n'),
   javascript: (origin: string, key: string) =>
     [
@@ -26,7 +31,8 @@ export const API_SNIPPETS = {
       ``,
       `const client = new OpenAI({ baseURL: '${origin}/v1', apiKey: '${key}' });`,
       `const reply = await client.chat.completions.create({`,
-      `  model: 'glob-tiny-chat',`,
+      `  model: '${EXAMPLE_MODEL}',`,
+      `  max_tokens: ${EXAMPLE_MAX_TOKENS},`,
       `  messages: [{ role: 'user', content: 'Hello!' }],`,
       `});`,
       `console.log(reply.choices[0].message.content);`,
@@ -37,7 +43,8 @@ export const API_SNIPPETS = {
       ``,
       `client = OpenAI(base_url="${origin}/v1", api_key="${key}")`,
       `reply = client.chat.completions.create(`,
-      `    model="glob-tiny-chat",`,
+      `    model="${EXAMPLE_MODEL}",`,
+      `    max_tokens=${EXAMPLE_MAX_TOKENS},`,
       `    messages=[{"role": "user", "content": "Hello!"}],`,
       `)`,
       `print(reply.choices[0].message.content)`,
@@ -59,12 +66,12 @@ export const API_TOOLS_SNIPPETS = {
       `TOOLS='[{"type": "function", "function": {"name": "get_weather", "description": "The current weather in a city", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]'`,
       `ASK='{"role": "user", "content": "What is the weather in Paris?"}'`,
       `MESSAGE=$(curl -s "$URL" -H "$AUTH" -H "Content-Type: application/json" \\`,
-      `  -d "{\\"model\\": \\"glob-tiny-chat\\", \\"messages\\": [$ASK], \\"tools\\": $TOOLS, \\"tool_choice\\": \\"auto\\"}" \\`,
+      `  -d "{\\"model\\": \\"${EXAMPLE_MODEL}\\", \\"max_tokens\\": ${EXAMPLE_MAX_TOKENS}, \\"messages\\": [$ASK], \\"tools\\": $TOOLS, \\"tool_choice\\": \\"auto\\"}" \\`,
       `  | jq '.choices[0].message')`,
       `echo "$MESSAGE" | jq -r '.tool_calls[0].function.arguments'`,
       `RESULT=$(echo "$MESSAGE" | jq '{role: "tool", tool_call_id: .tool_calls[0].id, content: "{\\"temperature_c\\": 18}"}')`,
       `curl -s "$URL" -H "$AUTH" -H "Content-Type: application/json" \\`,
-      `  -d "{\\"model\\": \\"glob-tiny-chat\\", \\"messages\\": [$ASK, $MESSAGE, $RESULT], \\"tools\\": $TOOLS}" \\`,
+      `  -d "{\\"model\\": \\"${EXAMPLE_MODEL}\\", \\"max_tokens\\": ${EXAMPLE_MAX_TOKENS}, \\"messages\\": [$ASK, $MESSAGE, $RESULT], \\"tools\\": $TOOLS}" \\`,
       `  | jq -r '.choices[0].message.content'`,
     ].join('\n'),
   javascript: (origin: string, key: string) =>
@@ -81,13 +88,13 @@ export const API_TOOLS_SNIPPETS = {
       `  },`,
       `}];`,
       `const messages = [{ role: 'user', content: 'What is the weather in Paris?' }];`,
-      `let reply = await client.chat.completions.create({ model: 'glob-tiny-chat', messages, tools, tool_choice: 'auto' });`,
+      `let reply = await client.chat.completions.create({ model: '${EXAMPLE_MODEL}', max_tokens: ${EXAMPLE_MAX_TOKENS}, messages, tools, tool_choice: 'auto' });`,
       `const message = reply.choices[0].message;`,
       `if (message.tool_calls) {`,
       `  const call = message.tool_calls[0];`,
       `  const { city } = JSON.parse(call.function.arguments);`,
       `  messages.push(message, { role: 'tool', tool_call_id: call.id, content: JSON.stringify({ city, temperature_c: 18 }) });`,
-      `  reply = await client.chat.completions.create({ model: 'glob-tiny-chat', messages, tools });`,
+      `  reply = await client.chat.completions.create({ model: '${EXAMPLE_MODEL}', max_tokens: ${EXAMPLE_MAX_TOKENS}, messages, tools });`,
       `}`,
       `console.log(reply.choices[0].message.content);`,
     ].join('\n'),
@@ -106,14 +113,14 @@ export const API_TOOLS_SNIPPETS = {
       `    },`,
       `}]`,
       `messages = [{"role": "user", "content": "What is the weather in Paris?"}]`,
-      `reply = client.chat.completions.create(model="glob-tiny-chat", messages=messages, tools=tools, tool_choice="auto")`,
+      `reply = client.chat.completions.create(model="${EXAMPLE_MODEL}", max_tokens=${EXAMPLE_MAX_TOKENS}, messages=messages, tools=tools, tool_choice="auto")`,
       `message = reply.choices[0].message`,
       `if message.tool_calls:`,
       `    call = message.tool_calls[0]`,
       `    city = json.loads(call.function.arguments)["city"]`,
       `    messages.append(message)`,
       `    messages.append({"role": "tool", "tool_call_id": call.id, "content": json.dumps({"city": city, "temperature_c": 18})})`,
-      `    reply = client.chat.completions.create(model="glob-tiny-chat", messages=messages, tools=tools)`,
+      `    reply = client.chat.completions.create(model="${EXAMPLE_MODEL}", max_tokens=${EXAMPLE_MAX_TOKENS}, messages=messages, tools=tools)`,
       `print(reply.choices[0].message.content)`,
     ].join('\n'),
 } as const satisfies Record<SnippetLanguage, (origin: string, key: string) => string>;
@@ -121,6 +128,7 @@ export const API_TOOLS_SNIPPETS = {
 /** The snippets (a plain chat call, then tools), one language at a time (curl first), each with a copy button. */
 function UseTheApi({ origin, apiKey }: { origin: string; apiKey: string }) {
   const [language, setLanguage] = useState<SnippetLanguage>('curl');
+  const model = useQuery(inferenceQueries.models()).data?.find((m) => m.id === EXAMPLE_MODEL);
   const snippet = API_SNIPPETS[language](origin, apiKey);
   const toolsSnippet = API_TOOLS_SNIPPETS[language](origin, apiKey);
   return (
@@ -139,6 +147,16 @@ function UseTheApi({ origin, apiKey }: { origin: string; apiKey: string }) {
         <code data-testid="api-snippet">{snippet}</code>
       </pre>
       <CopyButton text={snippet} label={T.copySnippet} copiedLabel={T.copied} failedLabel={T.copySnippetFailed} />
+      {model && (
+        <p className="api-keys-cost" data-testid="api-cost-note">
+          {T.costNote(
+            EXAMPLE_MAX_TOKENS,
+            model.display_name,
+            formatGlob(model.price_per_token),
+            formatGlob(EXAMPLE_MAX_TOKENS * Number(model.price_per_token)),
+          )}
+        </p>
+      )}
       <h3 id="api-keys-tools-title">{T.toolsTitle}</h3>
       <pre tabIndex={0} role="region" aria-labelledby="api-keys-tools-title">
         <code data-testid="api-tools-snippet">{toolsSnippet}</code>

@@ -33,6 +33,9 @@ export const API_KEYS_TEXTS = {
   languages: { curl: 'curl', javascript: 'JavaScript', python: 'Python' },
   copySnippet: 'Copy example',
   copySnippetFailed: 'Copy failed: select the example and copy it by hand.',
+  /** What a copied example can cost at most: its reply cap times the model's price, plus its prompt. */
+  costNote: (maxTokens: number, model: string, price: string, most: string) =>
+    `Every example asks for at most ${maxTokens} tokens of reply: at ${price} GLOB a token on ${model}, one call costs at most ${most} GLOB plus its prompt's tokens (the tools example makes two calls). Set max_tokens in your own requests too.`,
   toolsTitle: 'Tools (function calling)',
   copyToolsSnippet: 'Copy tools example',
 } as const;

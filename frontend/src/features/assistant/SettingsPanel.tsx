@@ -1,13 +1,15 @@
+import constants from '@glob/contract/constants.json';
 import { useId, useRef, useState, type FormEvent } from 'react';
 import type { ConversationSettings } from '../../api/queries/chat';
 import { SETTINGS_TEXT as T } from './reply-texts';
 
 type Field = 'temperature' | 'max_tokens' | 'top_p';
-/** The spec's ranges (ConversationSettings); the server checks them again. */
+const range = (field: Field) => ({ min: constants.inferenceParamRanges[field].minimum, max: constants.inferenceParamRanges[field].maximum });
+/** The spec's ranges (ConversationSettings, through the generated constants); the server checks them again. */
 const RANGES: Record<Field, { min: number; max: number; step: number; whole?: boolean }> = {
-  temperature: { min: 0, max: 2, step: 0.1 },
-  max_tokens: { min: 1, max: 8192, step: 1, whole: true },
-  top_p: { min: 0, max: 1, step: 0.05 },
+  temperature: { ...range('temperature'), step: 0.1 },
+  max_tokens: { ...range('max_tokens'), step: 1, whole: true },
+  top_p: { ...range('top_p'), step: 0.05 },
 };
 const LABELS: Record<Field, string> = { temperature: T.temperature, max_tokens: T.maxTokens, top_p: T.topP };
 

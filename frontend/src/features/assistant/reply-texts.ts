@@ -27,7 +27,11 @@ export const REPLY_TEXT = {
   ],
 } as const;
 
-/** The conversation settings panel's words (the document gives the defaults, not the panel). */
+/**
+ * The conversation settings panel's words (the document gives the defaults, not the panel). The ranges they state
+ * are the spec's, which the panel checks (generated constants); a test holds the words to them. Written out here
+ * because Playwright's specs import these words, and its loader takes no JSON import.
+ */
 export const SETTINGS_TEXT = {
   open: 'Chat settings',
   title: 'Chat settings',

@@ -7,10 +7,11 @@ import { http } from '../../mocks/http';
 import { server } from '../../mocks/node';
 import { renderWithProviders, visitRoute } from '../../test/render';
 import type { TwoFactorChallenge } from '../../api/queries/accounts';
-import type { SessionResponse } from '../session/session';
+import type { SessionResponse } from '../../api/session';
 import { signIn } from '../shell/testing';
 import { AuthPage } from './AuthPage';
 import { browser } from './browser';
+import { MSG } from './messages';
 
 const URL_BASE = 'http://localhost';
 
@@ -130,7 +131,7 @@ describe('AuthPage — login', () => {
     expect(screen.getByRole('heading', { level: 1, name: 'Sign in to your account' })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Sign In' })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Login' })).toHaveAttribute('aria-pressed', 'true');
-    const social = within(screen.getByRole('group', { name: 'or continue with' }));
+    const social = within(await screen.findByRole('group', { name: 'or continue with' }));
     for (const name of ['Google', 'GitHub', 'Microsoft']) expect(social.getByRole('button', { name })).toBeInTheDocument();
     expect(document.title).toBe('Sign In — Glob Network');
   });
@@ -250,6 +251,21 @@ describe('AuthPage — register', () => {
     expect(screen.getByText('Email is invalid')).toBeInTheDocument();
   });
 
+  it('says where the code is when the server writes its e-mails to its log (no mail server: make dev)', async () => {
+    const user = userEvent.setup();
+    server.use(
+      http.post('/api/users/send-otp', ({ response }) =>
+        response(202).json({ ...example('/api/users/send-otp', 'post', 202), delivery: 'server_log' }),
+      ),
+    );
+    await renderAuth();
+    await user.click(screen.getByRole('button', { name: 'Register' }));
+    await fillRegister(user);
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Verify your email' })).toBeInTheDocument();
+    expect(screen.getByText(MSG.codeInServerLog)).toBeInTheDocument();
+  });
+
   it('registers by code: send-otp, 60 s resend countdown, resend info, verify-otp, register-with-otp, dashboard', async () => {
     jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
     const user = userEvent.setup({ advanceTimers: (ms) => jest.advanceTimersByTime(ms) });
@@ -278,6 +294,8 @@ describe('AuthPage — register', () => {
     expect(await screen.findByRole('heading', { level: 1, name: 'Verify your email' })).toBeInTheDocument();
     expect(sent).toEqual([{ email: 'ada@example.com', purpose: 'signup' }]);
     expect(screen.getByRole('button', { name: 'Verify Code' })).toBeInTheDocument();
+    // Codes go by e-mail: no word of a server log.
+    expect(screen.queryByText(MSG.codeInServerLog)).not.toBeInTheDocument();
     const resend = () => screen.getByRole('button', { name: /^Resend code/ });
     expect(resend()).toHaveTextContent('Resend code in 60s');
     expect(resend()).toBeDisabled();
@@ -535,6 +553,28 @@ describe('AuthPage — forgot password', () => {
 });
 
 describe('AuthPage — social sign-in', () => {
+  it('offers only the providers the server has a client for', async () => {
+    server.use(http.get('/api/users/oauth/providers', ({ response }) => response(200).json({ providers: ['google'] })));
+    await renderAuth();
+    const social = within(await screen.findByRole('group', { name: 'or continue with' }));
+    expect(social.getAllByRole('button').map((b) => b.textContent)).toEqual(['Google']);
+  });
+
+  it('shows no social section where the server has no provider configured', async () => {
+    let asked = 0;
+    server.use(
+      http.get('/api/users/oauth/providers', ({ response }) => {
+        asked += 1;
+        return response(200).json({ providers: [] });
+      }),
+    );
+    await renderAuth();
+    await waitFor(() => expect(asked).toBe(1));
+    expect(screen.getByRole('button', { name: 'Sign In' })).toBeInTheDocument();
+    expect(screen.queryByText('or continue with')).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Google' })).not.toBeInTheDocument();
+  });
+
   it('fetches the authorization URL and sends the browser there', async () => {
     const user = userEvent.setup();
     const assign = jest.spyOn(browser, 'assign').mockImplementation(() => undefined);
@@ -546,7 +586,7 @@ describe('AuthPage — social sign-in', () => {
       }),
     );
     await renderAuth();
-    await user.click(screen.getByRole('button', { name: 'GitHub' }));
+    await user.click(await screen.findByRole('button', { name: 'GitHub' }));
     await waitFor(() => expect(assign).toHaveBeenCalledTimes(1));
     expect(asked).toEqual(['github']);
     expect(assign).toHaveBeenCalledWith(example('/api/users/oauth/auth-url/{provider}', 'get', 200).authorization_url);
@@ -569,7 +609,7 @@ describe('AuthPage — social sign-in', () => {
     const assign = jest.spyOn(browser, 'assign').mockImplementation(() => undefined);
     server.use(plain.get(`${URL_BASE}/api/users/oauth/auth-url/microsoft`, reply));
     await renderAuth();
-    await user.click(screen.getByRole('button', { name: 'Microsoft' }));
+    await user.click(await screen.findByRole('button', { name: 'Microsoft' }));
     expect(await screen.findByRole('alert')).toHaveTextContent(message);
     expect(assign).not.toHaveBeenCalled();
     expect(screen.getByRole('button', { name: 'Microsoft' })).toBeEnabled();

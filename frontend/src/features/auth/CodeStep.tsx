@@ -1,6 +1,6 @@
 import type { FormEvent } from 'react';
 import { Field, Notice } from './Field';
-import { CODE_LENGTH } from './messages';
+import { CODE_LENGTH, MSG } from './messages';
 
 /**
  * The step where an e-mailed code is entered, shared by sign-up and password reset: the code field, the outcome
@@ -16,6 +16,7 @@ export function CodeStep({
   info,
   busy,
   resendSeconds,
+  delivery,
   backLabel,
   onCode,
   onSubmit,
@@ -32,6 +33,8 @@ export function CodeStep({
   info: string | null;
   busy: boolean;
   resendSeconds: number;
+  /** How the server delivers e-mail (send-otp's answer); `server_log`: the code is in its log, which this step says. */
+  delivery: 'email' | 'server_log' | undefined;
   backLabel: string;
   onCode: (code: string) => void;
   onSubmit: (event: FormEvent<HTMLFormElement>) => void;
@@ -43,6 +46,7 @@ export function CodeStep({
       <p className="auth-lead">
         We sent a {CODE_LENGTH}-digit code to <strong>{email}</strong>. Enter it below to {purpose}.
       </p>
+      {delivery === 'server_log' && <p className="auth-hint">{MSG.codeInServerLog}</p>}
       <Field
         id={id}
         label="Verification code"

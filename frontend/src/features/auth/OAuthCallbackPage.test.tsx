@@ -5,7 +5,7 @@ import { HttpResponse, http as plain } from 'msw';
 import { example } from '../../mocks/examples';
 import { http } from '../../mocks/http';
 import { server } from '../../mocks/node';
-import type { SessionResponse } from '../session/session';
+import type { SessionResponse } from '../../api/session';
 import { renderApp } from '../shell/testing';
 
 const URL_BASE = 'http://localhost';

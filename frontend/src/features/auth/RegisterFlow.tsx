@@ -4,7 +4,7 @@ import { ApiError, failureText } from '../../api/errors';
 import { registerWithOtp, sendOtp, verifyOtp } from '../../api/queries/accounts';
 import { useForm } from '../../components/useForm';
 import { useCountdown } from '../session/countdown';
-import { startSession } from '../session/session';
+import { startSession } from '../../api/session';
 import { CodeStep } from './CodeStep';
 import { Field, NewPasswordFields, Notice } from './Field';
 import { MSG, SIGNUP_RESEND_SECONDS } from './messages';
@@ -24,6 +24,8 @@ export function RegisterFlow({ step, onStep, onSignedIn }: { step: RegisterStep;
   const [sentTo, setSentTo] = useState<string | null>(null);
   /** The verification token of a verified code, kept if creating the account fails (409, 422: the token stays usable). */
   const [verified, setVerified] = useState<{ email: string; token: string } | null>(null);
+  /** How the server delivers e-mail, from its last answer (shown on the code step when codes go to its log). */
+  const [delivery, setDelivery] = useState<'email' | 'server_log'>();
   const countdown = useCountdown();
   const { run, busy, error, info, setError, setInfo, clear } = useStepCalls();
 
@@ -39,7 +41,7 @@ export function RegisterFlow({ step, onStep, onSignedIn }: { step: RegisterStep;
         } else if (sentTo === email && countdown.seconds > 0) {
           onStep('otp'); // the code sent a moment ago is still on its way
         } else {
-          await sendOtp({ email, purpose: 'signup' });
+          setDelivery((await sendOtp({ email, purpose: 'signup' })).delivery);
           setSentTo(email);
           codeForm.reset();
           countdown.start(SIGNUP_RESEND_SECONDS);
@@ -87,7 +89,7 @@ export function RegisterFlow({ step, onStep, onSignedIn }: { step: RegisterStep;
   const resend = () => {
     if (busy || countdown.seconds > 0) return;
     run(MSG.resendFailed, async () => {
-      await sendOtp({ email, purpose: 'signup' });
+      setDelivery((await sendOtp({ email, purpose: 'signup' })).delivery);
       setSentTo(email);
       setInfo(MSG.codeSent);
       countdown.start(SIGNUP_RESEND_SECONDS);
@@ -112,6 +114,7 @@ export function RegisterFlow({ step, onStep, onSignedIn }: { step: RegisterStep;
         info={info}
         busy={busy}
         resendSeconds={countdown.seconds}
+        delivery={delivery}
         backLabel="Back to registration"
         onCode={(value) => codeForm.set('code', value)}
         onSubmit={codeForm.onSubmit}

@@ -32,6 +32,8 @@ export function ResetFlow({
   onCancel: () => void;
 }) {
   const [token, setToken] = useState<string | null>(null);
+  /** How the server delivers e-mail, from its last answer (shown on the code step when codes go to its log). */
+  const [delivery, setDelivery] = useState<'email' | 'server_log'>();
   const countdown = useCountdown();
   const { run, busy, error, info, setError, setInfo } = useStepCalls();
 
@@ -41,7 +43,7 @@ export function ResetFlow({
     busy,
     onValid: () =>
       run(MSG.generic, async () => {
-        await sendOtp({ email: address, purpose: 'password_reset' });
+        setDelivery((await sendOtp({ email: address, purpose: 'password_reset' })).delivery);
         countdown.start(SIGNUP_RESEND_SECONDS);
         codeForm.reset();
         onStep('code');
@@ -81,7 +83,7 @@ export function ResetFlow({
   const resend = () => {
     if (busy || countdown.seconds > 0) return;
     run(MSG.resendFailed, async () => {
-      await sendOtp({ email: address, purpose: 'password_reset' });
+      setDelivery((await sendOtp({ email: address, purpose: 'password_reset' })).delivery);
       setInfo(MSG.codeSent);
       countdown.start(SIGNUP_RESEND_SECONDS);
     });
@@ -107,6 +109,7 @@ export function ResetFlow({
         info={info}
         busy={busy}
         resendSeconds={countdown.seconds}
+        delivery={delivery}
         backLabel={MSG.backToSignIn}
         onCode={(value) => codeForm.set('code', value)}
         onSubmit={codeForm.onSubmit}

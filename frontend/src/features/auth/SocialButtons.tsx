@@ -1,6 +1,7 @@
 import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { ApiError, failureText } from '../../api/errors';
-import { oauthAuthUrl, type OAuthProvider } from '../../api/queries/accounts';
+import { oauthAuthUrl, oauthProvidersQuery, type OAuthProvider } from '../../api/queries/accounts';
 import { browser } from './browser';
 import { keepOAuthNonce } from './oauthCallback';
 import { Notice } from './Field';
@@ -50,13 +51,16 @@ function ProviderMark({ id }: { id: OAuthProvider }) {
 }
 
 /**
- * Google, GitHub and Microsoft sign-in. A button asks the server for the provider's authorization
+ * Google, GitHub and Microsoft sign-in, each only where the server has a client for it (none configured, or the list
+ * not loaded: no social section at all, rather than buttons that would be refused). A button asks the server for the provider's authorization
  * URL (GET /api/users/oauth/auth-url/{provider}) and sends the browser there; the provider comes back to
  * /app/oauth/callback/{provider}.
  */
 export function SocialButtons() {
   const [pending, setPending] = useState<OAuthProvider | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const { data: configured = [] } = useQuery(oauthProvidersQuery());
+  const offered = PROVIDERS.filter((p) => configured.includes(p.id));
 
   const start = async (provider: OAuthProvider) => {
     if (pending) return;
@@ -81,13 +85,14 @@ export function SocialButtons() {
     browser.assign(url);
   };
 
+  if (offered.length === 0) return null;
   return (
     <div className="auth-social">
       <p className="auth-divider" id="auth-social-label">
         <span>or continue with</span>
       </p>
       <div className="auth-social-buttons" role="group" aria-labelledby="auth-social-label">
-        {PROVIDERS.map((p) => (
+        {offered.map((p) => (
           <button
             key={p.id}
             type="button"

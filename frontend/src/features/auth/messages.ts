@@ -14,6 +14,8 @@ export const MSG = {
   invalidCode: 'Invalid verification code',
   resendFailed: 'Failed to resend verification code',
   codeSent: 'Verification code sent successfully',
+  /** The server writes its e-mails to its log (no mail server: a local make dev or make serve). */
+  codeInServerLog: 'This server has no mail server configured: the code is in the API’s log, after “Your Glob Network verification code is:”.',
   providerUnavailable: (provider: string) => `OAuth provider ${provider} is not available`,
   authUrlFailed: 'Failed to get authorization URL',
   oauthFailed: 'OAuth login failed',

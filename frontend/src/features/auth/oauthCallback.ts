@@ -1,6 +1,6 @@
 import { OAUTH_PROVIDERS, isTwoFactorChallenge, oauthCallback, type OAuthProvider, type TwoFactorChallenge } from '../../api/queries/accounts';
 import { failureText } from '../../api/errors';
-import { startSession } from '../session/session';
+import { startSession } from '../../api/session';
 import { MSG } from './messages';
 
 /** Signed in, failed, or (two-factor sign-in on) waiting for the second step. */

@@ -57,6 +57,15 @@ describe('DashboardPage', () => {
     expect(within(card('Active Tasks')).getByText(/97\.5% success rate · 2 pending/)).toBeInTheDocument();
   });
 
+  it('says "1 node online", and no success rate before any task has finished', async () => {
+    const stats = example('/api/system/stats/platform', 'get', 200);
+    server.use(http.get('/api/system/stats/platform', ({ response }) => response(200).json({ ...stats, active_nodes: 1, success_rate: null })));
+    await render();
+    await screen.findByRole('heading', { level: 3, name: 'Connected Peers' });
+    expect(await within(card('Connected Peers')).findByText('1 node online')).toBeInTheDocument();
+    expect(within(card('Active Tasks')).getByText(/— success rate/)).toBeInTheDocument();
+  });
+
   it('uses the e-mail local part when the user has no username', async () => {
     signIn({ ...ME, username: '' });
     await render();

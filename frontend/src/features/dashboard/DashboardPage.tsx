@@ -66,7 +66,9 @@ export function DashboardPage() {
                 <p className="stat-card-detail">≈ {formatUsd(balance * USD_PER_GLOB)} USD</p>
               </StatCard>
               <StatCard title="Connected Peers" value={count.format(stats.connected_peers)} icon="network">
-                <p className="stat-card-detail">{count.format(stats.active_nodes)} nodes online</p>
+                <p className="stat-card-detail">
+                  {count.format(stats.active_nodes)} {stats.active_nodes === 1 ? 'node' : 'nodes'} online
+                </p>
               </StatCard>
               <StatCard title="Active Tasks" value={count.format(stats.active_tasks)} icon="cpu">
                 <p className="stat-card-detail">

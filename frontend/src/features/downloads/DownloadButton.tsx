@@ -1,5 +1,5 @@
 import { Icon } from '../../components/Icon';
-import type { ReleaseAsset } from './release';
+import type { ReleaseAsset } from '../../api/release';
 
 interface Props {
   asset: ReleaseAsset | undefined;

@@ -1,7 +1,7 @@
 import { Icon } from '../../components/Icon';
 import { formatDate } from '../../components/format';
 import { PLATFORM_LABELS, assetFor, type Platform } from './platform';
-import { RELEASE_ERROR, type Release, type ReleaseAsset } from './release';
+import { RELEASE_ERROR, type Release, type ReleaseAsset } from '../../api/release';
 import { formatSize, statusText } from './releaseText';
 
 interface Props {

@@ -7,7 +7,7 @@ import { PlatformCards } from './PlatformCards';
 import { ReleaseTimeline } from './ReleaseTimeline';
 import { StayUpdated } from './StayUpdated';
 import { detectPlatform, type Platform } from './platform';
-import type { Release, ReleaseAsset } from './release';
+import type { Release, ReleaseAsset } from '../../api/release';
 import { useDownloads, type DownloadDeps } from './useDownloads';
 import './downloads.css';
 

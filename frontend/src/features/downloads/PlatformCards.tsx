@@ -1,6 +1,6 @@
 import { Icon, type IconName } from '../../components/Icon';
 import { assetFor, type Platform } from './platform';
-import type { Release, ReleaseAsset } from './release';
+import type { Release, ReleaseAsset } from '../../api/release';
 import { DownloadButton } from './DownloadButton';
 import { formatSize } from './releaseText';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { assetFor, detectPlatform } from './platform';
-import { FALLBACK_RELEASE } from './release';
+import { FALLBACK_RELEASE } from '../../api/release';
 
 const UA = {
   windows: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',

@@ -1,4 +1,4 @@
-import type { AssetPlatform, Release, ReleaseAsset } from './release';
+import type { AssetPlatform, Release, ReleaseAsset } from '../../api/release';
 
 /** The platforms the page can detect; Windows when nothing matches. */
 export type Platform = 'windows' | 'macos' | 'linux' | 'android' | 'ios';

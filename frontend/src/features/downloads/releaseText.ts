@@ -1,4 +1,4 @@
-import type { Release } from './release';
+import type { Release } from '../../api/release';
 
 /** A file size in MB: whole numbers from 100 MB, one decimal below; nothing for an unknown size. */
 export function formatSize(bytes: number): string {

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { trackDownload } from '../../api/queries/site';
-import type { ReleaseAsset } from './release';
+import type { ReleaseAsset } from '../../api/release';
 
 /** Progress advances about every 0.5 s by a random amount up to 20, then clears 2 s after 100. */
 export const PROGRESS_TICK_MS = 500;

@@ -66,6 +66,11 @@ export function JoinCommand({ token, onAgain, againBusy, onDone }: Props) {
         </span>
       </p>
       <p className="nodes-pair-note">{NODES_TEXTS.pairAfter}</p>
+      {token.agent && (
+        <p className="nodes-pair-note nodes-pair-package" data-testid="join-package">
+          {NODES_TEXTS.pairPackage(token.agent.version, token.agent.sha256)}
+        </p>
+      )}
       <div className="btn-row">
         <button type="button" className="btn btn-sm" onClick={onAgain} disabled={againBusy}>
           {againBusy ? NODES_TEXTS.pairing : NODES_TEXTS.pairAgain}

@@ -145,6 +145,8 @@ describe('NodesPage', () => {
     const panel = await screen.findByRole('region', { name: 'Pair a new node' });
     expect(within(panel).getByTestId('join-command')).toHaveTextContent(TOKEN.command, { normalizeWhitespace: false });
     expect(within(panel).getByTestId('join-command').tagName).toBe('CODE');
+    // The package the command runs, from this platform, with its SHA-256.
+    expect(within(panel).getByTestId('join-package')).toHaveTextContent(NODES_TEXTS.pairPackage(TOKEN.agent!.version, TOKEN.agent!.sha256));
     expect(within(panel).getByText(NODES_TEXTS.pairValidity, { exact: false })).toHaveTextContent('valid for 15 minutes and works once');
     expect(within(panel).getByText(formatDateTime(TOKEN.expires_at))).toHaveAttribute('datetime', TOKEN.expires_at);
     // Focus moves to the panel, so a screen reader hears it.

@@ -21,7 +21,8 @@ interface Props {
 export function PoolCard({ pool, modelName, onDissolved }: Props) {
   const dissolve = useMutation(nodeMutations.deletePool());
   const [confirming, setConfirming] = useState(false);
-  const planned = pool.model_layers !== null && pool.model_layers > 0;
+  // Layers are planned once a member coordinates (the model's own layer count may be known before that).
+  const planned = pool.model_layers !== null && pool.model_layers > 0 && pool.members.some((m) => m.role !== null);
 
   const confirmDissolve = () => {
     if (dissolve.isPending) return;

@@ -10,10 +10,12 @@ export const NODES_TEXTS = {
   pairButton: 'Pair a new node',
   pairing: 'Creating a join token...',
   pairTitle: 'Pair a new node',
-  pairStep: 'On the machine you want to share (with Node.js 20 or later), run:',
+  pairStep: 'On the machine you want to share (with Node.js 20.19 or later), run:',
   pairValidity: 'The token in this command is valid for 15 minutes and works once.',
   pairExpires: 'Expires',
   pairAfter: 'The node appears in this list as soon as it has paired, and its status turns to online.',
+  /** The agent package the command runs, when this platform serves it. */
+  pairPackage: (version: string, sha256: string) => `The command runs the node agent ${version} from this platform (SHA-256 ${sha256}).`,
   pairAgain: 'Create another token',
   pairHide: 'Done',
   copyCommand: 'Copy command',

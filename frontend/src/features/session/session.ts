@@ -1,12 +1,9 @@
 import { useSyncExternalStore } from 'react';
-import type { components } from '@glob/contract';
 import { api } from '../../api/client';
 import { tokenStore, type StoredUser } from '../../api/tokens';
 import { readSession, type Session } from './state';
 
 export type User = StoredUser;
-/** What login, register, register-with-otp and a social sign-in return. */
-export type SessionResponse = Pick<components['schemas']['AuthSession'], 'access_token' | 'refresh_token' | 'user'>;
 
 const SIGNED_OUT: Session = { tokens: null, user: null, signedIn: false };
 
@@ -16,17 +13,6 @@ const SIGNED_OUT: Session = { tokens: null, user: null, signedIn: false };
  */
 export function useSession(): Session {
   return useSyncExternalStore(tokenStore.subscribe, readSession, () => SIGNED_OUT);
-}
-
-/** Stores the tokens and the user of a new session (then the app goes to /app/dashboard). */
-export function startSession(response: SessionResponse): void {
-  tokenStore.setUser(response.user);
-  tokenStore.set({ access_token: response.access_token, refresh_token: response.refresh_token });
-}
-
-/** Keeps the stored user current (GET /api/users/me, a new balance). */
-export function updateUser(user: User): void {
-  tokenStore.setUser(user);
 }
 
 /** Logout clears both tokens and the saved user; the server revokes the refresh token's family. */

@@ -13,6 +13,7 @@ export const accountsHandlers = [
   http.post('/api/users/refresh', ({ response }) => response(200).json(example('/api/users/refresh', 'post', 200))),
   http.post('/api/users/logout', ({ response }) => response(204).empty()),
   http.get('/api/users/me', ({ response }) => response(200).json(example('/api/users/me', 'get', 200))),
+  http.get('/api/users/oauth/providers', ({ response }) => response(200).json(example('/api/users/oauth/providers', 'get', 200))),
   http.get('/api/users/oauth/auth-url/{provider}', ({ response }) => response(200).json(example('/api/users/oauth/auth-url/{provider}', 'get', 200))),
   http.post('/api/users/oauth/callback/{provider}', ({ response }) =>
     response(200).json(example('/api/users/oauth/callback/{provider}', 'post', 200)),

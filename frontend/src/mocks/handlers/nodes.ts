@@ -159,10 +159,15 @@ export const nodesHandlers = [
   http.get('/api/nodes/catalog/files/{file}', ({ response }) =>
     response.untyped(new Response(new TextEncoder().encode('GGUF'), { headers: { 'Content-Type': 'application/octet-stream' } })),
   ),
+  // The agent package is a gzip file the spec cannot give an example of: the mocks answer gzip's magic bytes.
+  http.get('/api/nodes/agent/{file}', ({ response }) =>
+    response.untyped(new Response(new Uint8Array([0x1f, 0x8b]), { headers: { 'Content-Type': 'application/gzip' } })),
+  ),
   http.post('/api/nodes/heartbeat', ({ response }) => response(200).json(example('/api/nodes/heartbeat', 'post', 200))),
   // No job waits on mocks: the long poll answers at once that there is none.
   http.post('/api/nodes/jobs/claim', ({ response }) => response(204).empty()),
   http.post('/api/nodes/jobs/{jobId}/events', ({ response }) => response(200).json(example('/api/nodes/jobs/{jobId}/events', 'post', 200))),
   http.post('/api/nodes/jobs/{jobId}/embeddings', ({ response }) => response(204).empty()),
+  http.post('/api/nodes/jobs/{jobId}/recomputation', ({ response }) => response(204).empty()),
   http.post('/api/nodes/jobs/{jobId}/return', ({ response }) => response(204).empty()),
 ];

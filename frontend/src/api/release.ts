@@ -1,5 +1,5 @@
 import type { components } from '@glob/contract';
-import { RELEASE_HOST } from '../../env';
+import { RELEASE_HOST } from '../env';
 
 export type AssetPlatform = components['schemas']['AssetPlatform'];
 
