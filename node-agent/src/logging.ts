@@ -17,6 +17,9 @@ export const jobFields = (job: { job_id: string; request_id?: string }): LogFiel
   ...(job.request_id ? { request_id: job.request_id } : {}),
 });
 
+/** A count and its noun, for log lines: `1 token`, `3 tokens`. */
+export const plural = (n: number, word: string, words = `${word}s`): string => `${n} ${n === 1 ? word : words}`;
+
 /** A clock time and the line; a job's line ends with its request id, so it can be found in the platform's logs. */
 export function textLine(line: string, fields: LogFields | undefined, now = new Date()): string {
   const hh = String(now.getHours()).padStart(2, '0');

@@ -2,7 +2,8 @@
  * A provider's node: `npm run node -- --api <url> --join-token <token>` (see options.ts). Talks to the API over
  * HTTP only; needs no database, no Redis and none of the API's settings.
  */
-import { Agent, AgentError } from './agent';
+import { Agent } from './agent';
+import { AgentError } from './session';
 import { defaultBatterySource } from './battery';
 import { CredentialStore } from './credential-store';
 import { llamaBin } from './llama-process';
