@@ -1,4 +1,5 @@
 import { memo, type CSSProperties } from 'react';
+import './floating-dots.css';
 
 /** A tiny deterministic generator, so the dots sit in the same places on every visit (no layout noise). */
 function seeded(seed: number) {

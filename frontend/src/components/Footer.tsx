@@ -1,6 +1,8 @@
 import { useSyncExternalStore } from 'react';
 import { Link } from '@tanstack/react-router';
 import { SITE } from 'virtual:glob-head';
+import './brand.css';
+import './footer.css';
 
 const noSubscription = () => () => undefined;
 const thisYear = () => new Date().getFullYear();

@@ -2,6 +2,8 @@ import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation } from '@tanstack/react-router';
 import { Icon } from './CoreIcon';
 import { ThemeToggle } from './ThemeToggle';
+import './brand.css';
+import './header.css';
 
 /** The header turns opaque once the page has scrolled more than this. */
 export const SCROLL_THRESHOLD_PX = 10;

@@ -3,6 +3,7 @@ import head from 'virtual:glob-head/404';
 import noscript from 'virtual:glob-noscript/404';
 import { PageHead } from './PageHead';
 import { SiteLayout } from './SiteLayout';
+import './not-found.css';
 
 /** Page Not Found, Go Home, Go Back, popular links; noindex. */
 export function NotFound() {

@@ -5,6 +5,7 @@ import { FloatingDots } from './FloatingDots';
 import { Footer } from './Footer';
 import { Header } from './Header';
 import { usePageInteractive } from './useHydrated';
+import './site-layout.css';
 
 /** The public pages' frame: header, footer, floating dots and the installable-app helpers (not under /app). */
 export function SiteLayout({ children, dots }: { children: ReactNode; dots?: 10 | 15 | 20 }) {

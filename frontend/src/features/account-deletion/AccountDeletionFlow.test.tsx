@@ -260,6 +260,14 @@ describe('AccountDeletionFlow', () => {
     await user.click(sendButton());
     expect(screen.getByRole('alert')).toHaveTextContent('Failed to send OTP. Please check your email address.');
     expect(sends).toBe(0);
+    // The field is marked, described by the alert and focused; editing it clears the alert.
+    const field = screen.getByLabelText('Email address');
+    expect(field).toHaveAttribute('aria-invalid', 'true');
+    expect(field).toHaveAccessibleDescription('Failed to send OTP. Please check your email address.');
+    expect(field).toHaveFocus();
+    await user.type(field, '@example.com');
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(field).not.toHaveAttribute('aria-invalid');
   });
 
   it.each([

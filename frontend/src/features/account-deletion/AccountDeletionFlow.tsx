@@ -1,7 +1,8 @@
 import { Link } from '@tanstack/react-router';
 import { useMutation } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { accountDeletionMutations, type TwoFactorChallenge } from '../../api/queries/accounts';
+import { useForm } from '../../components/useForm';
 import { MSG } from '../auth/messages';
 import { formatMinSec, useCountdown } from '../session/countdown';
 import { failureText } from '../../api/errors';
@@ -27,8 +28,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  */
 export function AccountDeletionFlow() {
   const [step, setStep] = useState<DeletionStep>('email');
-  const [email, setEmail] = useState('');
-  const [code, setCode] = useState('');
+  /** The last call's failure, in the alert line (which also shows a refused e-mail address). */
   const [error, setError] = useState<string | null>(null);
   /** verify-deletion-otp's challenge, for an account with two-factor sign-in (null: the e-mailed code is enough). */
   const [twoFactor, setTwoFactor] = useState<TwoFactorChallenge | null>(null);
@@ -41,56 +41,60 @@ export function AccountDeletionFlow() {
   const busy = sendOtp.isPending || verifyOtp.isPending || deleteAccount.isPending || deleteWithPasskey.isPending;
   const countdown = useCountdown();
   const heading = useStepFocus(step);
-  const address = email.trim();
 
   const go = (next: DeletionStep) => {
     setError(null);
     setStep(next);
   };
 
-  const send = (event: FormEvent) => {
-    event.preventDefault();
-    if (!address || busy) return;
-    setError(null);
-    if (!EMAIL.test(address)) {
-      setError(DELETION_MSG.sendFailed);
-      return;
-    }
-    sendOtp.mutate(
-      { email: address },
-      {
-        onSuccess: () => {
-          setCode('');
-          countdown.start(DELETION_CODE_SECONDS);
-          go('otp');
+  // Send stays disabled while the address is empty; an address that is not one is refused in the alert line.
+  const emailForm = useForm({
+    initial: { email: '' },
+    validate: ({ email }) => ({ email: EMAIL.test(email.trim()) ? undefined : DELETION_MSG.sendFailed }),
+    busy,
+    onAttempt: () => setError(null),
+    onValid: ({ email }) =>
+      sendOtp.mutate(
+        { email: email.trim() },
+        {
+          onSuccess: () => {
+            codeForm.reset();
+            countdown.start(DELETION_CODE_SECONDS);
+            go('otp');
+          },
+          onError: (err) => setError(failureText(err, DELETION_MSG.sendFailed, DELETION_MSG.network)),
         },
-        onError: (err) => setError(failureText(err, DELETION_MSG.sendFailed, DELETION_MSG.network)),
-      },
-    );
-  };
+      ),
+  });
+  const address = emailForm.values.email.trim();
 
-  const verify = (event: FormEvent) => {
-    event.preventDefault();
-    if (code.length !== DELETION_CODE_LENGTH || busy) return;
-    setError(null);
-    verifyOtp.mutate(
-      { email: address, otp: code },
-      {
-        onSuccess: (answer) => {
-          setTwoFactor(answer.two_factor ?? null);
-          const codeMethods = answer.two_factor?.methods.filter((m) => m !== 'passkey') ?? [];
-          setFactorMethod(codeMethods[0] === 'recovery_code' ? 'recovery_code' : 'totp');
-          setFactorCode('');
-          go('confirm');
+  // Verify stays disabled until the code has its 6 digits.
+  const codeForm = useForm({
+    initial: { code: '' },
+    busy,
+    onAttempt: () => setError(null),
+    onValid: ({ code }) => {
+      if (code.length !== DELETION_CODE_LENGTH) return;
+      verifyOtp.mutate(
+        { email: address, otp: code },
+        {
+          onSuccess: (answer) => {
+            setTwoFactor(answer.two_factor ?? null);
+            const codeMethods = answer.two_factor?.methods.filter((m) => m !== 'passkey') ?? [];
+            setFactorMethod(codeMethods[0] === 'recovery_code' ? 'recovery_code' : 'totp');
+            setFactorCode('');
+            go('confirm');
+          },
+          onError: (err) => setError(failureText(err, DELETION_MSG.invalidCode, DELETION_MSG.network)),
         },
-        onError: (err) => setError(failureText(err, DELETION_MSG.invalidCode, DELETION_MSG.network)),
-      },
-    );
-  };
+      );
+    },
+  });
+  const { code } = codeForm.values;
 
   const deleted = () => {
     countdown.stop();
-    setCode('');
+    codeForm.reset();
     setFactorCode('');
     setTwoFactor(null);
     go('success');
@@ -124,22 +128,23 @@ export function AccountDeletionFlow() {
 
   /** Back on otp: everything resets (e-mail, code, countdown, message) and the flow starts again. */
   const back = () => {
-    setEmail('');
-    setCode('');
+    emailForm.reset();
+    codeForm.reset();
     countdown.stop();
     go('email');
   };
 
   /** At 0: back to the email step (the address kept) to ask for a new code. */
   const resend = () => {
-    setCode('');
+    codeForm.reset();
     go('email');
   };
 
   const index = STEPS.findIndex((s) => s.id === step);
-  const alert = error && (
-    <div className="alert alert-error deletion-alert" role="alert">
-      {error}
+  const shown = emailForm.errors.email ?? error;
+  const alert = shown && (
+    <div id="deletion-alert" className="alert alert-error deletion-alert" role="alert">
+      {shown}
     </div>
   );
 
@@ -157,7 +162,7 @@ export function AccountDeletionFlow() {
       </ol>
 
       {step === 'email' && (
-        <form onSubmit={send} noValidate>
+        <form onSubmit={emailForm.onSubmit} noValidate>
           <h2 id="deletion-title" ref={heading} tabIndex={-1}>
             Enter your e-mail
           </h2>
@@ -171,9 +176,11 @@ export function AccountDeletionFlow() {
               autoComplete="email"
               maxLength={254}
               required
-              value={email}
+              value={emailForm.values.email}
+              aria-invalid={emailForm.errors.email ? true : undefined}
+              aria-describedby={emailForm.errors.email ? 'deletion-alert' : undefined}
               onChange={(e) => {
-                setEmail(e.target.value);
+                emailForm.set('email', e.target.value);
                 setError(null);
               }}
             />
@@ -187,7 +194,7 @@ export function AccountDeletionFlow() {
       )}
 
       {step === 'otp' && (
-        <form onSubmit={verify} noValidate>
+        <form onSubmit={codeForm.onSubmit} noValidate>
           <h2 id="deletion-title" ref={heading} tabIndex={-1}>
             Enter the verification code
           </h2>
@@ -206,7 +213,7 @@ export function AccountDeletionFlow() {
               aria-describedby="deletion-countdown"
               value={code}
               onChange={(e) => {
-                setCode(e.target.value.replace(/\D/g, '').slice(0, DELETION_CODE_LENGTH));
+                codeForm.set('code', e.target.value.replace(/\D/g, '').slice(0, DELETION_CODE_LENGTH));
                 setError(null);
               }}
             />

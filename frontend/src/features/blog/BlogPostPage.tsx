@@ -7,6 +7,7 @@ import type { BlogPost } from '../../content/types';
 import { BlogCard } from './BlogCard';
 import { categoryLabel } from './labels';
 import './blog.css';
+import '../../components/not-found.css';
 
 /** Unknown slug. */
 export function PostNotFound() {

@@ -1,5 +1,6 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useState } from 'react';
 import { ALLOCATION_RANGES, type NodeAllocation } from '../../api/queries/nodes';
+import { useForm } from '../../components/useForm';
 import { ALLOCATION_LABELS, ALLOCATION_UNITS, NODES_TEXTS } from './texts';
 
 const KEYS = Object.keys(ALLOCATION_RANGES) as (keyof NodeAllocation)[];
@@ -15,28 +16,30 @@ interface Props {
 /** CPU, memory and GPU shares as sliders within the spec's ranges; saved together. */
 export function AllocationForm({ nodeName, allocation, hasGpu, busy, onSave }: Props) {
   const baseId = useId();
-  // The node's own values until the owner moves a slider; a poll never overwrites an unsaved change.
-  const [draft, setDraft] = useState<NodeAllocation | null>(null);
   const [saved, setSaved] = useState(false);
-  const shown = draft ?? allocation;
-  const dirty = draft !== null && KEYS.some((k) => draft[k] !== allocation[k]);
+  const differs = (draft: NodeAllocation | null): draft is NodeAllocation => draft !== null && KEYS.some((k) => draft[k] !== allocation[k]);
+  // The node's own values until the owner moves a slider (draft: null); a poll never overwrites an unsaved change.
+  const { values, set, reset, onSubmit } = useForm<{ draft: NodeAllocation | null }>({
+    initial: { draft: null },
+    busy,
+    onValid: ({ draft }) => {
+      if (!differs(draft)) return;
+      onSave(draft, () => {
+        reset();
+        setSaved(true);
+      });
+    },
+  });
+  const shown = values.draft ?? allocation;
+  const dirty = differs(values.draft);
 
   const change = (key: keyof NodeAllocation, value: number) => {
-    setDraft({ ...shown, [key]: value });
+    set('draft', { ...shown, [key]: value });
     setSaved(false);
   };
 
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (!draft || !dirty || busy) return;
-    onSave(draft, () => {
-      setDraft(null);
-      setSaved(true);
-    });
-  };
-
   return (
-    <form className="nodes-allocation" onSubmit={submit} aria-labelledby={`${baseId}-title`}>
+    <form className="nodes-allocation" onSubmit={onSubmit} aria-labelledby={`${baseId}-title`}>
       <h4 id={`${baseId}-title`}>
         {NODES_TEXTS.allocationTitle}
         <span className="visually-hidden"> of {nodeName}</span>
@@ -83,7 +86,7 @@ export function AllocationForm({ nodeName, allocation, hasGpu, busy, onSave }: P
           {NODES_TEXTS.saveAllocation}
         </button>
         {dirty ? (
-          <button type="button" className="btn btn-sm btn-ghost" onClick={() => setDraft(null)} disabled={busy}>
+          <button type="button" className="btn btn-sm btn-ghost" onClick={reset} disabled={busy}>
             {NODES_TEXTS.cancel}
           </button>
         ) : null}

@@ -1,4 +1,5 @@
-import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useForm } from '../../components/useForm';
 import { NODES_TEXTS } from './texts';
 
 /** spec NodeName: 1-60 characters, no control characters. */
@@ -22,8 +23,17 @@ export function NodeName({ name, busy, onRename }: Props) {
   const inputId = useId();
   const errorId = useId();
   const [editing, setEditing] = useState(false);
-  const [value, setValue] = useState(name);
-  const [error, setError] = useState<string | null>(null);
+  const { values, errors, set, reset, onSubmit } = useForm({
+    initial: { name },
+    validate: (v) => ({ name: validateNodeName(v.name) ?? undefined }),
+    busy,
+    onValid: (v) => {
+      const next = v.name.trim();
+      if (next === name) setEditing(false);
+      else onRename(next, () => setEditing(false));
+    },
+  });
+  const error = errors.name;
   const input = useRef<HTMLInputElement>(null);
   const renameButton = useRef<HTMLButtonElement>(null);
   const wasEditing = useRef(false);
@@ -36,23 +46,10 @@ export function NodeName({ name, busy, onRename }: Props) {
     wasEditing.current = editing;
   }, [editing]);
 
+  /** Editing starts from the current name, without the last attempt's error. */
   const start = () => {
-    setValue(name);
-    setError(null);
+    reset();
     setEditing(true);
-  };
-
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const problem = validateNodeName(value);
-    setError(problem);
-    if (problem || busy) return;
-    const next = value.trim();
-    if (next === name) {
-      setEditing(false);
-      return;
-    }
-    onRename(next, () => setEditing(false));
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
@@ -75,7 +72,7 @@ export function NodeName({ name, busy, onRename }: Props) {
   }
 
   return (
-    <form className="nodes-name nodes-name-form" onSubmit={submit} noValidate>
+    <form className="nodes-name nodes-name-form" onSubmit={onSubmit} noValidate>
       <h3 className="visually-hidden">{name}</h3>
       <div className="field">
         <label htmlFor={inputId}>{NODES_TEXTS.nameLabel}</label>
@@ -86,11 +83,8 @@ export function NodeName({ name, busy, onRename }: Props) {
           name="name"
           maxLength={60}
           autoComplete="off"
-          value={value}
-          onChange={(e) => {
-            setValue(e.target.value);
-            setError(null);
-          }}
+          value={values.name}
+          onChange={(e) => set('name', e.target.value)}
           onKeyDown={onKeyDown}
           aria-invalid={error ? 'true' : undefined}
           aria-describedby={error ? errorId : undefined}

@@ -189,11 +189,33 @@ describe('NodesPage', () => {
     await user.click(screen.getByRole('button', { name: 'Save' }));
     expect(screen.getByText('Enter a name')).toBeInTheDocument();
     expect(screen.getByRole('textbox', { name: 'Node name' })).toHaveAttribute('aria-invalid', 'true');
+    expect(screen.getByRole('textbox', { name: 'Node name' })).toHaveFocus();
 
     await user.type(screen.getByRole('textbox', { name: 'Node name' }), 'study-mac');
     await user.click(screen.getByRole('button', { name: 'Save' }));
     expect(await screen.findByRole('heading', { level: 3, name: 'study-mac' })).toBeInTheDocument();
     expect(patches).toEqual([{ id: NODE.id, body: { name: 'study-mac' } }]);
+  });
+
+  it('renaming starts from the current name without the last error, and an unchanged name closes the form unsent', async () => {
+    const { patches } = recordCalls();
+    const user = userEvent.setup();
+    await render();
+    await user.click(await screen.findByRole('button', { name: `Rename ${NODE.name}` }));
+    await user.clear(screen.getByRole('textbox', { name: 'Node name' }));
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(screen.getByText('Enter a name')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Cancel' }));
+
+    await user.click(screen.getByRole('button', { name: `Rename ${NODE.name}` }));
+    const input = screen.getByRole('textbox', { name: 'Node name' });
+    expect(input).toHaveValue(NODE.name);
+    expect(input).not.toHaveAttribute('aria-invalid');
+    expect(screen.queryByText('Enter a name')).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(screen.queryByRole('textbox', { name: 'Node name' })).toBeNull();
+    expect(screen.getByRole('button', { name: `Rename ${NODE.name}` })).toHaveFocus();
+    expect(patches).toEqual([]);
   });
 
   it('saves the allocation with PATCH {allocation}, all four shares together', async () => {
@@ -213,6 +235,22 @@ describe('NodesPage', () => {
     expect(patches).toEqual([{ id: NODE.id, body: { allocation: { cpu_percent: 70, memory_percent: 25, gpu_percent: 60, disk_gb: 120 } } }]);
     expect(within(node).getByRole('slider', { name: 'CPU (10–80%)' })).toHaveValue('70');
     expect(save).toBeDisabled();
+  });
+
+  it('Cancel drops an unsaved allocation and shows the node’s own values again', async () => {
+    const { patches } = recordCalls();
+    const user = userEvent.setup();
+    await render();
+    const node = await waitFor(() => card(NODE.name));
+    const cpu = within(node).getByRole('slider', { name: 'CPU (10–80%)' });
+    const before = (cpu as HTMLInputElement).value;
+    fireEvent.change(cpu, { target: { value: '70' } });
+    expect(within(node).getByRole('button', { name: 'Save allocation' })).toBeEnabled();
+    await user.click(within(node).getByRole('button', { name: 'Cancel' }));
+    expect(cpu).toHaveValue(before);
+    expect(within(node).getByRole('button', { name: 'Save allocation' })).toBeDisabled();
+    expect(within(node).queryByRole('button', { name: 'Cancel' })).toBeNull();
+    expect(patches).toEqual([]);
   });
 
   it('revokes only after confirmation in a dialog, then DELETE /api/nodes/{id} removes the node', async () => {

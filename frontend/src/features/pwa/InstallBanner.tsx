@@ -1,6 +1,7 @@
 import { useEffect, useSyncExternalStore } from 'react';
 import { Icon } from '../../components/CoreIcon';
 import { listenForInstall, pwaStore } from './store';
+import './pwa.css';
 
 /** Shows while the browser offers installation; gone on dismiss, on install, or when installed / standalone. */
 export function InstallBanner() {

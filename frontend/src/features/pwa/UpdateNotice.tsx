@@ -1,5 +1,6 @@
 import { useEffect, useSyncExternalStore } from 'react';
 import { UPDATE_NOTICE_MS, pwaStore } from './store';
+import './pwa.css';
 
 /** 'Update Available' with Refresh; vanishes by itself after 10 s. */
 export function UpdateNotice() {
