@@ -5,6 +5,7 @@ WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json ./
 COPY generated/package.json generated/
 COPY engine/package.json engine/
+COPY testing/package.json testing/
 COPY backend/package.json backend/
 COPY node-agent/package.json node-agent/
 COPY frontend/package.json frontend/

@@ -3,31 +3,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import pg from 'pg';
+import { createDatabase, databaseUrl, dropDatabase, freePort, startSmtpCatcher } from '@glob/testing';
 
 export const root = resolve(import.meta.dirname, '..');
-const serverUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-async function admin(sql) {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-function freePort() {
-  return new Promise((done) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => done(port));
-    });
-  });
-}
 
 /**
  * The node agent's bundle (as npm ships it), the backend build and the tiny model, each made when missing, for the
@@ -54,10 +33,9 @@ export async function startBackend(env = {}, { dir = root, nodeArgs = [] } = {})
   if (!existsSync(join(dir, 'backend/dist/main.js')) || !existsSync(join(dir, 'engine/dist/generation.js'))) {
     spawnSync('npm', ['run', 'build', '-w', 'backend'], { cwd: dir, stdio: 'inherit' });
   }
+  // On the tests' PostgreSQL server (TEST_DATABASE_URL, else DATABASE_URL, else 127.0.0.1:5432).
   const db = `glob_bench_${randomBytes(4).toString('hex')}`;
-  await admin(`CREATE DATABASE "${db}"`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${db}`;
+  await createDatabase(db);
   const port = await freePort();
   // E-mail goes through SMTP to a catcher here, sent by a mail-only worker: a production API never logs an e-mail's text.
   const smtp = await startSmtpCatcher();
@@ -68,7 +46,7 @@ export async function startBackend(env = {}, { dir = root, nodeArgs = [] } = {})
     JWT_ACCESS_SECRET: randomBytes(32).toString('hex'),
     JWT_REFRESH_SECRET: randomBytes(32).toString('hex'),
     TWO_FACTOR_KEY: randomBytes(32).toString('hex'),
-    DATABASE_URL: url.toString(),
+    DATABASE_URL: databaseUrl(db),
     REDIS_PREFIX: `bench:${db}`,
     PORT: String(port),
     LOG_LEVEL: 'warn',
@@ -105,7 +83,7 @@ export async function startBackend(env = {}, { dir = root, nodeArgs = [] } = {})
     async codeFor(email, after = 0) {
       for (let i = 0; i < 100; i++) {
         const at = smtp.mails.findLastIndex((m) => m.to.includes(email.toLowerCase()));
-        const code = at >= after ? /code is: (\d{6})/.exec(smtp.mails[at].raw.replace(/=\r?\n/g, ''))?.[1] : undefined;
+        const code = at >= after ? /code is: (\d{6})/.exec(smtp.mails[at].text)?.[1] : undefined;
         if (code) return { code, mark: at + 1 };
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -116,31 +94,10 @@ export async function startBackend(env = {}, { dir = root, nodeArgs = [] } = {})
         child.kill('SIGTERM');
         await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
       }
-      await new Promise((r) => smtp.server.close(r));
-      await admin(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
+      await smtp.close();
+      await dropDatabase(db);
     },
   };
-}
-
-/** A real SMTP server on loopback keeping what it receives (smtp-server, the backend tests' catcher). */
-async function startSmtpCatcher() {
-  const { SMTPServer } = createRequire(join(root, 'backend', 'package.json'))('smtp-server');
-  const mails = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, done) {
-      const chunks = [];
-      stream.on('data', (c) => chunks.push(c));
-      stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()), raw: Buffer.concat(chunks).toString('utf8') });
-        done();
-      });
-    },
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { server, mails, url: `smtp://127.0.0.1:${server.server.address().port}` };
 }
 
 export function table(rows) {

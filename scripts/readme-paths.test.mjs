@@ -7,26 +7,18 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { stripVTControlCharacters } from 'node:util';
+import { freePort as freePortOn } from '@glob/testing';
 import { Redis } from 'ioredis';
 import { localRedisPrefix, portInUse, root } from './lib.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** A port nothing listens on now. */
-function freePort() {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail).listen(0, () => {
-      const { port } = server.address();
-      server.close(() => done(port));
-    });
-  });
-}
+/** A port nothing listens on now, on every interface (as make dev's and make serve's processes listen). */
+const freePort = () => freePortOn({ everyInterface: true });
 
 /**
  * A command started as a terminal starts it: in its own process group, so Ctrl-C (SIGINT to the group) reaches it and

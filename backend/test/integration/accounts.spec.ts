@@ -5,7 +5,7 @@ import { CodesService } from '../../src/modules/accounts/codes.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { expectSpecResponse } from '../support/contract';
 import { register, verifiedToken } from '../support/users';
-import { startSmtpCatcher } from '../support/smtp';
+import { startSmtpCatcher } from '@glob/testing';
 import { startStack, TestStack } from '../support/app';
 
 type Smtp = Awaited<ReturnType<typeof startSmtpCatcher>>;
@@ -576,8 +576,7 @@ describe('accounts', () => {
       const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
       return { difference: median(diffs), median: median(times) };
     }
-    const close = ({ difference, median }: { difference: number; median: number }) =>
-      Math.abs(difference) <= Math.max(1.5, 0.2 * median);
+    const close = ({ difference, median }: { difference: number; median: number }) => Math.abs(difference) <= Math.max(1.5, 0.2 * median);
 
     it('send-otp, send-deletion-otp, register and login take the same time for known and unknown addresses', async () => {
       await signUp(stack, smtp, 'timed@example.com');

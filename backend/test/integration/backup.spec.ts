@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createDatabase, databaseUrl, dropDatabase, randomName } from '@glob/testing';
 import { Client } from 'pg';
 import { startStack, type TestStack } from '../support/app';
-import { admin, databaseUrl, dropDatabase, randomName } from '../support/db';
 import { closeChecked } from '../support/ledger-check';
 import { newUser } from '../support/users';
 import { readSse, startReply, startWorker, type WorkerProcess } from '../support/worker';
@@ -73,7 +73,7 @@ describe('db:backup and db:restore while the platform runs', () => {
     }
     chatters = [await newUser(stack, 'chatter0'), await newUser(stack, 'chatter1')];
     dir = await mkdtemp(join(tmpdir(), 'glob-backup-'));
-    await admin((c) => c.query(`CREATE DATABASE "${target}"`));
+    await createDatabase(target);
   }, 120_000);
 
   afterAll(async () => {

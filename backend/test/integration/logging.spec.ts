@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startStack, TestStack } from '../support/app';
 import { ScriptedNode } from '../support/scripted-node';
-import { startSmtpCatcher } from '../support/smtp';
+import { startSmtpCatcher } from '@glob/testing';
 import { newUser } from '../support/users';
 import { readSse, startWorker, WorkerProcess } from '../support/worker';
 

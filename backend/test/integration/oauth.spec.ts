@@ -1,5 +1,5 @@
 import { expectSpecResponse } from '../support/contract';
-import { startOAuthServer } from '../support/oauth';
+import { startOAuthServer } from '@glob/testing';
 import { startStack, TestStack } from '../support/app';
 import { register } from '../support/users';
 

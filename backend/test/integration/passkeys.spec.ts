@@ -1,7 +1,7 @@
 import { generate } from 'otplib';
 import { expectSpecResponse } from '../support/contract';
 import { startStack, TestStack } from '../support/app';
-import { startSmtpCatcher } from '../support/smtp';
+import { startSmtpCatcher } from '@glob/testing';
 import { register } from '../support/users';
 import { assert, createCredential, type SoftCredential } from '../support/webauthn';
 

@@ -1,6 +1,6 @@
 import { ReleasesService } from '../../src/modules/site/releases.service';
 import { expectSpecResponse } from '../support/contract';
-import { startSmtpCatcher } from '../support/smtp';
+import { startSmtpCatcher } from '@glob/testing';
 import { startStack, TestStack } from '../support/app';
 
 const contact = {

@@ -2,8 +2,7 @@ import type Redis from 'ioredis';
 import { generate } from 'otplib';
 import { REDIS } from '../../src/redis/redis.module';
 import { expectSpecResponse } from '../support/contract';
-import { startOAuthServer } from '../support/oauth';
-import { startSmtpCatcher } from '../support/smtp';
+import { startOAuthServer, startSmtpCatcher } from '@glob/testing';
 import { register, verifiedToken } from '../support/users';
 import { startStack, TestStack } from '../support/app';
 

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { createDatabase, databaseUrl, dropDatabase, randomName } from '@glob/testing';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import Redis from 'ioredis';
@@ -7,7 +8,6 @@ import { DataSource } from 'typeorm';
 import { createApi, createWorker } from '../../src/bootstrap';
 import { AppConfig, loadConfig } from '../../src/config/config';
 import { testCatalog } from './catalog';
-import { admin, databaseUrl, dropDatabase, randomName } from './db';
 
 export interface TestStack {
   config: AppConfig;
@@ -18,21 +18,6 @@ export interface TestStack {
   db: DataSource;
   worker?: INestApplicationContext;
   close(): Promise<void>;
-}
-
-async function copyTemplate(name: string): Promise<void> {
-  const template = process.env.GLOB_TEST_TEMPLATE_DB;
-  if (!template) throw new Error('GLOB_TEST_TEMPLATE_DB is not set: run the tests through jest (global setup)');
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await admin((c) => c.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`));
-      return;
-    } catch (err) {
-      // Two files copying the template at the same moment: wait and retry.
-      if (attempt >= 20 || !/being accessed by other users/.test(String(err))) throw err;
-      await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
-    }
-  }
 }
 
 /**
@@ -46,8 +31,10 @@ async function copyTemplate(name: string): Promise<void> {
 export async function startStack(
   opts: { env?: Record<string, string>; worker?: boolean; host?: string; port?: number; logs?: { write(line: string): void } } = {},
 ): Promise<TestStack> {
-  const name = `${process.env.GLOB_TEST_TEMPLATE_DB}_${randomName('f')}`.slice(0, 63);
-  await copyTemplate(name);
+  const template = process.env.GLOB_TEST_TEMPLATE_DB;
+  if (!template) throw new Error('GLOB_TEST_TEMPLATE_DB is not set: run the tests through jest (global setup)');
+  const name = `${template}_${randomName('f')}`.slice(0, 63);
+  await createDatabase(name, { template });
   const prefix = `globtest:${name}`;
   const config = loadConfig({
     ...process.env,

@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createDatabase, databaseUrl, randomName } from '@glob/testing';
 import { createDataSource } from '../../src/database/data-source';
-import { admin, databaseUrl, randomName } from './db';
 
 /**
  * Creates this run's template database (random name) and migrates it. Each test file then copies it
@@ -11,7 +11,7 @@ import { admin, databaseUrl, randomName } from './db';
  */
 export default async function globalSetup(): Promise<void> {
   const template = randomName('glob_test');
-  await admin((c) => c.query(`CREATE DATABASE "${template}"`));
+  await createDatabase(template);
   const ds = await createDataSource({ database: { url: databaseUrl(template), poolSize: 2 } }).initialize();
   await ds.runMigrations({ transaction: 'each' });
   await ds.destroy();

@@ -1,4 +1,4 @@
-import { admin, dropDatabase } from './db';
+import { admin, dropDatabase } from '@glob/testing';
 
 export default async function globalTeardown(): Promise<void> {
   const template = process.env.GLOB_TEST_TEMPLATE_DB;

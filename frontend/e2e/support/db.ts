@@ -1,19 +1,6 @@
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { databaseUrl, query as queryDatabase } from '@glob/testing';
 
-const backend = resolve(dirname(fileURLToPath(import.meta.url)), '../../../backend');
-const pg = createRequire(join(backend, 'package.json'))('pg') as typeof import('pg');
-
-/** Reads the full-stack run's database (E2E_DB, created by stack.mjs). */
+/** Reads the full-stack run's database (E2E_DB, created by stack.mjs on the same server: E2E_PG_URL, else the tests'). */
 export async function query<T extends Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const url = new URL(process.env.E2E_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-  url.pathname = `/${process.env.E2E_DB}`;
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
-  try {
-    return (await client.query(sql, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
+  return queryDatabase<T>(databaseUrl(process.env.E2E_DB!, process.env.E2E_PG_URL), sql, params);
 }

@@ -3,8 +3,8 @@
 // `scripts/serve.mjs --no-build` (production API serving frontend/dist + worker, NODE_ENV=production, the tiny model
 // written by `npm run model:tiny` and loaded by the worker, migrations) on a database and a Redis prefix of its own,
 // and, in this process, what a real deployment has elsewhere:
-//   - an SMTP server (smtp-server) that keeps every e-mail: the sign-up and deletion codes are read from it;
-//   - a local OAuth 2 / OpenID Connect server (oauth2-mock-server) standing in for Google;
+//   - an SMTP server that keeps every e-mail: the sign-up and deletion codes are read from it;
+//   - a local OAuth 2 / OpenID Connect server standing in for Google (both from @glob/testing, as the backend's tests);
 //   - a stand-in for Stripe: its Checkout Sessions API, and a checkout page whose 'Pay' delivers the signed
 //     `checkout.session.completed` webhook to the API and returns to the session's success URL (production refuses
 //     test-mode purchases, so the platform is paid as a real deployment is);
@@ -22,13 +22,14 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createDatabase, databaseUrl, dropDatabase, freePort, query, startOAuthServer, startSmtpCatcher } from '@glob/testing';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const backend = join(root, 'backend');
 const fromBackend = createRequire(join(backend, 'package.json'));
-const pg = fromBackend('pg');
 
-export const PG_ADMIN_URL = process.env.E2E_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The stack database's PostgreSQL server: E2E_PG_URL, else the tests' (TEST_DATABASE_URL, else DATABASE_URL, else local). */
+const PG_SERVER = process.env.E2E_PG_URL;
 export const TINY_MODEL_ID = 'glob-tiny-chat';
 const PROVIDER_MODEL = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'provider-model.json'), 'utf8'));
 
@@ -52,22 +53,6 @@ function writeCatalog() {
   return catalog;
 }
 
-export function databaseUrl(name) {
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function admin(sql) {
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 /** Deletes every Redis key under the stack's prefix (queues, streams, rate-limit counters, OAuth states). */
 async function dropRedisPrefix(redisUrl, prefix) {
   const Redis = fromBackend('ioredis');
@@ -83,17 +68,6 @@ async function dropRedisPrefix(redisUrl, prefix) {
   } finally {
     redis.disconnect();
   }
-}
-
-export function freePort() {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => res(port));
-    });
-  });
 }
 
 /** The ports `make dev` and `make serve` use by default: API, web dev server, worker metrics, embedded PostgreSQL. */
@@ -116,68 +90,6 @@ async function holdDefaultPorts() {
   return () => Promise.all(held.map((s) => new Promise((r) => s.close(r))));
 }
 
-/** Undoes quoted-printable soft line breaks and escapes, enough to read a code out of a text part. */
-function readable(raw) {
-  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
-}
-
-/** A real SMTP server on loopback that keeps every e-mail it receives (the backend's test helper, in plain JS). */
-async function startSmtp() {
-  const { SMTPServer } = fromBackend('smtp-server');
-  const mails = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks = [];
-      stream.on('data', (c) => chunks.push(c));
-      stream.on('end', () => {
-        const raw = readable(Buffer.concat(chunks).toString('utf8'));
-        mails.push({
-          seq: mails.length + 1,
-          to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
-          subject: /^Subject: (.*)$/im.exec(raw)?.[1]?.trim() ?? '',
-          code: /code is: (\d{6})/.exec(raw)?.[1] ?? null,
-          raw,
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `smtp://127.0.0.1:${server.server.address().port}`, mails, close: () => new Promise((r) => server.close(r)) };
-}
-
-/** oauth2-mock-server as Google: its /authorize redirects straight back with a code; `profile` is who signs in next. */
-async function startOAuth() {
-  const { OAuth2Server } = fromBackend('oauth2-mock-server');
-  const server = new OAuth2Server();
-  await server.issuer.keys.generate('RS256');
-  await server.start(0, '127.0.0.1');
-  // The library names it http://localhost:<port>; the address it listens on is what the browser must reach.
-  server.issuer.url = `http://127.0.0.1:${server.address().port}`;
-  const issuer = server.issuer.url;
-  const state = { profile: { sub: 'google-user-1', email: 'oauth.user@example.com', email_verified: true, name: 'OAuth User' } };
-  server.service.on('beforeTokenSigning', (token) => {
-    token.payload.sub = state.profile.sub;
-    token.payload.email = state.profile.email;
-    token.payload.email_verified = state.profile.email_verified;
-  });
-  server.service.on('beforeUserinfo', (res) => {
-    res.body = { ...state.profile };
-  });
-  const env = {
-    OAUTH_GOOGLE_CLIENT_ID: 'e2e-google-client',
-    OAUTH_GOOGLE_CLIENT_SECRET: 'e2e-google-secret',
-    OAUTH_GOOGLE_ISSUER: issuer,
-    OAUTH_GOOGLE_AUTHORIZATION_URL: `${issuer}/authorize`,
-    OAUTH_GOOGLE_TOKEN_URL: `${issuer}/token`,
-    OAUTH_GOOGLE_USERINFO_URL: `${issuer}/userinfo`,
-  };
-  return { issuer, env, state, close: () => server.stop() };
-}
-
 /** The tests' side door: readiness, the captured mail, the next OAuth profile. */
 async function startControl(port, { smtp, oauth, isReady }) {
   const server = createHttpServer(async (req, res) => {
@@ -187,7 +99,10 @@ async function startControl(port, { smtp, oauth, isReady }) {
     if (req.method === 'GET' && url.pathname === '/mail') {
       const to = url.searchParams.get('to')?.toLowerCase();
       const since = Number(url.searchParams.get('since') ?? 0);
-      return json(200, { last: smtp.mails.length, mails: smtp.mails.filter((m) => m.seq > since && (!to || m.to.includes(to))) });
+      const mails = smtp.mails.filter((m) => m.seq > since && (!to || m.to.includes(to)));
+      // The text with quoted-printable undone, and the 6-digit code of a code e-mail (null in others).
+      const shown = mails.map((m) => ({ seq: m.seq, to: m.to, subject: m.subject, code: /code is: (\d{6})/.exec(m.text)?.[1] ?? null, raw: m.text }));
+      return json(200, { last: smtp.mails.length, mails: shown });
     }
     if (req.method === 'POST' && url.pathname === '/oauth/profile') {
       let body = '';
@@ -266,14 +181,8 @@ async function waitUntilServing(url, dbUrl, serve, timeoutMs = 180_000) {
     try {
       const health = await fetch(`${url}/api/health`);
       if (health.ok) {
-        const client = new pg.Client({ connectionString: dbUrl });
-        await client.connect();
-        try {
-          const { rows } = await client.query(`SELECT 1 FROM nodes WHERE stopped_at IS NULL AND $1 = ANY(models)`, [TINY_MODEL_ID]);
-          if (rows.length > 0) return;
-        } finally {
-          await client.end();
-        }
+        const rows = await query(dbUrl, `SELECT 1 FROM nodes WHERE stopped_at IS NULL AND $1 = ANY(models)`, [TINY_MODEL_ID]);
+        if (rows.length > 0) return;
       }
     } catch {
       // not listening yet
@@ -312,13 +221,17 @@ export async function startStack({ dbName, port, controlPort, log = process.env.
   starting = stop;
   try {
     cleanups.push(await holdDefaultPorts());
-    await admin(`CREATE DATABASE "${name}"`);
-    cleanups.push(() => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    await createDatabase(name, { server: PG_SERVER });
+    cleanups.push(() => dropDatabase(name, PG_SERVER));
     const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
     cleanups.push(() => dropRedisPrefix(redisUrl, `e2e_${name}`));
-    const smtp = await startSmtp();
+    const smtp = await startSmtpCatcher();
     cleanups.push(smtp.close);
-    const oauth = await startOAuth();
+    // Google alone, and whoever signs in until a test says otherwise (POST /oauth/profile).
+    const oauth = await startOAuthServer({
+      providers: ['google'],
+      profile: { sub: 'google-user-1', email: 'oauth.user@example.com', email_verified: true, name: 'OAuth User' },
+    });
     cleanups.push(oauth.close);
     const control = await startControl(controlPort ?? 0, { smtp, oauth, isReady: () => ready });
     cleanups.push(control.close);
@@ -328,7 +241,7 @@ export async function startStack({ dbName, port, controlPort, log = process.env.
     const env = {
       ...process.env,
       MODEL_CATALOG: writeCatalog(),
-      DATABASE_URL: databaseUrl(name),
+      DATABASE_URL: databaseUrl(name, PG_SERVER),
       DATABASE_POOL_SIZE: '4',
       REDIS_URL: redisUrl,
       REDIS_PREFIX: `e2e_${name}`,
@@ -371,9 +284,9 @@ export async function startStack({ dbName, port, controlPort, log = process.env.
       cwd: root,
       stdio: ['ignore', 'inherit', 'inherit'],
     });
-    await waitUntilServing(url, databaseUrl(name), serve);
+    await waitUntilServing(url, databaseUrl(name, PG_SERVER), serve);
     ready = true;
-    return { url, controlUrl: control.url, dbName: name, databaseUrl: databaseUrl(name), stop };
+    return { url, controlUrl: control.url, dbName: name, databaseUrl: databaseUrl(name, PG_SERVER), stop };
   } catch (error) {
     await stop();
     throw error;
