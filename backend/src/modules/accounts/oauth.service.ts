@@ -1,3 +1,4 @@
+import constants from '@glob/contract/constants.json';
 import {
   ConflictException,
   BadGatewayException,
@@ -181,7 +182,7 @@ export class OAuthService {
       if (!user || user.deletedAt) {
         user = await this.accounts.findActiveByEmail(email, true, tx);
         if (!user) {
-          const username = (profile.name?.trim() || email.split('@')[0]!).slice(0, 50);
+          const username = (profile.name?.trim() || email.split('@')[0]!).slice(0, constants.fieldLimits.User.username.maxLength);
           user = await this.users.insert(email, username, null, tx);
           // Another sign-in made the account between the lookup and the insert.
           if (!user) throw new ConflictException(MESSAGES.emailTaken);

@@ -1,3 +1,4 @@
+import constants from '@glob/contract/constants.json';
 import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import type { Request } from 'express';
 import type Redis from 'ioredis';
@@ -19,8 +20,12 @@ export const INVALID_REFRESH = 'Invalid or expired refresh token';
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-/** What is kept of a client: the columns' limits (the spec's Session.user_agent and ip). */
-const stored = (client: SessionClient): SessionClient => ({ ip: client.ip.slice(0, 64), userAgent: client.userAgent.slice(0, 512) });
+/** What is kept of a client: the spec's limits (Session.user_agent and ip). */
+const SESSION = constants.fieldLimits.Session;
+const stored = (client: SessionClient): SessionClient => ({
+  ip: client.ip.slice(0, SESSION.ip.maxLength),
+  userAgent: client.userAgent.slice(0, SESSION.user_agent.maxLength),
+});
 
 /** The client of a request as a session records it. */
 export const sessionClient = (req: Request): SessionClient => ({ ip: clientIp(req), userAgent: req.get('user-agent') ?? '' });

@@ -8,8 +8,11 @@ export class ChatController {
   constructor(private readonly chat: ChatService) {}
 
   @Get('chat/conversations')
-  listConversations(@CurrentUser() user: AuthUser, @Query() q: QueryParams<'listConversations'>): Promise<ResponseBody<'listConversations', 200>> {
-    return this.chat.list(user.id, { search: q.search, limit: Number(q.limit ?? 50), cursor: q.cursor });
+  listConversations(
+    @CurrentUser() user: AuthUser,
+    @Query() q: QueryParams<'listConversations', 'limit'>,
+  ): Promise<ResponseBody<'listConversations', 200>> {
+    return this.chat.list(user.id, { search: q.search, limit: q.limit, cursor: q.cursor });
   }
 
   @Post('chat/conversations')
@@ -55,6 +58,7 @@ export class ChatController {
     @Param('id') id: string,
     @Query() q: QueryParams<'exportConversation'>,
   ): Promise<ResponseBody<'exportConversation', 200>> {
+    // The spec's default, here: the validator does not apply a default that stands beside a $ref (this one's).
     return this.chat.export(user.id, id, q.format ?? 'json');
   }
 }

@@ -1,3 +1,4 @@
+import constants from '@glob/contract/constants.json';
 import { Injectable } from '@nestjs/common';
 import type { Schemas } from '../../contract/types';
 import { Repository, type Tx } from '../../database/repository';
@@ -50,6 +51,8 @@ export interface ConversationCursor {
 
 const COLUMNS = 'c.id, c.title, c.model_id, c.is_pinned, c.total_messages, c.total_tokens, c.created_at, c.updated_at, c.settings';
 const MESSAGE = 'id, role, content, status, stopped, model, tokens, created_at';
+/** How much of the last message a list shows: the spec's ConversationSummary.last_message_preview (an integer). */
+const PREVIEW_LENGTH = Math.trunc(constants.fieldLimits.ConversationSummary.last_message_preview.maxLength);
 
 /** `50%_off` searched literally: LIKE wildcards escaped. */
 const likePattern = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -72,7 +75,7 @@ export class ConversationsRepository extends Repository {
     }
     return this.rows<ConversationRow>(
       `SELECT ${COLUMNS},
-              (SELECT left(m.content, 200) FROM messages m WHERE m.conversation_id = c.id ORDER BY m.created_at DESC, m.seq DESC LIMIT 1) AS last_message_preview
+              (SELECT left(m.content, ${PREVIEW_LENGTH}) FROM messages m WHERE m.conversation_id = c.id ORDER BY m.created_at DESC, m.seq DESC LIMIT 1) AS last_message_preview
        FROM conversations c WHERE ${where.join(' AND ')}
        ORDER BY c.is_pinned::int DESC, c.updated_at DESC, c.id DESC LIMIT $2`,
       params,

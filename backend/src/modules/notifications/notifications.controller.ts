@@ -11,9 +11,9 @@ export class NotificationsController {
   listNotifications(
     @CurrentUser() user: AuthUser,
     @Param('id') id: string,
-    @Query() query: QueryParams<'listNotifications'>,
+    @Query() query: QueryParams<'listNotifications', 'limit'>,
   ): Promise<ResponseBody<'listNotifications', 200>> {
-    return this.notifications.list(user.id, id, Number(query.limit ?? 5), query.cursor);
+    return this.notifications.list(user.id, id, query.limit, query.cursor);
   }
 
   @Put('notifications/:id/read')

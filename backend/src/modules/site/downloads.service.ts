@@ -1,3 +1,4 @@
+import constants from '@glob/contract/constants.json';
 import { Injectable } from '@nestjs/common';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { Transactions } from '../../database/repository';
@@ -18,7 +19,7 @@ export class DownloadsService {
           platform: event.platform,
           asset: event.asset,
           clientTimestamp: event.timestamp ? new Date(event.timestamp) : null,
-          userAgent: (event.userAgent ?? userAgentHeader ?? null)?.slice(0, 1024) ?? null,
+          userAgent: (event.userAgent ?? userAgentHeader ?? null)?.slice(0, constants.fieldLimits.DownloadEvent.userAgent.maxLength) ?? null,
         },
         tx,
       );

@@ -35,18 +35,18 @@ export class WalletController {
   getWalletHistory(
     @CurrentUser() user: AuthUser,
     @Param('userId') userId: string,
-    @Query() q: QueryParams<'getWalletHistory'>,
+    @Query() q: QueryParams<'getWalletHistory', 'limit'>,
   ): Promise<ResponseBody<'getWalletHistory', 200>> {
-    return this.wallet.history(user.id, userId, Number(q.limit ?? 20), q.cursor, q.type);
+    return this.wallet.history(user.id, userId, q.limit, q.cursor, q.type);
   }
 
   @Get('wallet/:userId/earnings')
   getEarnings(
     @CurrentUser() user: AuthUser,
     @Param('userId') userId: string,
-    @Query() q: QueryParams<'getEarnings'>,
+    @Query() q: QueryParams<'getEarnings', 'days'>,
   ): Promise<ResponseBody<'getEarnings', 200>> {
-    return this.wallet.earnings(user.id, userId, Number(q.days ?? 30));
+    return this.wallet.earnings(user.id, userId, q.days);
   }
 
   @Post('wallet/:userId/transfer')
@@ -72,9 +72,9 @@ export class WalletController {
   listTransactions(
     @CurrentUser() user: AuthUser,
     @Param('userId') userId: string,
-    @Query() q: QueryParams<'listTransactions'>,
+    @Query() q: QueryParams<'listTransactions', 'limit'>,
   ): Promise<ResponseBody<'listTransactions', 200>> {
-    return this.wallet.history(user.id, userId, Number(q.limit ?? 50), q.cursor);
+    return this.wallet.history(user.id, userId, q.limit, q.cursor);
   }
 
   @Public()

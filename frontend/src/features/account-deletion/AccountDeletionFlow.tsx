@@ -1,3 +1,4 @@
+import constants from '@glob/contract/constants.json';
 import { Link } from '@tanstack/react-router';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -174,7 +175,7 @@ export function AccountDeletionFlow() {
               className="input"
               type="email"
               autoComplete="email"
-              maxLength={254}
+              maxLength={constants.fieldLimits.DeletionOtpRequest.email.maxLength}
               required
               value={emailForm.values.email}
               aria-invalid={emailForm.errors.email ? true : undefined}

@@ -1,3 +1,4 @@
+import constants from '@glob/contract/constants.json';
 import { useId, useRef, useState } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { apiKeyMutations, apiKeyQueries, type ApiKey, type ApiKeyCreated } from '../../api/queries/api-keys';
@@ -251,7 +252,7 @@ export function ApiKeysPage() {
           value={values.name}
           onChange={(e) => set('name', e.target.value)}
           placeholder={T.namePlaceholder}
-          maxLength={60}
+          maxLength={constants.fieldLimits.ApiKeyCreate.name.maxLength}
           required
         />
         <label htmlFor={ids.limit}>{T.limitLabel}</label>

@@ -1,3 +1,4 @@
+import constants from '@glob/contract/constants.json';
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import type { ConversationExportFormat, ConversationSummary } from '../../api/queries/chat';
 import { Icon } from '../../components/Icon';
@@ -65,7 +66,7 @@ export function ConversationItem({ c, active, onSelect, onRename, onPin, onExpor
           className="conv-rename"
           aria-label="Conversation title"
           value={draft}
-          maxLength={200}
+          maxLength={constants.fieldLimits.ConversationUpdate.title.maxLength}
           onChange={(e) => setDraft(e.target.value)}
           onKeyDown={onKeyDown}
           onBlur={cancel}

@@ -1,3 +1,4 @@
+import constants from '@glob/contract/constants.json';
 import { useId } from 'react';
 import { Icon } from '../../components/Icon';
 import { ConversationList } from './ConversationList';
@@ -69,7 +70,7 @@ export function ConversationSidebar({ activeId, collapsed, onToggle, onSelect, o
               placeholder="Search conversations..."
               value={state.search}
               onChange={(e) => state.setSearch(e.target.value)}
-              maxLength={200}
+              maxLength={constants.fieldLimits.listConversations.search.maxLength}
             />
           </div>
         )}

@@ -86,7 +86,7 @@ export function SettingsPanel({ settings, defaults, onSave, onClose }: Props) {
         <textarea
           id={`${ids.field}-system`}
           value={values.system_prompt}
-          maxLength={8000}
+          maxLength={constants.fieldLimits.ConversationSettings.system_prompt.maxLength}
           rows={3}
           placeholder={T.systemPlaceholder}
           onChange={(e) => set('system_prompt', e.target.value)}

@@ -1,5 +1,6 @@
 import type { InputHTMLAttributes } from 'react';
 import { Field as FormField, described } from '../../components/FormField';
+import { MSG, PASSWORD_LIMITS } from './messages';
 
 /** One labelled input with its hint and error (every field of these forms is required: no marker). */
 export function Field({
@@ -55,8 +56,8 @@ export function NewPasswordFields({
         label={label}
         type="password"
         autoComplete="new-password"
-        maxLength={128}
-        hint="At least 8 characters."
+        maxLength={PASSWORD_LIMITS.maxLength}
+        hint={MSG.passwordHint}
         value={values.password}
         error={errors.password}
         onChange={(e) => onEdit('password', e.target.value)}
@@ -66,7 +67,7 @@ export function NewPasswordFields({
         label="Confirm Password"
         type="password"
         autoComplete="new-password"
-        maxLength={128}
+        maxLength={PASSWORD_LIMITS.maxLength}
         value={values.confirmPassword}
         error={errors.confirmPassword}
         onChange={(e) => onEdit('confirmPassword', e.target.value)}

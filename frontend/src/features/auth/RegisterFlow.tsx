@@ -1,3 +1,4 @@
+import constants from '@glob/contract/constants.json';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { ApiError, failureText } from '../../api/errors';
@@ -10,6 +11,9 @@ import { Field, NewPasswordFields, Notice } from './Field';
 import { MSG, SIGNUP_RESEND_SECONDS } from './messages';
 import { useStepCalls } from './useStepCalls';
 import { validateCode, validateRegister, type RegisterValues } from './validation';
+
+/** The spec's limits of what the form sends (RegisterWithOtpRequest). */
+const LIMITS = constants.fieldLimits.RegisterWithOtpRequest;
 
 export type RegisterStep = 'form' | 'otp';
 
@@ -130,7 +134,7 @@ export function RegisterFlow({ step, onStep, onSignedIn }: { step: RegisterStep;
         id="register-username"
         label="Username"
         autoComplete="username"
-        maxLength={50}
+        maxLength={LIMITS.username.maxLength}
         value={values.username}
         error={errors.username}
         onChange={(e) => form.set('username', e.target.value)}
@@ -140,7 +144,7 @@ export function RegisterFlow({ step, onStep, onSignedIn }: { step: RegisterStep;
         label="Email"
         type="email"
         autoComplete="email"
-        maxLength={254}
+        maxLength={LIMITS.email.maxLength}
         value={values.email}
         error={errors.email}
         onChange={(e) => form.set('email', e.target.value)}

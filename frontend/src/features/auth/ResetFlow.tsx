@@ -1,3 +1,4 @@
+import constants from '@glob/contract/constants.json';
 import { useState } from 'react';
 import { resetPassword, sendOtp, startSessionOf, verifyOtp, type TwoFactorChallenge } from '../../api/queries/accounts';
 import { useForm } from '../../components/useForm';
@@ -147,7 +148,7 @@ export function ResetFlow({
         label="Email"
         type="email"
         autoComplete="email"
-        maxLength={254}
+        maxLength={constants.fieldLimits.ResetPasswordRequest.email.maxLength}
         value={emailForm.values.email}
         error={emailForm.errors.email}
         onChange={(e) => emailForm.set('email', e.target.value)}

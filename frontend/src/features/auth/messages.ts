@@ -1,9 +1,12 @@
+import constants from '@glob/contract/constants.json';
+
 /** The auth screens' messages, word for word. */
 export const MSG = {
   emailRequired: 'Email is required',
   emailInvalid: 'Email is invalid',
   passwordRequired: 'Password is required',
   passwordShort: 'Password must be at least 8 characters',
+  passwordHint: 'At least 8 characters.',
   usernameRequired: 'Username is required',
   passwordsDiffer: 'Passwords do not match',
   termsRequired: 'You must accept the terms',
@@ -52,8 +55,10 @@ export const MSG = {
   passkeyFailed: 'The passkey did not sign you in. Please try again.',
 } as const;
 
+/** The spec's Password (registration and reset share it): its length limits. */
+export const PASSWORD_LIMITS = constants.fieldLimits.RegisterWithOtpRequest.password;
 /** Password length, resend wait and code length. */
-export const MIN_PASSWORD = 8;
+export const MIN_PASSWORD = PASSWORD_LIMITS.minLength;
 export const SIGNUP_RESEND_SECONDS = 60;
 export const CODE_LENGTH = 6;
 /** Post-login redirect 1.5 s, error redirect 3 s. */

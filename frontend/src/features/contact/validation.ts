@@ -1,3 +1,4 @@
+import constants from '@glob/contract/constants.json';
 import type { components } from '@glob/contract';
 
 export type ContactSubject = components['schemas']['ContactSubject'];
@@ -15,8 +16,18 @@ export const SUBJECTS: { value: ContactSubject; label: string }[] = [
 export const PHOTO_MAX_BYTES = 2 * 1024 * 1024;
 export const PHOTO_TYPES = ['image/jpeg', 'image/png'];
 
-/** The API's own limits (spec ContactMessage / Testimonial), so the form never sends what the server refuses. */
-export const LIMITS = { name: 100, email: 254, role: 100, contactMessage: 5000, testimonialMessage: 2000 } as const;
+const { ContactMessage: CONTACT, Testimonial: TESTIMONIAL } = constants.fieldLimits;
+/**
+ * The API's own limits (spec ContactMessage / Testimonial), so the form never sends what the server refuses. Name and
+ * e-mail: the shorter of the two (both forms share their fields).
+ */
+export const LIMITS = {
+  name: Math.min(CONTACT.name.maxLength, TESTIMONIAL.name.maxLength),
+  email: Math.min(CONTACT.email.maxLength, TESTIMONIAL.email.maxLength),
+  role: TESTIMONIAL.role.maxLength,
+  contactMessage: CONTACT.message.maxLength,
+  testimonialMessage: TESTIMONIAL.message.maxLength,
+} as const;
 
 export interface ContactValues {
   name: string;

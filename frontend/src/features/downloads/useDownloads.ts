@@ -1,3 +1,4 @@
+import constants from '@glob/contract/constants.json';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { trackDownload } from '../../api/queries/site';
 import type { ReleaseAsset } from '../../api/release';
@@ -71,7 +72,7 @@ export function useDownloads({ track = trackDownload, open = openFile, random = 
           platform: asset.platform,
           asset: name,
           timestamp: new Date().toISOString(),
-          userAgent: (typeof navigator === 'undefined' ? '' : navigator.userAgent).slice(0, 1024),
+          userAgent: (typeof navigator === 'undefined' ? '' : navigator.userAgent).slice(0, constants.fieldLimits.DownloadEvent.userAgent.maxLength),
         });
       } catch (error) {
         console.warn('Download tracking failed:', error);

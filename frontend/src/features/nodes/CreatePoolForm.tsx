@@ -1,3 +1,4 @@
+import constants from '@glob/contract/constants.json';
 import { useEffect, useId, useRef } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { nodeMutations, type Pool, type ProviderNode } from '../../api/queries/nodes';
@@ -9,8 +10,8 @@ import { NODES_TEXTS, POOLS_TEXTS, STATUS_LABELS } from './texts';
 import { failureText } from '../../api/errors';
 
 /** The spec's PoolCreate.node_ids: 2-16 nodes. */
-const MIN_NODES = 2;
-const MAX_NODES = 16;
+const MIN_NODES = constants.fieldLimits.PoolCreate.node_ids.minItems;
+const MAX_NODES = constants.fieldLimits.PoolCreate.node_ids.maxItems;
 
 interface Props {
   id: string;
@@ -93,7 +94,7 @@ export function CreatePoolForm({ id, nodes, pools, models, onCreated, onCancel }
               id={ids.name}
               className="input"
               name="name"
-              maxLength={60}
+              maxLength={constants.fieldLimits.PoolCreate.name.maxLength}
               autoComplete="off"
               value={values.name}
               onChange={(e) => set('name', e.target.value)}

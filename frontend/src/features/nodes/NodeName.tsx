@@ -1,12 +1,16 @@
+import constants from '@glob/contract/constants.json';
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useForm } from '../../components/useForm';
 import { NODES_TEXTS } from './texts';
+
+/** The spec's NodeName (a node's or a pool's name): its length limits. */
+const NAME_LIMITS = constants.fieldLimits.NodeUpdate.name;
 
 /** spec NodeName: 1-60 characters, no control characters. */
 export function validateNodeName(raw: string): string | null {
   const name = raw.trim();
   if (!name) return NODES_TEXTS.nameRequired;
-  if (name.length > 60) return NODES_TEXTS.nameTooLong;
+  if (name.length > NAME_LIMITS.maxLength) return NODES_TEXTS.nameTooLong;
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f]/.test(name)) return NODES_TEXTS.nameRequired;
   return null;
@@ -81,7 +85,7 @@ export function NodeName({ name, busy, onRename }: Props) {
           id={inputId}
           className="input"
           name="name"
-          maxLength={60}
+          maxLength={NAME_LIMITS.maxLength}
           autoComplete="off"
           value={values.name}
           onChange={(e) => set('name', e.target.value)}

@@ -1,3 +1,4 @@
+import constants from '@glob/contract/constants.json';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { failureText } from '../../api/errors';
@@ -34,7 +35,7 @@ function PasskeyRow({ passkey, onRemove }: { passkey: Passkey; onRemove: () => v
           <Field
             id={`${id}-name`}
             label={T.renameLabel}
-            maxLength={64}
+            maxLength={constants.fieldLimits.PasskeyRenameRequest.name.maxLength}
             value={form.values.name}
             error={form.errors.name}
             onChange={(e) => form.set('name', e.target.value)}
@@ -115,7 +116,13 @@ export function PasskeysSection() {
         </ul>
       )}
       <form className="security-passkey-add" onSubmit={form.onSubmit} noValidate>
-        <Field id={nameId} label={T.nameLabel} maxLength={64} value={form.values.name} onChange={(e) => form.set('name', e.target.value)} />
+        <Field
+          id={nameId}
+          label={T.nameLabel}
+          maxLength={constants.fieldLimits.PasskeyRegistrationRequest.name.maxLength}
+          value={form.values.name}
+          onChange={(e) => form.set('name', e.target.value)}
+        />
         <Notice error={error} />
         <button type="submit" className="btn btn-primary" disabled={form.busy} aria-busy={form.busy}>
           {form.busy ? T.adding : T.add}

@@ -1,3 +1,4 @@
+import constants from '@glob/contract/constants.json';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { failureText } from '../../api/errors';
@@ -183,7 +184,14 @@ export function SendTokensDialog({ userId, ownAddress, available, bonus, onClose
             </div>
             <div className="field">
               <label htmlFor={ids.note}>{SEND_TEXTS.noteLabel}</label>
-              <input id={ids.note} className="input" name="note" maxLength={200} value={values.note} onChange={(e) => set('note', e.target.value)} />
+              <input
+                id={ids.note}
+                className="input"
+                name="note"
+                maxLength={constants.fieldLimits.TransferRequest.note.maxLength}
+                value={values.note}
+                onChange={(e) => set('note', e.target.value)}
+              />
             </div>
             <div className="btn-row modal-actions">
               <button type="button" className="btn" onClick={close}>
