@@ -7,6 +7,9 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** The server's rooms below the reply flow: the catalog, trust, money, accounts and the rest it stands on. */
+const LOWER_ROOMS = ['accounts', 'admin', 'api-keys', 'catalog', 'chat', 'notifications', 'rewards', 'security', 'site', 'system', 'trust', 'wallet'];
+
 export default defineConfig(
   globalIgnores(['**/node_modules/', '**/dist/', '**/dist-mock/', 'generated/', '.data/', 'frontend/src/routeTree.gen.ts', 'frontend/public/']),
   js.configs.recommended,
@@ -32,8 +35,8 @@ export default defineConfig(
   {
     // Three packages, kept apart: the node agent (node-agent/, a stranger's machine runs it) and the server
     // (backend/) share code only through the engine (engine/, @glob/engine) and the generated contract; the engine
-    // imports neither. Package imports resolve to their TypeScript source (the "glob-source" condition) so these
-    // zones see through them.
+    // imports neither; none of them imports the test support (testing/, @glob/testing). Package imports resolve to
+    // their TypeScript source (the "glob-source" condition) so these zones see through them.
     files: ['backend/**/*.ts', 'node-agent/**/*.ts', 'engine/**/*.ts'],
     settings: {
       'import-x/resolver-next': [
@@ -60,6 +63,39 @@ export default defineConfig(
               from: './node-agent',
               message: 'Server code never imports the node agent: share it through @glob/engine.',
             },
+            {
+              target: ['./backend/src', './node-agent/src', './engine/src'],
+              from: './testing',
+              message: '@glob/testing is for tests, the e2e stack and the benches: shipped code never imports it.',
+            },
+            // The server's rooms (modules/) stand on its infrastructure, never the reverse (auth/'s guards, above
+            // both, read the rooms' credentials); the reply flow
+            // (inference/) stands on the rooms below it, and its transports (nodes/ for provider nodes, openai/ for
+            // the OpenAI-compatible API) stand on it.
+            {
+              target: [
+                './backend/src/common',
+                './backend/src/config',
+                './backend/src/database',
+                './backend/src/jobs',
+                './backend/src/redis',
+                './backend/src/contract',
+                './backend/src/observability',
+                './backend/src/mail',
+              ],
+              from: './backend/src/modules',
+              message: 'Infrastructure imports no room of modules/: move what both need down into it.',
+            },
+            {
+              target: LOWER_ROOMS.map((room) => `./backend/src/modules/${room}`),
+              from: ['./backend/src/modules/inference', './backend/src/modules/nodes', './backend/src/modules/openai'],
+              message: 'A lower room never reaches up into the reply flow (inference/) or its transports (nodes/, openai/).',
+            },
+            {
+              target: './backend/src/modules/inference',
+              from: ['./backend/src/modules/nodes', './backend/src/modules/openai'],
+              message: 'The reply flow knows nothing of its transports: nodes/ and openai/ call it, never the reverse.',
+            },
           ],
         },
       ],
@@ -72,5 +108,18 @@ export default defineConfig(
   {
     files: ['frontend/src/**/*.{ts,tsx}'],
     ...reactHooks.configs.flat['recommended-latest'],
+  },
+  {
+    // No ring in the import graph of any package: a ring means files that cannot change, load or be tested apart.
+    // (import-x leaves out type-only imports, which vanish at run time.)
+    files: ['backend/src/**/*.ts', 'node-agent/src/**/*.ts', 'engine/src/**/*.ts', 'frontend/src/**/*.{ts,tsx}'],
+    settings: {
+      'import-x/extensions': ['.ts', '.tsx', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/resolver-next': [
+        createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.json'], conditionNames: ['glob-source', 'types', 'node', 'require', 'default'] }),
+      ],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
 );

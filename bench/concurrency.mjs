@@ -158,7 +158,7 @@ try {
   await engine.load(MODEL, modelPath, { sequences: Math.max(...LEVELS) });
   const direct = async () => {
     const t0 = performance.now();
-    const r = await engine.generate(MODEL, { messages, maxTokens: tokens, temperature: 0, topP: 1, seed: 1 });
+    const r = await engine.generate(MODEL, { messages, sampling: { max_tokens: tokens, temperature: 0, top_p: 1, seed: 1 } });
     const end = performance.now();
     return { ttft: r.firstTokenMs ?? NaN, tokens: r.completionTokens, tps: r.completionTokens / ((end - t0) / 1000), t0, end };
   };

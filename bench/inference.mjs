@@ -26,7 +26,7 @@ const engine = await LlamaEngine.create({ threads: Number(threads) });
 await engine.load('glob-tiny-chat', modelPath);
 const direct = [];
 for (let i = 0; i < runs + 1; i++) {
-  const r = await engine.generate('glob-tiny-chat', { messages, maxTokens: tokens, temperature: 0, topP: 1, seed: 1 });
+  const r = await engine.generate('glob-tiny-chat', { messages, sampling: { max_tokens: tokens, temperature: 0, top_p: 1, seed: 1 } });
   if (i > 0) direct.push({ ttft: r.firstTokenMs, tps: r.completionTokens / (r.durationMs / 1000), tokens: r.completionTokens, tail: 0 });
 }
 await engine.dispose();

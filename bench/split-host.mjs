@@ -71,7 +71,7 @@ async function coordinator({ bin, modelPath, threads, contextSize, layers, shard
   say({ ready: true, loadMs: performance.now() - started });
   for await (const line of createInterface({ input: process.stdin })) {
     const { messages, maxTokens } = JSON.parse(line);
-    const ask = () => server.generate({ messages, maxTokens, temperature: 0, topP: 1, seed: 1 });
+    const ask = () => server.generate({ messages, sampling: { max_tokens: maxTokens, temperature: 0, top_p: 1, seed: 1 } });
     // A request sent the moment the previous reply's stream ended can meet llama-server closing that keep-alive
     // connection ("fetch failed: other side closed"): nothing was generated yet, so it is asked again once.
     const r = await ask().catch(async (err) => {

@@ -35,12 +35,10 @@ const recompute = (list) => {
 };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const PROMPTS = ['Tell me about the river.', 'Hello! How are you today?', 'Write a story about a city', 'What is a token?'];
-const sampling = { temperature: 0.8, topP: 0.95 };
+const sampling = { temperature: 0.8, top_p: 0.95, max_tokens: TOKENS };
 const runs = Array.from({ length: REPLIES }, (_, i) => ({
   messages: [{ role: 'user', content: PROMPTS[i % PROMPTS.length] }],
-  maxTokens: TOKENS,
-  ...sampling,
-  seed: 500 + i,
+  sampling: { ...sampling, seed: 500 + i },
 }));
 
 // 1. Generation without and with the commitment, then verification of each committed reply.
@@ -49,10 +47,10 @@ const committed = probe({ generate: runs.map((r) => ({ ...r, commit: true })) })
 const verified = recompute(
   runs.map((r, i) => ({
     messages: r.messages,
-    maxTokens: r.maxTokens,
+    sampling: { max_tokens: r.sampling.max_tokens },
     tokens: committed[i].commitment.map((s) => s.token),
     committed: committed[i].commitment,
-    claim: { text: committed[i].text, stopReason: committed[i].stopReason, maxTokens: r.maxTokens, sampling },
+    claim: { text: committed[i].text, stopReason: committed[i].stopReason, sampling },
   })),
 );
 const genMs = median(plain.map((r) => r.durationMs));
@@ -83,13 +81,13 @@ const attacks = {
 const rows = [];
 for (const [name, tokensOf] of Object.entries(attacks)) {
   const n = Math.min(20, REPLIES);
-  const req = runs.slice(0, n).map((r, i) => ({ messages: r.messages, maxTokens: r.maxTokens, tokens: tokensOf(i) }));
+  const req = runs.slice(0, n).map((r, i) => ({ messages: r.messages, sampling: { max_tokens: r.sampling.max_tokens }, tokens: tokensOf(i) }));
   const honestNumbers = recompute(req);
   const judged = recompute(
     req.map((r, i) => ({
       ...r,
       committed: honestNumbers[i].steps.map((s) => ({ ...s, top: s.top.slice(0, 4) })),
-      claim: { text: honestNumbers[i].text, stopReason: honestNumbers[i].eog.at(-1) ? 'stop' : 'length', maxTokens: r.maxTokens, sampling },
+      claim: { text: honestNumbers[i].text, stopReason: honestNumbers[i].eog.at(-1) ? 'stop' : 'length', sampling },
     })),
   );
   const caught = judged.filter((j) => !j.verdict.passed);

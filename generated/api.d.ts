@@ -2625,9 +2625,10 @@ export interface components {
             total_tokens: number;
         };
         /**
-         * @description A conversation's own system prompt and sampling parameters. The model reads the system prompt (when not empty)
-         *     before the conversation on every turn started with `prompt` and this conversation; clients send the parameters
-         *     with each turn. New conversations start with an empty system prompt and the parameters' defaults.
+         * @description A conversation's own system prompt and sampling parameters, applied by the server on every turn of this
+         *     conversation: the model reads the system prompt (when not empty) before the conversation on every turn started
+         *     with `prompt`, and a parameter the turn's `params` leave out takes the conversation's value. New conversations
+         *     start with an empty system prompt and the parameters' defaults.
          */
         ConversationSettings: {
             max_tokens: components["schemas"]["MaxTokens"];
@@ -3000,12 +3001,7 @@ export interface components {
             messages: components["schemas"]["InferenceMessage"][];
             model_id: string;
             nonce: string;
-            params: {
-                max_tokens: number;
-                seed: number;
-                temperature: number;
-                top_p: number;
-            };
+            params: components["schemas"]["Sampling"];
             ranges: {
                 length: number;
                 offset: number;
@@ -3295,45 +3291,20 @@ export interface components {
             /** @description The chat to answer, formatted by the model's chat template. Every job has `messages` or `prompt`. */
             messages?: components["schemas"]["InferenceMessage"][];
             model_id: string;
-            params: {
-                /**
-                 * @description The reply must be JSON matching this schema (the supported part of JSON Schema): generate under the grammar
-                 *     it makes (node-llama-cpp's `createGrammarForJsonSchema`, llama-server's `json_schema`). The platform parses
-                 *     and checks the text it receives against the schema; a reply that does not match ends as failed for this
-                 *     node and nobody is charged. Absent for a plain reply.
-                 */
-                json_schema?: {
-                    [key: string]: unknown;
-                };
-                /**
-                 * @description Send the reply's tokens with their log probabilities (at temperature 1, as the model scores the text after
-                 *     the prompt) on the done event, each with this many of the most likely tokens. The platform checks that they
-                 *     are the text, in order, and well formed; a reply without them, or with wrong ones, ends as failed for this
-                 *     node and nobody is charged. Absent when not asked for.
-                 */
-                logprobs?: number;
-                /**
-                 * @description The most completion tokens the reply may have: the request's own limit, cut to what the requester's hold
-                 *     pays for after the prompt (as the platform counts it with the model's tokenizer). The platform charges at
-                 *     most this many, whatever the node sends.
-                 */
-                max_tokens: number;
-                /**
-                 * @description Sample with this seed: the request's own (OpenAI-compatible API), else one the platform chose. The platform
-                 *     verifies replies by recomputation (see the done event's `commitment`): every reply of a new or suspended
-                 *     node until it has passed enough of them, then a random share. A node whose reply fails is suspended by the
-                 *     platform (its owner cannot resume it), its unpaid rewards are withheld and the replies it delivered since
-                 *     its last payout are refunded.
-                 */
-                seed: number;
-                /**
-                 * @description End the reply before the first of these the model writes (stop reason `stop`), and stop generating there, so
-                 *     that only the tokens up to it are charged; absent when not asked for.
-                 */
-                stop?: string[];
-                temperature: number;
-                top_p: number;
-            };
+            /**
+             * @description The reply's sampling, which the node generates with and the platform verifies against. `max_tokens` is the
+             *     request's own limit cut to what the requester's hold pays for after the prompt (as the platform counts it with
+             *     the model's tokenizer): the platform charges at most this many, whatever the node sends. `seed` is always
+             *     given: the request's own (OpenAI-compatible API), else one the platform chose. The platform verifies replies
+             *     by recomputation (see the done event's `commitment`): every reply of a new or suspended node until it has
+             *     passed enough of them, then a random share; a node whose reply fails is suspended by the platform (its owner
+             *     cannot resume it), its unpaid rewards are withheld and the replies it delivered since its last payout are
+             *     refunded. With `json_schema`, the platform parses and checks the text it receives against the schema; a reply
+             *     that does not match ends as failed for this node and nobody is charged. With `logprobs`, the done event
+             *     carries the reply's tokens with their log probabilities; the platform checks that they are the text, in
+             *     order, and well formed, and a reply without them, or with wrong ones, ends as failed for this node.
+             */
+            params: components["schemas"]["Sampling"];
             /**
              * @description Instead of `messages`: a raw text to continue as it is, with no chat template (OpenAI's legacy completions);
              *     the platform counts and charges its tokens as the model's tokenizer splits the text alone.
@@ -4040,6 +4011,37 @@ export interface components {
             };
             /** @constant */
             type: "json_schema";
+        };
+        /**
+         * @description How a reply is generated, as every generator of the network reads it (the platform's worker, a provider's node, a
+         *     pool's coordinator): the request's own values, else the conversation's settings, else the defaults; carried
+         *     unchanged from the request to the generator, as llama.cpp's own sampling parameters (its grammar and
+         *     probabilities among them) are.
+         */
+        Sampling: {
+            /**
+             * @description The reply must be JSON matching this schema (the supported part of JSON Schema): it is generated under the
+             *     grammar the schema makes (node-llama-cpp's `createGrammarForJsonSchema`, llama-server's `json_schema`), and a
+             *     reply that does not match fails. Absent for a plain reply.
+             */
+            json_schema?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Score the reply's tokens with their log probabilities (at temperature 1, as the model scores the text after
+             *     the prompt), each with this many of the most likely tokens. Absent when not asked for.
+             */
+            logprobs?: number;
+            max_tokens: components["schemas"]["MaxTokens"];
+            /** @description Sample with this seed, so the same request samples the same way. */
+            seed?: number;
+            /**
+             * @description End the reply before the first of these the model writes (stop reason `stop`), and stop generating there, so
+             *     that only the tokens up to it are charged; absent when not asked for.
+             */
+            stop?: string[];
+            temperature: components["schemas"]["Temperature"];
+            top_p: components["schemas"]["TopP"];
         };
         SendOtpRequest: {
             email: components["schemas"]["EmailAddress"];
@@ -4967,6 +4969,7 @@ export type SchemaReleaseAsset = components['schemas']['ReleaseAsset'];
 export type SchemaReleaseFile = components['schemas']['ReleaseFile'];
 export type SchemaResetPasswordRequest = components['schemas']['ResetPasswordRequest'];
 export type SchemaResponseFormat = components['schemas']['ResponseFormat'];
+export type SchemaSampling = components['schemas']['Sampling'];
 export type SchemaSendOtpRequest = components['schemas']['SendOtpRequest'];
 export type SchemaSession = components['schemas']['Session'];
 export type SchemaSessionList = components['schemas']['SessionList'];

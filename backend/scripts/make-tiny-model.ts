@@ -16,7 +16,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { GgufError, splitPartPath, splitParts } from '@glob/engine/gguf';
 import { validateGguf } from '@glob/engine/gguf-validate';
-import { TINY_EMBED_MODEL_FILE, TINY_MODEL_FILE } from '../src/modules/inference/catalog';
+import { TINY_EMBED_MODEL_FILE, TINY_MODEL_FILE } from '../src/modules/catalog/catalog';
 import { writeTinyLlamaGguf, type TinyModelOptions } from './tiny-model/write-tiny-gguf';
 
 const DEFAULT_OUT = resolve(__dirname, '..', '..', '.data', 'models') + '/';

@@ -10,6 +10,7 @@ import { JobsModule } from './jobs/jobs.module';
 import { MailModule } from './mail/mail.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { AdminModule } from './modules/admin/admin.module';
+import { CatalogModule } from './modules/catalog/catalog.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { ChatModule } from './modules/chat/chat.module';
 import { InferenceModule } from './modules/inference/inference.module';
@@ -26,13 +27,13 @@ import { InferenceProcessor } from './worker/inference.processor';
 import { MailProcessor } from './worker/mail.processor';
 import { WorkerProbes } from './worker/probe-server';
 
-/** What both processes share: config, PostgreSQL, Redis, the job producer and mail. */
+/** What both processes share: config, PostgreSQL, Redis, the job producer, mail and the model catalog. */
 @Module({})
 export class CoreModule {
   static forRoot(config?: AppConfig): DynamicModule {
     return {
       module: CoreModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, RedisModule, JobsModule, MailModule, RateLimitModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, RedisModule, JobsModule, MailModule, RateLimitModule, CatalogModule],
     };
   }
 }

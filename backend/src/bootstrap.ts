@@ -14,7 +14,7 @@ import { startProcessMetrics } from './observability/metrics';
 import type { AppConfig } from './config/config';
 import { createLogger, httpLogging, NestPinoLogger, REQUEST_ID_HEADER, requestContext, type LoggingOptions } from './observability/logging';
 import { ErrorFilter, errorAnswer } from './contract/error.filter';
-import { NODE_EVENTS_BODY_MAX_BYTES, NODE_EVENTS_TOO_LARGE } from './modules/nodes/node-jobs.service';
+import { NODE_EVENTS_BODY_MAX_BYTES, NODE_EVENTS_TOO_LARGE } from './modules/nodes/node-job-events.service';
 import { loadSpec } from './contract/spec';
 import { RATE_LIMIT_HEADERS } from './modules/openai/key-limits';
 import { isUndescribedPath, specValidator } from './contract/validator';

@@ -3,8 +3,8 @@
  *   npm run model:pin -- <id> [<id>…]    writes their SHA-256 and size, read from their source, into the catalog
  * Exit 1 when a model is unknown or a file could not be pulled or pinned. */
 import { catalogLocation } from './config/config';
-import { BUILT_IN_CATALOG_PATH, readCatalogFile } from './modules/inference/catalog';
-import { pinCatalogModel, pullCatalogModel } from './modules/inference/catalog-files';
+import { BUILT_IN_CATALOG_PATH, readCatalogFile } from './modules/catalog/catalog';
+import { pinCatalogModel, pullCatalogModel } from './modules/catalog/catalog-files';
 
 async function main(): Promise<number> {
   const [command, ...ids] = process.argv.slice(2);

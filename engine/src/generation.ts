@@ -3,10 +3,8 @@ import { cutLogprobs } from './logprobs';
 import { StopSequences } from './stop-sequences';
 import { TokenBatcher } from './token-batcher';
 
-export interface GenerationStep extends Omit<GenerateRequest, 'onToken'> {
-  /** Stop sequences: the first one generated ends the reply, and neither it nor anything after it is sent. */
-  stop?: string[];
-}
+/** A generation as every generator runs it; its sampling's stop sequences end the reply (nothing of them is sent). */
+export type GenerationStep = Omit<GenerateRequest, 'onToken'>;
 
 /**
  * One reply generated the way every generator of the network does it (the in-cluster worker and a provider's node
@@ -20,7 +18,8 @@ export async function generateReply(
   send: (text: string) => void,
   batchMs?: number,
 ): Promise<GenerateResult> {
-  const { stop, signal, ...request } = step;
+  const { signal, ...request } = step;
+  const stop = step.sampling.stop;
   const batcher = new TokenBatcher(send, batchMs);
   const cut = new AbortController();
   const stops = stop?.length ? new StopSequences(stop, (text) => batcher.push(text)) : null;

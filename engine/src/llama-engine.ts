@@ -23,6 +23,7 @@ import { loadNodeLlamaCpp } from './node-llama-cpp';
 import { alignLogprobs, clampLogprob, tokenPieces, type TokenLogprob } from './logprobs';
 import { COMMIT_TOP, type Step } from './commitment';
 import { REPEAT_WINDOW, type Recomputation } from './verification';
+import { llamaCppOptions, type Sampling } from './sampling';
 
 export type { ChatTurn } from './chat-history';
 export type EngineStopReason = 'stop' | 'length' | 'abort';
@@ -34,20 +35,13 @@ export interface GenerateRequest {
    * completions); a prompt too long for the context loses its start.
    */
   prompt?: string;
-  maxTokens: number;
-  temperature: number;
-  topP: number;
-  seed?: number;
   /**
-   * The reply must be JSON matching this schema (node-llama-cpp's supported subset of JSON Schema): it is generated
-   * under the grammar the schema makes, and the text is the JSON alone.
+   * How the reply is sampled, as the job carries it: the limit, temperature, top_p, seed; `json_schema` generates the
+   * JSON alone under the grammar the schema makes (node-llama-cpp's supported subset of JSON Schema); `logprobs` scores
+   * the reply's tokens (each with its log probability at temperature 1, as the model scores the finished text after
+   * the prompt, and this many of the likeliest tokens at its place). Stop sequences are generation.ts's to apply.
    */
-  jsonSchema?: object;
-  /**
-   * Score the reply's tokens: each with its log probability at temperature 1 (as the model scores the finished text
-   * after the prompt) and this many of the likeliest tokens at its place.
-   */
-  logprobs?: number;
+  sampling: Sampling;
   /**
    * Commit to the reply: each generated token's id, log probability and likeliest candidates (commitment.ts), the
    * end-of-generation token last when the model ended the reply.
@@ -56,6 +50,8 @@ export interface GenerateRequest {
   signal?: AbortSignal;
   onToken?: (text: string) => void;
 }
+/** What a prompt needs to be fitted into the context (scoring and recomputing another generator's reply): its limit. */
+export type PromptRequest = Pick<GenerateRequest, 'messages' | 'prompt'> & { sampling: Pick<Sampling, 'max_tokens'> };
 export interface GenerateResult {
   text: string;
   stopReason: EngineStopReason;
@@ -329,7 +325,7 @@ export class LlamaEngine {
    * Scores a text someone else generated for the request (a spot check of a node's logprobs): its tokens as a
    * generation with `logprobs: top` would have scored them after the same prompt.
    */
-  async score(modelId: string, req: Pick<GenerateRequest, 'messages' | 'prompt' | 'maxTokens'>, text: string, top: number): Promise<TokenLogprob[]> {
+  async score(modelId: string, req: PromptRequest, text: string, top: number): Promise<TokenLogprob[]> {
     const m = this.get(modelId);
     const prompt = this.promptOf(m, this.input(m, req));
     const slot = await this.acquire(m);
@@ -346,12 +342,7 @@ export class LlamaEngine {
    * generator ended with one) evaluated after the request's prompt in one teacher-forced pass, each position's `top`
    * likeliest tokens read.
    */
-  async recompute(
-    modelId: string,
-    req: Pick<GenerateRequest, 'messages' | 'prompt' | 'maxTokens'>,
-    tokens: number[],
-    top: number,
-  ): Promise<Recomputation> {
+  async recompute(modelId: string, req: PromptRequest, tokens: number[], top: number): Promise<Recomputation> {
     const m = this.get(modelId);
     if (tokens.some((t) => !Number.isInteger(t) || t < 0 || t >= m.vocabSize)) throw new RangeError('a token is not in the vocabulary');
     const prompt = this.promptOf(m, this.input(m, req));
@@ -388,10 +379,7 @@ export class LlamaEngine {
       let count = 0;
       const r = await this.run(m, {
         messages: BENCHMARK_PROMPT,
-        maxTokens: Math.max(2, tokens - generated + 1),
-        temperature: 0.8,
-        topP: 0.95,
-        seed: 1234 + round,
+        sampling: { max_tokens: Math.max(2, tokens - generated + 1), temperature: 0.8, top_p: 0.95, seed: 1234 + round },
         skipTrim: true,
         onToken: () => {
           count++;
@@ -464,12 +452,9 @@ export class LlamaEngine {
   }
 
   /** The prompt a generation evaluates: chat turns fitted into what the completion limit leaves, or a raw prompt's end. */
-  private input(
-    m: LoadedModel,
-    req: Pick<InternalRequest, 'messages' | 'prompt' | 'maxTokens' | 'skipTrim'>,
-  ): { messages: ChatTurn[]; rawTokens: Nlc.Token[] | null } {
+  private input(m: LoadedModel, req: PromptRequest & Pick<InternalRequest, 'skipTrim'>): { messages: ChatTurn[]; rawTokens: Nlc.Token[] | null } {
     const contextSize = m.context.contextSize;
-    const room = contextSize - Math.min(req.maxTokens, Math.floor(contextSize / 2));
+    const room = contextSize - Math.min(req.sampling.max_tokens, Math.floor(contextSize / 2));
     if (req.prompt !== undefined) {
       // The end of a raw prompt is what the model continues: a prompt too long loses its start (one token is the BOS).
       const tokens = m.model.tokenize(req.prompt);
@@ -634,8 +619,8 @@ export class LlamaEngine {
   private async run(m: LoadedModel, req: InternalRequest): Promise<GenerateResult> {
     const started = performance.now();
     const elapsed = (): number => Math.round(performance.now() - started);
-    if (!Number.isInteger(req.maxTokens) || req.maxTokens < 1) {
-      throw new RangeError(`maxTokens must be a positive integer, got ${req.maxTokens}`);
+    if (!Number.isInteger(req.sampling.max_tokens) || req.sampling.max_tokens < 1) {
+      throw new RangeError(`max_tokens must be a positive integer, got ${req.sampling.max_tokens}`);
     }
     const { messages, rawTokens } = this.input(m, req);
     const promptTokens = rawTokens ? rawTokens.length : this.promptTokens(m, messages);
@@ -648,7 +633,7 @@ export class LlamaEngine {
       durationMs: elapsed(),
     });
     if (req.signal?.aborted) return aborted();
-    const grammar = req.jsonSchema ? await this.grammarFor(req.jsonSchema) : undefined;
+    const grammar = req.sampling.json_schema ? await this.grammarFor(req.sampling.json_schema) : undefined;
 
     const slot = await this.acquire(m, req.signal);
     if (!slot) return aborted();
@@ -658,10 +643,7 @@ export class LlamaEngine {
     const generated: Nlc.Token[] = [];
     try {
       const options = {
-        maxTokens: req.maxTokens,
-        temperature: req.temperature,
-        topP: req.topP,
-        ...(req.seed !== undefined ? { seed: req.seed } : {}),
+        ...llamaCppOptions(req.sampling),
         ...(req.signal ? { signal: req.signal } : {}),
         // The grammar ends the JSON with newlines that are its stop trigger; the response is trimmed of them.
         ...(grammar ? { grammar } : {}),
@@ -692,7 +674,9 @@ export class LlamaEngine {
       }
       // Scored also after an abort: a stop sequence ends a generation that way, and its text is still the answer.
       const logprobs =
-        req.logprobs !== undefined ? await this.scoreOn(m, slot, this.promptOf(m, { messages, rawTokens }), text, req.logprobs) : undefined;
+        req.sampling.logprobs !== undefined
+          ? await this.scoreOn(m, slot, this.promptOf(m, { messages, rawTokens }), text, req.sampling.logprobs)
+          : undefined;
       const prompt = req.commit ? this.promptOf(m, { messages, rawTokens }) : [];
       const commitment = req.commit ? await this.stepsOn(m, slot, prompt, generated, COMMIT_TOP, reason === 'eogToken') : undefined;
       return {

@@ -15,6 +15,7 @@
  */
 import { LOGPROB_TOLERANCE } from './logprobs';
 import { COMMIT_TOP, type Step } from './commitment';
+import type { Sampling } from './sampling';
 
 /** llama.cpp's (and node-llama-cpp's) default top-k: no generator of the network samples outside it. */
 export const SAMPLER_TOP_K = 40;
@@ -27,19 +28,18 @@ const ABOVE_MARGIN = 0.05;
 /** Slack on the top-p bound (the two passes' rounding). */
 const MASS_MARGIN = 0.02;
 
-/** How the job asked the reply to be sampled. */
-export interface Sampling {
-  temperature: number;
-  topP: number;
-  /** Generated under a grammar (a JSON schema): the grammar, not the model alone, chose among tokens. */
-  constrained?: boolean;
+/**
+ * How the job asked the reply to be sampled (its `json_schema`: generated under a grammar, which, not the model alone,
+ * chose among tokens), and what the platform read from its schema.
+ */
+export type JudgedSampling = Pick<Sampling, 'temperature' | 'top_p' | 'json_schema'> & {
   /**
    * The grammar's strings are free (its schema bounds no string: no enum, const, pattern, format or length): inside a
    * string any token without a quote, a backslash or a control character is allowed, so string contents are checked
    * against those tokens as free text is against all.
    */
   freeStrings?: boolean;
-}
+};
 
 export interface StepsVerdict {
   passed: boolean;
@@ -82,7 +82,7 @@ export function sameRecomputation(a: readonly Step[], b: readonly Step[]): boole
 export function samplingProblem(
   step: Step,
   seen: ReadonlySet<number>,
-  sampling: Sampling,
+  sampling: JudgedSampling,
   allowed: (token: number) => boolean = () => true,
 ): string | null {
   const above = step.top.filter(([id, lp]) => id !== step.token && lp > step.logprob + ABOVE_MARGIN && !seen.has(id) && allowed(id));
@@ -90,7 +90,8 @@ export function samplingProblem(
   if (above.length >= SAMPLER_TOP_K) return `it is outside the ${SAMPLER_TOP_K} likeliest tokens`;
   const topK = step.top.slice(0, SAMPLER_TOP_K).reduce((sum, [, lp]) => sum + Math.exp(lp), 0);
   const mass = above.reduce((sum, [, lp]) => sum + Math.exp(lp), 0) / topK;
-  if (mass >= sampling.topP + MASS_MARGIN) return `${(mass * 100).toFixed(1)}% of the distribution is clearly likelier, past top_p ${sampling.topP}`;
+  if (mass >= sampling.top_p + MASS_MARGIN)
+    return `${(mass * 100).toFixed(1)}% of the distribution is clearly likelier, past top_p ${sampling.top_p}`;
   return null;
 }
 
@@ -141,7 +142,7 @@ export function verifySteps(
   committed: readonly Step[],
   recomputed: readonly Step[],
   promptTail: readonly number[],
-  sampling: Sampling,
+  sampling: JudgedSampling,
   pieces: Readonly<Record<number, string>> = {},
 ): StepsVerdict {
   if (committed.length !== recomputed.length)
@@ -153,7 +154,7 @@ export function verifySteps(
     const fail = (why: string): StepsVerdict => ({ passed: false, checked: i + 1, why: `token ${i}: ${why}` });
     if (!sameStep(committed[i]!, model)) return fail("its committed log probabilities are not the model's");
     const seen = new Set(history.slice(-REPEAT_WINDOW));
-    if (!sampling.constrained) {
+    if (!sampling.json_schema) {
       const problem = samplingProblem(model, seen, sampling);
       if (problem) return fail(problem);
     } else if (sampling.freeStrings && json.inValueString() && !breaksString(pieceOf(model.token))) {
@@ -179,11 +180,8 @@ export interface ReplyClaim {
   /** The text the platform relayed. */
   text: string;
   stopReason: ClaimedEnd;
-  /** The job's stop sequences. */
-  stops?: string[];
-  /** The completion cap the node was given. */
-  maxTokens: number;
-  sampling: Sampling;
+  /** The job's sampling: its stop sequences, the completion cap the node was given, how tokens could be chosen. */
+  sampling: JudgedSampling & Pick<Sampling, 'stop' | 'max_tokens'>;
 }
 
 /** What a verifier recomputed over the committed tokens (LlamaEngine.recompute). */
@@ -211,21 +209,22 @@ export function verifyReply(committed: readonly Step[] | null, recomputed: Recom
   const ended = end === recomputed.eog.length - 1 && end >= 0;
   if (end >= 0 && !ended) return fail(`it went on after the end of generation (token ${end})`);
   const generated = recomputed.eog.length - (ended ? 1 : 0);
-  if (generated > claim.maxTokens) return fail(`it committed ${generated} tokens, past its cap of ${claim.maxTokens}`);
+  const cap = claim.sampling.max_tokens;
+  if (generated > cap) return fail(`it committed ${generated} tokens, past its cap of ${cap}`);
   // A leading space is the tokenizer's: generators keep or drop it alike.
   const full = recomputed.text.trimStart();
   const shown = claim.text.trimStart();
   if (!full.startsWith(shown)) return fail('its tokens are not the text it sent');
   const rest = full.slice(shown.length);
-  const afterStop = !!claim.stops?.some((s) => s && rest.startsWith(s));
-  const grammarEnd = !!claim.sampling.constrained && rest.trim() === '';
+  const afterStop = !!claim.sampling.stop?.some((s) => s && rest.startsWith(s));
+  const grammarEnd = !!claim.sampling.json_schema && rest.trim() === '';
   const consistent =
     claim.stopReason === 'stopped'
       ? true
       : claim.stopReason === 'either'
-        ? rest === '' && (ended || generated === claim.maxTokens)
+        ? rest === '' && (ended || generated === cap)
         : claim.stopReason === 'length'
-          ? !ended && generated === claim.maxTokens && (rest === '' || grammarEnd)
+          ? !ended && generated === cap && (rest === '' || grammarEnd)
           : claim.stopReason === 'stop'
             ? (ended && (rest === '' || grammarEnd)) || afterStop || grammarEnd
             : rest === '' || afterStop || grammarEnd;

@@ -1,51 +1,36 @@
 /**
- * The network's params as the engine takes them (`top_p` as `topP`, `max_tokens` as `maxTokens`…): the requests for a
- * reply job, a verify job's recomputation and a model challenge's answer, mapped here and nowhere else.
+ * The engine's requests for a reply job, a verify job's recomputation and a model challenge's answer: each carries the
+ * job's sampling unchanged (the engine maps it to llama.cpp).
  */
 import type { Schemas } from './contract';
 import type { GenerationStep } from '@glob/engine/generation';
-import type { GenerateRequest } from '@glob/engine/llama-engine';
+import type { GenerateRequest, PromptRequest } from '@glob/engine/llama-engine';
 
 type NodeJob = Schemas['NodeJob'];
 type ModelChallenge = Schemas['ModelChallenge'];
 
-/** A chat or completion job's generation, cut short by `signal`. */
+/** A chat or completion job's generation, cut short by `signal`, with the job's sampling as the platform gave it. */
 export function replyRequest(job: NodeJob, signal: AbortSignal): GenerationStep {
   return {
     // A raw prompt is generated as it is, without the chat template.
     ...(job.prompt !== undefined ? { prompt: job.prompt } : { messages: job.messages ?? [] }),
-    // The platform already cut max_tokens to what the requester's hold pays for: never generate more.
-    maxTokens: job.params.max_tokens,
-    temperature: job.params.temperature,
-    topP: job.params.top_p,
-    seed: job.params.seed,
-    stop: job.params.stop,
-    // The platform checks the text against this schema: generated under its grammar, it matches.
-    ...(job.params.json_schema ? { jsonSchema: job.params.json_schema } : {}),
-    // The platform checks them against the text it relayed: they are the text's tokens as the model scores them.
-    ...(job.params.logprobs !== undefined ? { logprobs: job.params.logprobs } : {}),
+    // Its max_tokens is what the requester's hold pays for; a JSON schema's replies are checked against it; logprobs
+    // are checked against the text relayed.
+    sampling: job.params,
     // The platform verifies replies against what the node commits to: its tokens and the model's numbers at each.
     commit: true,
     signal,
   };
 }
 
-/** A verify job's pass: the checked reply's prompt (or messages) and max_tokens. */
-export function recomputeRequest(job: NodeJob): Pick<GenerateRequest, 'messages' | 'prompt' | 'maxTokens'> {
+/** A verify job's pass: the checked reply's prompt (or messages), fitted as its generation's was. */
+export function recomputeRequest(job: NodeJob): PromptRequest {
   const input = job.prompt !== undefined ? { prompt: job.prompt } : { messages: job.messages ?? [] };
-  return { ...input, maxTokens: job.params.max_tokens };
+  return { ...input, sampling: job.params };
 }
 
 /** A model challenge's answer. */
 export function challengeRequest(c: ModelChallenge): GenerateRequest {
-  const { params } = c;
-  return {
-    messages: c.messages,
-    maxTokens: params.max_tokens,
-    temperature: params.temperature,
-    topP: params.top_p,
-    seed: params.seed,
-    // The platform verifies the answer as it verifies replies: by recomputing what the node commits to.
-    commit: true,
-  };
+  // The platform verifies the answer as it verifies replies: by recomputing what the node commits to.
+  return { messages: c.messages, sampling: c.params, commit: true };
 }

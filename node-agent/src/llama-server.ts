@@ -8,6 +8,7 @@ import { createParser } from 'eventsource-parser';
 import { join } from 'node:path';
 import type { ChatTurn, GenerateRequest, GenerateResult } from '@glob/engine/llama-engine';
 import { COMMIT_TOP, type Step } from '@glob/engine/commitment';
+import { llamaServerOptions } from '@glob/engine/sampling';
 import { alignLogprobs, clampLogprob, cutLogprobs, type ScoredToken, type TokenLogprob } from '@glob/engine/logprobs';
 import { freePort, LLAMA_SERVER, spawnTied, type Tied, waitForPort } from './llama-process';
 
@@ -147,7 +148,7 @@ export class LlamaServer {
     let completionTokens = 0;
     let firstTokenMs: number | null = null;
     let final: CompletionChunk | null = null;
-    const top = req.logprobs;
+    const top = req.sampling.logprobs;
     const scored: ScoredToken[] = [];
     // The commitment is read from the same pre-sampling distribution, each token's id with its likeliest candidates.
     const steps: Step[] = [];
@@ -179,12 +180,7 @@ export class LlamaServer {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
           prompt: raw ?? prompt,
-          n_predict: req.maxTokens,
-          temperature: req.temperature,
-          top_p: req.topP,
-          ...(req.seed !== undefined ? { seed: req.seed } : {}),
-          // llama-server builds the grammar itself.
-          ...(req.jsonSchema ? { json_schema: req.jsonSchema } : {}),
+          ...llamaServerOptions(req.sampling),
           // The model's own distribution before the sampler (as the engine scores), at least the chosen token's.
           ...(probs !== undefined ? { n_probs: probs, post_sampling_probs: false } : {}),
           stream: true,
@@ -223,7 +219,7 @@ export class LlamaServer {
           req.onToken?.(chunk.content);
         }
         completionTokens = chunk.tokens_predicted ?? completionTokens + (chunk.tokens?.length ?? 0);
-        if (req.jsonSchema && !chunk.stop && isWholeJson(text)) {
+        if (req.sampling.json_schema && !chunk.stop && isWholeJson(text)) {
           whole = true;
           wholeJson();
         }

@@ -140,10 +140,10 @@ function fakeEngine(created: Array<{ threads: number; gpu?: boolean }>) {
       benchmark: async () => ({ tokensPerSecond: 321.5 }),
       dispose: async () => undefined,
       generate: async (_id: string, req: GenerateRequest): Promise<GenerateResult> => {
-        if (req.seed !== undefined) seeds.push(req.seed);
+        if (req.sampling.seed !== undefined) seeds.push(req.sampling.seed);
         let n = 0;
         // A model that never ends its answer on its own: max tokens or an abort ends it.
-        while (n < req.maxTokens && !req.signal?.aborted) {
+        while (n < req.sampling.max_tokens && !req.signal?.aborted) {
           req.onToken?.(`t${n} `);
           n++;
           await wait(2);

@@ -1,5 +1,6 @@
 import type { TokenLogprob } from '@glob/engine/logprobs';
 import type { ClaimedEnd } from '@glob/engine/verification';
+import type { Sampling } from '@glob/engine/sampling';
 /**
  * Every queue and job of the platform, typed end to end. Producers use JobsService.enqueue;
  * processors in src/worker/ take the same payload types. Add a job here first.
@@ -53,21 +54,8 @@ export interface InferenceJob extends JobTrace {
   messages?: JobTurn[];
   /** Instead of `messages`: a raw text the model continues as it is, with no chat template (legacy completions). */
   prompt?: string;
-  /** `seed` and `stop` come from the OpenAI-compatible API; a generator that does not know them may ignore them. */
-  params: {
-    temperature: number;
-    maxTokens: number;
-    topP: number;
-    seed?: number;
-    stop?: string[];
-    /**
-     * The reply must be JSON matching this schema (the subset node-llama-cpp's grammars support): every generator
-     * generates under the grammar it makes, and a reply that does not match fails.
-     */
-    jsonSchema?: Record<string, unknown>;
-    /** Score the reply's tokens (log probabilities), each with this many likeliest candidates; absent when not asked. */
-    logprobs?: number;
-  };
+  /** The reply's sampling (the request's values, else its conversation's, else the defaults), as every generator reads it. */
+  params: Sampling;
   /** The hold reserved for this reply and the model's price, in milli-GLOB. */
   holdId: string;
   holdUnits: number;
@@ -97,21 +85,18 @@ export interface VerifyJob extends JobTrace {
   /** The checked request's input, as it was given: chat turns or a raw prompt. */
   messages?: JobTurn[];
   prompt?: string;
-  params: {
-    temperature: number;
-    topP: number;
-    seed: number;
-    maxTokens: number;
-    /** The checked reply's JSON schema: the replay is generated under the same grammar, or it would not be the same generation. */
-    jsonSchema?: Record<string, unknown>;
-  };
+  /**
+   * The checked reply's sampling, its seed always given: a replay is generated with it (under the same grammar, or it
+   * would not be the same generation), and a recomputation judges the tokens against it.
+   */
+  params: Sampling & { seed: number };
   /** The checked reply's logprobs, as its node sent them: the trusted generator scores the node's text and compares. */
   score?: { text: string; top: number; logprobs: TokenLogprob[] };
   /**
    * Verify the reply by recomputation instead of replaying it: the node's commitment (base64, null when it sent none),
    * recomputed over the prompt and its tokens, and judged with the text relayed and how the reply ended.
    */
-  recompute?: { commitment: string | null; text: string; stopReason: ClaimedEnd; stops?: string[] };
+  recompute?: { commitment: string | null; text: string; stopReason: ClaimedEnd };
   /** An embedding job's sample: some of its texts and the vectors the node sent for them (base64 float32), computed again. */
   embeddings?: { texts: string[]; vectors: string[] };
 }

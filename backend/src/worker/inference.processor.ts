@@ -11,7 +11,8 @@ import { APP_CONFIG } from '../config/config.module';
 import { JobSeal, type StoredJob } from '../jobs/job-seal';
 import { InferenceJob, inferenceQueue, VerifyJob, verifyQueue } from '../jobs/jobs';
 import { generationInput } from '../jobs/generation-input';
-import { CatalogModel, loadCatalog, modelsForWorker } from '../modules/inference/catalog';
+import { modelsForWorker } from '../modules/catalog/catalog';
+import { CatalogService } from '../modules/catalog/catalog.service';
 import { LlamaEngine } from '@glob/engine/llama-engine';
 import { NodesRepository } from '../modules/inference/nodes.repository';
 import { RepliesService } from '../modules/inference/replies.service';
@@ -33,7 +34,6 @@ import { queueWait, type ReplyRun } from '../observability/metrics';
 @Injectable()
 export class InferenceProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('InferenceWorker');
-  private readonly catalog: CatalogModel[];
   private engine: LlamaEngine | undefined;
   private readonly workers: Worker[] = [];
   private connection: Redis | undefined;
@@ -51,9 +51,8 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     private readonly spotChecks: SpotChecksService,
     private readonly embeddings: EmbeddingsService,
     private readonly seal: JobSeal,
-  ) {
-    this.catalog = loadCatalog(config);
-  }
+    private readonly catalog: CatalogService,
+  ) {}
 
   get id(): string | undefined {
     return this.nodeId;
@@ -65,7 +64,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const wanted = modelsForWorker(this.config, this.catalog);
+    const wanted = modelsForWorker(this.config, this.catalog.models());
     if (this.config.inference.workerModels?.join() === 'none') return; // a mail-only worker
     if (wanted.length === 0) {
       this.logger.warn(
@@ -199,17 +198,8 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     try {
       const result = await generateReply(
         (request) => engine.generate(data.modelId, request),
-        {
-          ...input,
-          maxTokens: budget.maxTokens,
-          temperature: data.params.temperature,
-          topP: data.params.topP,
-          ...(data.params.seed !== undefined ? { seed: data.params.seed } : {}),
-          stop: data.params.stop,
-          ...(data.params.jsonSchema ? { jsonSchema: data.params.jsonSchema } : {}),
-          ...(data.params.logprobs !== undefined ? { logprobs: data.params.logprobs } : {}),
-          signal: abort.signal,
-        },
+        // The reply's sampling as it was asked, cut to what the hold pays for.
+        { ...input, sampling: { ...data.params, max_tokens: budget.maxTokens }, signal: abort.signal },
         send,
       );
       await this.replies.complete(data, nodeId, result, result.stopReason, result.durationMs, run, result.logprobs);
@@ -254,7 +244,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       if (verdict) this.logger.log(`Verified embeddings ${checkId}: ${verdict.passed ? 'passed' : `failed (${verdict.why})`}`);
       return;
     }
-    const input = { ...generationInput(data), maxTokens: params.maxTokens };
+    const input = { ...generationInput(data), sampling: params };
     const verdict = await this.spotChecks.verifyByRecomputation(
       data,
       (tokens) => engine.recompute(modelId, input, tokens, VERIFY_TOP),

@@ -11,8 +11,8 @@ import { JobSeal, type StoredJob } from '../../src/jobs/job-seal';
 import { JobsService } from '../../src/jobs/jobs.service';
 import { QueueName } from '../../src/jobs/jobs';
 import { REDIS } from '../../src/redis/redis.module';
-import { startSmtpCatcher } from '../support/smtp';
-import { loadCatalog } from '../../src/modules/inference/catalog';
+import { startSmtpCatcher } from '@glob/testing';
+import { loadCatalog } from '../../src/modules/catalog/catalog';
 import { startStack, TestStack } from '../support/app';
 import { spec } from '../support/contract';
 import { newUser, register } from '../support/users';
@@ -169,7 +169,7 @@ describe('queue dashboard at /admin/queues (operators from ADMIN_EMAILS)', () =>
       userId: user.id,
       modelId: MODEL,
       messages: [{ role: 'user', content: prompt }],
-      params: { temperature: 0.7, maxTokens: 16, topP: 1 },
+      params: { temperature: 0.7, max_tokens: 16, top_p: 1 },
       holdId: randomUUID(),
       holdUnits: 1000,
       priceUnits: 100,

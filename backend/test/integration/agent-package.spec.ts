@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
+import { freePort } from '@glob/testing';
+import { TINY_MODEL_FILE } from '../../src/modules/catalog/catalog';
 import { type AgentProcess, killAgent, startAgentCommand } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { testCatalog } from '../support/catalog';
@@ -22,15 +22,6 @@ const groupAlive = (pgid: number) => {
   }
 };
 const AGENT_PACKAGE = resolve(__dirname, '..', '..', '..', 'node-agent');
-
-/** A port free now on loopback (for an API whose public URL must be known before it starts). */
-const freePort = () =>
-  new Promise<number>((done) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
 
 /**
  * The node agent as a provider gets it: `npm pack` of the node-agent package, served by the API, and the pairing
@@ -65,6 +56,7 @@ describe('the packed node agent, run by the pairing command on a machine that ne
     const apiModels = join(dir, '.data', 'models');
     await mkdir(apiModels, { recursive: true });
     await copyFile(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), join(apiModels, TINY_MODEL_FILE));
+    // A port free now on loopback: the API's public URL must be known before it starts.
     const port = await freePort();
     stack = await startStack({
       port,

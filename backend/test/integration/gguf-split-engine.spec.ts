@@ -18,10 +18,7 @@ const BACKEND = resolve(__dirname, '../..');
 const SHAPE = { seed: 3, nLayer: 6, nEmbd: 64, nHead: 4, nFf: 128, contextLength: 512 };
 const GREEDY = {
   messages: [{ role: 'user', content: 'Tell me about the river and the city.' }],
-  maxTokens: 40,
-  temperature: 0,
-  topP: 1,
-  seed: 1,
+  sampling: { max_tokens: 40, temperature: 0, top_p: 1, seed: 1 },
 };
 
 type Probe = ProbeOutput;

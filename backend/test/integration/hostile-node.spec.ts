@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
-import { SLOW_NODE } from '../../src/modules/nodes/node-jobs.service';
-import { TokenCounter } from '../../src/modules/inference/token-counter';
+import { SLOW_NODE } from '../../src/modules/nodes/node-job-holds.service';
+import { TokenCounter } from '../../src/modules/catalog/token-counter';
 import { LOWEST_HARDWARE_SCORE } from '../../src/modules/rewards/rewards';
 import { startStack, TestStack } from '../support/app';
 import { expectSpecResponse } from '../support/contract';

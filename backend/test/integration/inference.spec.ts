@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ChatService } from '../../src/modules/chat/chat.service';
-import { loadCatalog } from '../../src/modules/inference/catalog';
-import { TokenCounter } from '../../src/modules/inference/token-counter';
+import { loadCatalog } from '../../src/modules/catalog/catalog';
+import { TokenCounter } from '../../src/modules/catalog/token-counter';
 import { RewardsService } from '../../src/modules/rewards/rewards.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { expectSpecResponse } from '../support/contract';
@@ -461,6 +461,40 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     const systemTokens = await stack.app.get(TokenCounter).countText(MODEL, system);
     // The same prompt, with the system turn in front: its tokens (and the chat template's few around it) more.
     expect(prompts[1]! - prompts[0]!).toBeGreaterThanOrEqual(systemTokens - 10);
+  });
+
+  it('generates every turn with the conversation’s saved settings: what a turn leaves out, the conversation gives', async () => {
+    const u = await newUser(stack, 'settled');
+    const settings = { system_prompt: '', temperature: 0, max_tokens: 6, top_p: 0.5 };
+    const conv = await stack.http.post('/api/chat/conversations').set(u.auth).send({ model_id: MODEL, settings }).expect(201);
+    const cid = conv.body.conversation.id as string;
+    const turn = async (params?: object, replaceFrom?: string) => {
+      const id = streamId();
+      const res = await startReply(stack, u.auth, {
+        streamId: id,
+        modelId: MODEL,
+        prompt: 'Tell me about the river and the city.',
+        conversation_id: cid,
+        ...(params ? { params } : {}),
+        ...(replaceFrom ? { replace_from: replaceFrom } : {}),
+      });
+      const events = await readSse(res);
+      const [task] = (await stack.db.query(`SELECT max_tokens FROM inference_tasks WHERE stream_id = $1`, [id])) as Array<{ max_tokens: number }>;
+      const text = events.flatMap((e) => (e.data.type === 'token' ? [e.data.text] : [])).join('');
+      return { text, maxTokens: task!.max_tokens, completion: events.at(-1)!.data.usage!.completion_tokens };
+    };
+    // No params: the conversation's limit, and its temperature 0 makes the same turn give the same text again.
+    const first = await turn();
+    expect(first.maxTokens).toBe(6);
+    expect(first.completion).toBeLessThanOrEqual(6);
+    const userMessage = async () =>
+      (await stack.http.get(`/api/chat/conversations/${cid}`).set(u.auth).expect(200)).body.conversation.messages[0].id as string;
+    const again = await turn(undefined, await userMessage());
+    expect(again.text).toBe(first.text);
+    // A turn's own value wins over the conversation's, field by field.
+    const own = await turn({ max_tokens: 3 }, await userMessage());
+    expect(own.maxTokens).toBe(3);
+    expect(first.text.startsWith(own.text)).toBe(true);
   });
 
   it('replaces a turn: regenerating the last reply or editing a message discards what follows; every charge stays', async () => {

@@ -57,7 +57,7 @@ describe('JSON-schema replies', () => {
   const ask = async (id: string, modelId: string, prompt: string) => {
     const started = await stack.app
       .get(InferenceService)
-      .start(requester.id, { streamId: id, modelId, prompt, params: { max_tokens: 160, temperature: 0.8 } }, { apiKeyId, jsonSchema: SCHEMA });
+      .start(requester.id, { streamId: id, modelId, prompt, params: { max_tokens: 160, temperature: 0.8, json_schema: SCHEMA } }, { apiKeyId });
     const events: StreamEvent[] = [];
     for await (const { event } of started.events(0)) events.push(event);
     return { text: events.map((e) => (e.type === 'token' ? e.text : '')).join(''), end: events.at(-1)! };
@@ -130,8 +130,8 @@ describe('JSON-schema replies', () => {
         .get(InferenceService)
         .start(
           requester.id,
-          { streamId: id, modelId: MODEL, prompt: 'Tell me about the river.', params: { max_tokens: 12 } },
-          { apiKeyId, logprobs: 2 },
+          { streamId: id, modelId: MODEL, prompt: 'Tell me about the river.', params: { max_tokens: 12, logprobs: 2 } },
+          { apiKeyId },
         );
       const job = (await node.claim()) as NodeJob & { params: { logprobs?: number } };
       expect(job.params.logprobs).toBe(2);

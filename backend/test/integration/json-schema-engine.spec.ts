@@ -26,11 +26,7 @@ const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8];
 const NUMBER_SEEDS = Array.from({ length: 40 }, (_, i) => 100 + i);
 const ask = (schema: object, seed: number, maxTokens = 200) => ({
   messages: [{ role: 'user', content: 'Answer with JSON only.' }],
-  maxTokens,
-  temperature: 1,
-  topP: 1,
-  seed,
-  jsonSchema: schema,
+  sampling: { max_tokens: maxTokens, temperature: 1, top_p: 1, seed, json_schema: schema },
 });
 const runs = [
   ...SEEDS.map((seed) => ({ ...ask(WEATHER, seed), parallel: 2 })),

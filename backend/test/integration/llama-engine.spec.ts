@@ -81,32 +81,23 @@ beforeAll(async () => {
       generate: [
         {
           messages: [SYSTEM, user('Tell me about the river and the city.')],
-          maxTokens: 12,
-          temperature: 0.8,
-          topP: 0.95,
-          seed: 42,
+          sampling: { max_tokens: 12, temperature: 0.8, top_p: 0.95, seed: 42 },
         },
         {
           messages: [user('Write a very long story.')],
-          maxTokens: 4000,
-          temperature: 0.8,
-          topP: 0.95,
-          seed: 7,
+          sampling: { max_tokens: 4000, temperature: 0.8, top_p: 0.95, seed: 7 },
           abortAfterChunks: 3,
         },
         {
           messages: [user('Hello there')],
-          maxTokens: 16,
-          temperature: 0.8,
-          topP: 0.95,
-          seed: 5,
+          sampling: { max_tokens: 16, temperature: 0.8, top_p: 0.95, seed: 5 },
           parallel: 3, // two context sequences by default: the third generation waits for a free one
         },
       ],
     }),
     malformed: probeEngine(malformed, {
       threads: 1,
-      generate: { messages: [user('Hi')], maxTokens: 4, temperature: 0, topP: 1 },
+      generate: { messages: [user('Hi')], sampling: { max_tokens: 4, temperature: 0, top_p: 1 } },
     }),
     // The same model's context sized from memory budgets: none to speak of, 40 MiB, plenty; and a fixed count.
     sized: probeEngine(model, {
@@ -146,7 +137,7 @@ describe('LlamaEngine (child process, generated tiny model)', () => {
     expect(sequencesFor({ memoryBytes: 10_000, max: 4 }, 40, 10)).toBe(4);
   });
 
-  it('streams chunks in order whose concatenation is the final text, and stops at maxTokens', async () => {
+  it('streams chunks in order whose concatenation is the final text, and stops at max_tokens', async () => {
     const r = await probes.main;
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
     const tokens = of<TokenLine>(r, 'token', LENGTH);

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { GenerateRequest } from '@glob/engine/llama-engine';
+import type { Sampling } from '@glob/engine/sampling';
 import { logprobsProblem } from '@glob/engine/logprobs';
 import { llamaBin } from '../../../node-agent/src/llama-process';
 import { LlamaServer } from '../../../node-agent/src/llama-server';
@@ -44,12 +44,7 @@ describe('llama-server under a JSON schema', () => {
         const r = await server.generate({
           messages: [{ role: 'user', content: 'Answer with JSON only.' }],
           // Its JSON grammar allows free whitespace between tokens, which the near-random model takes: room for it.
-          maxTokens: 400,
-          temperature: 1,
-          topP: 1,
-          seed,
-          jsonSchema: schema,
-          ...(logprobs ? { logprobs } : {}),
+          sampling: { max_tokens: 400, temperature: 1, top_p: 1, seed, json_schema: schema, ...(logprobs ? { logprobs } : {}) },
           onToken: (text) => (streamed += text),
         });
         expect(r.stopReason).toBe('stop');
@@ -69,8 +64,8 @@ describe('llama-server under a JSON schema', () => {
  * own distribution before sampling.
  */
 describe('llama-server logprobs', () => {
-  const ask = (over: Partial<GenerateRequest>) =>
-    server.generate({ messages: [{ role: 'user', content: 'Tell me about the sea.' }], maxTokens: 40, temperature: 1, topP: 1, seed: 7, ...over });
+  const ask = (over: Partial<Sampling> = {}, messages = [{ role: 'user' as const, content: 'Tell me about the sea.' }]) =>
+    server.generate({ messages, sampling: { max_tokens: 40, temperature: 1, top_p: 1, seed: 7, ...over } });
 
   it('without logprobs asked, the result has none', async () => {
     const r = await ask({});
@@ -116,7 +111,7 @@ describe('llama-server logprobs', () => {
   it('a character split across byte tokens comes whole on one entry', async () => {
     // The tiny model's vocabulary has '€' and '😀' only as UTF-8 byte tokens: the schema makes it write them.
     const schema = { type: 'object', properties: { s: { const: 'a€b😀' } }, required: ['s'], additionalProperties: false };
-    const r = await ask({ messages: [{ role: 'user', content: 'Answer with JSON only.' }], maxTokens: 200, jsonSchema: schema, logprobs: 2 });
+    const r = await ask({ max_tokens: 200, json_schema: schema, logprobs: 2 }, [{ role: 'user', content: 'Answer with JSON only.' }]);
     expect(JSON.parse(r.text)).toEqual({ s: 'a€b😀' });
     expect(logprobsProblem(r.text, r.logprobs!, 2)).toBeNull();
     expect(r.logprobs!.map((t) => t.token)).toEqual(expect.arrayContaining(['€', '😀']));

@@ -15,13 +15,9 @@ interface ResultLine extends ProbeLine {
 
 const chat = (seed: number, temperature: number, logprobs?: number) => ({
   messages: [{ role: 'user', content: 'Tell me about the river.' }],
-  maxTokens: 40,
-  temperature,
-  topP: 1,
-  seed,
-  ...(logprobs !== undefined ? { logprobs } : {}),
+  sampling: { max_tokens: 40, temperature, top_p: 1, seed, ...(logprobs !== undefined ? { logprobs } : {}) },
 });
-const raw = (logprobs: number) => ({ prompt: 'Once upon a time', maxTokens: 30, temperature: 0, topP: 1, seed: 1, logprobs });
+const raw = (logprobs: number) => ({ prompt: 'Once upon a time', sampling: { max_tokens: 30, temperature: 0, top_p: 1, seed: 1, logprobs } });
 
 const RUNS = {
   greedy: 0,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
 import { splitParts } from '@glob/engine/gguf';
-import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
+import { TINY_MODEL_FILE } from '../../src/modules/catalog/catalog';
 import { killAgent, startAgent, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { startFileServer, type FileServer } from '../support/file-server';

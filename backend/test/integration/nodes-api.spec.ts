@@ -3,7 +3,7 @@ import { newUser } from '../support/users';
 import { readSse, SseEvent, startReply, taskOf } from '../support/worker';
 import { startStack, TestStack } from '../support/app';
 import { provingHeartbeat } from '../support/scripted-node';
-import { TokenCounter } from '../../src/modules/inference/token-counter';
+import { TokenCounter } from '../../src/modules/catalog/token-counter';
 
 const TINY = 'glob-tiny-chat';
 /** A model only the test that needs it declares, so no other node of this file takes its jobs. */

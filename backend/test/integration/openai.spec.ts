@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { apiKeyProblems } from '../../src/modules/api-keys/api-keys.service';
 import type { Schemas } from '../../src/contract/types';
-import { BUILT_IN_CATALOG, loadCatalog, MODEL_FEATURES } from '../../src/modules/inference/catalog';
+import { BUILT_IN_CATALOG, loadCatalog, MODEL_FEATURES } from '../../src/modules/catalog/catalog';
 import { ApiKeysRepository } from '../../src/modules/api-keys/api-keys.repository';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { expectSpecResponse } from '../support/contract';

@@ -2,8 +2,9 @@ import { copyFile, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppConfig } from '../../src/config/config';
-import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
-import { NodeCatalogService } from '../../src/modules/nodes/node-catalog.service';
+import { TINY_MODEL_FILE } from '../../src/modules/catalog/catalog';
+import { CatalogService } from '../../src/modules/catalog/catalog.service';
+import { ModelFilesService } from '../../src/modules/catalog/model-files.service';
 
 /**
  * What the platform itself knows of a model's size and layers, which pools are planned from (never a member's
@@ -12,7 +13,8 @@ import { NodeCatalogService } from '../../src/modules/nodes/node-catalog.service
  */
 describe('a model’s size and layers, as the platform knows them', () => {
   let dir: string;
-  let service: NodeCatalogService;
+  let catalog: CatalogService;
+  let service: ModelFilesService;
   let tinyBytes: number;
   const pinned = { sha256: 'ab'.repeat(32), size_bytes: 4_815_162_342 };
   const entry = (id: string, extra: object) => ({ id, name: id, parameters: '8B', price_per_token: 0.125, ...extra });
@@ -32,9 +34,13 @@ describe('a model’s size and layers, as the platform knows them', () => {
       entry('no-file', { path: 'nothing.gguf' }),
     ];
     await writeFile(join(dir, 'catalog.json'), JSON.stringify({ models }));
-    service = new NodeCatalogService({ inference: { catalogPath: join(dir, 'catalog.json'), modelsDir: dir } } as AppConfig);
+    catalog = new CatalogService({ inference: { catalogPath: join(dir, 'catalog.json'), modelsDir: dir } } as AppConfig);
+    service = new ModelFilesService(catalog);
   });
-  afterAll(() => rm(dir, { recursive: true, force: true }));
+  afterAll(async () => {
+    catalog.onModuleDestroy();
+    await rm(dir, { recursive: true, force: true });
+  });
 
   it('reads the size and layers of the API’s own copy', async () => {
     expect(await service.facts('own-copy')).toEqual({ bytes: tinyBytes, layers: 4 });

@@ -8,7 +8,7 @@ import { provingHeartbeat } from '../support/scripted-node';
 import { readGgufHeader } from '@glob/engine/gguf';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
+import { TINY_MODEL_FILE } from '../../src/modules/catalog/catalog';
 
 /** A catalog model no worker of this stack loads: only the pool serves it (its file in test stacks: the tiny model's). */
 const MODEL = 'llama-3-8b-instruct';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
-import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
+import { TINY_MODEL_FILE } from '../../src/modules/catalog/catalog';
 import { splitPartPath } from '@glob/engine/gguf';
 import { llamaBin } from '../../../node-agent/src/llama-process';
 import { LlamaServer } from '../../../node-agent/src/llama-server';
@@ -117,7 +117,10 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
     // The same model on one host, for comparison.
     const single = await LlamaServer.start(bin, { modelPath: first, threads: 1, contextSize: 2048, rpc: [], layers: [] }, () => undefined);
     try {
-      const r = await single.generate({ messages: [{ role: 'user', content: PROMPT }], maxTokens: MAX_TOKENS, temperature: 0, topP: 0.95, seed: 1 });
+      const r = await single.generate({
+        messages: [{ role: 'user', content: PROMPT }],
+        sampling: { max_tokens: MAX_TOKENS, temperature: 0, top_p: 0.95, seed: 1 },
+      });
       alone = { text: r.text, completionTokens: r.completionTokens };
     } finally {
       await single.stop();

@@ -8,19 +8,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildVocabulary } from '../../scripts/tiny-model/vocabulary';
 import { loadConfig } from '../../src/config/config';
-import { TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
+import { TINY_MODEL_FILE } from '../../src/modules/catalog/catalog';
 import type { ChatTurn } from '@glob/engine/chat-history';
-import { TokenCounter } from '../../src/modules/inference/token-counter';
+import { CatalogService } from '../../src/modules/catalog/catalog.service';
+import { TokenCounter } from '../../src/modules/catalog/token-counter';
 import { testCatalog } from '../support/catalog';
 import { probeEngine, type ProbeLine, type ProbeOutput } from '../support/engine-run';
 
 const MODEL = 'glob-tiny-chat';
 const modelPath = () => join(process.env.MODELS_DIR!, TINY_MODEL_FILE);
+/** The catalogs the counters read (each watches its file until it is closed). */
+const catalogs: CatalogService[] = [];
 /** The app's own config path: MODEL_CATALOG and MODELS_DIR as an operator would set them. */
-const counterFor = (catalog: string, modelsDir = process.env.MODELS_DIR!) =>
-  new TokenCounter(
-    loadConfig({ ...process.env, NODE_ENV: 'test', DATABASE_URL: 'postgres://unused/x', MODEL_CATALOG: catalog, MODELS_DIR: modelsDir }),
-  );
+const counterFor = (catalog: string, modelsDir = process.env.MODELS_DIR!) => {
+  const config = loadConfig({ ...process.env, NODE_ENV: 'test', DATABASE_URL: 'postgres://unused/x', MODEL_CATALOG: catalog, MODELS_DIR: modelsDir });
+  catalogs.push(new CatalogService(config));
+  return new TokenCounter(catalogs.at(-1)!);
+};
 
 const LONG =
   'The river runs under the old stone bridge and into the city at night. ' +
@@ -58,8 +62,8 @@ describe('TokenCounter: the platform counts tokens as the model does', () => {
   const extra: TokenCounter[] = [];
   // Run 0: a reply at temperature 0; run 1: one sampled at temperature 0.8, from the unicode conversation.
   const runs = [
-    { messages: conversations[0], maxTokens: 40, temperature: 0, topP: 1, seed: 1 },
-    { messages: conversations[2], maxTokens: 60, temperature: 0.8, topP: 1, seed: 7 },
+    { messages: conversations[0], sampling: { max_tokens: 40, temperature: 0, top_p: 1, seed: 1 } },
+    { messages: conversations[2], sampling: { max_tokens: 60, temperature: 0.8, top_p: 1, seed: 7 } },
   ];
 
   beforeAll(async () => {
@@ -73,6 +77,7 @@ describe('TokenCounter: the platform counts tokens as the model does', () => {
     // Closed, not terminated: a thread terminated with llama.cpp loaded aborts the whole process.
     await counter.onApplicationShutdown();
     for (const c of extra) await c.onApplicationShutdown();
+    for (const c of catalogs) c.onModuleDestroy();
     rmSync(scratch, { recursive: true, force: true });
   });
 

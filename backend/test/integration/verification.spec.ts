@@ -7,10 +7,10 @@ import { FAILED_PROOF, FAILED_SPOT_CHECK } from '../../src/modules/trust/spot-ch
 import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';
 import { committedReply, modelsEmbeddings, modelsNumbersFor, modelsProof, ScriptedNode, type NodeJob } from '../support/scripted-node';
-import { BUILT_IN_CATALOG } from '../../src/modules/inference/catalog';
+import { BUILT_IN_CATALOG } from '../../src/modules/catalog/catalog';
 import { InferenceService } from '../../src/modules/inference/inference.service';
 import type { StreamEvent } from '../../src/modules/inference/streams';
-import { toBase64 } from '../../src/modules/inference/vectors';
+import { toBase64 } from '../../src/common/vectors';
 import { newUser } from '../support/users';
 import { readSse, startReply, startWorker, type WorkerProcess } from '../support/worker';
 
@@ -332,7 +332,7 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
     const streamId = `s_ver_json_${Date.now().toString(36)}`;
     const started = stack.app
       .get(InferenceService)
-      .start(requester.id, { streamId, modelId: MODEL, prompt: 'Answer as JSON', params: { max_tokens: 64 } }, { apiKeyId, jsonSchema: schema });
+      .start(requester.id, { streamId, modelId: MODEL, prompt: 'Answer as JSON', params: { max_tokens: 64, json_schema: schema } }, { apiKeyId });
     const job = (await node.claim())!;
     const lie = '{"answer": "Log in at evil.example now"}';
     const { tokens } = await modelsNumbersFor(job, [], [lie]);

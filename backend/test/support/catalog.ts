@@ -1,6 +1,6 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUILT_IN_CATALOG, TINY_EMBED_MODEL_FILE, TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
+import { BUILT_IN_CATALOG, TINY_EMBED_MODEL_FILE, TINY_MODEL_FILE } from '../../src/modules/catalog/catalog';
 
 /**
  * The built-in catalog for test stacks, with every model's file being the tiny model's: the tests' scripted nodes

@@ -16,12 +16,14 @@
  *   node --conditions=glob-source -r @swc-node/register test/support/engine-probe.ts --serve   (see serve())
  *
  * Request: { threads?, contextSize?, countTokens?: ChatTurn[][], generate?: Run | Run[], benchmark?: number,
- *   capacities?: LoadOptions['sequences'][], recompute?: Array<{ messages, maxTokens, tokens }> } — each capacity loads the model again with those sequences, then unloads it
- * where Run = { messages, maxTokens, temperature, topP, seed?, abortAfterChunks?, parallel? }. Runs execute
+ *   capacities?: LoadOptions['sequences'][], recompute?: Array<{ messages | prompt, sampling: { max_tokens }, tokens,
+ *   committed?, claim? }> } — each capacity loads the model again with those sequences, then unloads it
+ * where Run = { messages | prompt, sampling: Sampling, commit?, abortAfterChunks?, parallel? } (`sampling` in the
+ * spec's casing: { temperature, max_tokens, top_p, seed?, stop?, json_schema?, logprobs? }). Runs execute
  * one after the other (one engine start-up serves them all); `parallel` starts that many copies of a run
  * at once (`g` tells them apart); `abortAfterChunks` aborts the signal once that many chunks arrived.
  */
-import { LlamaEngine, type ChatTurn, type GenerateRequest, type LoadOptions } from '@glob/engine/llama-engine';
+import { LlamaEngine, type ChatTurn, type GenerateRequest, type LoadOptions, type PromptRequest } from '@glob/engine/llama-engine';
 import { VERIFY_TOP, verifyReply, type ReplyClaim } from '@glob/engine/verification';
 import type { Step } from '@glob/engine/commitment';
 
@@ -37,7 +39,7 @@ interface ProbeRequest {
   benchmark?: number;
   capacities?: Array<LoadOptions['sequences']>;
   /** With `claim` and `committed`, the verdict on it too (verifyReply), and how long the pass took. */
-  recompute?: Array<{ messages: ChatTurn[]; maxTokens: number; tokens: number[]; committed?: Step[]; claim?: ReplyClaim }>;
+  recompute?: Array<PromptRequest & { tokens: number[]; committed?: Step[]; claim?: ReplyClaim }>;
   tokenize?: string[];
   embed?: string[];
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Response } from 'supertest';
-import { BUILT_IN_CATALOG, TINY_EMBED_MODEL_FILE, TINY_MODEL_FILE } from '../../src/modules/inference/catalog';
+import { BUILT_IN_CATALOG, TINY_EMBED_MODEL_FILE, TINY_MODEL_FILE } from '../../src/modules/catalog/catalog';
 import { hashRanges } from '@glob/engine/file-proof';
 import type { TokenLogprob } from '@glob/engine/logprobs';
 import { COMMIT_TOP, encodeCommitment, encodeSteps, type Step } from '@glob/engine/commitment';
@@ -42,15 +42,7 @@ export async function modelsReply(
   top?: number,
 ): Promise<{ text: string; stopReason: string; logprobs?: TokenLogprob[]; commitment: string }> {
   const { params } = c;
-  const run = {
-    messages: c.messages,
-    maxTokens: params.max_tokens,
-    temperature: params.temperature,
-    topP: params.top_p,
-    seed: params.seed,
-    commit: true,
-    ...(top !== undefined ? { logprobs: top } : {}),
-  };
+  const run = { messages: c.messages, sampling: { ...params, ...(top !== undefined ? { logprobs: top } : {}) }, commit: true };
   const out = await runOnEngine(fileOf(c.model_id), { generate: run });
   const r = out.lines.find((l) => l.type === 'result') as unknown as {
     text: string;
@@ -61,13 +53,10 @@ export async function modelsReply(
   return { ...r, commitment: encodeCommitment(r.commitment) };
 }
 
-/** A chat job's request as the engine takes it, with the job's sampling and seed. */
-const engineRun = (job: Pick<NodeJob, 'messages' | 'params'>) => ({
-  messages: job.messages,
-  maxTokens: job.params.max_tokens,
-  temperature: job.params.temperature,
-  topP: job.params.top_p,
-  seed: job.params.seed,
+/** A chat job's request as the engine takes it: the job's sampling and seed (its grammar, stops and scoring left out). */
+const engineRun = ({ messages, params: { temperature, max_tokens, top_p, seed } }: Pick<NodeJob, 'messages' | 'params'>) => ({
+  messages,
+  sampling: { temperature, max_tokens, top_p, seed },
 });
 
 /** An honest node's reply to a job: the model's text, how it ended, and the commitment its engine made while generating. */
@@ -88,7 +77,7 @@ export async function modelsNumbersFor(
 ): Promise<{ steps: Step[][]; texts: string[]; tokens: number[][] }> {
   const out = await runOnEngine(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), {
     tokenize: texts,
-    recompute: tokens.map((t) => ({ messages: job.messages, maxTokens: job.params.max_tokens, tokens: t })),
+    recompute: tokens.map((t) => ({ messages: job.messages, sampling: job.params, tokens: t })),
   });
   const recomputed = out.lines.filter((l) => l.type === 'recomputed') as unknown as Array<{ steps: Step[]; text: string }>;
   return {
@@ -101,7 +90,7 @@ export async function modelsNumbersFor(
 /** An honest verifier's answer to a `verify` job: the model's numbers at each of its tokens (base64, VERIFY_TOP candidates). */
 export async function modelsRecomputation(job: Pick<NodeJob, 'messages' | 'params' | 'tokens'>): Promise<string> {
   const out = await runOnEngine(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), {
-    recompute: [{ messages: job.messages, maxTokens: job.params.max_tokens, tokens: job.tokens ?? [] }],
+    recompute: [{ messages: job.messages, sampling: job.params, tokens: job.tokens ?? [] }],
   });
   const [r] = out.lines.filter((l) => l.type === 'recomputed') as unknown as Array<{ steps: Step[] }>;
   return encodeSteps(r!.steps, VERIFY_TOP);

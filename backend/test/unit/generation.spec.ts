@@ -18,7 +18,7 @@ function scripted(pieces: string[]) {
   return { generate, seen };
 }
 
-const step = { messages: [{ role: 'user' as const, content: 'Hi' }], maxTokens: 16, temperature: 0, topP: 1 };
+const step = { messages: [{ role: 'user' as const, content: 'Hi' }], sampling: { max_tokens: 16, temperature: 0, top_p: 1 } };
 
 describe('generateReply: one generation step for the worker and the node agent', () => {
   it('sends every piece (the first at once, the rest batched) and keeps the generator’s stop reason', async () => {
@@ -34,7 +34,7 @@ describe('generateReply: one generation step for the worker and the node agent',
   it('a stop sequence ends the generation there and then: nothing from it on is sent, and the reason is stop', async () => {
     const { generate, seen } = scripted(['One', ' two', ' END', ' three', ' four']);
     const sent: string[] = [];
-    const result = await generateReply(generate, { ...step, stop: ['END'] }, (t) => sent.push(t), 0);
+    const result = await generateReply(generate, { ...step, sampling: { ...step.sampling, stop: ['END'] } }, (t) => sent.push(t), 0);
     expect(sent.join('')).toBe('One two ');
     expect(seen.aborted).toBe(true);
     expect(seen.emitted).toBe(3);

@@ -20,7 +20,7 @@ const step = (token: number, lp: number, candidates: number[]): Step => ({
 /** A flat distribution over `n` candidates (ids 100…), each at log(1/n). */
 const flat = (n: number) => Array.from({ length: n }, () => Math.log(1 / n));
 const committed = (steps: Step[]): Step[] => steps.map((s) => ({ ...s, top: s.top.slice(0, COMMIT_TOP) }));
-const sampling = { temperature: 0.8, topP: 0.95 };
+const sampling = { temperature: 0.8, top_p: 0.95 };
 
 describe('a reply’s commitment', () => {
   it('round-trips through its base64 records, and refuses what is not whole records of sane values', () => {
@@ -102,21 +102,21 @@ describe('whether a token could have been sampled', () => {
     // One candidate holds nearly all the mass: under top_p 0.95 nothing else is ever sampled.
     const sharp = [-0.01, ...flat(120).map((lp) => lp - 6)];
     expect(samplingProblem(step(105, sharp[5]!, sharp), new Set(), sampling)).toMatch(/past top_p/);
-    expect(samplingProblem(step(105, sharp[5]!, sharp), new Set(), { temperature: 1, topP: 1 })).toBeNull();
+    expect(samplingProblem(step(105, sharp[5]!, sharp), new Set(), { temperature: 1, top_p: 1 })).toBeNull();
   });
 
   it('at temperature 0 only the likeliest token passes (within rounding)', () => {
     const lps = [-0.5, -0.5 - 0.01, -3, -4];
-    expect(samplingProblem(step(100, lps[0]!, lps), new Set(), { temperature: 0, topP: 1 })).toBeNull();
-    expect(samplingProblem(step(101, lps[1]!, lps), new Set(), { temperature: 0, topP: 1 })).toBeNull();
-    expect(samplingProblem(step(102, lps[2]!, lps), new Set(), { temperature: 0, topP: 1 })).toMatch(/not the likeliest/);
+    expect(samplingProblem(step(100, lps[0]!, lps), new Set(), { temperature: 0, top_p: 1 })).toBeNull();
+    expect(samplingProblem(step(101, lps[1]!, lps), new Set(), { temperature: 0, top_p: 1 })).toBeNull();
+    expect(samplingProblem(step(102, lps[2]!, lps), new Set(), { temperature: 0, top_p: 1 })).toMatch(/not the likeliest/);
   });
 
   it('tokens a repetition penalty may have pushed down (seen in the last 64) do not count against it', () => {
     const lps = flat(200).map((lp, i) => (i < 50 ? lp + 2 : lp));
     const seen = new Set(Array.from({ length: 20 }, (_, i) => 100 + i));
-    expect(samplingProblem(step(160, lps[60]!, lps), seen, { temperature: 1, topP: 1 })).toBeNull();
-    expect(samplingProblem(step(160, lps[60]!, lps), new Set(), { temperature: 1, topP: 1 })).toMatch(/outside/);
+    expect(samplingProblem(step(160, lps[60]!, lps), seen, { temperature: 1, top_p: 1 })).toBeNull();
+    expect(samplingProblem(step(160, lps[60]!, lps), new Set(), { temperature: 1, top_p: 1 })).toMatch(/outside/);
     expect(SAMPLER_TOP_K + REPEAT_WINDOW).toBe(104);
   });
 });
@@ -137,7 +137,7 @@ describe('the verdict on a reply', () => {
     },
   ];
   const recomputed: Recomputation = { steps, promptTail: [], text: 'Hi there', eog: [false, false, true] };
-  const claim = { text: 'Hi there', stopReason: 'stop' as const, maxTokens: 8, sampling };
+  const claim = { text: 'Hi there', stopReason: 'stop' as const, sampling: { ...sampling, max_tokens: 8 } };
 
   it('an honest commitment of the whole reply passes', () => {
     expect(verifyReply(committed(steps), recomputed, claim)).toEqual({ passed: true, checked: 3 });
@@ -149,14 +149,18 @@ describe('the verdict on a reply', () => {
     expect(verifyReply(lied, recomputed, claim)).toMatchObject({ passed: false, why: /token 1: its committed log probabilities/ });
     expect(verifyReply(committed(steps), recomputed, { ...claim, text: 'Hello there' }).why).toMatch(/not the text/);
     expect(verifyReply(committed(steps), recomputed, { ...claim, stopReason: 'length' }).why).toMatch(/"length"/);
-    expect(verifyReply(committed(steps), recomputed, { ...claim, maxTokens: 1 }).why).toMatch(/past its cap/);
+    expect(verifyReply(committed(steps), recomputed, { ...claim, sampling: { ...claim.sampling, max_tokens: 1 } }).why).toMatch(/past its cap/);
     const early = { ...recomputed, eog: [false, true, false] };
     expect(verifyReply(committed(steps), early, claim).why).toMatch(/after the end of generation/);
     // Text shown, then more tokens no stop sequence explains.
     expect(verifyReply(committed(steps), recomputed, { ...claim, text: 'Hi' }).passed).toBe(false);
-    expect(verifyReply(committed(steps), { ...recomputed, eog: [false, false, false] }, { ...claim, text: 'Hi', stops: [' there'] }).passed).toBe(
-      true,
-    );
+    expect(
+      verifyReply(
+        committed(steps),
+        { ...recomputed, eog: [false, false, false] },
+        { ...claim, text: 'Hi', sampling: { ...claim.sampling, stop: [' there'] } },
+      ).passed,
+    ).toBe(true);
   });
 
   it('a commitment of fewer steps than tokens fails whatever they say', () => {
@@ -171,7 +175,7 @@ describe('JSON replies under a grammar', () => {
   for (let i = 0; i < 60; i++) pieces[100 + i] = `w${i}`;
   const at = (token: number): Step => ({ token, logprob: -5, top: [...flat40, [token, -5]] });
   const steps = [at(1), at(2), at(3), at(4), at(5)];
-  const sampling = { temperature: 0.8, topP: 0.95, constrained: true };
+  const sampling = { temperature: 0.8, top_p: 0.95, json_schema: {} };
 
   it('a key is the grammar’s literal, never judged; a value string’s contents are, when the schema’s strings are free', () => {
     expect(verifySteps(committed(steps), steps, [], { ...sampling, freeStrings: false }, pieces).passed).toBe(true);

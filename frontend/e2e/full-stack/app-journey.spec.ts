@@ -74,7 +74,7 @@ test('the web app, end to end on the real platform', async ({ page, request }) =
     await expect(model.locator('option:checked')).toHaveText(/^Glob Tiny Chat · 2M · 2,048 context · available/);
     await expect(page.getByText('Using Glob Tiny Chat')).toBeVisible();
 
-    // At the UI's temperature 0.7 the tiny model sometimes answers in a couple of words, too short to watch it
+    // At the default temperature 0.7 the tiny model sometimes answers in a couple of words, too short to watch it
     // stream; at temperature 0 this prompt runs on, so 200 tokens make a reply of a known length. Only those two
     // parameters of the real request are changed (the UI's own values are checked below).
     const sent = await overrideParams(page, { temperature: 0, max_tokens: 200 }, 1);
@@ -90,8 +90,8 @@ test('the web app, end to end on the real platform', async ({ page, request }) =
     await expect(reply.getByText('Generating...')).toHaveCount(0);
     await expect(page.getByRole('button', { name: 'Send message' })).toBeVisible();
 
-    // What the UI asks for.
-    expect(sent[0]?.params).toMatchObject({ temperature: 0.7, max_tokens: 2048, top_p: 0.9 });
+    // The UI sends no parameters of its own: the server applies the conversation's saved settings.
+    expect(sent[0]?.params).toBeUndefined();
     // The text grew across renders while the bubble was streaming: at least three distinct, increasing lengths.
     const { samples } = await growth();
     const streamed = samples.filter((s) => s.streaming && s.length > 0).map((s) => s.length);
@@ -107,7 +107,7 @@ test('the web app, end to end on the real platform', async ({ page, request }) =
   });
 
   await test.step("a second message, stopped mid-stream with 'Stop generation'", async () => {
-    // The UI asks for temperature 0.7; this prompt at temperature 0 makes the tiny model run on to max_tokens (2048,
+    // The conversation's temperature is 0.7; this prompt at temperature 0 makes the tiny model run on to max_tokens (2048,
     // several seconds), which is what a mid-stream stop needs. Only that parameter of the real request is changed.
     await overrideParams(page, { temperature: 0 }, 1);
     const input = page.getByRole('textbox', { name: 'Message' });

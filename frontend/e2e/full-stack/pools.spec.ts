@@ -46,9 +46,7 @@ async function hashRanges(path: string, nonce: string, ranges: Array<{ offset: n
  * in a child process (another owner's node, such as another test's agent, may replay it and must agree).
  */
 function modelsAnswer(c: Challenge): Promise<string> {
-  const request = {
-    generate: { messages: c.messages, maxTokens: c.params.max_tokens, temperature: c.params.temperature, topP: c.params.top_p, seed: c.params.seed },
-  };
+  const request = { generate: { messages: c.messages, sampling: c.params } };
   return new Promise((done, fail) =>
     execFile(
       process.execPath,
@@ -72,6 +70,7 @@ interface Challenge {
   nonce: string;
   ranges: Array<{ offset: number; length: number }>;
   messages: Array<{ role: string; content: string }>;
+  /** The challenge's sampling (the spec's `Sampling`), given to the engine as it is, as the node agent does. */
   params: { temperature: number; max_tokens: number; top_p: number; seed: number };
 }
 

@@ -401,7 +401,7 @@ curl -s "$BASE/api/inference/models" \\
   -H "Authorization: Bearer $ACCESS_TOKEN"</code></pre>
 
 <h3>Streaming a completion</h3>
-<p><code>POST /api/inference/stream/start</code> queues a generation and answers with its event stream. Send <code>streamId</code> (your own id for the job: letters, digits, <code>_</code> and <code>-</code>, up to 100 characters), <code>modelId</code>, exactly one of <code>prompt</code> or <code>messages</code>, optional <code>params</code> (defaults: <code>temperature</code> 0.7, <code>max_tokens</code> 2048, <code>top_p</code> 0.9) and optionally a <code>conversation_id</code> to save the exchange in a conversation.</p>
+<p><code>POST /api/inference/stream/start</code> queues a generation and answers with its event stream. Send <code>streamId</code> (your own id for the job: letters, digits, <code>_</code> and <code>-</code>, up to 100 characters), <code>modelId</code>, exactly one of <code>prompt</code> or <code>messages</code>, optional <code>params</code> and optionally a <code>conversation_id</code> to save the exchange in a conversation. A parameter you leave out takes the conversation's saved setting, else its default (<code>temperature</code> 0.7, <code>max_tokens</code> 2048, <code>top_p</code> 0.9).</p>
 <pre><code>curl -N -X POST "$BASE/api/inference/stream/start" \\
   -H "Authorization: Bearer $ACCESS_TOKEN" \\
   -H 'Content-Type: application/json' \\

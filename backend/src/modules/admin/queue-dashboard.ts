@@ -1,14 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
-import type { AppConfig } from '../../config/config';
-import { APP_CONFIG } from '../../config/config.module';
 import { type AnyQueue, platformQueues } from '../../jobs/jobs';
 import { JobsService } from '../../jobs/jobs.service';
-import { loadCatalog } from '../inference/catalog';
+import { CatalogService } from '../catalog/catalog.service';
 import { AdminService, QUEUE_DASHBOARD_COOKIE, QUEUE_DASHBOARD_PATH } from './admin.service';
 
 /** The answer to anyone the dashboard does not let in: the API's own 404 for a route that does not exist. */
@@ -49,14 +47,14 @@ function crossOrigin(req: Request): boolean {
 @Injectable()
 export class QueueDashboard {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly catalog: CatalogService,
     private readonly jobs: JobsService,
     private readonly admin: AdminService,
   ) {}
 
   /** The queues the board shows, by name. */
   queueNames(): AnyQueue[] {
-    return platformQueues(loadCatalog(this.config).map((m) => m.id));
+    return platformQueues(this.catalog.ids());
   }
 
   /** The Express handler to mount at QUEUE_DASHBOARD_PATH. */

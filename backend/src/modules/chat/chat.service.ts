@@ -184,10 +184,9 @@ export class ChatService {
     return rows.filter((m) => m.status === 'sent' && m.content).map((m) => ({ role: m.role, content: m.content }));
   }
 
-  /** The system prompt the model reads before the conversation (empty: none). */
-  async systemPrompt(conversationId: string): Promise<string> {
-    const row = await this.conversations.settings(conversationId);
-    return row ? settingsOf(row).system_prompt : '';
+  /** The settings every turn of the conversation is generated with: its system prompt (empty: none) and sampling. */
+  async settings(conversationId: string): Promise<Schemas['ConversationSettings']> {
+    return settingsOf((await this.conversations.settings(conversationId)) ?? { settings: {} });
   }
 
   /**

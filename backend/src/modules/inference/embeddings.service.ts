@@ -18,15 +18,17 @@ import { REDIS } from '../../redis/redis.module';
 import type { ReplyRun } from '../../observability/metrics';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { InsufficientTokensException, LedgerService } from '../wallet/ledger.service';
-import { type CatalogModel, loadCatalog } from './catalog';
+import type { CatalogModel } from '../catalog/catalog';
+import { CatalogService } from '../catalog/catalog.service';
 import { FairQueue } from './fair-queue';
 import { DailyLimitException, InferenceService, type StartedStream } from './inference.service';
 import { NodesRepository } from './nodes.repository';
 import { RepliesService } from './replies.service';
 import { StreamSlots } from './stream-slots';
 import { TasksRepository } from './tasks.repository';
-import { TokenCounter } from './token-counter';
-import { toBase64 } from './vectors';
+import { TokenCounter } from '../catalog/token-counter';
+import { toBase64 } from '../../common/vectors';
+import { vectorProblem } from '../trust/answer-checks';
 
 /** An embedding job's texts, after the API checked them. */
 export interface EmbeddingRequest {
@@ -37,19 +39,6 @@ export interface EmbeddingRequest {
 }
 
 /**
- * What is wrong with a generator's vectors for this job, or null: one per text, each of the model's embedding length,
- * every value finite. A stranger's node can send anything, so nothing is paid for vectors that fail this.
- */
-export function vectorProblem(vectors: ArrayLike<number>[], texts: number, dimensions: number): string | null {
-  if (vectors.length !== texts) return `${vectors.length} vectors for ${texts} texts`;
-  for (const [i, v] of vectors.entries()) {
-    if (v.length !== dimensions) return `vector ${i} has ${v.length} values, the model's embeddings have ${dimensions}`;
-    for (let j = 0; j < v.length; j++) if (!Number.isFinite(v[j]!)) return `vector ${i} has a value that is not a finite number`;
-  }
-  return null;
-}
-
-/**
  * Embeddings as inference jobs: a request holds exactly its input's tokens (counted by the platform with the model's
  * tokenizer) at the model's price, waits in the model's queue like a reply, and is settled through RepliesService by
  * whichever generator served it (an in-cluster worker or a remote node), once its vectors pass the check.
@@ -57,10 +46,10 @@ export function vectorProblem(vectors: ArrayLike<number>[], texts: number, dimen
 @Injectable()
 export class EmbeddingsService {
   private readonly logger = new Logger('Embeddings');
-  private readonly catalog: CatalogModel[];
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly catalog: CatalogService,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly inference: InferenceService,
     private readonly tasks: TasksRepository,
@@ -73,9 +62,7 @@ export class EmbeddingsService {
     private readonly apiKeys: ApiKeysRepository,
     private readonly counter: TokenCounter,
     private readonly replies: RepliesService,
-  ) {
-    this.catalog = loadCatalog(config);
-  }
+  ) {}
 
   private key(streamId: string): string {
     return `${this.config.redis.prefix}:embeddings:${streamId}`;
@@ -83,7 +70,7 @@ export class EmbeddingsService {
 
   /** The catalog's embedding model of this id (404 unknown, 400 a chat model, 503 when no live node serves it). */
   async model(modelId: string): Promise<CatalogModel> {
-    const model = this.catalog.find((m) => m.id === modelId);
+    const model = this.catalog.get(modelId);
     if (!model) throw new NotFoundException(`Model ${modelId} not found`);
     if (model.kind !== 'embedding') throw new BadRequestException(`model: ${model.id} is a chat model; embeddings need an embedding model`);
     if (!(await this.nodes.liveModels()).get(model.id) || !this.counter.canCount(model.id)) {
@@ -146,7 +133,8 @@ export class EmbeddingsService {
           userId,
           modelId: model.id,
           messages: [],
-          params: { temperature: 0, maxTokens: 0, topP: 1 },
+          // Not used by an embedding: the sampling type wants one.
+          params: { temperature: 0, max_tokens: 1, top_p: 1 },
           holdId: hold?.holdId ?? '',
           holdUnits: hold?.reserved ?? 0,
           priceUnits: model.priceUnits,

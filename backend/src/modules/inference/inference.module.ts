@@ -15,7 +15,6 @@ import { RewardsModule } from '../rewards/rewards.module';
 import { StreamHub } from './stream-hub';
 import { StreamSlots } from './stream-slots';
 import { TasksService } from './tasks.service';
-import { TokenCounter } from './token-counter';
 
 @Module({
   imports: [WalletModule, NotificationsModule, ChatModule, RewardsModule, ApiKeysModule],
@@ -31,9 +30,8 @@ import { TokenCounter } from './token-counter';
     StreamSlots,
     ReplyReaper,
     RepliesService,
-    TokenCounter,
     // The key a reply was asked for with: its daily limit at the hold, its usage when the reply settles.
   ],
-  exports: [TasksService, NodesRepository, TasksRepository, RepliesService, InferenceService, EmbeddingsService, TokenCounter],
+  exports: [TasksService, NodesRepository, TasksRepository, RepliesService, InferenceService, EmbeddingsService],
 })
 export class InferenceModule {}

@@ -22,7 +22,9 @@ import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { ChatService } from '../chat/chat.service';
 import { InsufficientTokensException, LedgerService } from '../wallet/ledger.service';
 import { toGlob } from '../../common/units';
-import { CatalogModel, GENERATION_DEFAULTS, loadCatalog } from './catalog';
+import type { CatalogModel } from '../catalog/catalog';
+import { CatalogService } from '../catalog/catalog.service';
+import { resolveSampling, type GivenSampling } from './sampling';
 import { FairQueue } from './fair-queue';
 import { NodesRepository } from './nodes.repository';
 import { TasksRepository } from './tasks.repository';
@@ -65,15 +67,16 @@ export class DailyLimitException extends HttpException {
   }
 }
 
-/** What a request through the OpenAI-compatible API adds to a reply: its key (billed per key) and sampling options. */
+/**
+ * A reply to start: the web app's request, its `params` any of the sampling's fields (the OpenAI-compatible API gives
+ * more of them than the web app: a seed, stop sequences, a JSON schema already cut to what the generators' grammars
+ * support, logprobs).
+ */
+export type StartRequest = Omit<RequestBody<'startStream'>, 'params'> & { params?: GivenSampling };
+
+/** What a request through the OpenAI-compatible API adds to a reply: its key (billed per key). */
 export interface ApiRequestOptions {
   apiKeyId: string;
-  seed?: number;
-  stop?: string[];
-  /** The reply must be JSON matching this schema (already cut to what the generators' grammars support). */
-  jsonSchema?: Record<string, unknown>;
-  /** Score the reply's tokens, each with this many likeliest candidates (OpenAI's logprobs and top_logprobs). */
-  logprobs?: number;
   /**
    * The request's `prompt` is a raw text the model continues without a chat template (legacy completions), of this
    * many tokens as the model's tokenizer counts the text alone.
@@ -89,10 +92,9 @@ export interface StartedStream {
 
 @Injectable()
 export class InferenceService {
-  private readonly catalog: CatalogModel[];
-
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly catalog: CatalogService,
     private readonly tasks: TasksRepository,
     @Inject(REDIS) private readonly redis: Redis,
     private readonly jobs: JobsService,
@@ -106,18 +108,17 @@ export class InferenceService {
     private readonly apiKeys: ApiKeysRepository,
     private readonly fair: FairQueue,
     private readonly stops: StopSignals,
-  ) {
-    this.catalog = loadCatalog(config);
-  }
+  ) {}
 
   /** The catalog with each model's live nodes and how busy it is: replies queued for it (`waiting`) and being generated (`running`). */
   async listModels(): Promise<Schemas['ModelList']> {
+    const catalog = this.catalog.models();
     const [live, load] = await Promise.all([
       this.nodes.liveModels(),
-      Promise.all(this.catalog.map((m) => this.jobs.queue(inferenceQueue(m.id)).getJobCounts('waiting', 'prioritized', 'active'))),
+      Promise.all(catalog.map((m) => this.jobs.queue(inferenceQueue(m.id)).getJobCounts('waiting', 'prioritized', 'active'))),
     ]);
     return {
-      models: this.catalog.map((m, i) => {
+      models: catalog.map((m, i) => {
         const nodes = live.get(m.id) ?? 0;
         const counts = load[i]!;
         return {
@@ -141,7 +142,7 @@ export class InferenceService {
   }
 
   private async availableModel(modelId: string): Promise<CatalogModel> {
-    const model = this.catalog.find((m) => m.id === modelId);
+    const model = this.catalog.get(modelId);
     if (!model) throw new NotFoundException(`Model ${modelId} not found`);
     if (model.kind === 'embedding') throw new BadRequestException(`model: ${model.id} is an embedding model; it answers only embeddings`);
     if (!(await this.nodes.liveModels()).get(model.id)) {
@@ -155,20 +156,12 @@ export class InferenceService {
    * pay for the prompt), records the task, and enqueues the job under the stream id, so starting the same
    * stream twice never starts two generations (nor saves the user's message twice).
    */
-  async start(userId: string, input: RequestBody<'startStream'>, api?: ApiRequestOptions): Promise<StartedStream> {
+  async start(userId: string, input: StartRequest, api?: ApiRequestOptions): Promise<StartedStream> {
     const raw = api?.rawPromptTokens !== undefined ? { prompt: input.prompt!, promptTokens: api.rawPromptTokens } : null;
     let messages: Turn[] = input.messages ?? [{ role: 'user', content: input.prompt! }];
-    const params: InferenceJob['params'] = {
-      temperature: input.params?.temperature ?? GENERATION_DEFAULTS.temperature,
-      maxTokens: input.params?.max_tokens ?? GENERATION_DEFAULTS.maxTokens,
-      topP: input.params?.top_p ?? GENERATION_DEFAULTS.topP,
-      ...(api?.seed !== undefined ? { seed: api.seed } : {}),
-      ...(api?.stop?.length ? { stop: api.stop } : {}),
-      ...(api?.jsonSchema ? { jsonSchema: api.jsonSchema } : {}),
-      ...(api?.logprobs !== undefined ? { logprobs: api.logprobs } : {}),
-    };
+    // The request as given: a retry is the same request even after its conversation's settings changed.
     const requestHash = createHash('sha256')
-      .update(JSON.stringify([input.modelId, raw ? { prompt: raw.prompt } : messages, params, input.replace_from ?? null]))
+      .update(JSON.stringify([input.modelId, raw ? { prompt: raw.prompt } : messages, input.params ?? {}, input.replace_from ?? null]))
       .digest('hex');
     const existing = await this.tasks.byStream(input.streamId);
     if (existing) {
@@ -179,18 +172,22 @@ export class InferenceService {
     const conversationId = input.conversation_id;
     const replaceFrom = input.replace_from;
     if (replaceFrom && !conversationId) throw new BadRequestException('replace_from: needs conversation_id');
+    let settings: Schemas['ConversationSettings'] | undefined;
     if (conversationId) {
       // With a bare prompt the model also sees the conversation so far (the engine trims the oldest turns to fit):
       // for a turn that replaces an earlier one, only what came before it.
       await this.chat.assertOwned(userId, conversationId);
       const history = await this.chat.history(conversationId, replaceFrom);
       if (!history) throw new NotFoundException('Message not found');
+      settings = await this.chat.settings(conversationId);
       if (!input.messages) {
         // The conversation's system prompt comes first, as the model's chat template expects it.
-        const system = await this.chat.systemPrompt(conversationId);
+        const system = settings.system_prompt;
         messages = [...(system ? [{ role: 'system' as const, content: system }] : []), ...history, messages.at(-1)!];
       }
     }
+    // What the turn leaves out, the conversation's saved settings give, else the defaults.
+    const params = resolveSampling(input.params, settings);
     // A prompt the balance cannot pay for is refused before anything is saved (a retry would save it twice).
     const prompt: PromptInput = raw ?? { messages };
     await this.assertAffordable(userId, model, prompt);
@@ -243,7 +240,7 @@ export class InferenceService {
       modelId: model.id,
       streamId: args.streamId,
       requestHash: args.requestHash,
-      maxTokens: params.maxTokens,
+      maxTokens: params.max_tokens,
       priceUnits: model.priceUnits,
       conversationId: args.conversationId ?? null,
       apiKeyId: args.apiKeyId ?? null,
@@ -253,7 +250,7 @@ export class InferenceService {
       if (other) return this.assertSameRequest(other, args.userId, args.requestHash);
       throw new ConflictException('This streamId is already used by another request');
     }
-    const fullCost = (boundTokens(args.prompt) + params.maxTokens) * model.priceUnits;
+    const fullCost = (boundTokens(args.prompt) + params.max_tokens) * model.priceUnits;
     let hold: { holdId: string; reserved: number } | null = null;
     try {
       if (fullCost > 0) hold = await this.reserve({ ...args, taskId }, fullCost);

@@ -1,12 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { liveNode } from '../../database/live-node';
 import { ConfiguredRepository, type Tx } from '../../database/repository';
-
-/**
- * SQL for "node n is live": not stopped, not revoked, and its last call younger than the live window (bound as
- * `$param`, from `config.inference.nodeLiveSeconds`). Every query that counts live nodes uses it.
- */
-export const liveNode = (n: string, param: string) =>
-  `(${n}.stopped_at IS NULL AND ${n}.revoked_at IS NULL AND ${n}.last_seen_at > now() - make_interval(secs => ${param}))`;
 
 export interface NodeInfo {
   /** The account the node's rewards go to, by its e-mail; none yet when no live account has it. */

@@ -6,8 +6,9 @@ import type { InferenceJob } from '../../jobs/jobs';
 import { generationInput, inputBytes } from '../../jobs/generation-input';
 import { REDIS } from '../../redis/redis.module';
 import { completionBudget, holdTokens } from './budget';
-import { CatalogModel, loadCatalog } from './catalog';
-import { logprobsProblem, type TokenLogprob } from '@glob/engine/logprobs';
+import { CatalogService } from '../catalog/catalog.service';
+import type { TokenLogprob } from '@glob/engine/logprobs';
+import { replyLogprobsProblem } from '../trust/answer-checks';
 import { matchesJsonSchema } from '../trust/json-schema-check';
 import { REAPED } from './reaper.service';
 import { taskDifficulty } from '../rewards/rewards';
@@ -40,7 +41,6 @@ export interface Usage {
 @Injectable()
 export class RepliesService {
   private readonly logger = new Logger('Replies');
-  private readonly catalog: CatalogModel[];
   private readonly ttl: number;
   /** Writes to one reply's stream, in order (the stream's entry ids are consecutive). */
   private readonly chains = new Map<string, Promise<unknown>>();
@@ -50,8 +50,8 @@ export class RepliesService {
     @Inject(REDIS) private readonly redis: Redis,
     private readonly taskRows: TasksRepository,
     private readonly tasks: TasksService,
+    private readonly catalog: CatalogService,
   ) {
-    this.catalog = loadCatalog(config);
     this.ttl = config.inference.streamTtlSeconds;
   }
 
@@ -90,7 +90,7 @@ export class RepliesService {
 
   /** How many tokens the reply may generate after this prompt; null (the reply ended) when the hold cannot pay for the prompt. */
   async budget(job: InferenceJob, nodeId: string, promptTokens: number): Promise<{ maxTokens: number; budgetLimited: boolean } | null> {
-    const budget = completionBudget(promptTokens, job.params.maxTokens, this.holdTokens(job));
+    const budget = completionBudget(promptTokens, job.params.max_tokens, this.holdTokens(job));
     if ('insufficient' in budget) {
       await this.fail(job, nodeId, 'INSUFFICIENT_TOKENS', promptTokens);
       return null;
@@ -118,28 +118,16 @@ export class RepliesService {
    * a stranger's node included, since a node can send any text.
    */
   async conforms(job: InferenceJob, text: string, stopReason: StopReason): Promise<boolean> {
-    const schema = job.params.jsonSchema;
+    const schema = job.params.json_schema;
     if (!schema || stopReason === 'length') return true;
     if (stopReason === 'abort' && (await this.stopRequested(job))) return true;
     return matchesJsonSchema(schema, text);
   }
 
   /**
-   * What is wrong with the logprobs a reply ends with when it was asked for them (see logprobsProblem: they must be
-   * its text's tokens, well formed), or null. A reply stopped from outside may end without them.
-   */
-  logprobsProblem(job: InferenceJob, text: string, stopReason: StopReason, logprobs: TokenLogprob[] | undefined): string | null {
-    const top = job.params.logprobs;
-    if (top === undefined) return null;
-    if (!logprobs) return stopReason === 'abort' ? null : 'no logprobs';
-    if (logprobs.length > job.params.maxTokens) return `${logprobs.length} tokens for at most ${job.params.maxTokens}`;
-    return logprobsProblem(text, logprobs, top);
-  }
-
-  /**
    * The reply is complete: charged for the tokens used at the model's price, never more than the hold; a reply
    * cut by the budget says so. A reply whose text or logprobs are not what was asked for (see conforms and
-   * logprobsProblem) fails instead, counted against its node, and costs nothing. False when it did not complete, or
+   * replyLogprobsProblem) fails instead, counted against its node, and costs nothing. False when it did not complete, or
    * had already ended (nothing is charged or saved twice).
    */
   complete(
@@ -156,18 +144,18 @@ export class RepliesService {
       const text = await stream.text();
       const wrong = !(await this.conforms(job, text, stopReason))
         ? 'text that does not match its JSON schema'
-        : this.logprobsProblem(job, text, stopReason, logprobs);
+        : replyLogprobsProblem(job, text, stopReason, logprobs);
       if (wrong) {
         this.logger.warn(`Node ${nodeId} ended reply ${job.streamId} (${stopReason}) with ${wrong}`);
         await this.failNow(job, nodeId, 'INTERNAL_ERROR', usage.promptTokens, run);
         return false;
       }
-      const budget = completionBudget(usage.promptTokens, job.params.maxTokens, this.holdTokens(job));
+      const budget = completionBudget(usage.promptTokens, job.params.max_tokens, this.holdTokens(job));
       const cut = stopReason === 'length' && !('insufficient' in budget) && budget.budgetLimited && usage.completionTokens >= budget.maxTokens;
       const reason: StopReason = cut ? 'budget' : stopReason;
       const used = usage.promptTokens + usage.completionTokens;
       const promptBytes = inputBytes(generationInput(job));
-      const model = this.catalog.find((m) => m.id === job.modelId);
+      const model = this.catalog.get(job.modelId);
       const ended = await this.tasks.finish({
         taskId: job.taskId,
         nodeId,

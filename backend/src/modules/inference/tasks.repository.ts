@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfiguredRepository, type Tx } from '../../database/repository';
-import { liveNode } from './nodes.repository';
+import { liveNode } from '../../database/live-node';
 
 export interface NewTask {
   id: string;
@@ -131,21 +131,6 @@ export class TasksRepository extends ConfiguredRepository {
     await this.rows(
       `UPDATE inference_tasks SET reported_prompt_tokens = $2, reported_completion_tokens = $3 WHERE id = $1`,
       [id, usage.promptTokens, usage.completionTokens],
-      tx,
-    );
-  }
-
-  /**
-   * What a task charged through (its hold), who, and the reward it already paid a node's owner, unless that
-   * requester's account is gone.
-   */
-  chargeOf(id: string, tx: Tx): Promise<{ hold_id: string; user_id: string; rewarded: string; refunded: boolean } | undefined> {
-    return this.one(
-      `SELECT t.hold_id, t.user_id, coalesce((SELECT r.units FROM node_rewards r WHERE r.task_id = t.id AND r.paid_at IS NOT NULL), 0) AS rewarded,
-              EXISTS (SELECT 1 FROM ledger_transactions l WHERE l.type = 'refund' AND l.reference = t.id::text) AS refunded
-       FROM inference_tasks t JOIN users u ON u.id = t.user_id AND u.deleted_at IS NULL
-       WHERE t.id = $1 AND t.hold_id IS NOT NULL`,
-      [id],
       tx,
     );
   }

@@ -7,9 +7,13 @@ import { CurrentNode, NodeOperation } from '../../auth/node-credential.guard';
 import { Public } from '../../auth/public.decorator';
 import { RateLimit, RateLimitRule } from '../../common/rate-limit';
 import type { RequestBody, ResponseBody } from '../../contract/types';
+import { ModelFilesService } from '../catalog/model-files.service';
 import { NodeAgentPackageService } from './node-agent-package.service';
 import { NodeCatalogService } from './node-catalog.service';
-import { NodeJobsService } from './node-jobs.service';
+import { NodeClaimsService } from './node-claims.service';
+import { NodeJobEventsService } from './node-job-events.service';
+import { NodeJobHoldsService } from './node-job-holds.service';
+import { NodeVerifyJobsService } from './node-verify-jobs.service';
 import { NodesService } from './nodes.service';
 import { PoolsService } from './pools.service';
 import type { NodeIdentity } from './provider-nodes.repository';
@@ -28,9 +32,13 @@ const CATALOG: RateLimitRule = { name: 'node-catalog', limit: (c) => c.rateLimit
 export class NodesController {
   constructor(
     private readonly nodes: NodesService,
-    private readonly nodeJobs: NodeJobsService,
+    private readonly claims: NodeClaimsService,
+    private readonly jobEvents: NodeJobEventsService,
+    private readonly verifyJobs: NodeVerifyJobsService,
+    private readonly holds: NodeJobHoldsService,
     private readonly pools: PoolsService,
     private readonly catalog: NodeCatalogService,
+    private readonly modelFiles: ModelFilesService,
     private readonly agentPackage: NodeAgentPackageService,
   ) {}
 
@@ -49,7 +57,7 @@ export class NodesController {
   @Get('nodes/catalog/files/:file')
   @RateLimit(CATALOG)
   async downloadModelFile(@Param('file') file: string, @Res() res: Response): Promise<void> {
-    const path = await this.catalog.ownCopy(file);
+    const path = await this.modelFiles.ownCopy(file);
     const options = { root: dirname(path), acceptRanges: true, dotfiles: 'deny' as const, headers: { 'Content-Type': 'application/octet-stream' } };
     res.sendFile(basename(path), options, (err) => {
       if (!err || res.headersSent) return;
@@ -148,7 +156,7 @@ export class NodesController {
     // A node that hangs up (stopped, killed, cut off) must not be handed a job it will never see.
     const hungUp = new AbortController();
     res.on('close', () => res.writableFinished || hungUp.abort());
-    const job = await this.nodeJobs.claim(node, body, hungUp.signal);
+    const job = await this.claims.claim(node, body, hungUp.signal);
     if (!job) res.status(204);
     return job ?? undefined;
   }
@@ -162,7 +170,7 @@ export class NodesController {
     @Param('jobId') jobId: string,
     @Body() body: RequestBody<'sendNodeJobEvents'>,
   ): Promise<ResponseBody<'sendNodeJobEvents', 200>> {
-    return this.nodeJobs.events(node, jobId, body);
+    return this.jobEvents.events(node, jobId, body);
   }
 
   @NodeOperation()
@@ -174,7 +182,7 @@ export class NodesController {
     @Param('jobId') jobId: string,
     @Body() body: RequestBody<'sendNodeJobEmbeddings'>,
   ): Promise<void> {
-    return this.nodeJobs.embeddingsOf(node, jobId, body);
+    return this.jobEvents.embeddingsOf(node, jobId, body);
   }
 
   @NodeOperation()
@@ -186,7 +194,7 @@ export class NodesController {
     @Param('jobId') jobId: string,
     @Body() body: RequestBody<'sendNodeJobRecomputation'>,
   ): Promise<void> {
-    return this.nodeJobs.recomputationOf(node, jobId, body);
+    return this.verifyJobs.recomputationOf(node, jobId, body);
   }
 
   @NodeOperation()
@@ -194,6 +202,6 @@ export class NodesController {
   @HttpCode(204)
   @RateLimit(NODE)
   returnNodeJob(@CurrentNode() node: NodeIdentity, @Param('jobId') jobId: string): Promise<void> {
-    return this.nodeJobs.giveBack(node, jobId);
+    return this.holds.giveBack(node, jobId);
   }
 }

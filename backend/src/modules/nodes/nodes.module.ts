@@ -6,7 +6,13 @@ import { TrustModule } from '../trust/trust.module';
 import { JoinTokensRepository } from './join-tokens.repository';
 import { NodeAgentPackageService } from './node-agent-package.service';
 import { NodeCatalogService } from './node-catalog.service';
-import { NodeJobsService } from './node-jobs.service';
+import { NodeClaimsService } from './node-claims.service';
+import { NodeJobEventsService } from './node-job-events.service';
+import { NodeJobHoldsService } from './node-job-holds.service';
+import { NodeJobSignals } from './node-job-signals.service';
+import { NodeJobStore } from './node-job-store';
+import { NodeSpeedService } from './node-speed.service';
+import { NodeVerifyJobsService } from './node-verify-jobs.service';
 import { NodesController } from './nodes.controller';
 import { NodePoolsRepository } from './node-pools.repository';
 import { NodesService } from './nodes.service';
@@ -19,7 +25,13 @@ import { ProviderNodesRepository } from './provider-nodes.repository';
   controllers: [NodesController],
   providers: [
     NodesService,
-    NodeJobsService,
+    NodeJobStore,
+    NodeClaimsService,
+    NodeJobEventsService,
+    NodeVerifyJobsService,
+    NodeJobHoldsService,
+    NodeSpeedService,
+    NodeJobSignals,
     NodeCatalogService,
     NodeAgentPackageService,
     PoolsService,

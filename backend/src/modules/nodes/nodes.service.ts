@@ -16,7 +16,8 @@ import { networkOrigin } from './network-origin';
 import { outdated, updateMessage } from './agent-version';
 import { JoinTokensRepository } from './join-tokens.repository';
 import { ModelProofsService } from '../trust/model-proofs.service';
-import { NodeJobsService } from './node-jobs.service';
+import { NodeClaimsService } from './node-claims.service';
+import { NodeJobHoldsService } from './node-job-holds.service';
 import { NodeAgentPackageService } from './node-agent-package.service';
 import { nodeStatus, PoolsService } from './pools.service';
 import { ProviderNodesRepository, type NodeIdentity, type ProviderNodeRow } from './provider-nodes.repository';
@@ -40,7 +41,8 @@ export class NodesService {
     private readonly transactions: Transactions,
     private readonly joinTokens: JoinTokensRepository,
     private readonly nodes: ProviderNodesRepository,
-    private readonly nodeJobs: NodeJobsService,
+    private readonly claims: NodeClaimsService,
+    private readonly holds: NodeJobHoldsService,
     private readonly rewards: RewardsService,
     private readonly pools: PoolsService,
     private readonly limiter: RateLimiter,
@@ -97,7 +99,7 @@ export class NodesService {
     await this.nodes.touch(node.id);
     const battery = body.battery_percent ?? null;
     // Only proven models count: the others get a challenge to answer.
-    const proofs = await this.proofs.onHeartbeat(node.id, this.nodeJobs.catalogModels(body.models), body.proofs ?? []);
+    const proofs = await this.proofs.onHeartbeat(node.id, this.claims.catalogModels(body.models), body.proofs ?? []);
     const pool = await this.pools.onHeartbeat(node, body, proofs.proven);
     const agentVersion = body.agent_version ?? null;
     const minimum = this.config.inference.nodeMinVersion;
@@ -110,7 +112,7 @@ export class NodesService {
       compute: body.compute ?? null,
       origin: networkOrigin(ip),
     });
-    await this.nodeJobs.renewAll(node.id);
+    await this.holds.renewAll(node.id);
     const row = (await this.nodes.byId(node.id))!;
     const totals = (await this.rewards.totalsByNode([row.id])).get(row.id)!;
     return {
@@ -180,7 +182,7 @@ export class NodesService {
    */
   async revoke(ownerId: string, id: string): Promise<void> {
     if (!(await this.nodes.revoke(id, ownerId))) throw new NotFoundException('Node not found');
-    await this.nodeJobs.returnAll(id);
+    await this.holds.returnAll(id);
     await this.pools.onMemberRevoked(id);
   }
 }

@@ -6,15 +6,10 @@
  */
 import { formatBytes } from '@glob/engine/bytes';
 import { proportional } from '../../common/proportional';
+import type { ModelFacts } from '../catalog/model-files.service';
 
 export interface PoolFile {
   model_id: string;
-  bytes: number;
-  layers: number;
-}
-
-/** A catalog model's size (all parts) and repeating layers, as the platform itself knows them. */
-export interface ModelFacts {
   bytes: number;
   layers: number;
 }

@@ -1,13 +1,11 @@
-import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import type { AppConfig } from '../../config/config';
-import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { Transactions } from '../../database/repository';
-import { loadCatalog } from '../inference/catalog';
-import { NodeCatalogService } from './node-catalog.service';
+import { CatalogService } from '../catalog/catalog.service';
+import { type ModelFacts, ModelFilesService } from '../catalog/model-files.service';
 import { NodePoolsRepository, type PoolMemberRow, type PoolRow } from './node-pools.repository';
-import { type ModelFacts, type PlanNode, type PoolPlan, offeredMemory, planPool } from './pool-plan';
+import { type PlanNode, type PoolPlan, offeredMemory, planPool } from './pool-plan';
 import type { NodeIdentity } from './provider-nodes.repository';
 
 type NodeHeartbeat = RequestBody<'nodeHeartbeat'>;
@@ -46,16 +44,12 @@ export const nodeStatus = (r: { paused: boolean; battery_paused: boolean; live: 
  */
 @Injectable()
 export class PoolsService {
-  private readonly catalog: Set<string>;
-
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly catalog: CatalogService,
     private readonly transactions: Transactions,
     private readonly pools: NodePoolsRepository,
-    private readonly nodeCatalog: NodeCatalogService,
-  ) {
-    this.catalog = new Set(loadCatalog(config).map((m) => m.id));
-  }
+    private readonly modelFiles: ModelFilesService,
+  ) {}
 
   async create(ownerId: string, body: RequestBody<'createPool'>): Promise<Schemas['Pool']> {
     if (!this.catalog.has(body.model_id)) throw new BadRequestException(`There is no model ${body.model_id} in the network's catalog`);
@@ -69,14 +63,14 @@ export class PoolsService {
       );
     });
     const pool = (await this.pools.byId(id))!;
-    return this.describe(pool, await this.pools.members([id]), await this.nodeCatalog.facts(pool.model_id));
+    return this.describe(pool, await this.pools.members([id]), await this.modelFiles.facts(pool.model_id));
   }
 
   async list(ownerId: string): Promise<Schemas['PoolList']> {
     const pools = await this.pools.listOwned(ownerId);
     const members = await this.pools.members(pools.map((p) => p.id));
     const facts = new Map(
-      await Promise.all([...new Set(pools.map((p) => p.model_id))].map(async (id) => [id, await this.nodeCatalog.facts(id)] as const)),
+      await Promise.all([...new Set(pools.map((p) => p.model_id))].map(async (id) => [id, await this.modelFiles.facts(id)] as const)),
     );
     return {
       pools: pools.map((p) =>
@@ -139,7 +133,7 @@ export class PoolsService {
   }
 
   private async plan(pool: PoolRow, members: PoolMemberRow[]): Promise<PoolPlan> {
-    const plan = planPool(pool.model_id, await this.nodeCatalog.facts(pool.model_id), members.map(toPlanNode), pool.coordinator_id);
+    const plan = planPool(pool.model_id, await this.modelFiles.facts(pool.model_id), members.map(toPlanNode), pool.coordinator_id);
     await this.pools.savePlan(pool.id, plan.coordinatorId, plan.layers);
     return plan;
   }

@@ -1,14 +1,13 @@
-import { BadRequestException, Inject, Injectable, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import { BadRequestException, Injectable, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
 import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import type { AppConfig } from '../../config/config';
-import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { openEventStream } from '../../common/event-stream';
 import type { ApiKeyIdentity } from '../api-keys/api-keys.repository';
-import { type CatalogModel, loadCatalog } from '../inference/catalog';
+import { CatalogService } from '../catalog/catalog.service';
 import { InferenceService } from '../inference/inference.service';
-import { TokenCounter } from '../inference/token-counter';
+import { sameNamedSampling } from '../inference/sampling';
+import { TokenCounter } from '../catalog/token-counter';
 import type { TokenLogprob } from '@glob/engine/logprobs';
 import { KeyLimits } from './key-limits';
 import { failure, FINISH, ReplyRelay, streamFailure } from './reply-relay';
@@ -43,17 +42,13 @@ export const COMPLETION_DEFAULT_MAX_TOKENS = 16;
  */
 @Injectable()
 export class CompletionsService {
-  private readonly catalog: Map<string, CatalogModel>;
-
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly catalog: CatalogService,
     private readonly inference: InferenceService,
     private readonly counter: TokenCounter,
     private readonly limits: KeyLimits,
     private readonly relay: ReplyRelay,
-  ) {
-    this.catalog = new Map(loadCatalog(config).map((m) => [m.id, m]));
-  }
+  ) {}
 
   /** Answers a completion on `res`: JSON, or server-sent chunks with `stream`. */
   async complete(key: ApiKeyIdentity, body: CompletionRequest, res: Response): Promise<void> {
@@ -80,19 +75,15 @@ export class CompletionsService {
         streamId,
         modelId: model.id,
         prompt,
+        // Legacy completions' logprobs is the number of candidates, as the sampling's is.
         params: {
-          ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}),
-          ...(typeof body.top_p === 'number' ? { top_p: body.top_p } : {}),
+          ...sameNamedSampling(body),
           max_tokens: maxTokens,
+          stop,
+          ...(typeof body.logprobs === 'number' ? { logprobs: body.logprobs } : {}),
         },
       },
-      {
-        apiKeyId: key.id,
-        rawPromptTokens: promptTokens,
-        ...(typeof body.seed === 'number' ? { seed: body.seed } : {}),
-        ...(stop ? { stop } : {}),
-        ...(typeof body.logprobs === 'number' ? { logprobs: body.logprobs } : {}),
-      },
+      { apiKeyId: key.id, rawPromptTokens: promptTokens },
     );
 
     const base = { id: `cmpl-${streamId}`, object: 'text_completion' as const, created: Math.floor(Date.now() / 1000), model: body.model };

@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import type { RequestBody, Schemas } from '../../contract/types';
 import type { ApiKeyIdentity } from '../api-keys/api-keys.repository';
 import { EmbeddingsService } from '../inference/embeddings.service';
-import { fromBase64 } from '../inference/vectors';
+import { fromBase64 } from '../../common/vectors';
 import { InsufficientTokensException } from '../wallet/ledger.service';
 import { KeyLimits } from './key-limits';
 

@@ -1,13 +1,13 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { RequestBody, Schemas } from '../../contract/types';
-import type { AppConfig } from '../../config/config';
-import { APP_CONFIG } from '../../config/config.module';
-import { type CatalogModel, loadCatalog, modelFeatures } from '../inference/catalog';
+import { type CatalogModel, modelFeatures } from '../catalog/catalog';
+import { CatalogService } from '../catalog/catalog.service';
 import { toGlob, UNITS_PER_GLOB } from '../../common/units';
 import type { ApiKeyIdentity } from '../api-keys/api-keys.repository';
 import { InferenceService } from '../inference/inference.service';
+import { sameNamedSampling } from '../inference/sampling';
 import { KeyLimits } from './key-limits';
 import { openEventStream } from '../../common/event-stream';
 import { AnswerParts, EnvelopeReader, type EnvelopePiece, planReply } from './tool-calls';
@@ -39,17 +39,12 @@ function modelExtensions(m: CatalogModel): ModelExtensions {
  */
 @Injectable()
 export class OpenAiService {
-  /** Each catalog model's `GET /v1/models` fields, by id. */
-  private readonly extensions: Map<string, ModelExtensions>;
-
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly catalog: CatalogService,
     private readonly inference: InferenceService,
     private readonly limits: KeyLimits,
     private readonly relay: ReplyRelay,
-  ) {
-    this.extensions = new Map(loadCatalog(config).map((m) => [m.id, modelExtensions(m)]));
-  }
+  ) {}
 
   async models(key: ApiKeyIdentity, res: Response): Promise<Schemas['OpenAiModelList']> {
     await this.limits.admit(key, res);
@@ -64,7 +59,7 @@ export class OpenAiService {
           owned_by: 'glob-network',
           waiting: m.waiting,
           running: m.running,
-          ...this.extensions.get(m.id)!,
+          ...modelExtensions(this.catalog.get(m.id)!),
         })),
     };
   }
@@ -83,18 +78,14 @@ export class OpenAiService {
         modelId: body.model,
         messages: plan.turns,
         params: {
-          ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}),
-          ...(typeof body.top_p === 'number' ? { top_p: body.top_p } : {}),
+          ...sameNamedSampling(body),
           ...(limits.length ? { max_tokens: Math.min(...limits) } : {}),
+          stop,
+          ...(plan.kind !== 'text' ? { json_schema: plan.jsonSchema } : {}),
+          ...(body.logprobs ? { logprobs: body.top_logprobs ?? 0 } : {}),
         },
       },
-      {
-        apiKeyId: key.id,
-        ...(typeof body.seed === 'number' ? { seed: body.seed } : {}),
-        ...(stop ? { stop } : {}),
-        ...(plan.kind !== 'text' ? { jsonSchema: plan.jsonSchema } : {}),
-        ...(body.logprobs ? { logprobs: body.top_logprobs ?? 0 } : {}),
-      },
+      { apiKeyId: key.id },
     );
 
     const base = { id: `chatcmpl-${streamId}`, created: Math.floor(Date.now() / 1000), model: body.model, system_fingerprint: null };

@@ -17,7 +17,7 @@ import {
   rewardUnits,
   scrapeAccess,
 } from '../../observability/metrics';
-import { loadCatalog } from '../inference/catalog';
+import { CatalogService } from '../catalog/catalog.service';
 import { StatsRepository } from './stats.repository';
 
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'completed', 'failed'] as const;
@@ -29,7 +29,6 @@ const QUEUE_STATES = ['waiting', 'active', 'delayed', 'completed', 'failed'] as 
 @Injectable()
 export class MetricsService {
   private readonly logger = new Logger('Metrics');
-  private readonly queues: AnyQueue[];
   /** The nodes this process last found failing: each is logged once when it starts failing, not at every scrape. */
   private failing = new Set<string>();
 
@@ -37,9 +36,8 @@ export class MetricsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly stats: StatsRepository,
     private readonly jobs: JobsService,
-  ) {
-    this.queues = platformQueues(loadCatalog(config).map((m) => m.id));
-  }
+    private readonly catalog: CatalogService,
+  ) {}
 
   /** The metrics in Prometheus' text format, for the bearer of METRICS_TOKEN only. */
   async scrape(authorization: string | undefined): Promise<{ contentType: string; body: string }> {
@@ -51,9 +49,11 @@ export class MetricsService {
   }
 
   private async readQueues(): Promise<void> {
-    const counts = await Promise.all(this.queues.map((q) => this.jobs.queue(q).getJobCounts(...QUEUE_STATES, 'prioritized')));
+    // The catalog's queues as it stands now (it is read again when its file changes).
+    const queues: AnyQueue[] = platformQueues(this.catalog.ids());
+    const counts = await Promise.all(queues.map((q) => this.jobs.queue(q).getJobCounts(...QUEUE_STATES, 'prioritized')));
     queueJobs.reset();
-    this.queues.forEach((queue, i) => {
+    queues.forEach((queue, i) => {
       const c = counts[i]!;
       // Replies queue with a priority (fair queueing): a prioritized job is a waiting one.
       for (const state of QUEUE_STATES) queueJobs.set({ queue, state }, (c[state] ?? 0) + (state === 'waiting' ? (c.prioritized ?? 0) : 0));

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfiguredRepository, type Tx } from '../../database/repository';
-import { liveNode } from '../inference/nodes.repository';
+import { liveNode } from '../../database/live-node';
 
 export interface StatsRow {
   active_users: string;

@@ -1,11 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import type { AppConfig } from '../../config/config';
-import { APP_CONFIG } from '../../config/config.module';
 import type { Schemas } from '../../contract/types';
 import { Transactions } from '../../database/repository';
-import { CatalogModel, loadCatalog } from '../inference/catalog';
+import { CatalogService } from '../catalog/catalog.service';
 import { hashRanges } from '@glob/engine/file-proof';
 import { PEER_ACTIVE_SECONDS } from './spot-check-verdict';
 import { SpotChecksService, unfitCommitment } from './spot-checks.service';
@@ -45,16 +43,12 @@ const WORDS = (
  */
 @Injectable()
 export class ModelProofsService {
-  private readonly catalog: Map<string, CatalogModel>;
-
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly catalog: CatalogService,
     private readonly transactions: Transactions,
     private readonly checks: SpotChecksRepository,
     private readonly spotChecks: SpotChecksService,
-  ) {
-    this.catalog = new Map(loadCatalog(config).map((m) => [m.id, m]));
-  }
+  ) {}
 
   /** The platform can challenge a node only for models whose file it holds itself. */
   private fileOf(modelId: string): string | null {

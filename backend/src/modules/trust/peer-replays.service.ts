@@ -9,7 +9,7 @@ import { REPEAT_WINDOW, sameRecomputation, VERIFY_TOP, type Recomputation } from
 import { PEER_ACTIVE_SECONDS, REPLAY_WAIT_SECONDS, type SpotCheckVerdict } from './spot-check-verdict';
 import { SpotChecksRepository, type PeerReplayRow, type ReplayJob, type ReplaySubject } from './spot-checks.repository';
 import { SpotChecksService } from './spot-checks.service';
-import { TokenCounter } from '../inference/token-counter';
+import { TokenCounter } from '../catalog/token-counter';
 import { RewardsService } from '../rewards/rewards.service';
 
 /** Peers one check may ask: the first, a second (an audit, or a second opinion on a failure), and a tie-breaker. */
@@ -201,13 +201,7 @@ function verifyJobOf(subject: ReplaySubject, job: ReplayJob): VerifyJob {
     checkId: 'spotCheckId' in subject ? subject.spotCheckId : subject.proofId,
     modelId: job.model_id,
     ...generationInput(job),
-    params: {
-      temperature: params.temperature,
-      topP: params.top_p,
-      seed: params.seed,
-      maxTokens: params.max_tokens,
-      ...(params.json_schema ? { jsonSchema: JSON.parse(params.json_schema) as Record<string, unknown> } : {}),
-    },
-    recompute: { commitment: claim.commitment, text: claim.text, stopReason: claim.stop_reason, ...(claim.stops ? { stops: claim.stops } : {}) },
+    params,
+    recompute: { commitment: claim.commitment, text: claim.text, stopReason: claim.stop_reason },
   };
 }

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ConfiguredRepository, type Tx } from '../../database/repository';
 import type { JobTurn } from '../../jobs/jobs';
 import type { ClaimedEnd } from '@glob/engine/verification';
-import { liveNode } from '../inference/nodes.repository';
+import type { Sampling } from '@glob/engine/sampling';
+import { liveNode } from '../../database/live-node';
 
 export interface SpotCheckRow {
   id: string;
@@ -23,20 +24,13 @@ export interface ReplayJob {
   /** The chat turns, or instead `prompt`, the raw text of a legacy completion (evaluated without a chat template). */
   messages?: JobTurn[];
   prompt?: string;
-  params: {
-    temperature: number;
-    top_p: number;
-    seed: number;
-    max_tokens: number;
-    /** The reply's JSON schema, as JSON text (jsonb would reorder an object's properties). */
-    json_schema?: string;
-  };
+  /** The checked reply's sampling, with the cap and the seed its node was given. */
+  params: Sampling & { seed: number };
   claim: {
     /** The node's commitment (base64, as its done event carried it). */
     commitment: string;
     text: string;
     stop_reason: ClaimedEnd;
-    stops?: string[];
   };
 }
 
@@ -59,6 +53,21 @@ export interface PeerReplayRow {
 
 const REPLAY = 'r.id, r.spot_check_id, r.proof_id, r.node_id, r.exclude_nodes, r.job, r.status, r.steps';
 
+/** A replay job as stored: jsonb would reorder a JSON schema's properties (and so its grammar), so it is kept as text. */
+type StoredReplayJob = Omit<ReplayJob, 'params'> & { params: Omit<ReplayJob['params'], 'json_schema'> & { json_schema?: string } };
+const storedJob = ({ params: { json_schema, ...params }, ...job }: ReplayJob): StoredReplayJob => ({
+  ...job,
+  params: { ...params, ...(json_schema ? { json_schema: JSON.stringify(json_schema) } : {}) },
+});
+const loaded = (row: Omit<PeerReplayRow, 'job'> & { job: StoredReplayJob }): PeerReplayRow => {
+  const { json_schema, ...params } = row.job.params;
+  return {
+    ...row,
+    job: { ...row.job, params: { ...params, ...(json_schema ? { json_schema: JSON.parse(json_schema) as Record<string, unknown> } : {}) } },
+  };
+};
+type StoredReplayRow = Omit<PeerReplayRow, 'job'> & { job: StoredReplayJob };
+
 /**
  * Whether node `n` is barred from checking the work of the nodes in `$x`: it is one of them, has the same owner, or
  * the same network origin (a check by the checked node's own network is no check).
@@ -71,7 +80,7 @@ export interface ChallengeBody {
   nonce: string;
   ranges: Array<{ offset: number; length: number }>;
   messages: Array<{ role: 'user'; content: string }>;
-  params: { temperature: number; max_tokens: number; top_p: number; seed: number };
+  params: Sampling & { seed: number };
 }
 
 export interface ModelProofRow {
@@ -88,8 +97,8 @@ export interface ModelProofRow {
 const PROOF = 'id, node_id, model_id, challenge, status, node_text, issued_at, proven_at';
 
 /**
- * What the platform verifies of remote nodes' work: the spot_checks and model_proofs tables, and what a verdict
- * changes on the node and its rewards.
+ * What the platform verifies of remote nodes' work: the spot_checks and model_proofs tables, what a verdict
+ * changes on the node and its rewards, and what a refund reads of the task it refunds.
  */
 @Injectable()
 export class SpotChecksRepository extends ConfiguredRepository {
@@ -173,15 +182,15 @@ export class SpotChecksRepository extends ConfiguredRepository {
         'proofId' in subject ? subject.proofId : null,
         job.model_id,
         excludeNodes,
-        JSON.stringify(job),
+        JSON.stringify(storedJob(job)),
       ],
       tx,
     );
   }
 
   /** The oldest check this node may run (a model it proved, another owner's and network's work), now claimed by it. */
-  claimReplay(nodeId: string, tx?: Tx): Promise<PeerReplayRow | undefined> {
-    return this.one<PeerReplayRow>(
+  async claimReplay(nodeId: string, tx?: Tx): Promise<PeerReplayRow | undefined> {
+    const row = await this.one<StoredReplayRow>(
       `UPDATE peer_replays r SET status = 'claimed', node_id = n.id, claimed_at = now() FROM nodes n
        WHERE n.id = $1 AND r.id = (
          SELECT p.id FROM peer_replays p JOIN nodes me ON me.id = $1
@@ -193,16 +202,18 @@ export class SpotChecksRepository extends ConfiguredRepository {
       [nodeId],
       tx,
     );
+    return row && loaded(row);
   }
 
   /** A replay the node claimed and has not answered yet, locked until the transaction ends. */
-  lockClaimedReplay(id: string, nodeId: string, tx: Tx): Promise<PeerReplayRow | undefined> {
-    return this.one<PeerReplayRow>(
+  async lockClaimedReplay(id: string, nodeId: string, tx: Tx): Promise<PeerReplayRow | undefined> {
+    const row = await this.one<StoredReplayRow>(
       `SELECT ${REPLAY} FROM peer_replays r JOIN nodes n ON n.id = r.node_id
        WHERE r.id = $1 AND r.node_id = $2 AND r.status = 'claimed' FOR UPDATE OF r`,
       [id, nodeId],
       tx,
     );
+    return row && loaded(row);
   }
 
   async finishReplay(id: string, steps: string | null, tx: Tx): Promise<void> {
@@ -210,8 +221,8 @@ export class SpotChecksRepository extends ConfiguredRepository {
   }
 
   /** Replays nobody claimed within `waitSeconds`, or claimed and not answered within `runSeconds`: expired now. */
-  expireReplays(waitSeconds: number, runSeconds: number, tx?: Tx): Promise<PeerReplayRow[]> {
-    return this.rows<PeerReplayRow>(
+  async expireReplays(waitSeconds: number, runSeconds: number, tx?: Tx): Promise<PeerReplayRow[]> {
+    const rows = await this.rows<StoredReplayRow>(
       `UPDATE peer_replays r SET status = 'expired', done_at = now()
        WHERE (r.status = 'waiting' AND r.created_at < now() - make_interval(secs => $1))
           OR (r.status = 'claimed' AND r.claimed_at < now() - make_interval(secs => $2))
@@ -219,12 +230,33 @@ export class SpotChecksRepository extends ConfiguredRepository {
       [waitSeconds, runSeconds],
       tx,
     );
+    return rows.map(loaded);
   }
 
   /** Every replay of a subject, oldest first. */
-  replaysOf(subject: ReplaySubject, tx?: Tx): Promise<PeerReplayRow[]> {
+  async replaysOf(subject: ReplaySubject, tx?: Tx): Promise<PeerReplayRow[]> {
     const [column, id] = 'spotCheckId' in subject ? ['spot_check_id', subject.spotCheckId] : ['proof_id', subject.proofId];
-    return this.rows<PeerReplayRow>(`SELECT ${REPLAY} FROM peer_replays r WHERE r.${column} = $1 ORDER BY r.created_at, r.id`, [id], tx);
+    const rows = await this.rows<StoredReplayRow>(
+      `SELECT ${REPLAY} FROM peer_replays r WHERE r.${column} = $1 ORDER BY r.created_at, r.id`,
+      [id],
+      tx,
+    );
+    return rows.map(loaded);
+  }
+
+  /**
+   * What a refund needs of a task: what it charged through (its hold), who, and the reward it already paid a node's
+   * owner, unless that requester's account is gone.
+   */
+  chargeOf(id: string, tx: Tx): Promise<{ hold_id: string; user_id: string; rewarded: string; refunded: boolean } | undefined> {
+    return this.one(
+      `SELECT t.hold_id, t.user_id, coalesce((SELECT r.units FROM node_rewards r WHERE r.task_id = t.id AND r.paid_at IS NOT NULL), 0) AS rewarded,
+              EXISTS (SELECT 1 FROM ledger_transactions l WHERE l.type = 'refund' AND l.reference = t.id::text) AS refunded
+       FROM inference_tasks t JOIN users u ON u.id = t.user_id AND u.deleted_at IS NULL
+       WHERE t.id = $1 AND t.hold_id IS NOT NULL`,
+      [id],
+      tx,
+    );
   }
 
   async setRefund(id: string, transactionId: string, tx: Tx): Promise<void> {

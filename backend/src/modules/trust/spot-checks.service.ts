@@ -12,9 +12,8 @@ import { LedgerService } from '../wallet/ledger.service';
 import { toGlob } from '../../common/units';
 import { PEER_ACTIVE_SECONDS, type SpotCheckVerdict } from './spot-check-verdict';
 import { SpotChecksRepository, type ChallengeBody, type ReplayJob } from './spot-checks.repository';
-import { TasksRepository } from '../inference/tasks.repository';
 import { freeStrings } from './json-schema-check';
-import { fromBase64, toBase64 } from '../inference/vectors';
+import { fromBase64, toBase64 } from '../../common/vectors';
 import { sameLogprobs, type TokenLogprob } from '@glob/engine/logprobs';
 import { decodeCommitment } from '@glob/engine/commitment';
 import { verifyReply, type Recomputation, type StepsVerdict } from '@glob/engine/verification';
@@ -107,7 +106,6 @@ export class SpotChecksService {
     private readonly transactions: Transactions,
     private readonly notifications: NotificationsService,
     private readonly ledger: LedgerService,
-    private readonly tasks: TasksRepository,
   ) {}
 
   /** Whether this node's work is verified now: all of it during its probation, then a random SPOT_CHECK_PERCENT. */
@@ -132,14 +130,9 @@ export class SpotChecksService {
         checkId: await this.checks.create(check),
         modelId: r.job.modelId,
         ...generationInput(r.job),
-        params: {
-          temperature: r.job.params.temperature,
-          topP: r.job.params.topP,
-          seed: r.seed,
-          maxTokens,
-          ...(r.job.params.jsonSchema ? { jsonSchema: r.job.params.jsonSchema } : {}),
-        },
-        recompute: { commitment, text: r.text, stopReason, ...(r.job.params.stop?.length ? { stops: r.job.params.stop } : {}) },
+        // The reply's sampling with the cap and the seed its node was given.
+        params: { ...r.job.params, seed: r.seed, max_tokens: maxTokens },
+        recompute: { commitment, text: r.text, stopReason },
         // The logprobs a /v1 reply was sent with are scored again on the same text: they must be the model's too. (A
         // pool's llama-server splits its text into tokens as it sampled them, not as the tokenizer splits the text: its
         // logprobs are only checked for form, its commitment as any node's.)
@@ -158,19 +151,8 @@ export class SpotChecksService {
     const job: ReplayJob = {
       model_id: r.job.modelId,
       ...generationInput(r.job),
-      params: {
-        temperature: r.job.params.temperature,
-        top_p: r.job.params.topP,
-        seed: r.seed,
-        max_tokens: maxTokens,
-        ...(r.job.params.jsonSchema ? { json_schema: JSON.stringify(r.job.params.jsonSchema) } : {}),
-      },
-      claim: {
-        commitment: commitment ?? '',
-        text: r.text,
-        stop_reason: stopReason,
-        ...(r.job.params.stop?.length ? { stops: r.job.params.stop } : {}),
-      },
+      params: { ...r.job.params, seed: r.seed, max_tokens: maxTokens },
+      claim: { commitment: commitment ?? '', text: r.text, stop_reason: stopReason },
     };
     const checkId = await this.checks.create(check);
     // A commitment that cannot be checked at all is the node's fault alone: no peer is needed to say so.
@@ -192,7 +174,8 @@ export class SpotChecksService {
       kind: 'embedding',
       checkId: await this.checks.create({ taskId, nodeId, modelId: job.modelId, nodeText: '' }),
       modelId: job.modelId,
-      params: { temperature: 0, topP: 1, seed: 0, maxTokens: 1 },
+      // Not used by an embedding: the sampling type wants one.
+      params: { temperature: 0, top_p: 1, seed: 0, max_tokens: 1 },
       embeddings: { texts: sample.map((i) => input[i]!), vectors: sample.map((i) => toBase64(vectors[i]!)) },
     });
     return true;
@@ -237,7 +220,7 @@ export class SpotChecksService {
     scoreText?: (text: string, top: number) => Promise<TokenLogprob[]>,
   ): Promise<SpotCheckVerdict> {
     const claim = job.recompute!;
-    const unfit = unfitCommitment(claim.commitment, job.params.maxTokens);
+    const unfit = unfitCommitment(claim.commitment, job.params.max_tokens);
     if (unfit) return unfit;
     const committed = decodeCommitment(claim.commitment!)!;
     let verdict: StepsVerdict;
@@ -245,14 +228,7 @@ export class SpotChecksService {
       verdict = verifyReply(committed, await recompute(committed.map((s) => s.token)), {
         text: claim.text,
         stopReason: claim.stopReason,
-        ...(claim.stops ? { stops: claim.stops } : {}),
-        maxTokens: job.params.maxTokens,
-        sampling: {
-          temperature: job.params.temperature,
-          topP: job.params.topP,
-          constrained: !!job.params.jsonSchema,
-          freeStrings: !!job.params.jsonSchema && freeStrings(job.params.jsonSchema),
-        },
+        sampling: { ...job.params, freeStrings: !!job.params.json_schema && freeStrings(job.params.json_schema) },
       });
     } catch (err) {
       if (!(err instanceof RangeError)) throw err;
@@ -295,7 +271,7 @@ export class SpotChecksService {
 
   /** The requester of a reply that failed its check (or that a suspended node delivered) gets its charge back, and is told. */
   private async refund(checkId: string | null, taskId: string, tx: Tx): Promise<void> {
-    const task = await this.tasks.chargeOf(taskId, tx);
+    const task = await this.checks.chargeOf(taskId, tx);
     if (!task || task.refunded) return;
     // A reward already paid for it is not given back twice: nobody ends up with more than was paid.
     const why = checkId ? 'its reply failed verification' : 'the node that served it was suspended';
@@ -329,7 +305,7 @@ export class SpotChecksService {
       checkId: proofId,
       modelId,
       messages: challenge.messages,
-      params: { temperature: params.temperature, topP: params.top_p, seed: params.seed, maxTokens: params.max_tokens },
+      params,
       recompute: { commitment, text, stopReason: 'either' },
     });
   }

@@ -204,14 +204,8 @@ export function useChat({ userId, conversationId, onModel }: ChatOptions) {
       }
 
       const run: Run = { controller: new AbortController(), streamId: newStreamId(), started: false, stopped: false, followed: false };
-      const { temperature, max_tokens, top_p } = settings.current;
-      const request = {
-        streamId: run.streamId,
-        modelId: model.id,
-        prompt: user.content,
-        params: { temperature, max_tokens, top_p },
-        conversation_id: id,
-      };
+      // The conversation's saved settings are the server's to apply: a turn sends none of its own.
+      const request = { streamId: run.streamId, modelId: model.id, prompt: user.content, conversation_id: id };
       try {
         const done = await streamReply(replyId, run, async (signal) => {
           const body = await startStream({ ...request, ...(replaceFrom ? { replace_from: replaceFrom } : {}) }, signal);

@@ -1,10 +1,9 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+/** The platform's own token counts, with each catalog model's tokenizer (its vocabulary only, in a worker thread). */
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { AppConfig } from '../../config/config';
-import { APP_CONFIG } from '../../config/config.module';
-import { CatalogModel, loadCatalog } from './catalog';
+import { CatalogService } from './catalog.service';
 import { chatHistory, type ChatTurn } from '@glob/engine/chat-history';
 import { CHATML_TEMPLATE } from '@glob/engine/chatml';
 import type { GenerationInput } from '../../jobs/generation-input';
@@ -96,14 +95,11 @@ type Op =
 @Injectable()
 export class TokenCounter implements OnApplicationShutdown {
   private readonly logger = new Logger('TokenCounter');
-  private readonly catalog: Map<string, CatalogModel>;
   private thread: Worker | undefined;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private seq = 0;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.catalog = new Map(loadCatalog(config).map((m) => [m.id, m]));
-  }
+  constructor(private readonly catalog: CatalogService) {}
 
   /** Whether the platform has this model's tokenizer: a model it cannot count is never given to a remote node. */
   canCount(modelId: string): boolean {

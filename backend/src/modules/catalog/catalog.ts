@@ -1,19 +1,13 @@
+/** The model catalog's file: its format (validated), its models as the platform prices them, and the built-in one. */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
-import constants from '@glob/contract/constants.json';
 import { z } from 'zod';
 import type { AppConfig } from '../../config/config';
 import { splitParts } from '@glob/engine/gguf';
 import { UNITS_PER_GLOB } from '../../common/units';
 
-const params = constants.inferenceParamDefaults;
-/** The sampling defaults are the spec's (InferenceParams); a catalog model's context length defaults to 8192. */
-export const GENERATION_DEFAULTS = {
-  temperature: params.temperature,
-  maxTokens: params.max_tokens,
-  topP: params.top_p,
-  contextLength: 8192,
-} as const;
+/** A catalog model's context length when its entry names none. */
+export const DEFAULT_CONTEXT_LENGTH = 8192;
 export const TINY_MODEL_FILE = 'glob-tiny-chat.gguf';
 /** The project's own tiny embedding model (written beside the chat model by `npm run model:tiny`). */
 export const TINY_EMBED_MODEL_FILE = 'glob-tiny-embed.gguf';
@@ -42,7 +36,7 @@ const entry = z
     display_name: z.string().min(1).max(100).optional(),
     parameters: z.string().max(20),
     description: z.string().max(500).default('AI Language Model'),
-    context_length: z.number().int().positive().default(GENERATION_DEFAULTS.contextLength),
+    context_length: z.number().int().positive().default(DEFAULT_CONTEXT_LENGTH),
     price_per_token: z.number().min(0).max(1000),
     /** The model's date (its release, or the day it joined the catalog), YYYY-MM-DD: OpenAI's `created`. */
     created: z.iso.date().default(DEFAULT_CREATED),

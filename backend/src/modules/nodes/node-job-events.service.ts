@@ -1,0 +1,232 @@
+/** What a node sends of a job it holds (token events, its end, an embed job's vectors), and the reply's settlement. */
+import constants from '@glob/contract/constants.json';
+import {
+  BadRequestException,
+  ConflictException,
+  Inject,
+  Injectable,
+  Logger,
+  PayloadTooLargeException,
+  UnprocessableEntityException,
+} from '@nestjs/common';
+import type { AppConfig } from '../../config/config';
+import { APP_CONFIG } from '../../config/config.module';
+import type { RequestBody, Schemas } from '../../contract/types';
+import { JobLeases } from '../../jobs/job-leases';
+import type { InferenceJob } from '../../jobs/jobs';
+import { withRequestId } from '../../observability/logging';
+import { RateLimiter } from '../../common/rate-limit';
+import { fromBase64 } from '../../common/vectors';
+import { TokenCounter } from '../catalog/token-counter';
+import { EmbeddingsService } from '../inference/embeddings.service';
+import { RepliesService, type StopReason } from '../inference/replies.service';
+import { TasksRepository } from '../inference/tasks.repository';
+import { SpotChecksService } from '../trust/spot-checks.service';
+import { StoppedRepliesService } from '../trust/stopped-replies.service';
+import type { TokenLogprob } from '@glob/engine/logprobs';
+import { type Assignment, NodeJobStore, runOf } from './node-job-store';
+import { NodeSpeedService } from './node-speed.service';
+import { NodeVerifyJobsService } from './node-verify-jobs.service';
+import { ProviderNodesRepository, type NodeIdentity } from './provider-nodes.repository';
+
+/** One events call carries at most this many events and this much text (the spec's; checked once the body is parsed). */
+export const NODE_EVENTS_MAX = constants.nodeJobEvents.maxEvents;
+export const NODE_EVENTS_MAX_BYTES = constants.nodeJobEvents.maxTextBytes;
+/** The most a call's body may be: the text's limit, and room for a done event's logprobs (thousands of tokens with candidates). */
+export const NODE_EVENTS_BODY_MAX_BYTES = 16 * 1024 * 1024;
+export const NODE_EVENTS_TOO_LARGE = `At most ${NODE_EVENTS_MAX} events and ${NODE_EVENTS_MAX_BYTES / 1024} KiB per call`;
+
+/** A cap of what a node may send was passed: the job has ended as failed (413). */
+class OverCapException extends PayloadTooLargeException {}
+
+type NodeJobEvent = Schemas['NodeJobEvent'];
+
+/**
+ * A remote node's reply reaches the requester through the same inference core as an in-cluster worker's
+ * (RepliesService, EmbeddingsService), priced by the platform's own count; the node's speed is measured on the
+ * platform's clock, and the reply is then checked as trust decides (SpotChecksService).
+ */
+@Injectable()
+export class NodeJobEventsService {
+  private readonly logger = new Logger('NodeJobs');
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly store: NodeJobStore,
+    private readonly leases: JobLeases,
+    private readonly replies: RepliesService,
+    private readonly tasks: TasksRepository,
+    private readonly nodes: ProviderNodesRepository,
+    private readonly counter: TokenCounter,
+    private readonly limiter: RateLimiter,
+    private readonly spotChecks: SpotChecksService,
+    private readonly stoppedReplies: StoppedRepliesService,
+    private readonly embeddings: EmbeddingsService,
+    private readonly speed: NodeSpeedService,
+    private readonly verifyJobs: NodeVerifyJobsService,
+  ) {}
+
+  /**
+   * Token events go to the requester's stream, within the job's caps (bytes, events, and the node's events per
+   * second: past one the job ends as failed, 413); a final `done` settles the reply by the platform's own count of
+   * the text it relayed, an `error` ends it at no charge.
+   */
+  async events(node: NodeIdentity, jobId: string, body: RequestBody<'sendNodeJobEvents'>): Promise<Schemas['NodeJobAck']> {
+    const events = body.events;
+    if (events.length > NODE_EVENTS_MAX) throw new PayloadTooLargeException(NODE_EVENTS_TOO_LARGE);
+    const end = events.findIndex((e) => e.type !== 'token');
+    if (end >= 0 && end !== events.length - 1) throw new BadRequestException('events: a done or error event must be the last');
+    await this.nodes.touch(node.id);
+    const final = end >= 0 ? (events[end] as Exclude<NodeJobEvent, { type: 'token' }>) : null;
+    const text = events.map((e) => (e.type === 'token' ? e.text : '')).join('');
+    if (Buffer.byteLength(text) > NODE_EVENTS_MAX_BYTES) throw new PayloadTooLargeException(NODE_EVENTS_TOO_LARGE);
+    const tokenEvents = events.length - (final ? 1 : 0);
+    if (this.verifyJobs.isVerifyJob(jobId)) return this.verifyJobs.replayEvents(node, jobId, final);
+    const stopped = await this.afterStop(node, jobId, final);
+    if (stopped) return stopped;
+    const { a, data } = await this.store.held(node, jobId);
+    if (data.embed && (tokenEvents > 0 || final?.type === 'done')) {
+      await this.endEmbed(a, data, 'it sent text for an embed job');
+      throw new ConflictException(`Job ${jobId} has ended: an embed job is answered with its vectors`);
+    }
+    if (tokenEvents > 0) await this.withinCaps(a, data, tokenEvents, Buffer.byteLength(text));
+    if (text) {
+      await this.replies.tokens(data, text);
+      if (!a.firstTokenAt) {
+        await this.store.save({ ...a, firstTokenAt: Date.now() });
+        if (await this.store.clearDeadline(jobId)) await this.nodes.firstTokenInTime(node.id);
+      }
+    }
+    // The job's end is logged (and settled) in the id of the request that asked for the reply.
+    const fields = { job_id: jobId, node_id: node.id, task_id: data.taskId, model: data.modelId };
+    if (final?.type === 'done') {
+      const reported = { promptTokens: final.usage.prompt_tokens, completionTokens: final.usage.completion_tokens };
+      await withRequestId(data.requestId, async () => {
+        this.logger.log({ msg: `Node ${node.id} finished job ${jobId} (${final.stop_reason})`, ...fields, stop_reason: final.stop_reason });
+        await this.settle(a, data, final.stop_reason, reported, final.logprobs, final.commitment ?? null);
+      });
+    } else if (final?.type === 'error') {
+      await withRequestId(data.requestId, async () => {
+        this.logger.warn({ msg: `Node ${node.id} failed job ${jobId}: ${final.message}`, ...fields });
+        await this.replies.fail(data, node.id, 'INTERNAL_ERROR', 0, runOf(a));
+        await this.store.release(a, () => this.leases.fail(a, final.message));
+      });
+    }
+    return { stop: !final && (await this.replies.stopRequested(data)) };
+  }
+
+  /** Counts what this call adds to the job; past a cap the job ends as failed for the node and nobody pays. */
+  private async withinCaps(a: Assignment, data: InferenceJob, events: number, bytes: number): Promise<void> {
+    const { bytes: sentBytes, events: sentEvents } = await this.store.countSent(a.jobId, bytes, events);
+    const perSecond = await this.limiter.add('node-events', a.nodeId, events, 1);
+    const why =
+      sentBytes > a.maxBytes
+        ? `its text passed ${a.maxBytes} bytes, the most ${a.maxTokens} tokens can decode to`
+        : sentEvents > a.maxEvents
+          ? `it sent more than ${a.maxEvents} token events for at most ${a.maxTokens} tokens`
+          : perSecond.count > this.config.inference.nodeEventsPerSecond
+            ? `the node sent more than ${this.config.inference.nodeEventsPerSecond} token events in a second`
+            : null;
+    if (!why) return;
+    this.logger.warn(`Node ${a.nodeId} went past a cap on job ${a.jobId}: ${why}`);
+    await this.replies.fail(data, a.nodeId, 'WORKER_FAILED', 0, runOf(a));
+    await this.store.release(a, () => this.leases.fail(a, `past a cap: ${why}`));
+    throw new OverCapException(`Job ${a.jobId} has ended: ${why}.`);
+  }
+
+  /**
+   * The reply is complete: priced by the platform's count of the prompt and of the text it relayed (at most the
+   * completion cap the node was given); the node's own report is only recorded beside it.
+   */
+  async settle(
+    a: Assignment,
+    data: InferenceJob,
+    stopReason: StopReason,
+    reported?: { promptTokens: number; completionTokens: number },
+    logprobs?: TokenLogprob[],
+    commitment: string | null = null,
+  ) {
+    const text = await this.replies.streamedText(data);
+    const usage = { promptTokens: a.promptTokens, completionTokens: Math.min(a.maxTokens, await this.counter.countText(a.modelId, text)) };
+    const now = Date.now();
+    const completed = await this.replies.complete(data, a.nodeId, usage, stopReason, now - a.claimedAt, runOf(a), logprobs);
+    const served = {
+      taskId: data.taskId,
+      nodeId: a.nodeId,
+      job: data,
+      seed: a.seed,
+      text,
+      completionTokens: usage.completionTokens,
+      pooled: a.kind === 'pool',
+      ...(logprobs ? { logprobs } : {}),
+    };
+    if (completed && !reported && usage.completionTokens > 0) {
+      // Stopped by the platform after some text: the node is told at its next call (kept before the job is released,
+      // so that call never finds the job simply gone) and commits then to what it had generated.
+      await this.stoppedReplies.keep(a.jobId, served, a.maxTokens);
+    }
+    await this.store.release(a, () => this.leases.complete(a));
+    if (completed) await this.speed.recordSpeed(a, usage.completionTokens, now);
+    if (completed && reported) {
+      await this.tasks.recordReported(data.taskId, reported);
+      // A reply the node ended at the cap its hold pays for says `budget` or `length`: the same end to the verifier.
+      const end = stopReason === 'budget' ? 'length' : stopReason;
+      await this.spotChecks.afterReply({ ...served, ended: { stopReason: end, commitment, maxTokens: a.maxTokens } });
+    }
+  }
+
+  /**
+   * A call of the node whose reply the platform stopped: it is told to stop (its tokens are no longer relayed) until
+   * its done (or error) event, whose commitment the reply is then checked by as any other. Null for any other job.
+   */
+  private async afterStop(
+    node: NodeIdentity,
+    jobId: string,
+    final: Exclude<NodeJobEvent, { type: 'token' }> | null,
+  ): Promise<Schemas['NodeJobAck'] | null> {
+    if (!(await this.stoppedReplies.waitsFor(jobId, node.id))) return null;
+    if (final) await this.stoppedReplies.checkStopped(jobId, final.type === 'done' ? (final.commitment ?? null) : null);
+    return { stop: true };
+  }
+
+  /**
+   * A stop (the requester's, a client that left, a revoked API key, or the reaper's) ends a remote node's reply here
+   * at once, with what was relayed so far, whatever the node does next: its following calls get 409.
+   */
+  async endNow(jobId: string): Promise<void> {
+    const a = await this.store.assignment(jobId);
+    if (!a) return;
+    const data = await this.leases.renew(a);
+    if (!data) return;
+    if (data.embed) return this.endEmbed(a, data, 'stopped');
+    await this.settle(a, data, 'abort');
+  }
+
+  /**
+   * An embed job's vectors: checked and settled by the inference core; vectors that fail the check end the job as
+   * failed for this node, at no charge (422).
+   */
+  async embeddingsOf(node: NodeIdentity, jobId: string, body: RequestBody<'sendNodeJobEmbeddings'>): Promise<void> {
+    await this.nodes.touch(node.id);
+    const { a, data } = await this.store.held(node, jobId);
+    if (!data.embed) throw new ConflictException(`Job ${jobId} is not an embed job`);
+    if (await this.store.clearDeadline(jobId)) await this.nodes.firstTokenInTime(node.id);
+    const vectors = body.embeddings.map(fromBase64);
+    const problem = vectors.some((v) => !v)
+      ? 'a vector is not whole float32 values'
+      : await withRequestId(data.requestId, () =>
+          this.embeddings.finish(data, node.id, vectors as Float32Array[], Date.now() - a.claimedAt, runOf(a)),
+        );
+    if (problem && vectors.some((v) => !v)) await this.embeddings.fail(data, node.id, runOf(a));
+    await this.store.release(a, () => (problem ? this.leases.fail(a, problem) : this.leases.complete(a)));
+    if (!problem) await this.spotChecks.afterEmbeddings(data.taskId, node.id, data, vectors as Float32Array[]);
+    if (problem) throw new UnprocessableEntityException(`Job ${jobId} has ended: ${problem}`);
+  }
+
+  /** An embed job answered with text, or stopped: it ends as failed for its node, and nobody pays. */
+  private async endEmbed(a: Assignment, data: InferenceJob, why: string): Promise<void> {
+    this.logger.warn(`Node ${a.nodeId} ended embed job ${a.jobId} without vectors: ${why}`);
+    await this.embeddings.fail(data, a.nodeId, runOf(a));
+    await this.store.release(a, () => this.leases.fail(a, why));
+  }
+}
