@@ -2334,6 +2334,11 @@ export interface components {
             max_tokens?: number | null;
             /** @description The chat so far; the last entry must have role `user` or `tool`. */
             messages: components["schemas"]["ChatMessage-2"][];
+            /**
+             * @description llama.cpp's `min_p` (not OpenAI's): leaves out every token less likely than this share of the likeliest one's
+             *     probability. Left out, 0 (none left out).
+             */
+            min_p?: number | null;
             /** @example llama-3.2-1b-instruct */
             model: string;
             /** @description Only one choice per request. */
@@ -2522,6 +2527,11 @@ export interface components {
              *     otherwise), and the key's budget may cut them.
              */
             max_tokens?: number | null;
+            /**
+             * @description llama.cpp's `min_p` (not OpenAI's): leaves out every token less likely than this share of the likeliest one's
+             *     probability. Left out, 0 (none left out).
+             */
+            min_p?: number | null;
             /** @example llama-3.2-1b-instruct */
             model: string;
             /** @description Only one choice per request. */
@@ -2914,6 +2924,12 @@ export interface components {
          * @default 2048
          */
         MaxTokens: number;
+        /**
+         * @description Leaves out every token less likely than this share of the likeliest one's probability (llama.cpp's `min_p`); 0
+         *     leaves none out.
+         * @default 0
+         */
+        MinP: number;
         /**
          * @description One hosted language model of the operator's catalog. `status` is `available` only while at least one
          *     live worker node (heartbeat in the last 60 s) has the model loaded; otherwise it is `unavailable`
@@ -4033,6 +4049,7 @@ export interface components {
              */
             logprobs?: number;
             max_tokens: components["schemas"]["MaxTokens"];
+            min_p?: components["schemas"]["MinP"];
             /** @description Sample with this seed, so the same request samples the same way. */
             seed?: number;
             /**
@@ -4882,6 +4899,7 @@ export type SchemaLoginRequest = components['schemas']['LoginRequest'];
 export type SchemaLoginResult = components['schemas']['LoginResult'];
 export type SchemaLogoutRequest = components['schemas']['LogoutRequest'];
 export type SchemaMaxTokens = components['schemas']['MaxTokens'];
+export type SchemaMinP = components['schemas']['MinP'];
 export type SchemaModel = components['schemas']['Model'];
 export type SchemaModelChallenge = components['schemas']['ModelChallenge'];
 export type SchemaModelFileName = components['schemas']['ModelFileName'];

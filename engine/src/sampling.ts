@@ -8,11 +8,13 @@ import type { components } from '@glob/contract';
 export type Sampling = components['schemas']['Sampling'];
 
 /** node-llama-cpp's generation options for a sampling (its grammar and scoring are the engine's to build). */
-export function llamaCppOptions(s: Sampling): { maxTokens: number; temperature: number; topP: number; seed?: number } {
+export function llamaCppOptions(s: Sampling): { maxTokens: number; temperature: number; topP: number; minP: number; seed?: number } {
   return {
     maxTokens: s.max_tokens,
     temperature: s.temperature,
     topP: s.top_p,
+    // Always given: llama-server's own default (0.05) differs from node-llama-cpp's (0).
+    minP: s.min_p ?? 0,
     ...(s.seed !== undefined ? { seed: s.seed } : {}),
   };
 }
@@ -23,6 +25,7 @@ export function llamaServerOptions(s: Sampling): Record<string, unknown> {
     n_predict: s.max_tokens,
     temperature: s.temperature,
     top_p: s.top_p,
+    min_p: s.min_p ?? 0,
     ...(s.seed !== undefined ? { seed: s.seed } : {}),
     ...(s.json_schema ? { json_schema: s.json_schema } : {}),
   };

@@ -8,8 +8,8 @@
  *    does: repetition penalties, then top-k (40), then top-p at temperature 1, then temperature; temperature 0 is
  *    greedy. The verifier does not know which tokens a penalty pushed down, so it leaves out of the count every token
  *    seen in the last REPEAT_WINDOW tokens: a token passes when fewer than SAMPLER_TOP_K other tokens are clearly
- *    likelier than it, and those tokens hold less than top_p of the top-k's mass (none at temperature 0). Both bounds
- *    are lenient, so an honest generator never fails them; text the model would not write fails at its first tokens.
+ *    likelier than it, those tokens hold less than top_p of the top-k's mass (none at temperature 0), and it is at
+ *    least min_p of the likeliest token's probability. The bounds are lenient, so an honest generator never fails them; text the model would not write fails at its first tokens.
  *
  * The end of generation is a position like any other, so an empty reply is a claim that the model ends at once.
  */
@@ -32,7 +32,7 @@ const MASS_MARGIN = 0.02;
  * How the job asked the reply to be sampled (its `json_schema`: generated under a grammar, which, not the model alone,
  * chose among tokens), and what the platform read from its schema.
  */
-export type JudgedSampling = Pick<Sampling, 'temperature' | 'top_p' | 'json_schema'> & {
+export type JudgedSampling = Pick<Sampling, 'temperature' | 'top_p' | 'min_p' | 'json_schema'> & {
   /**
    * The grammar's strings are free (its schema bounds no string: no enum, const, pattern, format or length): inside a
    * string any token without a quote, a backslash or a control character is allowed, so string contents are checked
@@ -92,6 +92,13 @@ export function samplingProblem(
   const mass = above.reduce((sum, [, lp]) => sum + Math.exp(lp), 0) / topK;
   if (mass >= sampling.top_p + MASS_MARGIN)
     return `${(mass * 100).toFixed(1)}% of the distribution is clearly likelier, past top_p ${sampling.top_p}`;
+  // min_p leaves out tokens below that share of the likeliest one; the likeliest is taken among the tokens no
+  // penalty can have pushed down, so a penalized favourite never makes the bound stricter.
+  const minP = sampling.min_p ?? 0;
+  if (minP > 0) {
+    const best = Math.max(step.logprob, ...step.top.filter(([id]) => !seen.has(id) && allowed(id)).map(([, lp]) => lp));
+    if (step.logprob < best + Math.log(minP) - ABOVE_MARGIN) return `it is less likely than min_p ${minP} of the likeliest token`;
+  }
   return null;
 }
 

@@ -238,6 +238,26 @@ describe('the OpenAI-compatible API, through the official openai client, on a re
     expect(Number(task.charged_units)).toBe(cut.usage!.total_tokens * PRICE);
   });
 
+  it('takes llama.cpp’s min_p: at 1 only the likeliest token is left, so a hot reply is the greedy one; past 1 is refused', async () => {
+    const u = await fundedUser('min-p');
+    const { key } = await createKey(u);
+    const ask = (extra: object) =>
+      client(key).chat.completions.create({
+        model: MODEL,
+        messages: [{ role: 'user', content: 'Tell me about the river and the city' }],
+        max_tokens: 16,
+        seed: 11,
+        ...extra,
+      });
+    const greedy = (await ask({ temperature: 0 })).choices[0]!.message.content;
+    // min_p is not OpenAI's parameter: the client sends it as an extra body field, as llama.cpp's users do.
+    const narrowed = (await ask({ temperature: 1.5, min_p: 1 })).choices[0]!.message.content;
+    expect(narrowed).toBe(greedy);
+    const hot = (await ask({ temperature: 1.5, min_p: 0 })).choices[0]!.message.content;
+    expect(hot).not.toBe(greedy);
+    await expect(ask({ min_p: 1.5 })).rejects.toMatchObject({ status: 400 });
+  });
+
   it('refuses an unknown model (NotFoundError), unsupported parameters (BadRequestError), a revoked key (AuthenticationError)', async () => {
     const u = await fundedUser('errors');
     const { key, id } = await createKey(u);

@@ -105,6 +105,17 @@ describe('whether a token could have been sampled', () => {
     expect(samplingProblem(step(105, sharp[5]!, sharp), new Set(), { temperature: 1, top_p: 1 })).toBeNull();
   });
 
+  it('with min_p, a token less likely than that share of the likeliest fails; one above it, or a penalized favourite, passes', () => {
+    // Candidates 100 (p 0.5), 101 (p 0.2), 102 (p 0.04): min_p 0.1 leaves out anything below 0.05.
+    const lps = [Math.log(0.5), Math.log(0.2), Math.log(0.04)];
+    const minP = { temperature: 1, top_p: 1, min_p: 0.1 };
+    expect(samplingProblem(step(101, lps[1]!, lps), new Set(), minP)).toBeNull();
+    expect(samplingProblem(step(102, lps[2]!, lps), new Set(), minP)).toMatch(/less likely than min_p 0.1/);
+    expect(samplingProblem(step(102, lps[2]!, lps), new Set(), { ...minP, min_p: 0 })).toBeNull();
+    // The favourite was seen in the window: a repetition penalty may have pushed it below the token, which then passes.
+    expect(samplingProblem(step(102, lps[2]!, lps), new Set([100, 101]), minP)).toBeNull();
+  });
+
   it('at temperature 0 only the likeliest token passes (within rounding)', () => {
     const lps = [-0.5, -0.5 - 0.01, -3, -4];
     expect(samplingProblem(step(100, lps[0]!, lps), new Set(), { temperature: 0, top_p: 1 })).toBeNull();
