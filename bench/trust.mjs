@@ -17,12 +17,13 @@ if (!existsSync(join(root, 'backend/dist/main.js'))) spawnSync('npm', ['run', 'b
 if (!existsSync(join(modelsDir, 'glob-tiny-chat.gguf'))) spawnSync('npm', ['run', 'model:tiny', '-w', 'backend'], { cwd: root, stdio: 'inherit' });
 
 const require = createRequire(import.meta.url);
-const { TokenCounter } = require(join(root, 'backend/dist/modules/inference/token-counter.js'));
+const { TokenCounter } = require(join(root, 'backend/dist/modules/catalog/token-counter.js'));
+const { CatalogService } = require(join(root, 'backend/dist/modules/catalog/catalog.service.js'));
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 const us = (ms) => Math.round(ms * 1000);
 
 // 1. The count itself, through the same thread protocol the API uses.
-const counter = new TokenCounter({ inference: { catalogPath: undefined, modelsDir } });
+const counter = new TokenCounter(new CatalogService({ inference: { catalogPath: undefined, modelsDir } }));
 const words = 'the river runs under the old stone bridge and into the city at night '.repeat(200);
 const sample = async (what, call, n = 500) => {
   await call(); // the vocabulary loads on first use
@@ -58,7 +59,7 @@ try {
     model: MODEL,
     modelPath: join(modelsDir, 'glob-tiny-chat.gguf'),
   });
-  const localCounter = new TokenCounter({ inference: { catalogPath: undefined, modelsDir } });
+  const localCounter = new TokenCounter(new CatalogService({ inference: { catalogPath: undefined, modelsDir } }));
   const pieces = words.split(' ').map((w) => `${w} `);
   const relay = [];
   const counting = [];
