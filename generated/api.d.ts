@@ -557,6 +557,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/nodes/device-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start pairing this machine without a token to copy
+         * @description The desktop app (or `glob-node` without `--join-token`) asks for a device code (RFC 8628): it shows the short
+         *     `user_code` and opens the web app, where the signed-in owner sees which machine asks and confirms. Valid 15
+         *     minutes. Not authenticated; at most 10 per hour per IP (429 beyond).
+         */
+        post: operations["createDeviceCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/nodes/device-codes/{userCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The code the machine shows; case, spaces and the dash do not matter. */
+                userCode: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The machine waiting for this code
+         * @description What the confirmation page shows before the owner confirms: the machine's name, its facts and the address it
+         *     asked from. 404 for a code that is unknown, used or expired. At most 20 lookups per 15 minutes per account.
+         */
+        get: operations["getPendingDevice"];
+        put?: never;
+        /**
+         * Confirm that this machine becomes one of the caller's nodes
+         * @description The machine's next poll gets a join token of the caller's and pairs itself. 404 for a code that is unknown, used
+         *     or expired (also one another account confirmed first). Counts with the lookups' limit.
+         */
+        post: operations["approvePendingDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/nodes/device-codes/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Poll for the owner's confirmation
+         * @description Once the owner confirmed, answers a join token of the owner's, once; the app registers with it. Before that, 400
+         *     with `error` (RFC 8628's codes): `authorization_pending` (ask again after `interval` seconds), `slow_down` (asked
+         *     sooner than `interval` after the last poll), `expired_token` (unknown, used or expired: start again). Not
+         *     authenticated; rate-limited per IP.
+         */
+        post: operations["exchangeDeviceCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/nodes/earnings/{id}": {
         parameters: {
             query?: never;
@@ -2713,6 +2787,60 @@ export interface components {
             /** @constant */
             verified: true;
         };
+        /**
+         * @description RFC 8628's device authorization response. The app shows `user_code` and opens `verification_uri_complete`; the
+         *     owner confirms there, signed in; meanwhile the app polls `POST /api/nodes/device-codes/token` with `device_code`
+         *     every `interval` seconds until it answers a join token or `expires_in` seconds have passed.
+         */
+        DeviceCode: {
+            /**
+             * @description The app's secret for polling; never shown to anyone, stored only as a hash.
+             * @example glb_dev_4Hq8sN2vX6bT1mK9pR3wZ7cL5yF0jD8g
+             */
+            device_code: string;
+            /**
+             * @description Seconds the codes are valid.
+             * @example 900
+             */
+            expires_in: number;
+            /**
+             * @description Seconds to wait between two polls; a faster poll answers `slow_down`.
+             * @example 5
+             */
+            interval: number;
+            /**
+             * @description The short code the owner compares in the browser (8 consonants, no vowels or look-alike digits).
+             * @example WDJB-MJHT
+             */
+            user_code: string;
+            /**
+             * Format: uri
+             * @example https://globnetwork.io/app/pair
+             */
+            verification_uri: string;
+            /**
+             * Format: uri
+             * @example https://globnetwork.io/app/pair?code=WDJB-MJHT
+             */
+            verification_uri_complete: string;
+        };
+        /**
+         * @description The owner confirmed: a join token of the owner's, single use and shown once, which the app trades for its node
+         *     credential with `POST /api/nodes/register` as a pairing command would.
+         */
+        DeviceCodeGrant: {
+            expires_at: components["schemas"]["Timestamp"];
+            /** @example glb_join_3Jx0cX1Qm2bY6nR4vT8wZ5aL7kP9sD0f */
+            join_token: string;
+        };
+        /** @description The machine that asks to be paired, as its app describes it; the owner sees it before confirming. */
+        DeviceCodeRequest: {
+            host: components["schemas"]["HostFacts"];
+            name: components["schemas"]["NodeName"];
+        };
+        DeviceCodeToken: {
+            device_code: string;
+        };
         DownloadEvent: {
             /** @description The file name of the asset being downloaded. */
             asset: string;
@@ -3715,6 +3843,20 @@ export interface components {
          * @example correct horse battery staple
          */
         Password: string;
+        /** @description A machine waiting for its owner's confirmation, as the confirmation page shows it. */
+        PendingDevice: {
+            created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"];
+            host: components["schemas"]["HostFacts"];
+            /**
+             * @description The address the machine asked from, as the API saw it.
+             * @example 203.0.113.7
+             */
+            ip: string | null;
+            name: components["schemas"]["NodeName"];
+            /** @example WDJB-MJHT */
+            user_code: string;
+        };
         /**
          * @description Live figures counted from the platform's database. With nothing recorded they are zeros —
          *     the fallback figures of the product documents belong to the web client, not to the server.
@@ -4873,6 +5015,10 @@ export type SchemaDeleteAccountRequest = components['schemas']['DeleteAccountReq
 export type SchemaDeletionOtpCheck = components['schemas']['DeletionOtpCheck'];
 export type SchemaDeletionOtpRequest = components['schemas']['DeletionOtpRequest'];
 export type SchemaDeletionOtpVerified = components['schemas']['DeletionOtpVerified'];
+export type SchemaDeviceCode = components['schemas']['DeviceCode'];
+export type SchemaDeviceCodeGrant = components['schemas']['DeviceCodeGrant'];
+export type SchemaDeviceCodeRequest = components['schemas']['DeviceCodeRequest'];
+export type SchemaDeviceCodeToken = components['schemas']['DeviceCodeToken'];
 export type SchemaDownloadEvent = components['schemas']['DownloadEvent'];
 export type SchemaDownloadRecorded = components['schemas']['DownloadRecorded'];
 export type SchemaEmailAddress = components['schemas']['EmailAddress'];
@@ -4962,6 +5108,7 @@ export type SchemaPasskeyName = components['schemas']['PasskeyName'];
 export type SchemaPasskeyRegistrationRequest = components['schemas']['PasskeyRegistrationRequest'];
 export type SchemaPasskeyRenameRequest = components['schemas']['PasskeyRenameRequest'];
 export type SchemaPassword = components['schemas']['Password'];
+export type SchemaPendingDevice = components['schemas']['PendingDevice'];
 export type SchemaPlatformStats = components['schemas']['PlatformStats'];
 export type SchemaPool = components['schemas']['Pool'];
 export type SchemaPoolAssignment = components['schemas']['PoolAssignment'];
@@ -6883,6 +7030,196 @@ export interface operations {
                      *       "statusCode": 416,
                      *       "message": "The requested range lies outside the file.",
                      *       "error": "Range Not Satisfiable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createDeviceCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "living-room-pc",
+                 *       "host": {
+                 *         "hostname": "living-room-pc",
+                 *         "os": "linux",
+                 *         "arch": "x64",
+                 *         "cpu_cores": 8,
+                 *         "memory_bytes": 34359738368,
+                 *         "gpu": null,
+                 *         "vram_bytes": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeviceCodeRequest"];
+            };
+        };
+        responses: {
+            /** @description The codes, and where the owner confirms. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "device_code": "glb_dev_4Hq8sN2vX6bT1mK9pR3wZ7cL5yF0jD8g",
+                     *       "user_code": "WDJB-MJHT",
+                     *       "verification_uri": "https://globnetwork.io/app/pair",
+                     *       "verification_uri_complete": "https://globnetwork.io/app/pair?code=WDJB-MJHT",
+                     *       "interval": 5,
+                     *       "expires_in": 900
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceCode"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getPendingDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The code the machine shows; case, spaces and the dash do not matter. */
+                userCode: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The machine. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user_code": "WDJB-MJHT",
+                     *       "name": "living-room-pc",
+                     *       "host": {
+                     *         "hostname": "living-room-pc",
+                     *         "os": "linux",
+                     *         "arch": "x64",
+                     *         "cpu_cores": 8,
+                     *         "memory_bytes": 34359738368,
+                     *         "gpu": null,
+                     *         "vram_bytes": null
+                     *       },
+                     *       "ip": "203.0.113.7",
+                     *       "created_at": "2026-11-25T09:14:05.000Z",
+                     *       "expires_at": "2026-11-25T09:29:05.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PendingDevice"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    approvePendingDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The code the machine shows; case, spaces and the dash do not matter. */
+                userCode: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Confirmed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user_code": "WDJB-MJHT",
+                     *       "name": "living-room-pc",
+                     *       "host": {
+                     *         "hostname": "living-room-pc",
+                     *         "os": "linux",
+                     *         "arch": "x64",
+                     *         "cpu_cores": 8,
+                     *         "memory_bytes": 34359738368,
+                     *         "gpu": null,
+                     *         "vram_bytes": null
+                     *       },
+                     *       "ip": "203.0.113.7",
+                     *       "created_at": "2026-11-25T09:14:05.000Z",
+                     *       "expires_at": "2026-11-25T09:29:05.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PendingDevice"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    exchangeDeviceCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "device_code": "glb_dev_4Hq8sN2vX6bT1mK9pR3wZ7cL5yF0jD8g"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeviceCodeToken"];
+            };
+        };
+        responses: {
+            /** @description Confirmed; the join token is shown once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "join_token": "glb_join_3Jx0cX1Qm2bY6nR4vT8wZ5aL7kP9sD0f",
+                     *       "expires_at": "2026-11-25T09:29:05.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceCodeGrant"];
+                };
+            };
+            /** @description Not confirmed yet, polled too soon, or no longer valid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "message": "Waiting for the owner to confirm this machine in the web app.",
+                     *       "error": "authorization_pending"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -7,7 +7,9 @@ import type { Schemas } from './contract';
 import type { EngineOptions } from '@glob/engine/llama-engine';
 import { DEFAULT_ALLOCATION, sameAllocation } from './allocation';
 import type { BatterySource } from './battery';
+import type { OpenBrowser } from './browser';
 import type { CredentialStore } from './credential-store';
+import { joinTokenByDeviceCode } from './device-pairing';
 import { Heartbeat } from './heartbeat';
 import { JobRunner } from './jobs';
 import type { HostFacts, LocalModel } from './machine';
@@ -40,6 +42,10 @@ export interface AgentDeps {
   /** The node's part in a pool (none in tests that do not pool). */
   pool?: (onChange: () => void, threads: () => number, models: () => LocalModel[], nodeId: () => string | null) => PoolMember;
   cpuLoad?: () => number | null;
+  /** Opens the page where the owner confirms a device code (none: the address is only printed). */
+  openBrowser?: OpenBrowser;
+  /** The wait between two polls for that confirmation (tests record it instead of waiting). */
+  pollWait?: (ms: number, signal: AbortSignal) => Promise<void>;
   fetch?: (request: Request) => Promise<Response>;
   heartbeatMs?: number;
   claimWaitSeconds?: number;
@@ -151,7 +157,7 @@ export class Agent {
     const api = options.api ?? stored?.api;
     if (!api) {
       throw new AgentError(
-        'This machine is not paired yet. Run: npx glob-node --api <url> --join-token <token> (create the token in the web app, under "Your nodes").',
+        'This machine is not paired yet. Run: npx glob-node --api <url>, then confirm the code it shows in the web app (or add --join-token <token>, created in the web app under "Your nodes").',
       );
     }
     session.connect(api, this.deps.fetch);
@@ -168,11 +174,23 @@ export class Agent {
       await serving.apply(serving.allocation);
       if (stored.api !== api) await store.write(session.credential);
     } else {
-      if (!options.joinToken) throw new AgentError(`This node is paired with ${stored!.api}: pass --join-token to pair it with ${api}.`);
+      // Paired elsewhere, asked for another API with a join token; or not paired at all: with a join token, or by a
+      // device code confirmed in the web app once the models are ready (the join token a confirmation brings is
+      // valid 15 minutes, so it is asked for only when registering can follow at once).
       await serving.syncModels(DEFAULT_ALLOCATION);
       serving.assertModels();
       await serving.apply(DEFAULT_ALLOCATION);
-      await this.pair(api, options.joinToken);
+      const joinToken =
+        options.joinToken ??
+        (await joinTokenByDeviceCode({
+          session,
+          log: this.log,
+          name: options.name,
+          host: this.deps.host,
+          openBrowser: options.noBrowser ? null : (this.deps.openBrowser ?? null),
+          wait: this.deps.pollWait,
+        }));
+      await this.pair(api, joinToken);
     }
     const state = await heartbeat.send({ retry: true });
     if (state) heartbeat.onState(state);

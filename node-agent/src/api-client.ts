@@ -1,7 +1,8 @@
 /**
  * The node's only way to the platform: the API over HTTP, through an openapi-fetch client typed by the
  * generated contract, with the node credential as its Bearer token. Calls that meet an unreachable API (no
- * connection, a timeout, 5xx, 429) retry with backoff: 1 s, doubling up to 30 s.
+ * connection, a timeout, 5xx, 429) retry with backoff: 1 s, doubling up to 30 s, or later when the answer's
+ * Retry-After says so.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { paths } from '@glob/contract';
@@ -49,6 +50,17 @@ export class Backoff {
 /** A status that says the API is away or busy, not that the request was wrong. */
 export const isTransientStatus = (status: number): boolean => status >= 500 || status === 429 || status === 408;
 
+/** The longest Retry-After a call waits for. */
+const MAX_RETRY_AFTER_MS = 3_600_000;
+
+/** What an answer's Retry-After asks for (seconds or an HTTP date), in ms, at most an hour; null without one. */
+export function retryAfterMs(res: Response, now = Date.now()): number | null {
+  const raw = res.headers.get('retry-after')?.trim();
+  if (!raw) return null;
+  const ms = /^\d+$/.test(raw) ? Number(raw) * 1000 : Date.parse(raw) - now;
+  return Number.isFinite(ms) ? Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms)) : null;
+}
+
 const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 
 export interface CallOptions {
@@ -86,6 +98,7 @@ export class Connection {
       const timeout = AbortSignal.timeout(opts.timeoutMs ?? 15_000);
       const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
       let why: string;
+      let asked: number | null = null;
       try {
         const res = await fn(signal);
         if (!isTransientStatus(res.response.status)) {
@@ -94,6 +107,7 @@ export class Connection {
           return res;
         }
         why = res.response.status === 429 ? 'API busy (429)' : `API unavailable (${res.response.status})`;
+        asked = retryAfterMs(res.response);
         // The body is not needed; free the connection.
         await res.response.body?.cancel().catch(() => undefined);
       } catch (err) {
@@ -106,7 +120,7 @@ export class Connection {
         return null;
       }
       this.down = true;
-      const delay = backoff.next();
+      const delay = Math.max(backoff.next(), asked ?? 0);
       this.log(`${why}, retrying in ${seconds(delay)}`);
       await sleep(delay, undefined, opts.signal ? { signal: opts.signal } : {});
     }

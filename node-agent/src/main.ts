@@ -1,10 +1,12 @@
 /**
- * A provider's node: `npm run node -- --api <url> --join-token <token>` (see options.ts). Talks to the API over
- * HTTP only; needs no database, no Redis and none of the API's settings.
+ * A provider's node: `npm run node -- --api <url>` (pairing by a code confirmed in the web app) or with
+ * `--join-token <token>` (see options.ts). Talks to the API over HTTP only; needs no database, no Redis and none of
+ * the API's settings.
  */
 import { Agent } from './agent';
 import { AgentError } from './session';
 import { defaultBatterySource } from './battery';
+import { openBrowser } from './browser';
 import { CredentialStore } from './credential-store';
 import { llamaBin } from './llama-process';
 import { cpuLoad, detectGpu, hostFacts, modelFiles } from './machine';
@@ -49,6 +51,7 @@ async function main(): Promise<number> {
     pool: (onChange, threads, models, nodeId) =>
       new PoolMember({ log, listen: options.poolAddress, bin: () => llamaBin(options.llamaBin, log), threads, nodeId, models, onChange }),
     cpuLoad: () => cpuLoad(host.cpu_cores),
+    openBrowser,
   });
   let firstSignal = 0;
   const onSignal = (): void => {

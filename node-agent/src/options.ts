@@ -37,6 +37,8 @@ export interface AgentOptions {
   llamaBin: string | undefined;
   /** JSON lines, human lines, or (auto) human lines in a terminal and JSON otherwise. */
   logFormat: LogFormat;
+  /** Pairing by device code prints the address to open but never opens a browser. */
+  noBrowser: boolean;
   help: boolean;
 }
 
@@ -47,12 +49,16 @@ export class OptionsError extends Error {
 export const USAGE = `Usage: glob-node [options]
 
 Runs this machine as a Glob Network node: it serves the network's models with llama.cpp and earns GLOB.
-The first run pairs the machine with a join token from the web app ("Your nodes" → "Pair a new node");
-later runs need no options at all.
+The first run pairs the machine: it shows a code and opens the web app in your browser, where you confirm
+that code, signed in (or pass a join token from the web app, "Your nodes" → "Pair a new node", with
+--join-token, as on a server). Later runs need no options at all.
 
 Options (environment variable in brackets):
   --api <url>           The API, e.g. https://globnetwork.io (GLOB_API_URL); default: the paired one
-  --join-token <token>  Pairs this machine on its first run (GLOB_JOIN_TOKEN)
+  --join-token <token>  Pairs this machine on its first run (GLOB_JOIN_TOKEN); default: pair by a code
+                        confirmed in the web app
+  --no-browser          When pairing by code, only print the address to open; never open a browser
+                        (GLOB_NO_BROWSER=1)
   --name <name>         The node's name (GLOB_NODE_NAME); default: this machine's host name
   --home <dir>          The node's directory (GLOB_NODE_HOME); default: ~/.glob-network
   --models-dir <dir>    Where the GGUF model files are (GLOB_MODELS_DIR); default: <home>/models
@@ -74,6 +80,14 @@ Options (environment variable in brackets):
                         One JSON object per line, or short lines for people (GLOB_LOG_FORMAT); default: auto
                         (short lines in a terminal, JSON otherwise)
   --help                This text`;
+
+/** Flags without a value, with the environment variable that sets them (1 or true). */
+const SWITCHES = {
+  '--no-browser': 'GLOB_NO_BROWSER',
+} as const;
+type Switch = keyof typeof SWITCHES;
+
+const isSwitch = (s: string): s is Switch => Object.hasOwn(SWITCHES, s);
 
 const FLAGS = {
   '--api': 'GLOB_API_URL',
@@ -110,6 +124,7 @@ export function nodeName(raw: string): string {
 /** Flags win over the environment; `--flag value` and `--flag=value` both work. */
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.env, host = hostname()): AgentOptions {
   const given: Partial<Record<Flag, string>> = {};
+  const switched = new Set<Switch>();
   let help = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -117,14 +132,26 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       help = true;
       continue;
     }
+    if (isSwitch(arg)) {
+      switched.add(arg);
+      continue;
+    }
     const eq = arg.indexOf('=');
     const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    if (isSwitch(flag)) throw new OptionsError(`${flag} takes no value`);
     if (!isFlag(flag)) throw new OptionsError(`Unknown option ${arg}`);
     const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
     if (value === undefined || value === '' || (eq < 0 && value.startsWith('--'))) throw new OptionsError(`${flag} needs a value`);
     given[flag] = value;
   }
   const get = (flag: Flag): string | undefined => given[flag] ?? (env[FLAGS[flag]] || undefined);
+  const on = (s: Switch): boolean => {
+    if (switched.has(s)) return true;
+    const raw = env[SWITCHES[s]]?.trim().toLowerCase();
+    if (!raw || raw === '0' || raw === 'false') return false;
+    if (raw === '1' || raw === 'true') return true;
+    throw new OptionsError(`${SWITCHES[s]} must be 1 or 0, got ${env[SWITCHES[s]]}`);
+  };
   // npm runs scripts in the package's directory; a relative path means one from where the command was typed.
   const base = env.INIT_CWD || process.cwd();
 
@@ -187,6 +214,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     memoryBytes: memoryMb === undefined ? undefined : memoryMb * 1024 ** 2,
     llamaBin: llamaBin === undefined ? undefined : resolve(base, llamaBin),
     logFormat,
+    noBrowser: on('--no-browser'),
     help,
   };
 }

@@ -1,4 +1,4 @@
-import { Backoff, Connection, isTransientStatus } from '../src/api-client';
+import { Backoff, Connection, isTransientStatus, retryAfterMs } from '../src/api-client';
 
 const answer = (status: number) => ({ response: new Response(status === 204 ? null : '{}', { status }) });
 
@@ -83,5 +83,26 @@ describe('reconnecting with backoff', () => {
     setTimeout(() => ctrl.abort(), 10);
     await expect(call).rejects.toMatchObject({ name: 'AbortError' });
     expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('a 429 or 503 with Retry-After waits as long as it says (seconds or a date), at most an hour', async () => {
+    const at = (v: string) => retryAfterMs(new Response(null, { status: 429, headers: { 'retry-after': v } }), Date.parse('2026-01-01T00:00:00Z'));
+    expect(at('7')).toBe(7000);
+    expect(at('Thu, 01 Jan 2026 00:00:30 GMT')).toBe(30_000);
+    expect(at('999999')).toBe(3_600_000);
+    expect(at('soon')).toBeNull();
+    expect(retryAfterMs(new Response(null, { status: 429 }))).toBeNull();
+
+    const lines: string[] = [];
+    const conn = new Connection(
+      (l) => lines.push(l),
+      () => new Backoff(1, 4),
+    );
+    let n = 0;
+    const res = await conn.call(async () => ({
+      response: ++n === 1 ? new Response(null, { status: 429, headers: { 'retry-after': '1' } }) : new Response('{}', { status: 200 }),
+    }));
+    expect(res.response.status).toBe(200);
+    expect(lines).toEqual(['API busy (429), retrying in 1 s', 'API reachable again']);
   });
 });

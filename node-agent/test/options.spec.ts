@@ -18,6 +18,7 @@ describe('node agent options', () => {
       memoryBytes: undefined,
       llamaBin: undefined,
       logFormat: 'auto',
+      noBrowser: false,
       help: false,
     });
   });
@@ -64,6 +65,7 @@ describe('node agent options', () => {
         GLOB_NODE_MEMORY_MB: '48',
         GLOB_LLAMA_BIN: '/opt/llama/bin',
         GLOB_LOG_FORMAT: 'json',
+        GLOB_NO_BROWSER: '1',
       },
       'h',
     );
@@ -82,6 +84,7 @@ describe('node agent options', () => {
       memoryBytes: 48 * 1024 ** 2,
       llamaBin: '/opt/llama/bin',
       logFormat: 'json',
+      noBrowser: true,
       help: false,
     });
   });
@@ -102,6 +105,7 @@ describe('node agent options', () => {
     [['--pool-address', '0.0.0.0'], /not 0\.0\.0\.0/],
     [['--memory', '0'], /--memory must be a whole number of MB/],
     [['--log-format', 'pretty'], /--log-format must be auto, json or text/],
+    [['--no-browser=1'], /--no-browser takes no value/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseOptions(argv, {}, 'h')).toThrow(OptionsError);
     expect(() => parseOptions(argv, {}, 'h')).toThrow(message);
@@ -118,6 +122,14 @@ describe('node agent options', () => {
     expect(parseOptions([], { GLOB_NODE_MODELS: 'glob-tiny-chat' }, 'h').models).toEqual(['glob-tiny-chat']);
     expect(parseOptions([], {}, 'h').models).toBeUndefined();
     expect(() => parseOptions(['--models', 'a b'], {}, 'h')).toThrow(/--models must be catalog model ids/);
+  });
+
+  it('--no-browser: a flag without a value, or GLOB_NO_BROWSER=1', () => {
+    expect(parseOptions(['--no-browser', '--api', 'http://a.test'], {}, 'h')).toMatchObject({ noBrowser: true, api: 'http://a.test' });
+    expect(parseOptions([], { GLOB_NO_BROWSER: 'true' }, 'h').noBrowser).toBe(true);
+    expect(parseOptions([], { GLOB_NO_BROWSER: '0' }, 'h').noBrowser).toBe(false);
+    expect(parseOptions([], {}, 'h').noBrowser).toBe(false);
+    expect(() => parseOptions([], { GLOB_NO_BROWSER: 'maybe' }, 'h')).toThrow(/GLOB_NO_BROWSER must be 1 or 0/);
   });
 
   it('--help', () => {

@@ -87,6 +87,10 @@ const envSchema = z.object({
   JOIN_TOKEN_RATE_LIMIT: positiveInt.default(10),
   JOIN_TOKEN_RATE_WINDOW_SECONDS: positiveInt.default(3600),
   NODE_REGISTER_RATE_LIMIT: positiveInt.default(20),
+  /** Device codes asked for per IP and hour; polls per IP and minute; lookups and confirmations per account and 15 minutes. */
+  DEVICE_CODE_RATE_LIMIT: positiveInt.default(10),
+  DEVICE_CODE_POLL_RATE_LIMIT: positiveInt.default(60),
+  DEVICE_CODE_LOOKUP_RATE_LIMIT: positiveInt.default(20),
   NODE_REGISTER_RATE_WINDOW_SECONDS: positiveInt.default(3600),
   NODE_RATE_LIMIT: positiveInt.default(1200),
   NODE_RATE_WINDOW_SECONDS: positiveInt.default(60),
@@ -287,6 +291,9 @@ export interface AppConfig {
     otpSendIp: { limit: number; windowSeconds: number };
     joinToken: { limit: number; windowSeconds: number };
     nodeRegister: { limit: number; windowSeconds: number };
+    deviceCode: { limit: number; windowSeconds: number };
+    deviceCodePoll: { limit: number; windowSeconds: number };
+    deviceCodeLookup: { limit: number; windowSeconds: number };
     node: { limit: number; windowSeconds: number };
     nodeCatalog: { limit: number; windowSeconds: number };
     apiKeyCreate: { limit: number; windowSeconds: number };
@@ -517,6 +524,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       otpSendIp: { limit: env.OTP_SEND_IP_RATE_LIMIT, windowSeconds: env.OTP_SEND_IP_RATE_WINDOW_SECONDS },
       joinToken: { limit: env.JOIN_TOKEN_RATE_LIMIT, windowSeconds: env.JOIN_TOKEN_RATE_WINDOW_SECONDS },
       nodeRegister: { limit: env.NODE_REGISTER_RATE_LIMIT, windowSeconds: env.NODE_REGISTER_RATE_WINDOW_SECONDS },
+      deviceCode: { limit: env.DEVICE_CODE_RATE_LIMIT, windowSeconds: 3600 },
+      deviceCodePoll: { limit: env.DEVICE_CODE_POLL_RATE_LIMIT, windowSeconds: 60 },
+      deviceCodeLookup: { limit: env.DEVICE_CODE_LOOKUP_RATE_LIMIT, windowSeconds: 900 },
       node: { limit: env.NODE_RATE_LIMIT, windowSeconds: env.NODE_RATE_WINDOW_SECONDS },
       nodeCatalog: { limit: env.NODE_CATALOG_RATE_LIMIT, windowSeconds: env.NODE_CATALOG_RATE_WINDOW_SECONDS },
       apiKeyCreate: { limit: env.API_KEY_CREATE_RATE_LIMIT, windowSeconds: env.API_KEY_CREATE_RATE_WINDOW_SECONDS },

@@ -19,6 +19,7 @@ import { SessionDevices1765400000000 } from './1765400000000-SessionDevices';
 import { Passkeys1765500000000 } from './1765500000000-Passkeys';
 import { NodeSuspensions1765600000000 } from './1765600000000-NodeSuspensions';
 import { PeerRecomputation1765700000000 } from './1765700000000-PeerRecomputation';
+import { DeviceCodes1765800000000 } from './1765800000000-DeviceCodes';
 
 /** Every migration, oldest first. A new migration is added here. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   Passkeys1765500000000,
   NodeSuspensions1765600000000,
   PeerRecomputation1765700000000,
+  DeviceCodes1765800000000,
 ];

@@ -15,6 +15,7 @@ import { NodeJobEventsService } from './node-job-events.service';
 import { NodeJobHoldsService } from './node-job-holds.service';
 import { NodeVerifyJobsService } from './node-verify-jobs.service';
 import { NodesService } from './nodes.service';
+import { DevicePairingService } from './device-pairing.service';
 import { PoolsService } from './pools.service';
 import type { NodeIdentity } from './provider-nodes.repository';
 
@@ -27,6 +28,9 @@ const NODE: RateLimitRule = {
 };
 const RANGE_NOT_SATISFIABLE = { statusCode: 416, message: 'The requested range lies outside the file.', error: 'Range Not Satisfiable' };
 const CATALOG: RateLimitRule = { name: 'node-catalog', limit: (c) => c.rateLimits.nodeCatalog };
+/** Device codes asked for, and polls, per IP. */
+const DEVICE_CODE: RateLimitRule = { name: 'device-code', limit: (c) => c.rateLimits.deviceCode };
+const DEVICE_POLL: RateLimitRule = { name: 'device-code-poll', limit: (c) => c.rateLimits.deviceCodePoll };
 
 @Controller('api')
 export class NodesController {
@@ -40,6 +44,7 @@ export class NodesController {
     private readonly catalog: NodeCatalogService,
     private readonly modelFiles: ModelFilesService,
     private readonly agentPackage: NodeAgentPackageService,
+    private readonly pairing: DevicePairingService,
   ) {}
 
   @Public()
@@ -86,6 +91,32 @@ export class NodesController {
   @Post('nodes/join-tokens')
   createJoinToken(@CurrentUser() user: AuthUser): Promise<ResponseBody<'createJoinToken', 201>> {
     return this.nodes.createJoinToken(user.id);
+  }
+
+  @Public()
+  @Post('nodes/device-codes')
+  @RateLimit(DEVICE_CODE)
+  createDeviceCode(@Body() body: RequestBody<'createDeviceCode'>, @Ip() ip: string): Promise<ResponseBody<'createDeviceCode', 201>> {
+    return this.pairing.create(body, ip ?? null);
+  }
+
+  @Public()
+  @Post('nodes/device-codes/token')
+  @HttpCode(200)
+  @RateLimit(DEVICE_POLL)
+  exchangeDeviceCode(@Body() body: RequestBody<'exchangeDeviceCode'>): Promise<ResponseBody<'exchangeDeviceCode', 200>> {
+    return this.pairing.exchange(body);
+  }
+
+  @Get('nodes/device-codes/:userCode')
+  getPendingDevice(@CurrentUser() user: AuthUser, @Param('userCode') userCode: string): Promise<ResponseBody<'getPendingDevice', 200>> {
+    return this.pairing.pending(user.id, userCode);
+  }
+
+  @Post('nodes/device-codes/:userCode')
+  @HttpCode(200)
+  approvePendingDevice(@CurrentUser() user: AuthUser, @Param('userCode') userCode: string): Promise<ResponseBody<'approvePendingDevice', 200>> {
+    return this.pairing.approve(user.id, userCode);
   }
 
   @Public()

@@ -14,12 +14,19 @@ import { NodeJobStore } from './node-job-store';
 import { NodeSpeedService } from './node-speed.service';
 import { NodeVerifyJobsService } from './node-verify-jobs.service';
 import { NodesController } from './nodes.controller';
+import { DeviceCodesRepository } from './device-codes.repository';
+import { DevicePairingService } from './device-pairing.service';
 import { NodePoolsRepository } from './node-pools.repository';
 import { NodesService } from './nodes.service';
 import { PoolsService } from './pools.service';
 import { ProviderNodesRepository } from './provider-nodes.repository';
 
-/** The nodes tag: pairing, node credentials, the node operations (heartbeat, claim, events, return) and the owner's controls. */
+/**
+ * The nodes tag: pairing, node credentials, the node operations (heartbeat, claim, events, return) and the owner's controls.
+ * A remote job's services, by job: claims, events and settlement, `verify` jobs, holds (renewals, give-backs, missed
+ * first-token deadlines) and speed, over their state in Redis (NodeJobStore) and the signals from elsewhere (NodeJobSignals).
+ * Work goes one way: down to the inference core (RepliesService), trust, rewards and the catalog, never back.
+ */
 @Module({
   imports: [InferenceModule, RewardsModule, TrustModule],
   controllers: [NodesController],
@@ -35,6 +42,8 @@ import { ProviderNodesRepository } from './provider-nodes.repository';
     NodeCatalogService,
     NodeAgentPackageService,
     PoolsService,
+    DevicePairingService,
+    DeviceCodesRepository,
     JoinTokensRepository,
     ProviderNodesRepository,
     NodePoolsRepository,

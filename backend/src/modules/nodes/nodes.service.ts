@@ -6,7 +6,7 @@ import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { RateLimitedException } from '../../contract/errors';
 import type { RequestBody, Schemas } from '../../contract/types';
-import { Transactions } from '../../database/repository';
+import { Transactions, type Tx } from '../../database/repository';
 import { SpotChecksRepository } from '../trust/spot-checks.repository';
 import { TasksRepository } from '../inference/tasks.repository';
 import { LOWEST_HARDWARE_SCORE } from '../rewards/rewards';
@@ -56,10 +56,16 @@ export class NodesService {
     const { limit, windowSeconds } = this.config.rateLimits.joinToken;
     const retryAfter = await this.limiter.hit('join-token', userId, limit, windowSeconds);
     if (retryAfter !== null) throw new RateLimitedException(retryAfter);
-    const token = newSecret(JOIN_TOKEN_PREFIX);
-    const expiresAt = await this.joinTokens.create(userId, hashSecret(token), JOIN_TOKEN_TTL_SECONDS);
+    const { join_token: token, expires_at } = await this.issueJoinToken(userId);
     const agent = await this.agentPackage.describe();
-    return { join_token: token, expires_at: expiresAt.toISOString(), command: this.agentPackage.command(token, agent), agent };
+    return { join_token: token, expires_at, command: this.agentPackage.command(token, agent), agent };
+  }
+
+  /** A join token of the account: single use, valid JOIN_TOKEN_TTL_SECONDS, shown once and stored as a hash. */
+  async issueJoinToken(userId: string, tx?: Tx): Promise<Schemas['DeviceCodeGrant']> {
+    const token = newSecret(JOIN_TOKEN_PREFIX);
+    const expiresAt = await this.joinTokens.create(userId, hashSecret(token), JOIN_TOKEN_TTL_SECONDS, tx);
+    return { join_token: token, expires_at: expiresAt.toISOString() };
   }
 
   /** The token is used up in the same transaction that creates the node: a second or late use gets 401 and nothing is created. */
