@@ -31,6 +31,7 @@ import { Route as AppShellApiKeysRouteImport } from './routes/app/_shell/api-key
 import { Route as AppShellAssistantRouteImport } from './routes/app/_shell/assistant'
 import { Route as AppShellDashboardRouteImport } from './routes/app/_shell/dashboard'
 import { Route as AppShellNodesRouteImport } from './routes/app/_shell/nodes'
+import { Route as AppShellPairRouteImport } from './routes/app/_shell/pair'
 import { Route as AppShellSecurityRouteImport } from './routes/app/_shell/security'
 import { Route as AppShellWalletRouteImport } from './routes/app/_shell/wallet'
 import { Route as AppShellAssistantIndexRouteImport } from './routes/app/_shell/assistant.index'
@@ -145,6 +146,11 @@ const AppShellNodesRoute = AppShellNodesRouteImport.update({
   path: '/nodes',
   getParentRoute: () => AppShellRoute,
 } as any)
+const AppShellPairRoute = AppShellPairRouteImport.update({
+  id: '/pair',
+  path: '/pair',
+  getParentRoute: () => AppShellRoute,
+} as any)
 const AppShellSecurityRoute = AppShellSecurityRouteImport.update({
   id: '/security',
   path: '/security',
@@ -193,6 +199,7 @@ export interface FileRoutesByFullPath {
   '/app/assistant': typeof AppShellAssistantRouteWithChildren
   '/app/dashboard': typeof AppShellDashboardRoute
   '/app/nodes': typeof AppShellNodesRoute
+  '/app/pair': typeof AppShellPairRoute
   '/app/security': typeof AppShellSecurityRoute
   '/app/wallet': typeof AppShellWalletRoute
   '/blog/': typeof SiteBlogIndexRoute
@@ -218,6 +225,7 @@ export interface FileRoutesByTo {
   '/app/api-keys': typeof AppShellApiKeysRoute
   '/app/dashboard': typeof AppShellDashboardRoute
   '/app/nodes': typeof AppShellNodesRoute
+  '/app/pair': typeof AppShellPairRoute
   '/app/security': typeof AppShellSecurityRoute
   '/app/wallet': typeof AppShellWalletRoute
   '/blog': typeof SiteBlogIndexRoute
@@ -248,6 +256,7 @@ export interface FileRoutesById {
   '/app/_shell/assistant': typeof AppShellAssistantRouteWithChildren
   '/app/_shell/dashboard': typeof AppShellDashboardRoute
   '/app/_shell/nodes': typeof AppShellNodesRoute
+  '/app/_shell/pair': typeof AppShellPairRoute
   '/app/_shell/security': typeof AppShellSecurityRoute
   '/app/_shell/wallet': typeof AppShellWalletRoute
   '/_site/blog/': typeof SiteBlogIndexRoute
@@ -277,6 +286,7 @@ export interface FileRouteTypes {
     | '/app/assistant'
     | '/app/dashboard'
     | '/app/nodes'
+    | '/app/pair'
     | '/app/security'
     | '/app/wallet'
     | '/blog/'
@@ -302,6 +312,7 @@ export interface FileRouteTypes {
     | '/app/api-keys'
     | '/app/dashboard'
     | '/app/nodes'
+    | '/app/pair'
     | '/app/security'
     | '/app/wallet'
     | '/blog'
@@ -331,6 +342,7 @@ export interface FileRouteTypes {
     | '/app/_shell/assistant'
     | '/app/_shell/dashboard'
     | '/app/_shell/nodes'
+    | '/app/_shell/pair'
     | '/app/_shell/security'
     | '/app/_shell/wallet'
     | '/_site/blog/'
@@ -500,6 +512,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppShellNodesRouteImport
       parentRoute: typeof AppShellRoute
     }
+    '/app/_shell/pair': {
+      id: '/app/_shell/pair'
+      path: '/pair'
+      fullPath: '/app/pair'
+      preLoaderRoute: typeof AppShellPairRouteImport
+      parentRoute: typeof AppShellRoute
+    }
     '/app/_shell/security': {
       id: '/app/_shell/security'
       path: '/security'
@@ -590,6 +609,7 @@ interface AppShellRouteChildren {
   AppShellAssistantRoute: typeof AppShellAssistantRouteWithChildren
   AppShellDashboardRoute: typeof AppShellDashboardRoute
   AppShellNodesRoute: typeof AppShellNodesRoute
+  AppShellPairRoute: typeof AppShellPairRoute
   AppShellSecurityRoute: typeof AppShellSecurityRoute
   AppShellWalletRoute: typeof AppShellWalletRoute
 }
@@ -599,6 +619,7 @@ const AppShellRouteChildren: AppShellRouteChildren = {
   AppShellAssistantRoute: AppShellAssistantRouteWithChildren,
   AppShellDashboardRoute: AppShellDashboardRoute,
   AppShellNodesRoute: AppShellNodesRoute,
+  AppShellPairRoute: AppShellPairRoute,
   AppShellSecurityRoute: AppShellSecurityRoute,
   AppShellWalletRoute: AppShellWalletRoute,
 }

@@ -1,7 +1,7 @@
 import { mutationOptions, queryOptions, type QueryClient } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
 import constants from '@glob/contract/constants.json';
-import { api, unwrap } from '../client';
+import { ApiError, api, unwrap } from '../client';
 
 export type ProviderNode = components['schemas']['Node'];
 export type NodeStatus = components['schemas']['NodeStatus'];
@@ -12,6 +12,7 @@ export type Pool = components['schemas']['Pool'];
 export type PoolStatus = components['schemas']['PoolStatus'];
 export type PoolRole = components['schemas']['PoolRole'];
 export type PoolCreate = components['schemas']['PoolCreate'];
+export type PendingDevice = components['schemas']['PendingDevice'];
 
 /** The node list is polled every 10 s, so a newly paired node appears and goes online without a reload. */
 export const NODES_POLL_MS = 10_000;
@@ -44,6 +45,21 @@ export const nodeQueries = {
       queryFn: () => unwrap(api.GET('/api/nodes/pools')).then((r) => r.pools),
       refetchInterval: NODES_POLL_MS,
     }),
+
+  /**
+   * GET /api/nodes/device-codes/{userCode} — the machine waiting for this code (RFC 8628's device flow), before its
+   * owner confirms. Lookups count against a per-account limit, so the answer is read once: no refetch while it is
+   * shown, and no retry of an answer the API gave (404 unknown or expired, 429 limit reached), not even when the page
+   * mounts after its loader's prefetch failed; looking the code up again is the owner's choice.
+   */
+  pendingDevice: (userCode: string) =>
+    queryOptions({
+      queryKey: [...nodeQueries.all, 'device-code', userCode] as const,
+      queryFn: () => unwrap(api.GET('/api/nodes/device-codes/{userCode}', { params: { path: { userCode } } })),
+      staleTime: Infinity,
+      retryOnMount: false,
+      retry: (failures, error) => !(error instanceof ApiError && error.status < 500) && failures < 1,
+    }),
 };
 
 /** One node changed: its row is replaced at once, then the list is read again. */
@@ -53,6 +69,21 @@ function replaceNode(client: QueryClient, node: ProviderNode): void {
 }
 
 export const nodeMutations = {
+  /**
+   * POST /api/nodes/device-codes/{userCode} — the owner confirms: the machine's next poll gets a join token and it pairs
+   * itself. The code is used up (a lookup would answer 404); the node list is read again.
+   */
+  approvePendingDevice: () =>
+    mutationOptions({
+      mutationKey: [...nodeQueries.all, 'approve-device'] as const,
+      mutationFn: (userCode: string): Promise<PendingDevice> =>
+        unwrap(api.POST('/api/nodes/device-codes/{userCode}', { params: { path: { userCode } } })),
+      onSuccess: (_device, userCode, _ctx, { client }) => {
+        client.removeQueries({ queryKey: nodeQueries.pendingDevice(userCode).queryKey, exact: true });
+        void client.invalidateQueries({ queryKey: nodeQueries.list().queryKey });
+      },
+    }),
+
   /** POST /api/nodes/join-tokens — a single-use token (15 minutes) and the command that pairs a machine with it. */
   createJoinToken: () =>
     mutationOptions({

@@ -1,4 +1,4 @@
-import { Link, useNavigate } from '@tanstack/react-router';
+import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useDocumentTitle } from '../session/title';
 import type { TwoFactorChallenge } from '../../api/queries/accounts';
@@ -11,6 +11,8 @@ import { SocialButtons } from './SocialButtons';
 import { TwoFactorStep } from './TwoFactorStep';
 import './auth.css';
 import { useStepFocus } from '../session/useStepFocus';
+import { returnPath } from '../session/returnPath';
+import { PAIR_PATH, rememberedPairCode } from '../nodes/pairCode';
 
 type Mode = 'login' | 'register' | 'reset';
 
@@ -25,10 +27,12 @@ const HEADINGS = {
 
 /**
  * /app/auth: a toggle between login and register (form, then code), social sign-in,
- * and /app/dashboard once signed in (a visitor already signed in never gets here: the route's beforeLoad).
+ * and /app/dashboard once signed in (a visitor already signed in never gets here: the route's beforeLoad) — or the page
+ * that sent the visitor here (`?redirect=`), or the pair page when this tab came with a machine's code.
  */
 export function AuthPage() {
   const navigate = useNavigate();
+  const back = useSearch({ strict: false, select: (search) => returnPath((search as { redirect?: unknown }).redirect) });
   const [mode, setMode] = useState<Mode>('login');
   const [step, setStep] = useState<RegisterStep>('form');
   const [resetStep, setResetStep] = useState<ResetStep>('email');
@@ -38,7 +42,12 @@ export function AuthPage() {
   const heading = useStepFocus(mode === 'reset' ? resetStep : step);
   useDocumentTitle(view === 'login' ? 'Sign In' : mode === 'reset' ? 'Reset Password' : 'Create Account');
 
-  const onSignedIn = () => void navigate({ to: '/app/dashboard', replace: true });
+  const onSignedIn = () => {
+    const code = rememberedPairCode();
+    if (back) void navigate({ href: back, replace: true });
+    else if (code) void navigate({ to: PAIR_PATH, search: { code }, replace: true });
+    else void navigate({ to: '/app/dashboard', replace: true });
+  };
   const choose = (next: Mode) => {
     setChallenge(null);
     setMode(next);

@@ -5,6 +5,8 @@ import { useDocumentTitle } from '../session/title';
 import { ERROR_REDIRECT_MS, MSG, SUCCESS_REDIRECT_MS } from './messages';
 import type { TwoFactorChallenge } from '../../api/queries/accounts';
 import { completeOAuth, openInDesktop } from './oauthCallback';
+import { rememberedPairCode } from '../nodes/pairCode';
+import { PAIR_TEXTS } from '../nodes/texts';
 import { TwoFactorStep } from './TwoFactorStep';
 import './auth.css';
 
@@ -19,7 +21,8 @@ const PROVIDER_NAMES: Record<string, string> = { google: 'Google', github: 'GitH
 /**
  * /app/oauth/callback/{provider}: posts the provider's code and state once,
  * stores the session, then goes to /app/dashboard after 1.5 s — or stays, when the sign-in was for the desktop
- * app — and on failure shows why and returns to /app/auth after 3 s.
+ * app (and leads on to the pair page when this tab came from it with a machine's code) — and on failure shows why
+ * and returns to /app/auth after 3 s.
  */
 export function OAuthCallbackPage() {
   const { provider } = useParams({ strict: false }) as { provider?: string };
@@ -51,6 +54,8 @@ export function OAuthCallbackPage() {
   }, [provider, searchStr, navigate]);
 
   const name = (provider && PROVIDER_NAMES[provider]) || provider || '';
+  // Read when the success shows (the pair page forgets the code once it is reached).
+  const pairCode = state.phase === 'success' ? rememberedPairCode() : undefined;
   if (state.phase === 'twoFactor') {
     const desktop = openInDesktop();
     return (
@@ -88,6 +93,13 @@ export function OAuthCallbackPage() {
               <p className="callback-message" role="status">
                 {state.desktop ? MSG.desktopDone : 'You are signed in. Taking you to your dashboard...'}
               </p>
+              {state.desktop && pairCode ? (
+                <p className="callback-message">
+                  <Link to="/app/pair" search={{ code: pairCode }} className="btn btn-primary">
+                    {PAIR_TEXTS.continuePairing}
+                  </Link>
+                </p>
+              ) : null}
             </>
           )}
           {state.phase === 'error' && (

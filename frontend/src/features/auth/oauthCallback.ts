@@ -1,13 +1,13 @@
 import { OAUTH_PROVIDERS, isTwoFactorChallenge, oauthCallback, type OAuthProvider, type TwoFactorChallenge } from '../../api/queries/accounts';
 import { failureText } from '../../api/errors';
 import { startSession } from '../../api/session';
+import { openInDesktop } from './desktop';
 import { MSG } from './messages';
+
+export { OPEN_IN_DESKTOP_KEY, openInDesktop } from './desktop';
 
 /** Signed in, failed, or (two-factor sign-in on) waiting for the second step. */
 export type CallbackResult = { ok: true; desktop: boolean } | { ok: false; message: string } | { ok: false; challenge: TwoFactorChallenge };
-
-/** The flag a desktop-initiated sign-in leaves in local storage. */
-export const OPEN_IN_DESKTOP_KEY = 'open_in_desktop';
 
 /**
  * The secret that binds a social sign-in to the browser that started it: kept in this tab's sessionStorage (it
@@ -50,14 +50,6 @@ export function completeOAuth(provider: string | undefined, search: URLSearchPar
     runs.set(key, run);
   }
   return run;
-}
-
-export function openInDesktop(): boolean {
-  try {
-    return localStorage.getItem(OPEN_IN_DESKTOP_KEY) === 'true';
-  } catch {
-    return false;
-  }
 }
 
 const fail = (message: string): CallbackResult => ({ ok: false, message });

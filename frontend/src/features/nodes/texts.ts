@@ -170,3 +170,43 @@ export const POOL_ROLE_LABELS: Record<PoolRole, string> = {
   coordinator: 'Coordinator',
   shard: 'Shard',
 };
+
+/**
+ * The texts of "Pair a new node" (/app/pair): a machine asks to pair without a token to copy (its app shows a code
+ * and opens this page), and its owner, signed in, checks which machine it is and confirms it.
+ */
+export const PAIR_TEXTS = {
+  title: NODES_TEXTS.pairTitle,
+  intro: 'A machine that asks to pair shows a code. Enter it here to see which machine it is, then confirm to make it one of your nodes.',
+  codeLabel: 'Pairing code',
+  codeHint: 'The code shown on the machine you are pairing.',
+  codeRequired: 'Enter the code the machine shows',
+  lookUp: 'Find the machine',
+  lookingUp: 'Looking up the code...',
+
+  machineTitle: 'The machine that asks to pair',
+  code: 'Code',
+  name: NODES_TEXTS.nameLabel,
+  hostname: 'Hostname',
+  system: 'System',
+  cpuCores: 'CPU cores',
+  memory: 'Memory',
+  gpu: 'GPU',
+  noGpu: NODES_TEXTS.cpuOnly,
+  ip: 'Asked from (IP address)',
+  ipUnknown: 'Not known',
+  asked: 'Asked',
+  expires: NODES_TEXTS.pairExpires,
+  check: 'Confirm only a machine you are pairing yourself, and only if it shows this same code.',
+  confirm: 'Confirm pairing',
+  confirming: 'Confirming...',
+  cancel: NODES_TEXTS.cancel,
+
+  doneTitle: 'Machine confirmed',
+  done: (name: string) => `${name} will finish pairing by itself and then appear on the Your nodes page.`,
+  toNodes: 'Go to Your nodes',
+
+  unknownCode: 'This code is unknown or has expired. Start pairing again on the machine.',
+  /** On a sign-in's success screen, when this tab came to the pair page with a code before signing in. */
+  continuePairing: 'Continue to confirm the machine that asks to pair',
+} as const;

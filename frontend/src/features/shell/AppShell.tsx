@@ -8,6 +8,7 @@ import { ThemeToggle } from '../../components/ThemeToggle';
 import { displayName, endSession, useSession, userBalance } from '../session/session';
 import { useDocumentTitle } from '../session/title';
 import { QueueDashboardButton } from './QueueDashboardButton';
+import { PAIR_TEXTS } from '../nodes/texts';
 
 const LINKS: {
   to: '/app/dashboard' | '/app/assistant' | '/app/wallet' | '/app/nodes' | '/app/api-keys' | '/app/security';
@@ -21,6 +22,9 @@ const LINKS: {
   { to: '/app/api-keys', label: 'API keys', icon: 'code' },
   { to: '/app/security', label: 'Security', icon: 'shield' },
 ];
+
+/** The tab titles: each link's page, and pages reached from elsewhere (a machine's app opens the pair page). */
+const TITLES: { to: string; label: string }[] = [...LINKS, { to: '/app/pair', label: PAIR_TEXTS.title }];
 
 /**
  * The left sidebar (logo, the user's initial, name or e-mail and balance, the app's links, 'Queue dashboard' for
@@ -38,7 +42,7 @@ export function AppShell({ children }: { children: ReactNode }) {
   const [open, setOpen] = useState(false);
   const [leaving, setLeaving] = useState(false);
 
-  useDocumentTitle(LINKS.find((l) => pathname.startsWith(l.to))?.label ?? 'Glob Network');
+  useDocumentTitle(TITLES.find((l) => pathname.startsWith(l.to))?.label ?? 'Glob Network');
 
   // The small-screen menu closes on navigation (adjusted while rendering, not in an effect) and on Escape.
   const [menuPath, setMenuPath] = useState(pathname);

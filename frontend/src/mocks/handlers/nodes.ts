@@ -1,3 +1,4 @@
+import spec from '@glob/contract/openapi.json';
 import type { components } from '@glob/contract';
 import { example } from '../examples';
 import { http } from '../http';
@@ -6,6 +7,7 @@ type ProviderNode = components['schemas']['Node'];
 type NodeUpdate = components['schemas']['NodeUpdate'];
 type NodeRegistration = components['schemas']['NodeRegistration'];
 type Pool = components['schemas']['Pool'];
+type PendingDevice = components['schemas']['PendingDevice'];
 
 /**
  * The caller's nodes and pools, in memory: the spec's example lists at first; pairing (register) adds a node, updates
@@ -16,11 +18,15 @@ let nodes: ProviderNode[] = [];
 let pools: Pool[] = [];
 let pairedCount = 0;
 let poolCount = 0;
+/** Machines that asked to pair without a token (device flow): waiting, confirmed by the owner, or paired (code used). */
+let devices: { device: PendingDevice; deviceCode: string; state: 'waiting' | 'approved' | 'used' }[] = [];
+let deviceCount = 0;
 
 /** Back to the spec's example lists (tests call it before each case). */
 export function resetNodesMock(): void {
   nodes = example('/api/nodes', 'get', 200).nodes;
   pools = example('/api/nodes/pools', 'get', 200).pools;
+  devices = [];
 }
 resetNodesMock();
 
@@ -111,6 +117,52 @@ function createPool(body: Record<string, unknown>) {
   return { status: 201 as const, pool };
 }
 
+/** The letters of a user code, as the API compares them: case, spaces and the dash do not matter. */
+const codeLetters = (code: string) => code.toUpperCase().replace(/[^A-Z]/g, '');
+/** A user code as the API writes it, WDJB-MJHT; anything else upper-cased as it came. */
+const formatCode = (code: string) => {
+  const letters = codeLetters(code);
+  return letters.length === 8 ? `${letters.slice(0, 4)}-${letters.slice(4)}` : code.toUpperCase();
+};
+/** The letters a user code is made of: the spec's DeviceCode.user_code pattern (^[BCD…]{4}-[BCD…]{4}$). */
+const CODE_ALPHABET = /\[([A-Z]+)\]/.exec(
+  (spec as unknown as { components: { schemas: { DeviceCode: { properties: { user_code: { pattern: string } } } } } }).components.schemas.DeviceCode
+    .properties.user_code.pattern,
+)![1]!;
+/** The n-th code the mocks hand out: n written with the code's letters as digits. */
+function nthCode(n: number): string {
+  const base = CODE_ALPHABET.length;
+  const letters = Array.from({ length: 8 }, (_, i) => CODE_ALPHABET[Math.floor(n / base ** (7 - i)) % base]).join('');
+  return formatCode(letters);
+}
+const findDevice = (code: string) => devices.find((d) => codeLetters(d.device.user_code) === codeLetters(code));
+
+/** The spec's waiting machine, under the code asked for, waiting from now for as long as the example's does. */
+function exampleDevice(code: string): PendingDevice {
+  const answer = example('/api/nodes/device-codes/{userCode}', 'get', 200);
+  const now = Date.now();
+  const lifetime = Date.parse(answer.expires_at) - Date.parse(answer.created_at);
+  return { ...answer, user_code: formatCode(code), created_at: new Date(now).toISOString(), expires_at: new Date(now + lifetime).toISOString() };
+}
+
+/** A new device code for the machine a body describes (the spec's example machine for what it lacks). */
+function askToPair(body: Record<string, unknown>) {
+  const answer = example('/api/nodes/device-codes', 'post', 201);
+  const base = exampleDevice(answer.user_code);
+  const n = ++deviceCount;
+  const user_code = nthCode(n);
+  const device: PendingDevice = {
+    ...base,
+    user_code,
+    name: typeof body.name === 'string' && body.name ? body.name : base.name,
+    host: isObject(body.host) ? { ...base.host, ...body.host } : base.host,
+    expires_at: new Date(Date.parse(base.created_at) + answer.expires_in * 1000).toISOString(),
+  };
+  const deviceCode = `${answer.device_code}${n}`;
+  devices = [...devices, { device, deviceCode, state: 'waiting' }];
+  return { ...answer, device_code: deviceCode, user_code, verification_uri_complete: `${answer.verification_uri}?code=${user_code}` };
+}
+
 const readJson = async (request: Request): Promise<Record<string, unknown>> => {
   try {
     const body: unknown = await request.json();
@@ -124,6 +176,32 @@ const readJson = async (request: Request): Promise<Record<string, unknown>> => {
 export const nodesHandlers = [
   http.get('/api/nodes', ({ response }) => response(200).json({ nodes })),
   http.post('/api/nodes/join-tokens', ({ response }) => response(201).json(example('/api/nodes/join-tokens', 'post', 201))),
+  // Pairing without a token (RFC 8628): a code asked for is kept; the owner's confirmation makes its app's next poll
+  // answer a join token, once. A code the mocks never handed out answers the spec's examples; a confirmed one 404s.
+  http.post('/api/nodes/device-codes', async ({ request, response }) => response(201).json(askToPair(await readJson(request)))),
+  http.post('/api/nodes/device-codes/token', async ({ request, response }) => {
+    const body = await readJson(request);
+    const asked = devices.find((d) => d.deviceCode === body.device_code);
+    if (!asked) return response(200).json(example('/api/nodes/device-codes/token', 'post', 200));
+    if (asked.state === 'waiting') return response(400).json(example('/api/nodes/device-codes/token', 'post', 400));
+    if (asked.state === 'used')
+      return response(400).json({ statusCode: 400, message: 'This code is no longer valid: start pairing again.', error: 'expired_token' });
+    asked.state = 'used';
+    return response(200).json(example('/api/nodes/device-codes/token', 'post', 200));
+  }),
+  http.get('/api/nodes/device-codes/{userCode}', ({ params, response }) => {
+    const asked = findDevice(params.userCode);
+    if (!asked) return response(200).json(exampleDevice(params.userCode));
+    if (asked.state !== 'waiting') return response(404).json(example('/api/nodes/device-codes/{userCode}', 'get', 404));
+    return response(200).json(asked.device);
+  }),
+  http.post('/api/nodes/device-codes/{userCode}', ({ params, response }) => {
+    const asked = findDevice(params.userCode);
+    if (!asked) return response(200).json(exampleDevice(params.userCode));
+    if (asked.state !== 'waiting') return response(404).json(example('/api/nodes/device-codes/{userCode}', 'post', 404));
+    asked.state = 'approved';
+    return response(200).json(asked.device);
+  }),
   http.post('/api/nodes/register', async ({ request, response }) => {
     const node = paired(await readJson(request));
     nodes = [node, ...nodes];
