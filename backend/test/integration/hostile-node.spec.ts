@@ -26,6 +26,10 @@ type User = Awaited<ReturnType<typeof newUser>>;
  * A node is a stranger: a script that speaks the node API (not the project's agent) tries each lie and abuse a
  * modified agent could, and the platform must neither bill, pay nor slow down because of it.
  */
+// Each test pairs a scripted node whose model proof runs the tiny model in a child process: on a loaded machine that
+// alone can take most of the default 30 s.
+jest.setTimeout(90_000);
+
 describe('a hostile node', () => {
   let stack: TestStack;
   let owner: User;
