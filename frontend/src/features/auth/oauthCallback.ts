@@ -4,7 +4,7 @@ import { startSession } from '../../api/session';
 import { openInDesktop } from './desktop';
 import { MSG } from './messages';
 
-export { OPEN_IN_DESKTOP_KEY, openInDesktop } from './desktop';
+export { openInDesktop } from './desktop';
 
 /** Signed in, failed, or (two-factor sign-in on) waiting for the second step. */
 export type CallbackResult = { ok: true; desktop: boolean } | { ok: false; message: string } | { ok: false; challenge: TwoFactorChallenge };
