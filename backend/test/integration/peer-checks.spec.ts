@@ -110,7 +110,9 @@ describe('peer checks: other owners’ nodes verify a node’s work by recomputa
   };
 
   beforeAll(async () => {
-    stack = await startStack({ env: { SPOT_CHECK_FIRST: '3', SPOT_CHECK_PERCENT: '0', HEARTBEAT_SECONDS: '10' } });
+    // A stopped reply's commitment (a pass over every token the agent had generated) is due within 30 s; on a machine
+    // running three test stages at once the agent can take longer, so the test gives it 120 s.
+    stack = await startStack({ env: { SPOT_CHECK_FIRST: '3', SPOT_CHECK_PERCENT: '0', HEARTBEAT_SECONDS: '10', NODE_STOP_COMMIT_SECONDS: '120' } });
     requester = await newUser(stack, 'peer-requester');
     dataDir = await mkdtemp(join(tmpdir(), 'glob-peer-'));
   }, 90_000);
