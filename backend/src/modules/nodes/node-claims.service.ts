@@ -165,16 +165,7 @@ export class NodeClaimsService {
         await this.events.settle(a, data, 'abort');
         continue;
       }
-      // Logged in the id of the request that asked for the reply (the node's own call has another).
-      withRequestId(data.requestId, () =>
-        this.logger.log({
-          msg: `Node ${node.id} claimed job ${lease.jobId}`,
-          job_id: lease.jobId,
-          node_id: node.id,
-          task_id: data.taskId,
-          model: data.modelId,
-        }),
-      );
+      this.logClaim(node, lease, data, 'job');
       return {
         job_id: lease.jobId,
         model_id: data.modelId,
@@ -208,15 +199,7 @@ export class NodeClaimsService {
       kind: 'remote',
     };
     await this.store.hold(a);
-    withRequestId(data.requestId, () =>
-      this.logger.log({
-        msg: `Node ${node.id} claimed embed job ${lease.jobId}`,
-        job_id: lease.jobId,
-        node_id: node.id,
-        task_id: data.taskId,
-        model: data.modelId,
-      }),
-    );
+    this.logClaim(node, lease, data, 'embed job');
     return {
       job_id: lease.jobId,
       model_id: data.modelId,
@@ -228,5 +211,18 @@ export class NodeClaimsService {
       max_bytes: 0,
       ...(data.requestId ? { request_id: data.requestId } : {}),
     };
+  }
+
+  /** Logged in the id of the request that asked for the reply (the node's own call has another). */
+  private logClaim(node: NodeIdentity, lease: Lease, data: InferenceJob, what: string): void {
+    withRequestId(data.requestId, () =>
+      this.logger.log({
+        msg: `Node ${node.id} claimed ${what} ${lease.jobId}`,
+        job_id: lease.jobId,
+        node_id: node.id,
+        task_id: data.taskId,
+        model: data.modelId,
+      }),
+    );
   }
 }
