@@ -20,7 +20,7 @@ import { boundNumberRules } from './json-grammar';
 import { JsonSchemaGbnf } from './json-schema-gbnf';
 import { validateGguf } from './gguf-validate';
 import { loadNodeLlamaCpp } from './node-llama-cpp';
-import { alignLogprobs, clampLogprob, tokenPieces, type TokenLogprob } from './logprobs';
+import { alignLogprobs, clampLogprob, piecesWithin, tokenPieces, type TokenLogprob } from './logprobs';
 import { COMMIT_TOP, type Step } from './commitment';
 import { REPEAT_WINDOW, type Recomputation } from './verification';
 import { llamaCppOptions, type Sampling } from './sampling';
@@ -322,16 +322,17 @@ export class LlamaEngine {
   }
 
   /**
-   * Scores a text someone else generated for the request (a spot check of a node's logprobs): its tokens as a
-   * generation with `logprobs: top` would have scored them after the same prompt.
+   * Scores a reply someone else generated (a spot check of a node's logprobs): its tokens (the ids it committed to,
+   * end-of-generation left out) as a generation with `logprobs: top` scored them after the same prompt, cut to `text`.
    */
-  async score(modelId: string, req: PromptRequest, text: string, top: number): Promise<TokenLogprob[]> {
+  async score(modelId: string, req: PromptRequest, tokens: number[], text: string, top: number): Promise<TokenLogprob[]> {
     const m = this.get(modelId);
+    if (tokens.some((t) => !Number.isInteger(t) || t < 0 || t >= m.vocabSize)) throw new RangeError('a token is not in the vocabulary');
     const prompt = this.promptOf(m, this.input(m, req));
     const slot = await this.acquire(m);
     if (!slot) throw new ModelNotLoadedError(modelId);
     try {
-      return await this.scoreOn(m, slot, prompt, text, top);
+      return await this.scoreOn(m, slot, prompt, tokens as Nlc.Token[], text, top);
     } finally {
       this.release(m, slot);
     }
@@ -535,17 +536,19 @@ export class LlamaEngine {
   }
 
   /**
-   * `text`'s tokens (as the tokenizer splits it) with their log probabilities at temperature 1 after `prompt`, and the
-   * `top` likeliest tokens at each place: the tokens evaluated again on the slot's sequence (its cached prompt kept),
-   * one batch, the distribution read at every position.
+   * The generated `tokens` with their log probabilities at temperature 1 after `prompt`, and the `top` likeliest tokens
+   * at each place, those past `text`'s end left out: evaluated again on the slot's sequence (its cached prompt kept),
+   * one batch. The tokens as sampled, never the text split again: a SentencePiece tokenizer would split a reply that
+   * starts "!" into one token more than was generated.
    */
-  private async scoreOn(m: LoadedModel, slot: Slot, prompt: Nlc.Token[], text: string, top: number): Promise<TokenLogprob[]> {
-    const tokens = m.model.tokenize(text);
+  private async scoreOn(m: LoadedModel, slot: Slot, prompt: Nlc.Token[], generated: Nlc.Token[], text: string, top: number): Promise<TokenLogprob[]> {
+    const tokens = generated.filter((t) => !m.model.isEogToken(t));
     if (tokens.length === 0 || prompt.length === 0) return [];
-    const steps = await this.stepsOn(m, slot, prompt, tokens, top, false);
-    // Decoded as the text they were split from (a tokenizer's leading space at its start dropped, as in the text).
+    // Decoded as in the reply (a tokenizer's leading space at its start dropped, as in the text).
     const decode = (ids: Nlc.Token[], at: number) => m.model.detokenize(ids, false, tokens.slice(Math.max(0, at - 4), at));
     const pieces = tokenPieces(tokens, (ids, start) => decode(ids as Nlc.Token[], start));
+    const shown = piecesWithin(pieces, text.length);
+    const steps = await this.stepsOn(m, slot, prompt, tokens.slice(0, shown), top, false);
     return alignLogprobs(
       text,
       steps.map((step, j) => ({
@@ -650,7 +653,7 @@ export class LlamaEngine {
         stopOnAbortSignal: true,
         onToken: (tokens: Nlc.Token[]) => {
           completionTokens += tokens.length;
-          if (req.commit) generated.push(...tokens);
+          if (req.commit || req.sampling.logprobs !== undefined) generated.push(...tokens);
         },
         onTextChunk: (chunk: string) => {
           if (chunk.length === 0) return;
@@ -675,7 +678,7 @@ export class LlamaEngine {
       // Scored also after an abort: a stop sequence ends a generation that way, and its text is still the answer.
       const logprobs =
         req.sampling.logprobs !== undefined
-          ? await this.scoreOn(m, slot, this.promptOf(m, { messages, rawTokens }), text, req.sampling.logprobs)
+          ? await this.scoreOn(m, slot, this.promptOf(m, { messages, rawTokens }), generated, text, req.sampling.logprobs)
           : undefined;
       const prompt = req.commit ? this.promptOf(m, { messages, rawTokens }) : [];
       const commitment = req.commit ? await this.stepsOn(m, slot, prompt, generated, COMMIT_TOP, reason === 'eogToken') : undefined;

@@ -69,17 +69,32 @@ export function tokenPieces(tokens: readonly number[], decode: (ids: number[], s
   return pieces;
 }
 
+/** How many of the pieces it takes to show `length` characters of their text (those after add nothing shown). */
+export function piecesWithin(pieces: readonly string[], length: number): number {
+  let at = 0;
+  for (const [i, piece] of pieces.entries()) {
+    if (at >= length && piece) return i;
+    at += piece.length;
+  }
+  return pieces.length;
+}
+
 /** The tokens of the first `length` characters of their text (a reply cut at a stop sequence keeps those it shows). */
 export function cutLogprobs(logprobs: TokenLogprob[], length: number): TokenLogprob[] {
-  const out: TokenLogprob[] = [];
   let at = 0;
-  for (const t of logprobs) {
-    if (at >= length && t.token) break;
-    const token = t.token.slice(0, Math.max(0, length - at));
-    out.push(token === t.token ? t : { ...t, token, bytes: bytesOf(token) });
-    at += token.length;
-  }
-  return out;
+  return logprobs
+    .slice(
+      0,
+      piecesWithin(
+        logprobs.map((t) => t.token),
+        length,
+      ),
+    )
+    .map((t) => {
+      const token = t.token.slice(0, Math.max(0, length - at));
+      at += token.length;
+      return token === t.token ? t : { ...t, token, bytes: bytesOf(token) };
+    });
 }
 
 /**

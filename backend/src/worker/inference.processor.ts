@@ -248,7 +248,7 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
     const verdict = await this.spotChecks.verifyByRecomputation(
       data,
       (tokens) => engine.recompute(modelId, input, tokens, VERIFY_TOP),
-      (text, top) => engine.score(modelId, input, text, top),
+      (tokens, text, top) => engine.score(modelId, input, tokens, text, top),
     );
     if (verdict)
       this.logger.log(`Verified ${kind} ${checkId}: ${verdict.passed ? 'passed' : `failed (${verdict.why})`} (${verdict.nodeTokens} tokens)`);

@@ -11,6 +11,7 @@ interface ResultLine extends ProbeLine {
   text: string;
   completionTokens: number;
   logprobs?: TokenLogprob[];
+  commitment?: Array<{ token: number; logprob: number }>;
 }
 
 const chat = (seed: number, temperature: number, logprobs?: number) => ({
@@ -27,8 +28,15 @@ const RUNS = {
   none: 4,
   raw: 5,
   twoAtOnce: 6,
+  punctuationFirst: 7,
 };
-const runs = [chat(1, 0, 5), chat(7, 1, 3), chat(7, 1, 3), chat(7, 1), chat(3, 0.7, 0), raw(2), { ...chat(9, 1, 1), parallel: 2 }];
+// Seed 14 makes the tiny model start its reply with "!", a token a SentencePiece tokenizer would split off a space from.
+const punctuationFirst = {
+  messages: [{ role: 'user', content: 'Tell me about the river.' }],
+  sampling: { max_tokens: 12, temperature: 0.7, top_p: 0.9, seed: 14, logprobs: 2 },
+  commit: true,
+};
+const runs = [chat(1, 0, 5), chat(7, 1, 3), chat(7, 1, 3), chat(7, 1), chat(3, 0.7, 0), raw(2), { ...chat(9, 1, 1), parallel: 2 }, punctuationFirst];
 
 const { output, resultOf } = probeTinyModel<ResultLine>({ generate: runs });
 
@@ -82,5 +90,15 @@ describe('LlamaEngine logprobs (child process, generated tiny model)', () => {
     expect(b.text).toBe(a.text);
     expect(b.logprobs).toEqual(a.logprobs);
     expect(logprobsProblem(a.text, a.logprobs!, 1)).toBeNull();
+  });
+
+  it('the tokens scored are the tokens generated, not the text split again: a reply starting "!" has one entry per token', () => {
+    const r = resultOf(RUNS.punctuationFirst);
+    expect(r.text.startsWith('!')).toBe(true);
+    expect(r.logprobs!.map((t) => t.token).join('')).toBe(r.text);
+    expect(r.logprobs).toHaveLength(r.completionTokens);
+    expect(r.logprobs![0]!.token).toBe('!');
+    // The numbers the engine committed to while generating are the numbers it reports.
+    expect(r.logprobs!.map((t) => Math.fround(t.logprob))).toEqual(r.commitment!.slice(0, r.logprobs!.length).map((s) => Math.fround(s.logprob)));
   });
 });

@@ -133,9 +133,9 @@ export class SpotChecksService {
         // The reply's sampling with the cap and the seed its node was given.
         params: { ...r.job.params, seed: r.seed, max_tokens: maxTokens },
         recompute: { commitment, text: r.text, stopReason },
-        // The logprobs a /v1 reply was sent with are scored again on the same text: they must be the model's too. (A
-        // pool's llama-server splits its text into tokens as it sampled them, not as the tokenizer splits the text: its
-        // logprobs are only checked for form, its commitment as any node's.)
+        // The logprobs a /v1 reply was sent with are scored again on its committed tokens: they must be the model's too.
+        // (A pool's llama-server scores them its own way: its logprobs are only checked for form, its commitment as any
+        // node's.)
         ...(r.job.params.logprobs !== undefined && r.logprobs && !r.pooled
           ? { score: { text: r.text, top: r.job.params.logprobs, logprobs: r.logprobs } }
           : {}),
@@ -204,20 +204,20 @@ export class SpotChecksService {
   async verifyByRecomputation(
     job: VerifyJob,
     recompute: (tokens: number[]) => Promise<Recomputation>,
-    scoreText: (text: string, top: number) => Promise<TokenLogprob[]>,
+    scoreTokens: (tokens: number[], text: string, top: number) => Promise<TokenLogprob[]>,
   ): Promise<SpotCheckVerdict | null> {
-    const result = await this.verdictOf(job, recompute, scoreText);
+    const result = await this.verdictOf(job, recompute, scoreTokens);
     return job.kind === 'proof' ? this.concludeProof(job.checkId, () => result) : this.concludeCheck(job.checkId, () => result);
   }
 
   /**
    * The verdict on a reply (or a challenge's generation) with a recomputation of its committed tokens: a trusted
-   * generator's, or a peer's (then without `scoreText`: a /v1 reply's logprobs are checked only by a trusted one).
+   * generator's, or a peer's (then without `scoreTokens`: a /v1 reply's logprobs are checked only by a trusted one).
    */
   async verdictOf(
     job: VerifyJob,
     recompute: (tokens: number[]) => Promise<Recomputation>,
-    scoreText?: (text: string, top: number) => Promise<TokenLogprob[]>,
+    scoreTokens?: (tokens: number[], text: string, top: number) => Promise<TokenLogprob[]>,
   ): Promise<SpotCheckVerdict> {
     const claim = job.recompute!;
     const unfit = unfitCommitment(claim.commitment, job.params.max_tokens);
@@ -235,7 +235,9 @@ export class SpotChecksService {
       verdict = { passed: false, checked: 0, why: err.message };
     }
     const { score } = job;
-    if (verdict.passed && score && scoreText && !sameLogprobs(score.logprobs, await scoreText(score.text, score.top)))
+    // The committed tokens are the reply's (the verdict passed): scored as its generator scored them.
+    const tokens = committed.map((s) => s.token);
+    if (verdict.passed && score && scoreTokens && !sameLogprobs(score.logprobs, await scoreTokens(tokens, score.text, score.top)))
       verdict = { ...verdict, passed: false, why: "its logprobs were not the model's" };
     return {
       passed: verdict.passed,
