@@ -902,6 +902,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/nodes/self": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The node as its control panel shows it
+         * @description For the desktop app's control panel on the node's own machine: the calling node, its earnings over the last 30
+         *     UTC days (as `getNodeEarnings`), the same figures per model, its owner's wallet balance, the owner's nodes and
+         *     the pools this node is in. Only the platform's own figures; nothing of the owner's account beyond the balance.
+         */
+        get: operations["getNodeSelf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Pause or resume the node, or set its allocation, from its control panel
+         * @description As `updateNode`, from the node's own machine: the node sees the change in the answer to its next heartbeat. A
+         *     node the platform suspended cannot resume itself (409).
+         */
+        patch: operations["updateNodeSelf"];
+        trace?: never;
+    };
+    "/api/nodes/self/pools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pool this node with other nodes of its owner, from its control panel
+         * @description As `createPool`, from the node's own machine: `node_ids` must include the calling node; the others are its
+         *     owner's nodes (another owner's answer 404). A node belongs to at most one pool (409 otherwise).
+         */
+        post: operations["createNodeSelfPool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/nodes/self/pools/{poolId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                poolId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Leave a pool, from the node's control panel
+         * @description The pool's split was planned with this node, so leaving dissolves it (as `deletePool`): every member serves on
+         *     its own again from its next heartbeat. A pool this node is not in answers 404.
+         */
+        delete: operations["leaveNodeSelfPool"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/notifications/{id}/read": {
         parameters: {
             query?: never;
@@ -3506,6 +3577,15 @@ export interface components {
             /** @description The caller's nodes, newest first; revoked nodes are not listed. */
             nodes: components["schemas"]["Node"][];
         };
+        NodeModelFigures: {
+            earned: number;
+            model_id: string;
+            pending: number;
+            /** @description The node's completed tasks of this model in the window. */
+            tasks: number;
+            /** @description Their prompt and completion tokens, as the platform counted them. */
+            tokens: number;
+        };
         /**
          * @description A name its owner recognises; no control characters.
          * @example living-room-pc
@@ -3518,6 +3598,27 @@ export interface components {
             /** @description The catalog models the node has on disk and can load. */
             models: components["schemas"]["ModelIdList"];
             name: components["schemas"]["NodeName"];
+        };
+        /**
+         * @description Everything a node's own control panel shows, from the platform's figures: the node, its earnings over the window
+         *     (as its owner reads them in the web app), the same figures per model, its owner's wallet balance, the owner's nodes
+         *     (to pool with) and the pools this node is in.
+         */
+        NodeSelf: {
+            balance: components["schemas"]["WalletBalance"];
+            /** @description Per model the node served in the window, most tokens first. */
+            by_model: components["schemas"]["NodeModelFigures"][];
+            earnings: components["schemas"]["NodeEarnings"];
+            node: components["schemas"]["Node"];
+            /** @description The owner's nodes, this one included, newest first (revoked ones are not listed). */
+            owner_nodes: components["schemas"]["Node"][];
+            /** @description The pools this node is a member of (at most one). */
+            pools: components["schemas"]["Pool"][];
+        };
+        /** @description What the node's own control panel may change (its name is changed in the web app). */
+        NodeSelfUpdate: {
+            allocation?: components["schemas"]["NodeAllocation"];
+            paused?: boolean;
         };
         /** @description What the platform wants of the node now (answered to every heartbeat). */
         NodeState: {
@@ -5074,8 +5175,11 @@ export type SchemaNodeJobEvent = components['schemas']['NodeJobEvent'];
 export type SchemaNodeJobEvents = components['schemas']['NodeJobEvents'];
 export type SchemaNodeJobRecomputation = components['schemas']['NodeJobRecomputation'];
 export type SchemaNodeList = components['schemas']['NodeList'];
+export type SchemaNodeModelFigures = components['schemas']['NodeModelFigures'];
 export type SchemaNodeName = components['schemas']['NodeName'];
 export type SchemaNodeRegistration = components['schemas']['NodeRegistration'];
+export type SchemaNodeSelf = components['schemas']['NodeSelf'];
+export type SchemaNodeSelfUpdate = components['schemas']['NodeSelfUpdate'];
 export type SchemaNodeState = components['schemas']['NodeState'];
 export type SchemaNodeStatus = components['schemas']['NodeStatus'];
 export type SchemaNodeTokenEvent = components['schemas']['NodeTokenEvent'];
@@ -8032,6 +8136,285 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    getNodeSelf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The node's figures. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "node": {
+                     *         "id": "7c1e9a52-3b8d-4f60-a2e4-9d5b1c7f3e08",
+                     *         "name": "living-room-pc",
+                     *         "status": "online",
+                     *         "last_seen_at": "2026-11-25T09:14:05.000Z",
+                     *         "created_at": "2026-11-20T18:02:11.000Z",
+                     *         "uptime_30d": 0.93,
+                     *         "host": {
+                     *           "hostname": "living-room-pc",
+                     *           "os": "linux",
+                     *           "arch": "x64",
+                     *           "cpu_cores": 8,
+                     *           "memory_bytes": 34359738368,
+                     *           "gpu": null,
+                     *           "vram_bytes": null
+                     *         },
+                     *         "models": [
+                     *           "llama-3.2-1b-instruct"
+                     *         ],
+                     *         "proven_models": [
+                     *           {
+                     *             "model_id": "llama-3.2-1b-instruct",
+                     *             "proven_at": "2026-11-20T18:02:31.000Z"
+                     *           }
+                     *         ],
+                     *         "hardware_score": 1.2,
+                     *         "measured_tokens_per_second": 41.5,
+                     *         "paused_reason": null,
+                     *         "agent_version": "0.1.0",
+                     *         "update_required": false,
+                     *         "compute": {
+                     *           "backend": "cpu",
+                     *           "vram_bytes": null
+                     *         },
+                     *         "allocation": {
+                     *           "cpu_percent": 50,
+                     *           "memory_percent": 40,
+                     *           "gpu_percent": 60,
+                     *           "disk_gb": 50
+                     *         },
+                     *         "tasks_served": 128,
+                     *         "earned": 3712.5,
+                     *         "pending": 87.5
+                     *       },
+                     *       "earnings": {
+                     *         "node_id": "7c1e9a52-3b8d-4f60-a2e4-9d5b1c7f3e08",
+                     *         "days": 30,
+                     *         "tokens_served": 48210,
+                     *         "earned": 612.5,
+                     *         "pending": 87.5,
+                     *         "online_hours": 166.4,
+                     *         "glob_per_hour": 4.207,
+                     *         "checks": {
+                     *           "failed": 0
+                     *         },
+                     *         "daily": [
+                     *           {
+                     *             "date": "2026-11-25",
+                     *             "tokens": 2048,
+                     *             "earned": 0,
+                     *             "pending": 87.5
+                     *           }
+                     *         ]
+                     *       },
+                     *       "by_model": [
+                     *         {
+                     *           "model_id": "llama-3.2-1b-instruct",
+                     *           "tasks": 128,
+                     *           "tokens": 48210,
+                     *           "earned": 612.5,
+                     *           "pending": 87.5
+                     *         }
+                     *       ],
+                     *       "balance": {
+                     *         "user_id": "3f6b2a1c-9d4e-4c7a-8b5f-1e2d3c4b5a69",
+                     *         "balance": 1612.5,
+                     *         "pending_balance": 0,
+                     *         "available_balance": 1612.5,
+                     *         "bonus_balance": 0,
+                     *         "transferable_balance": 1612.5
+                     *       },
+                     *       "owner_nodes": [],
+                     *       "pools": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NodeSelf"];
+                };
+            };
+            401: components["responses"]["NodeUnauthorized"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    updateNodeSelf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "allocation": {
+                 *         "cpu_percent": 50,
+                 *         "memory_percent": 40,
+                 *         "gpu_percent": 60,
+                 *         "disk_gb": 50
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["NodeSelfUpdate"];
+            };
+        };
+        responses: {
+            /** @description The node after the change. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7c1e9a52-3b8d-4f60-a2e4-9d5b1c7f3e08",
+                     *       "name": "living-room-pc",
+                     *       "status": "paused",
+                     *       "last_seen_at": "2026-11-25T09:14:05.000Z",
+                     *       "created_at": "2026-11-20T18:02:11.000Z",
+                     *       "uptime_30d": 0.93,
+                     *       "host": {
+                     *         "hostname": "living-room-pc",
+                     *         "os": "linux",
+                     *         "arch": "x64",
+                     *         "cpu_cores": 8,
+                     *         "memory_bytes": 34359738368,
+                     *         "gpu": null,
+                     *         "vram_bytes": null
+                     *       },
+                     *       "models": [],
+                     *       "proven_models": [],
+                     *       "hardware_score": 0.5,
+                     *       "measured_tokens_per_second": null,
+                     *       "paused_reason": null,
+                     *       "agent_version": "0.1.0",
+                     *       "update_required": false,
+                     *       "compute": null,
+                     *       "allocation": {
+                     *         "cpu_percent": 50,
+                     *         "memory_percent": 40,
+                     *         "gpu_percent": 60,
+                     *         "disk_gb": 50
+                     *       },
+                     *       "tasks_served": 0,
+                     *       "earned": 0,
+                     *       "pending": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Node"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["NodeUnauthorized"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    createNodeSelfPool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "study-cluster",
+                 *       "model_id": "llama-3.1-70b-instruct",
+                 *       "node_ids": [
+                 *         "7c1e9a52-3b8d-4f60-a2e4-9d5b1c7f3e08",
+                 *         "2d9f4a61-8b3c-4e5d-a7f0-1c6b9e2d4a83"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PoolCreate"];
+            };
+        };
+        responses: {
+            /** @description The pool, forming until its members report ready. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "4f2b8c1d-6e3a-4b7f-9c0d-2a5e8f1b3c7d",
+                     *       "name": "study-cluster",
+                     *       "model_id": "llama-3.1-70b-instruct",
+                     *       "status": "forming",
+                     *       "model_layers": null,
+                     *       "model_bytes": null,
+                     *       "problem": "No member has reported holding this model's file yet.",
+                     *       "members": [
+                     *         {
+                     *           "node_id": "7c1e9a52-3b8d-4f60-a2e4-9d5b1c7f3e08",
+                     *           "name": "living-room-pc",
+                     *           "role": null,
+                     *           "status": "online",
+                     *           "ready": false,
+                     *           "memory_bytes": 68719476736,
+                     *           "layers": 0,
+                     *           "layer_share": 0
+                     *         },
+                     *         {
+                     *           "node_id": "2d9f4a61-8b3c-4e5d-a7f0-1c6b9e2d4a83",
+                     *           "name": "office-tower",
+                     *           "role": null,
+                     *           "status": "online",
+                     *           "ready": false,
+                     *           "memory_bytes": 34359738368,
+                     *           "layers": 0,
+                     *           "layer_share": 0
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-11-24T16:40:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Pool"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["NodeUnauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    leaveNodeSelfPool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                poolId: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Left; the pool is dissolved. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["NodeUnauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
         };
     };
