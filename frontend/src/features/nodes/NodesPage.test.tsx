@@ -133,6 +133,9 @@ describe('NodesPage', () => {
     expect(await screen.findByText('No nodes yet')).toBeInTheDocument();
     expect(screen.getByText(NODES_TEXTS.emptyText)).toBeInTheDocument();
     expect(screen.queryByRole('list')).toBeNull();
+    // The desktop app is the way to share a computer: its card links to the downloads page.
+    const desktop = screen.getByRole('region', { name: NODES_TEXTS.desktopTitle });
+    expect(within(desktop).getByRole('link', { name: NODES_TEXTS.desktopLink })).toHaveAttribute('href', '/downloads');
   });
 
   it('pairs a node: shows the exact command of POST /api/nodes/join-tokens, its validity, and copies it', async () => {

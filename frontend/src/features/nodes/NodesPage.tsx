@@ -1,5 +1,6 @@
 import { useRef, useState } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
 import { failureText } from '../../api/errors';
 import { nodeMutations, nodeQueries } from '../../api/queries/nodes';
 import { Icon } from '../../components/Icon';
@@ -11,7 +12,8 @@ import './nodes.css';
 
 /**
  * "Your nodes": the provider's machines (status, last seen, uptime, host, models, score, allocation, tasks, GLOB
- * earned and pending), pairing a new one with a fresh join token, and renaming, pausing, allocating and revoking;
+ * earned and pending), the desktop app as the way to share a computer (it pairs by a code confirmed at /app/pair), a
+ * server paired with a fresh join token, and renaming, pausing, allocating and revoking;
  * below them, the pools those machines form to serve a model together.
  * The list refreshes every 10 s (nodeQueries.list), so a machine that has just paired appears on its own.
  */
@@ -40,7 +42,7 @@ export function NodesPage() {
         </div>
         <button
           type="button"
-          className="btn btn-primary"
+          className="btn"
           onClick={() => pair.mutate()}
           disabled={pair.isPending}
           aria-busy={pair.isPending || undefined}
@@ -49,6 +51,18 @@ export function NodesPage() {
           {pair.isPending && !pair.data ? NODES_TEXTS.pairing : NODES_TEXTS.pairButton}
         </button>
       </header>
+
+      <section className="card nodes-desktop" aria-labelledby="nodes-desktop-title">
+        <div>
+          <h2 id="nodes-desktop-title">{NODES_TEXTS.desktopTitle}</h2>
+          <p>{NODES_TEXTS.desktopText}</p>
+          <p className="nodes-pair-note">{NODES_TEXTS.serverText} {NODES_TEXTS.pairButton}.</p>
+        </div>
+        <Link to="/downloads" className="btn btn-primary">
+          <Icon name="download" size={18} />
+          {NODES_TEXTS.desktopLink}
+        </Link>
+      </section>
 
       {pairError ? (
         <p className="alert alert-error" role="alert">

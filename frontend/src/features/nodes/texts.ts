@@ -7,10 +7,16 @@ export const NODES_TEXTS = {
   loading: 'Loading your nodes...',
   loadError: 'Your nodes could not be loaded. The list will try again shortly.',
 
+  desktopTitle: 'Share a computer with the desktop app',
+  desktopText:
+    'The desktop app shares a computer without a terminal: install it, open it and confirm the code it shows in your browser. It keeps sharing in the background and starts again after a restart.',
+  desktopLink: 'Get the desktop app',
+  serverText: 'For a server or Docker, pair with a command instead:',
+
   pairButton: 'Pair a new node',
   pairing: 'Creating a join token...',
   pairTitle: 'Pair a new node',
-  pairStep: 'On the machine you want to share (with Node.js 20.19 or later), run:',
+  pairStep: 'On the server you want to share (with Node.js 20.19 or later), run:',
   pairValidity: 'The token in this command is valid for 15 minutes and works once.',
   pairExpires: 'Expires',
   pairAfter: 'The node appears in this list as soon as it has paired, and its status turns to online.',
@@ -24,7 +30,7 @@ export const NODES_TEXTS = {
 
   emptyTitle: 'No nodes yet',
   emptyText:
-    'Pair a machine to share it with the network: choose "Pair a new node", run the command it shows on that machine, and it will appear here.',
+    'Share a computer with the network: open the desktop app on it and confirm the code it shows (on a server, choose "Pair a new node" and run the command it shows). It will appear here.',
 
   listLabel: 'Your nodes',
   lastSeen: 'Last seen',
