@@ -39,8 +39,10 @@ interface World {
   verifyJobId: string;
   /** An API key of A's. */
   apiKeyId: string;
-  /** A pool of A's nodes. */
+  /** A pool of two other nodes of A's (its owner dissolves it). */
   poolId: string;
+  /** A pool of A's node and a second node of A's (A's node leaves it from its control panel). */
+  selfPoolId: string;
   /** A passkey of A's. */
   passkeyId: string;
   /** A signed-in session of A's other than the one the checks use. */
@@ -64,6 +66,8 @@ const FIXTURES: Array<{ prefix: string; value: (w: World) => string; operationId
   { prefix: '/api/nodes/earnings/{id}', value: (w) => w.a.node.id },
   { prefix: '/api/nodes/jobs/{jobId}', value: (w) => w.nodeJobId },
   { prefix: '/api/nodes/pools/{poolId}', value: (w) => w.poolId },
+  // B's node leaving the pool A's node is in (the control panel's operation).
+  { prefix: '/api/nodes/self/pools/{poolId}', value: (w) => w.selfPoolId },
   { prefix: '/api/users/passkeys/{id}', value: (w) => w.passkeyId },
   { prefix: '/api/users/sessions/{id}', value: (w) => w.sessionId },
   // /api/users/{id}/notifications: here `{id}` is the user's id.
@@ -381,11 +385,21 @@ describe('contract: every operation on an owned resource refuses another account
     if (embedClaim.status !== 200 || embedClaim.body.kind !== 'embed')
       throw new Error(`A's node did not get A's embed job: ${embedClaim.status} ${embedClaim.text}`);
 
-    // A pool of A's node and a second node of A's.
-    const pool = await stack.http
+    // A pool of A's node and a second node of A's, and one of two more nodes of A's (as A, both are dissolved: each
+    // by its own operation).
+    const selfPool = await stack.http
       .post('/api/nodes/pools')
       .set(a.auth)
       .send({ name: 'owner-pool', model_id: 'glob-tiny-chat', node_ids: [a.node.id, (await pairNode(ua, 'owner-second-node')).id] })
+      .expect(201);
+    const pool = await stack.http
+      .post('/api/nodes/pools')
+      .set(a.auth)
+      .send({
+        name: 'owner-other-pool',
+        model_id: 'glob-tiny-chat',
+        node_ids: [(await pairNode(ua, 'owner-third-node')).id, (await pairNode(ua, 'owner-fourth-node')).id],
+      })
       .expect(201);
 
     w = {
@@ -402,6 +416,7 @@ describe('contract: every operation on an owned resource refuses another account
       embedJobId: embedClaim.body.job_id as string,
       verifyJobId: verifyClaim.body.job_id as string,
       poolId: pool.body.id as string,
+      selfPoolId: selfPool.body.id as string,
       apiKeyId: (await stack.http.post('/api/api-keys').set(a.auth).send({ name: 'owner key' }).expect(201)).body.api_key.id as string,
       sessionId: await otherSession(a.email, a.auth),
       // Last: with a passkey, A's password alone no longer signs in.

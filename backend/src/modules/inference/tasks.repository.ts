@@ -148,6 +148,20 @@ export class TasksRepository extends ConfiguredRepository {
     return new Map(rows.map((r) => [r.date, Number(r.tokens)]));
   }
 
+  /** The node's completed tasks per model over the last `days` UTC days (today included), as servedByDay counts them. */
+  async servedByModel(nodeId: string, days: number, tx?: Tx): Promise<Map<string, { tasks: number; tokens: number }>> {
+    const rows = await this.rows<{ model_id: string; tasks: number; tokens: string }>(
+      `SELECT t.model_id, count(*)::int AS tasks, coalesce(sum(t.prompt_tokens + t.completion_tokens), 0) AS tokens
+       FROM inference_tasks t
+       WHERE t.node_id = $1 AND t.status = 'completed'
+         AND (t.completed_at AT TIME ZONE 'UTC')::date >= (now() AT TIME ZONE 'UTC')::date - ($2::int - 1)
+       GROUP BY t.model_id`,
+      [nodeId, days],
+      tx,
+    );
+    return new Map(rows.map((r) => [r.model_id, { tasks: r.tasks, tokens: Number(r.tokens) }]));
+  }
+
   /** Open tasks older than `graceSeconds` (or the one of `streamId`), oldest first, with their node's liveness. */
   open(graceSeconds: number, streamId: string | null, tx?: Tx): Promise<OpenTask[]> {
     return this.rows<OpenTask>(

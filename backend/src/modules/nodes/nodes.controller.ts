@@ -13,6 +13,7 @@ import { NodeCatalogService } from './node-catalog.service';
 import { NodeClaimsService } from './node-claims.service';
 import { NodeJobEventsService } from './node-job-events.service';
 import { NodeJobHoldsService } from './node-job-holds.service';
+import { NodeSelfService } from './node-self.service';
 import { NodeVerifyJobsService } from './node-verify-jobs.service';
 import { NodesService } from './nodes.service';
 import { DevicePairingService } from './device-pairing.service';
@@ -45,6 +46,7 @@ export class NodesController {
     private readonly modelFiles: ModelFilesService,
     private readonly agentPackage: NodeAgentPackageService,
     private readonly pairing: DevicePairingService,
+    private readonly self: NodeSelfService,
   ) {}
 
   @Public()
@@ -145,6 +147,39 @@ export class NodesController {
   @Get('nodes/earnings/:id')
   getNodeEarnings(@CurrentUser() user: AuthUser, @Param('id') id: string): Promise<ResponseBody<'getNodeEarnings', 200>> {
     return this.nodes.earnings(user.id, id);
+  }
+
+  // The node's own control panel. Declared before the `nodes/:id` routes, which would otherwise take "self" for an id.
+  @NodeOperation()
+  @Get('nodes/self')
+  @RateLimit(NODE)
+  getNodeSelf(@CurrentNode() node: NodeIdentity): Promise<ResponseBody<'getNodeSelf', 200>> {
+    return this.self.get(node);
+  }
+
+  @NodeOperation()
+  @Patch('nodes/self')
+  @RateLimit(NODE)
+  updateNodeSelf(@CurrentNode() node: NodeIdentity, @Body() body: RequestBody<'updateNodeSelf'>): Promise<ResponseBody<'updateNodeSelf', 200>> {
+    return this.self.update(node, body);
+  }
+
+  @NodeOperation()
+  @Post('nodes/self/pools')
+  @RateLimit(NODE)
+  createNodeSelfPool(
+    @CurrentNode() node: NodeIdentity,
+    @Body() body: RequestBody<'createNodeSelfPool'>,
+  ): Promise<ResponseBody<'createNodeSelfPool', 201>> {
+    return this.self.createPool(node, body);
+  }
+
+  @NodeOperation()
+  @Delete('nodes/self/pools/:poolId')
+  @HttpCode(204)
+  @RateLimit(NODE)
+  leaveNodeSelfPool(@CurrentNode() node: NodeIdentity, @Param('poolId') poolId: string): Promise<void> {
+    return this.self.leavePool(node, poolId);
   }
 
   @Patch('nodes/:id')

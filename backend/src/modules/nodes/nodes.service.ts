@@ -168,6 +168,29 @@ export class NodesService {
     };
   }
 
+  /**
+   * The owner's node's earnings figures per model over the same EARNINGS_DAYS as `earnings`, most tokens first: a model
+   * it only earned on (a pool member's share, a verification) shows with no tasks.
+   */
+  async earningsByModel(ownerId: string, id: string): Promise<Schemas['NodeModelFigures'][]> {
+    const row = await this.nodes.byId(id);
+    if (!row || row.owner_id !== ownerId) throw new NotFoundException('Node not found');
+    const [served, rewards] = [await this.tasks.servedByModel(id, EARNINGS_DAYS), await this.rewards.byModelOfNode(id, EARNINGS_DAYS)];
+    return [...new Set([...served.keys(), ...rewards.keys()])]
+      .map((model) => ({ model, work: served.get(model) ?? { tasks: 0, tokens: 0 }, paid: rewards.get(model) ?? { earned: 0, pending: 0 } }))
+      .sort(
+        (a, b) =>
+          b.work.tokens - a.work.tokens || b.paid.earned + b.paid.pending - (a.paid.earned + a.paid.pending) || a.model.localeCompare(b.model),
+      )
+      .map(({ model, work, paid }) => ({
+        model_id: model,
+        tasks: work.tasks,
+        tokens: work.tokens,
+        earned: toGlob(paid.earned),
+        pending: toGlob(paid.pending),
+      }));
+  }
+
   async update(ownerId: string, id: string, body: RequestBody<'updateNode'>): Promise<Schemas['Node']> {
     if (body.paused === false) {
       const node = await this.nodes.byId(id);

@@ -88,6 +88,20 @@ export class PoolsService {
     if (!(await this.pools.remove(id, ownerId))) throw new NotFoundException('Pool not found');
   }
 
+  /** The pools the node is a member of (at most one), as the owner's list describes them. */
+  async ofNode(nodeId: string): Promise<Schemas['Pool'][]> {
+    const pool = await this.pools.ofNode(nodeId);
+    if (!pool) return [];
+    return [this.describe(pool, await this.pools.members([pool.id]), await this.modelFiles.facts(pool.model_id))];
+  }
+
+  /** The split was planned with every member, so a member that leaves dissolves the pool, as its owner would. */
+  async leave(node: NodeIdentity, poolId: string): Promise<void> {
+    const pool = await this.pools.ofNode(node.id);
+    if (pool?.id !== poolId) throw new NotFoundException('Pool not found');
+    await this.remove(node.owner_id, poolId);
+  }
+
   /** A revoked node leaves its pool at once, and the remaining members get a new tunnel key at their next heartbeat. */
   async onMemberRevoked(nodeId: string): Promise<void> {
     await this.pools.removeMember(nodeId, randomBytes(32).toString('hex'));

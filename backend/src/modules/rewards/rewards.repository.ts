@@ -42,13 +42,13 @@ interface NodeRewardRow {
 }
 
 /**
- * What each node earned, one row per part: its shares of replies' rewards and its verification rewards (units, when
- * recorded, paid or withheld).
+ * What each node earned, one row per part: its shares of replies' rewards and its verification rewards (the task they
+ * were for, units, when recorded, paid or withheld).
  */
-const NODE_EARNINGS = `(SELECT s.node_id, s.units, r.created_at, r.paid_at, r.withheld_at
+const NODE_EARNINGS = `(SELECT s.node_id, s.task_id, s.units, r.created_at, r.paid_at, r.withheld_at
                          FROM node_reward_shares s JOIN node_rewards r ON r.task_id = s.task_id
                        UNION ALL
-                       SELECT node_id, units, created_at, paid_at, withheld_at FROM verification_rewards)`;
+                       SELECT node_id, task_id, units, created_at, paid_at, withheld_at FROM verification_rewards)`;
 
 /** A verification reward due: a peer's, for its recomputation that decided a reply's check. */
 export interface VerificationReward {
@@ -230,6 +230,24 @@ export class RewardsRepository extends Repository {
       tx,
     );
     return rows.map((r) => ({ date: r.date, earned: Number(r.earned), pending: Number(r.pending) }));
+  }
+
+  /**
+   * The node's units per model (its task's model; a verification reward counts under the model it checked) over the
+   * last `days` UTC days, as dailyByNode counts them: paid and pending.
+   */
+  async byModelOfNode(nodeId: string, days: number, tx?: Tx): Promise<Map<string, { earned: number; pending: number }>> {
+    const rows = await this.rows<{ model_id: string; earned: string; pending: string }>(
+      `SELECT t.model_id,
+              coalesce(sum(e.units) FILTER (WHERE e.paid_at IS NOT NULL), 0) AS earned,
+              coalesce(sum(e.units) FILTER (WHERE e.paid_at IS NULL AND e.withheld_at IS NULL), 0) AS pending
+       FROM ${NODE_EARNINGS} e JOIN inference_tasks t ON t.id = e.task_id
+       WHERE e.node_id = $1 AND (e.created_at AT TIME ZONE 'UTC')::date >= (now() AT TIME ZONE 'UTC')::date - ($2::int - 1)
+       GROUP BY t.model_id`,
+      [nodeId, days],
+      tx,
+    );
+    return new Map(rows.map((r) => [r.model_id, { earned: Number(r.earned), pending: Number(r.pending) }]));
   }
 
   // ---- the emission's share of rewards ----

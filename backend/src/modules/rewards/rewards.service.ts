@@ -109,6 +109,11 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
     return this.rewards.dailyByNode(nodeId, days);
   }
 
+  /** The node's shares of rewards per model over the last `days`, in units: paid and pending. */
+  byModelOfNode(nodeId: string, days: number): Promise<Map<string, { earned: number; pending: number }>> {
+    return this.rewards.byModelOfNode(nodeId, days);
+  }
+
   /**
    * Records the pending reward of a completed task (once; a second call finds the first). Null when the task earns
    * nothing: not completed, no node owner, requested by that owner, or charged nothing.

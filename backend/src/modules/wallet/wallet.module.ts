@@ -11,6 +11,6 @@ import { WalletService } from './wallet.service';
   imports: [NotificationsModule],
   controllers: [WalletController],
   providers: [LedgerRepository, PurchasesRepository, IdempotencyKeysRepository, LedgerService, WalletService],
-  exports: [LedgerService],
+  exports: [LedgerService, WalletService],
 })
 export class WalletModule {}

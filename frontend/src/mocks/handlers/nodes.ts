@@ -5,6 +5,7 @@ import { http } from '../http';
 
 type ProviderNode = components['schemas']['Node'];
 type NodeUpdate = components['schemas']['NodeUpdate'];
+type NodeSelfUpdate = components['schemas']['NodeSelfUpdate'];
 type NodeRegistration = components['schemas']['NodeRegistration'];
 type Pool = components['schemas']['Pool'];
 type PendingDevice = components['schemas']['PendingDevice'];
@@ -12,7 +13,8 @@ type PendingDevice = components['schemas']['PendingDevice'];
 /**
  * The caller's nodes and pools, in memory: the spec's example lists at first; pairing (register) adds a node, updates
  * change it, revocation removes it, creating and dissolving pools change the pools, so the web app's flows work on
- * mocks. Unknown ids answer the spec's examples.
+ * mocks. Unknown ids answer the spec's examples. The node operations' caller (the desktop app's control panel) is the
+ * spec's example node, one of the owner's.
  */
 let nodes: ProviderNode[] = [];
 let pools: Pool[] = [];
@@ -74,11 +76,24 @@ const offered = (node: ProviderNode) =>
     ? Math.round((node.host.vram_bytes * node.allocation.gpu_percent) / 100)
     : Math.round((node.host.memory_bytes * node.allocation.memory_percent) / 100);
 
-const problem = (status: 404 | 409, message: string) => ({
-  statusCode: status,
-  message,
-  error: status === 404 ? 'Not Found' : 'Conflict',
-});
+const ERRORS = { 400: 'Bad Request', 404: 'Not Found', 409: 'Conflict' } as const;
+const problem = (status: keyof typeof ERRORS, message: string) => ({ statusCode: status, message, error: ERRORS[status] });
+
+/** The node that calls the node operations on mocks: the spec's example of the control panel's node. */
+const selfId = () => example('/api/nodes/self', 'get', 200).node.id;
+
+/** The control panel's view: the calling node as the owner's list has it now, the owner's nodes, and its pools. */
+function nodeSelf() {
+  const answer = example('/api/nodes/self', 'get', 200);
+  const node = nodes.find((n) => n.id === selfId()) ?? answer.node;
+  return {
+    ...answer,
+    node,
+    earnings: { ...answer.earnings, node_id: node.id },
+    owner_nodes: nodes,
+    pools: pools.filter((p) => p.members.some((m) => m.node_id === node.id)),
+  };
+}
 
 /**
  * A new pool as the API answers it: forming, no member holding the file yet, so no roles and no layers. Nodes not the
@@ -207,6 +222,35 @@ export const nodesHandlers = [
     nodes = [node, ...nodes];
     const answer = example('/api/nodes/register', 'post', 201);
     return response(201).json({ ...answer, node_id: node.id, name: node.name, allocation: node.allocation });
+  }),
+  // The control panel's operations, before `/api/nodes/{id}`, which would take "self" for an id.
+  http.get('/api/nodes/self', ({ response }) => response(200).json(nodeSelf())),
+  http.patch('/api/nodes/self', async ({ request, response }) => {
+    const body = await readJson(request);
+    // Only what the panel may change: its name is changed in the web app.
+    const change: Partial<NodeSelfUpdate> = {
+      paused: body.paused as boolean | undefined,
+      allocation: body.allocation as NodeSelfUpdate['allocation'],
+    };
+    const found = nodes.find((n) => n.id === selfId());
+    if (!found) return response(200).json(example('/api/nodes/self', 'patch', 200));
+    const next = applyUpdate(found, change);
+    nodes = nodes.map((n) => (n.id === next.id ? next : n));
+    return response(200).json(next);
+  }),
+  http.post('/api/nodes/self/pools', async ({ request, response }) => {
+    const body = await readJson(request);
+    if (Array.isArray(body.node_ids) && !body.node_ids.includes(selfId()))
+      return response(400).json(problem(400, "node_ids must include this node: its control panel pools it with its owner's other nodes"));
+    const result = createPool(body);
+    return result.status === 201 ? response(201).json(result.pool) : response(result.status).json(result.error);
+  }),
+  // Leaving dissolves the pool; a pool of the owner's without this node answers 404, an unknown id the spec's 204.
+  http.delete('/api/nodes/self/pools/{poolId}', ({ params, response }) => {
+    const pool = pools.find((p) => p.id === params.poolId);
+    if (pool && !pool.members.some((m) => m.node_id === selfId())) return response(404).json(problem(404, 'Pool not found'));
+    pools = pools.filter((p) => p.id !== params.poolId);
+    return response(204).empty();
   }),
   http.patch('/api/nodes/{id}', async ({ params, request, response }) => {
     const body = await readJson(request);
