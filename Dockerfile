@@ -8,11 +8,14 @@ COPY engine/package.json engine/
 COPY testing/package.json testing/
 COPY backend/package.json backend/
 COPY node-agent/package.json node-agent/
+COPY ui/package.json ui/
 COPY frontend/package.json frontend/
 RUN npm ci --no-audit --no-fund
 COPY generated generated
 COPY engine engine
 COPY backend backend
+# The web app's design tokens and shared components (@glob/ui), bundled into frontend/dist.
+COPY ui ui
 COPY frontend frontend
 RUN npm run build -w backend && npm run build -w frontend && npm prune --omit=dev --no-audit --no-fund
 

@@ -5,9 +5,9 @@ export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 
 NODE_MODULES := node_modules/.package-lock.json
-CODE_DIRS := engine testing backend node-agent frontend scripts bench
+CODE_DIRS := engine testing backend node-agent ui frontend scripts bench
 
-$(NODE_MODULES): package.json package-lock.json backend/package.json engine/package.json testing/package.json node-agent/package.json frontend/package.json generated/package.json
+$(NODE_MODULES): package.json package-lock.json backend/package.json engine/package.json testing/package.json node-agent/package.json frontend/package.json generated/package.json ui/package.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
@@ -69,6 +69,8 @@ typecheck: install
 	$(TSC) -p testing/tsconfig.json --tsBuildInfoFile .data/tsc/testing.tsbuildinfo
 	$(TSC) -p backend/tsconfig.json --tsBuildInfoFile .data/tsc/backend.tsbuildinfo
 	$(TSC) -p node-agent/tsconfig.json --tsBuildInfoFile .data/tsc/node-agent.tsbuildinfo
+	$(TSC) -p node-agent/panel/tsconfig.json --tsBuildInfoFile .data/tsc/node-agent-panel.tsbuildinfo
+	$(TSC) -p ui/tsconfig.json --tsBuildInfoFile .data/tsc/ui.tsbuildinfo
 	$(TSC) -p frontend/tsconfig.json --tsBuildInfoFile .data/tsc/frontend.tsbuildinfo
 
 lint: lint-spec format-check lint-code dead-code typecheck

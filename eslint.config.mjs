@@ -102,17 +102,31 @@ export default defineConfig(
     },
   },
   {
-    files: ['frontend/src/**/*.{ts,tsx}', 'frontend/e2e/**/*.ts', 'frontend/build/**/*.{ts,js}', 'frontend/scripts/media/scene.js'],
+    files: [
+      'frontend/src/**/*.{ts,tsx}',
+      'frontend/e2e/**/*.ts',
+      'frontend/build/**/*.{ts,js}',
+      'frontend/scripts/media/scene.js',
+      'ui/src/**/*.{ts,tsx}',
+      'node-agent/panel/src/**/*.{ts,tsx}',
+    ],
     languageOptions: { globals: { ...globals.browser } },
   },
   {
-    files: ['frontend/src/**/*.{ts,tsx}'],
+    files: ['frontend/src/**/*.{ts,tsx}', 'ui/src/**/*.{ts,tsx}', 'node-agent/panel/src/**/*.{ts,tsx}'],
     ...reactHooks.configs.flat['recommended-latest'],
   },
   {
     // No ring in the import graph of any package: a ring means files that cannot change, load or be tested apart.
     // (import-x leaves out type-only imports, which vanish at run time.)
-    files: ['backend/src/**/*.ts', 'node-agent/src/**/*.ts', 'engine/src/**/*.ts', 'frontend/src/**/*.{ts,tsx}'],
+    files: [
+      'backend/src/**/*.ts',
+      'node-agent/src/**/*.ts',
+      'node-agent/panel/src/**/*.{ts,tsx}',
+      'engine/src/**/*.ts',
+      'frontend/src/**/*.{ts,tsx}',
+      'ui/src/**/*.{ts,tsx}',
+    ],
     settings: {
       'import-x/extensions': ['.ts', '.tsx', '.js', '.mjs'],
       'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },

@@ -5,17 +5,18 @@
  */
 import type { Schemas } from './contract';
 import type { EngineOptions } from '@glob/engine/llama-engine';
-import { DEFAULT_ALLOCATION, sameAllocation } from './allocation';
+import { type Allocation, DEFAULT_ALLOCATION, sameAllocation } from './allocation';
+import type { NodeApi } from './api-client';
 import type { BatterySource } from './battery';
 import type { OpenBrowser } from './browser';
 import type { CredentialStore } from './credential-store';
-import { joinTokenByDeviceCode } from './device-pairing';
+import { type DeviceCodeShown, joinTokenByDeviceCode } from './device-pairing';
 import { Heartbeat } from './heartbeat';
 import { JobRunner } from './jobs';
 import type { HostFacts, LocalModel } from './machine';
 import { ModelProofs } from './model-proofs';
 import type { AgentOptions } from './options';
-import type { Library } from './model-library';
+import type { Library, ModelStatus } from './model-library';
 import type { Log } from './logging';
 import type { PoolMember } from './pool-member';
 import { PoolPart } from './pool-part';
@@ -49,6 +50,29 @@ export interface AgentDeps {
   fetch?: (request: Request) => Promise<Response>;
   heartbeatMs?: number;
   claimWaitSeconds?: number;
+  /**
+   * The desktop app: with no API given or stored, the agent waits for the one its panel is given instead of exiting
+   * (the headless agent exits asking for --api).
+   */
+  waitForApi?: (signal: AbortSignal) => Promise<string>;
+}
+
+/** What the agent is doing, for the desktop app's tray and panel (a copy: changing it changes nothing). */
+export interface AgentSnapshot {
+  /** `unpaired`: waiting for an API to pair with; `starting`: models pulled and loaded, pairing, the first heartbeat. */
+  stage: 'unpaired' | 'starting' | 'running' | 'stopping';
+  /** False while calls to the API fail (the last one did). */
+  reachable: boolean;
+  api: string | null;
+  node: { id: string; name: string } | null;
+  /** The code the owner should confirm, while pairing by code waits for it. */
+  device: DeviceCodeShown | null;
+  pauses: { owner: boolean; battery: boolean; updateRequired: string | null; local: string[] };
+  runningJobs: number;
+  models: Array<ModelStatus & { serving: boolean }>;
+  /** The allocation in force or about to be (null before pairing). */
+  allocation: Allocation | null;
+  host: HostFacts;
 }
 
 const short = (id: string): string => `${id.slice(0, 4)}…`;
@@ -61,9 +85,15 @@ export class Agent {
   private readonly heartbeat: Heartbeat;
   private readonly loop: WorkLoop;
   private exitCode = 0;
+  private stage: 'unpaired' | 'starting' | 'running' = 'starting';
+  private api: string | null;
+  private device: DeviceCodeShown | null = null;
+  /** Pauses of this machine's own (the desktop app's sharing switch, idle-only sharing), by key, with their reasons. */
+  private readonly localPauses = new Map<string, string>();
 
   constructor(private readonly deps: AgentDeps) {
     this.log = deps.log;
+    this.api = deps.options.api ?? null;
     const session = new Session(deps.log);
     const fail = (err: unknown) => this.fail(err);
     const serving = new Serving({
@@ -110,7 +140,7 @@ export class Agent {
       session,
       serving,
       run: (job, running) => runner.run(job, running),
-      paused: () => this.heartbeat.paused,
+      paused: () => this.heartbeat.paused || this.localPauses.size > 0,
       report: () => this.heartbeat.report(),
       fail,
       claimWaitSeconds: deps.claimWaitSeconds,
@@ -148,13 +178,62 @@ export class Agent {
     this.loop.wake();
   }
 
+  /**
+   * Pauses (a reason) or resumes (null) claiming for a local cause, `key` naming it (`sharing`, `idle`); the running
+   * jobs finish. The platform is not told: the desktop app sends its own pause where the owner's switch should show.
+   */
+  setLocalPause(key: string, reason: string | null): void {
+    if ((this.localPauses.get(key) ?? null) === reason) return;
+    if (reason === null) this.localPauses.delete(key);
+    else this.localPauses.set(key, reason);
+    this.log(reason === null ? `Resumed (${key})` : `Paused: ${reason}`);
+    this.loop.wake();
+  }
+
+  /** A heartbeat at once, so a change made on the platform (a pause, an allocation) applies now. */
+  refresh(): void {
+    this.heartbeat.hurry();
+  }
+
+  /** One call to the API with the node credential (the desktop app's panel); null when the API cannot be reached. */
+  async callPlatform<T extends { response: Response }>(fn: (api: NodeApi, signal: AbortSignal) => Promise<T>): Promise<T | null> {
+    if (!this.session.credential) throw new AgentError('This computer is not paired yet.');
+    return this.session.conn.call((signal) => fn(this.session.api, signal), { signal: this.session.signal, retry: false });
+  }
+
+  snapshot(): AgentSnapshot {
+    const { session, serving, heartbeat } = this;
+    const served = serving.servedModels();
+    const models =
+      this.deps.library.status?.() ?? serving.models.map((m): ModelStatus => ({ id: m.id, state: 'ready', bytes: m.bytes, total_bytes: m.bytes }));
+    const c = session.credential;
+    return {
+      stage: session.signal.aborted ? 'stopping' : this.stage,
+      reachable: session.conn.reachable,
+      api: this.api,
+      node: c ? { id: c.node_id, name: c.name } : null,
+      device: this.device,
+      pauses: { ...heartbeat.pauses, local: [...this.localPauses.values()] },
+      runningJobs: this.loop.running,
+      models: models.map((m) => ({ ...m, serving: served.includes(m.id) })),
+      allocation: c ? { ...(serving.pendingAllocation ?? serving.allocation) } : null,
+      host: this.deps.host,
+    };
+  }
+
   // --- start-up ---------------------------------------------------------------------------------------
 
   private async start(): Promise<void> {
     const { options, store } = this.deps;
     const { session, serving, heartbeat } = this;
     const stored = await store.read();
-    const api = options.api ?? stored?.api;
+    let api = options.api ?? stored?.api;
+    if (!api && this.deps.waitForApi) {
+      this.stage = 'unpaired';
+      api = await this.deps.waitForApi(this.session.signal);
+      this.stage = 'starting';
+    }
+    this.api = api ?? null;
     if (!api) {
       throw new AgentError(
         'This machine is not paired yet. Run: npx glob-node --api <url>, then confirm the code it shows in the web app (or add --join-token <token>, created in the web app under "Your nodes").',
@@ -189,12 +268,14 @@ export class Agent {
           host: this.deps.host,
           openBrowser: options.noBrowser ? null : (this.deps.openBrowser ?? null),
           wait: this.deps.pollWait,
+          onCode: (code) => (this.device = code),
         }));
       await this.pair(api, joinToken);
     }
     const state = await heartbeat.send({ retry: true });
     if (state) heartbeat.onState(state);
     heartbeat.schedule();
+    this.stage = 'running';
   }
 
   private async pair(api: string, joinToken: string): Promise<void> {

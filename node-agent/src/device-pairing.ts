@@ -23,6 +23,15 @@ export interface DevicePairingDeps {
   /** The wait between two polls (tests record it instead of waiting). */
   wait?: (ms: number, signal: AbortSignal) => Promise<void>;
   now?: () => number;
+  /** Hears of the code while it waits for confirmation, and null once it no longer does (the desktop app shows it). */
+  onCode?: (code: DeviceCodeShown | null) => void;
+}
+
+/** The code shown to the owner, as the desktop app's panel shows it. */
+export interface DeviceCodeShown {
+  user_code: string;
+  verification_uri_complete: string;
+  expires_at: string;
 }
 
 const defaultWait = (ms: number, signal: AbortSignal): Promise<void> => sleep(ms, undefined, { signal });
@@ -35,6 +44,14 @@ function failure(res: { response: Response; error?: unknown }): AgentError {
 
 /** Resolves with the join token the owner's confirmation brings; throws AgentError when the code expires. */
 export async function joinTokenByDeviceCode(d: DevicePairingDeps): Promise<string> {
+  try {
+    return await pollForJoinToken(d);
+  } finally {
+    d.onCode?.(null);
+  }
+}
+
+async function pollForJoinToken(d: DevicePairingDeps): Promise<string> {
   const { session, log } = d;
   const wait = d.wait ?? defaultWait;
   const now = d.now ?? Date.now;
@@ -50,6 +67,11 @@ export async function joinTokenByDeviceCode(d: DevicePairingDeps): Promise<strin
   log(`To pair this machine, open ${code.verification_uri_complete} and confirm the code ${code.user_code}`, {
     user_code: code.user_code,
     verification_uri: code.verification_uri,
+  });
+  d.onCode?.({
+    user_code: code.user_code,
+    verification_uri_complete: code.verification_uri_complete,
+    expires_at: new Date(deadline).toISOString(),
   });
   if (d.openBrowser) {
     try {

@@ -61,6 +61,11 @@ export class Heartbeat {
     return this.ownerPaused || this.batteryPaused || this.updateRequired !== null;
   }
 
+  /** Why no jobs are claimed, each on its own (the desktop app says which). */
+  get pauses(): { owner: boolean; battery: boolean; updateRequired: string | null } {
+    return { owner: this.ownerPaused, battery: this.batteryPaused, updateRequired: this.updateRequired };
+  }
+
   /** The next heartbeat, after the interval (at once when hurried); each schedules the one after it. */
   schedule(): void {
     if (this.deps.session.signal.aborted) return;

@@ -14,6 +14,7 @@ import { ModelLibrary } from './model-library';
 import { OptionsError, parseOptions, USAGE } from './options';
 import { PoolMember } from './pool-member';
 import { createLog } from './logging';
+import { desktopApp } from './desktop/main-desktop';
 import { LlamaEngine } from '@glob/engine/llama-engine';
 
 async function main(): Promise<number> {
@@ -38,32 +39,46 @@ async function main(): Promise<number> {
   );
   const store = new CredentialStore(options.dataDir);
   const api = options.api ?? (await store.read())?.api;
-  const agent = new Agent({
-    options,
-    store,
-    log,
-    battery: defaultBatterySource(),
-    createEngine: (o) => LlamaEngine.create(o),
-    host,
-    gpuBackend: gpu?.backend ?? null,
-    library: new ModelLibrary({ dir: options.modelsDir, apiUrl: api ?? 'http://localhost', log, progressBar: process.stdout.isTTY }),
-    poolFiles: modelFiles,
-    pool: (onChange, threads, models, nodeId) =>
-      new PoolMember({ log, listen: options.poolAddress, bin: () => llamaBin(options.llamaBin, log), threads, nodeId, models, onChange }),
-    cpuLoad: () => cpuLoad(host.cpu_cores),
-    openBrowser,
-  });
+  const createAgent = (o: { apiUrl: () => string; waitForApi?: (signal: AbortSignal) => Promise<string> }): Agent =>
+    new Agent({
+      options,
+      store,
+      log,
+      battery: defaultBatterySource(),
+      createEngine: (e) => LlamaEngine.create(e),
+      host,
+      gpuBackend: gpu?.backend ?? null,
+      library: new ModelLibrary({ dir: options.modelsDir, apiUrl: o.apiUrl, log, progressBar: process.stdout.isTTY }),
+      poolFiles: modelFiles,
+      pool: (onChange, threads, models, nodeId) =>
+        new PoolMember({ log, listen: options.poolAddress, bin: () => llamaBin(options.llamaBin, log), threads, nodeId, models, onChange }),
+      cpuLoad: () => cpuLoad(host.cpu_cores),
+      openBrowser,
+      waitForApi: o.waitForApi,
+    });
+
+  let stop: () => void;
+  let running: Promise<number>;
+  if (options.command === 'desktop') {
+    const app = desktopApp(options, log, createAgent);
+    stop = () => app.quit();
+    running = app.run();
+  } else {
+    const agent = createAgent({ apiUrl: () => api ?? 'http://localhost' });
+    stop = () => agent.stop();
+    running = agent.run();
+  }
   let firstSignal = 0;
   const onSignal = (): void => {
     // Ctrl-C reaches npm and this process alike, and npm forwards it: copies within a second are one Ctrl-C.
     // A later second one leaves at once; the network takes a held job back when its lock expires.
     if (firstSignal && Date.now() - firstSignal > 1000) process.exit(130);
     firstSignal ||= Date.now();
-    agent.stop();
+    stop();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  return agent.run();
+  return running;
 }
 
 main().then(

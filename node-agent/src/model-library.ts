@@ -50,20 +50,56 @@ export function pullDecision(catalog: CatalogModel[], onDisk: Map<string, number
 
 export interface ModelLibraryOptions {
   dir: string;
-  /** Relative file URLs (the API's own copies) resolve against it. */
-  apiUrl: string;
+  /** Relative file URLs (the API's own copies) resolve against it; a function where the API is known only later (desktop pairing). */
+  apiUrl: string | (() => string);
   log: (line: string) => void;
   /** A progress bar on a terminal; plain lines (every 10 %) otherwise. */
   progressBar?: boolean;
 }
 
+/** One catalog model this node has or wants, as the desktop app's panel shows it. */
+export interface ModelStatus {
+  id: string;
+  /** `ready` on disk and verified; `pulling` now; `waiting` to be pulled; `failed` (see `error`). */
+  state: 'ready' | 'pulling' | 'waiting' | 'failed';
+  /** Bytes on disk now (while pulling, what the files hold so far), and of the whole model (null while unknown). */
+  bytes: number;
+  total_bytes: number | null;
+  error?: string;
+}
+
 /** What the agent needs of the library: the models ready to load, for a catalog and an allocation. */
 export interface Library {
   sync(catalog: CatalogModel[], allocation: Allocation, memoryBytes: number, signal: AbortSignal): Promise<LocalModel[]>;
+  /** The models of the last sync and their pulls' progress (absent in tests' fakes). */
+  status?(): ModelStatus[];
+}
+
+/** How often a pull's bytes on disk are read for the panel. */
+const PROGRESS_POLL_MS = 1_000;
+
+/**
+ * Bytes a file holds so far. ipull writes chunks at their offsets, so a partial file may be sparse: where the OS
+ * counts allocated blocks, those (at most the size) are the better estimate.
+ */
+async function bytesOnDisk(path: string): Promise<number> {
+  const s = await stat(path).catch(() => null);
+  if (!s?.isFile()) return 0;
+  return s.blocks ? Math.min(s.size, s.blocks * 512) : s.size;
 }
 
 export class ModelLibrary implements Library {
+  private readonly models = new Map<string, ModelStatus>();
+
   constructor(private readonly o: ModelLibraryOptions) {}
+
+  private get apiUrl(): string {
+    return typeof this.o.apiUrl === 'function' ? this.o.apiUrl() : this.o.apiUrl;
+  }
+
+  status(): ModelStatus[] {
+    return [...this.models.values()].map((m) => ({ ...m }));
+  }
 
   /** Verifies what is on disk, pulls what the allocation allows, and answers the models ready to load, in catalog order. */
   async sync(catalog: CatalogModel[], allocation: Allocation, memoryBytes: number, signal: AbortSignal): Promise<LocalModel[]> {
@@ -74,9 +110,25 @@ export class ModelLibrary implements Library {
     }
     const decision = pullDecision(catalog, onDisk, memoryBytes, allocation);
     for (const s of decision.skipped) this.o.log(`Not pulling ${s.model.id}: ${s.reason}`);
+    this.models.clear();
+    for (const m of catalog) {
+      const bytes = onDisk.get(m.id);
+      if (bytes !== undefined) this.models.set(m.id, { id: m.id, state: 'ready', bytes, total_bytes: bytes });
+    }
+    for (const m of decision.pull) this.models.set(m.id, { id: m.id, state: 'waiting', bytes: 0, total_bytes: m.size_bytes });
     for (const m of decision.pull) {
       signal.throwIfAborted();
-      if (await this.pull(m, signal)) onDisk.set(m.id, m.size_bytes ?? 0);
+      if (await this.pull(m, signal)) {
+        onDisk.set(m.id, m.size_bytes ?? 0);
+        this.models.set(m.id, { id: m.id, state: 'ready', bytes: m.size_bytes ?? 0, total_bytes: m.size_bytes });
+      } else
+        this.models.set(m.id, {
+          id: m.id,
+          state: 'failed',
+          bytes: 0,
+          total_bytes: m.size_bytes,
+          error: 'The download failed or its file did not match the catalog',
+        });
     }
     return catalog
       .filter((m) => onDisk.has(m.id))
@@ -120,17 +172,30 @@ export class ModelLibrary implements Library {
 
   /** Pulls every file of the model (split parts together), then verifies each; true when all are the catalog's. */
   private async pull(m: CatalogModel, signal: AbortSignal): Promise<boolean> {
-    const from = new URL(m.files[0]!.url, this.o.apiUrl).host;
+    const from = new URL(m.files[0]!.url, this.apiUrl).host;
     this.o.log(`Pulling ${m.id} (${formatBytes(m.size_bytes ?? 0)}${m.files.length > 1 ? ` in ${m.files.length} parts` : ''}) from ${from}`);
-    const { ok } = await pullFiles({
-      label: m.id,
-      files: m.files,
-      dir: this.o.dir,
-      baseUrl: this.o.apiUrl,
-      log: this.o.log,
-      progressBar: this.o.progressBar ?? false,
-      signal,
-    });
-    return ok;
+    const status: ModelStatus = { id: m.id, state: 'pulling', bytes: 0, total_bytes: m.size_bytes };
+    this.models.set(m.id, status);
+    const poll = async () => {
+      let bytes = 0;
+      for (const f of m.files) bytes += await bytesOnDisk(join(this.o.dir, f.name));
+      status.bytes = Math.min(bytes, m.size_bytes ?? bytes);
+    };
+    const timer = setInterval(() => void poll(), PROGRESS_POLL_MS);
+    timer.unref();
+    try {
+      const { ok } = await pullFiles({
+        label: m.id,
+        files: m.files,
+        dir: this.o.dir,
+        baseUrl: this.apiUrl,
+        log: this.o.log,
+        progressBar: this.o.progressBar ?? false,
+        signal,
+      });
+      return ok;
+    } finally {
+      clearInterval(timer);
+    }
   }
 }

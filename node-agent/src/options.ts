@@ -13,6 +13,8 @@ export const PACKAGE_DIR = resolve(__dirname, '..');
 export const DEFAULT_HOME = join(homedir(), '.glob-network');
 
 export interface AgentOptions {
+  /** `run`: the agent alone, in a terminal or as a service; `desktop`: with its control panel and tray icon (desktop/). */
+  command: 'run' | 'desktop';
   /** The API's base URL; undefined when it should come from the stored credential. */
   api: string | undefined;
   joinToken: string | undefined;
@@ -39,6 +41,12 @@ export interface AgentOptions {
   logFormat: LogFormat;
   /** Pairing by device code prints the address to open but never opens a browser. */
   noBrowser: boolean;
+  /** desktop: no tray icon (the panel only). */
+  noTray: boolean;
+  /** desktop: the panel's port on 127.0.0.1 (0: any free one). */
+  panelPort: number;
+  /** desktop: where idle time comes from: `auto` (the OS), `none`, or `file:PATH` (seconds, written by something else). */
+  idleSource: string;
   help: boolean;
 }
 
@@ -47,6 +55,7 @@ export class OptionsError extends Error {
 }
 
 export const USAGE = `Usage: glob-node [options]
+       glob-node desktop [options]
 
 Runs this machine as a Glob Network node: it serves the network's models with llama.cpp and earns GLOB.
 The first run pairs the machine: it shows a code and opens the web app in your browser, where you confirm
@@ -79,11 +88,23 @@ Options (environment variable in brackets):
   --log-format <auto|json|text>
                         One JSON object per line, or short lines for people (GLOB_LOG_FORMAT); default: auto
                         (short lines in a terminal, JSON otherwise)
-  --help                This text`;
+  --help                This text
+
+glob-node desktop runs the same node as a desktop app: a control panel in an app window of your browser
+(served on 127.0.0.1 only), a tray icon, sharing only while the computer is idle if you like, and a start at
+login (on by default; switch it off in the panel or the tray). Pairing starts from the panel. Its own options:
+  --no-tray             No tray icon, only the panel (GLOB_NO_TRAY=1)
+  --no-browser          Print the panel's address instead of opening it (and the pairing page's)
+  --panel-port <n>      The panel's port on 127.0.0.1 (GLOB_PANEL_PORT); default: any free one
+  --idle-source <auto|none|file:PATH>
+                        Where the computer's idle time comes from (GLOB_IDLE_SOURCE); default: auto (the OS:
+                        xprintidle or GNOME on Linux, ioreg on macOS, GetLastInputInfo on Windows); file:PATH
+                        reads the idle seconds from a file another program writes`;
 
 /** Flags without a value, with the environment variable that sets them (1 or true). */
 const SWITCHES = {
   '--no-browser': 'GLOB_NO_BROWSER',
+  '--no-tray': 'GLOB_NO_TRAY',
 } as const;
 type Switch = keyof typeof SWITCHES;
 
@@ -104,6 +125,8 @@ const FLAGS = {
   '--memory': 'GLOB_NODE_MEMORY_MB',
   '--llama-bin': 'GLOB_LLAMA_BIN',
   '--log-format': 'GLOB_LOG_FORMAT',
+  '--panel-port': 'GLOB_PANEL_PORT',
+  '--idle-source': 'GLOB_IDLE_SOURCE',
 } as const;
 type Flag = keyof typeof FLAGS;
 
@@ -121,15 +144,24 @@ export function nodeName(raw: string): string {
   return (clean || 'glob-node').slice(0, 60);
 }
 
+/** The options only `glob-node desktop` takes (given on the command line to the plain agent, they are a mistake). */
+const DESKTOP_ONLY: ReadonlyArray<Flag | Switch> = ['--no-tray', '--panel-port', '--idle-source'];
+
 /** Flags win over the environment; `--flag value` and `--flag=value` both work. */
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.env, host = hostname()): AgentOptions {
   const given: Partial<Record<Flag, string>> = {};
   const switched = new Set<Switch>();
   let help = false;
+  let command: AgentOptions['command'] = 'run';
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--help' || arg === '-h') {
       help = true;
+      continue;
+    }
+    if (!arg.startsWith('-')) {
+      if (arg !== 'desktop' || command === 'desktop') throw new OptionsError(`Unknown command ${arg}`);
+      command = 'desktop';
       continue;
     }
     if (isSwitch(arg)) {
@@ -143,6 +175,10 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
     if (value === undefined || value === '' || (eq < 0 && value.startsWith('--'))) throw new OptionsError(`${flag} needs a value`);
     given[flag] = value;
+  }
+  if (command !== 'desktop') {
+    const misplaced = DESKTOP_ONLY.find((o) => (isSwitch(o) ? switched.has(o) : given[o] !== undefined));
+    if (misplaced) throw new OptionsError(`${misplaced} is an option of glob-node desktop`);
   }
   const get = (flag: Flag): string | undefined => given[flag] ?? (env[FLAGS[flag]] || undefined);
   const on = (s: Switch): boolean => {
@@ -198,8 +234,16 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     .filter(Boolean);
   if (models?.some((m) => !/^[A-Za-z0-9._-]{1,100}$/.test(m)))
     throw new OptionsError(`--models must be catalog model ids separated by commas, got ${modelsRaw}`);
+  const panelPortRaw = get('--panel-port') ?? '0';
+  const panelPort = Number(panelPortRaw);
+  if (!Number.isInteger(panelPort) || panelPort < 0 || panelPort > 65535)
+    throw new OptionsError(`--panel-port must be a port number (0: any free one), got ${panelPortRaw}`);
+  const idleSource = get('--idle-source') ?? 'auto';
+  if (idleSource !== 'auto' && idleSource !== 'none' && !/^file:.+/.test(idleSource))
+    throw new OptionsError(`--idle-source must be auto, none or file:PATH, got ${idleSource}`);
   const home = resolve(base, get('--home') ?? DEFAULT_HOME);
   return {
+    command,
     api: api?.replace(/\/+$/, ''),
     joinToken: get('--join-token'),
     name: nodeName(get('--name') ?? host),
@@ -215,6 +259,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     llamaBin: llamaBin === undefined ? undefined : resolve(base, llamaBin),
     logFormat,
     noBrowser: on('--no-browser'),
+    noTray: on('--no-tray'),
+    panelPort,
+    idleSource: idleSource.startsWith('file:') ? `file:${resolve(base, idleSource.slice(5))}` : idleSource,
     help,
   };
 }

@@ -6,6 +6,7 @@ describe('node agent options', () => {
   it("defaults: the host name, the credential and models under the user's ~/.glob-network, GPU auto, no API until one is given", () => {
     const o = parseOptions([], {}, 'living-room-pc');
     expect(o).toEqual({
+      command: 'run',
       api: undefined,
       joinToken: undefined,
       name: 'living-room-pc',
@@ -19,8 +20,33 @@ describe('node agent options', () => {
       llamaBin: undefined,
       logFormat: 'auto',
       noBrowser: false,
+      noTray: false,
+      panelPort: 0,
+      idleSource: 'auto',
       help: false,
     });
+  });
+
+  it('glob-node desktop: its own options, refused without it', () => {
+    const o = parseOptions(
+      ['desktop', '--api', 'https://globnetwork.io', '--no-tray', '--no-browser', '--panel-port', '4780', '--idle-source', 'file:idle.txt'],
+      { INIT_CWD: '/repo' },
+      'h',
+    );
+    expect(o).toMatchObject({
+      command: 'desktop',
+      api: 'https://globnetwork.io',
+      noTray: true,
+      noBrowser: true,
+      panelPort: 4780,
+      idleSource: 'file:/repo/idle.txt',
+    });
+    expect(parseOptions(['--home', '/h', 'desktop'], {}, 'h')).toMatchObject({ command: 'desktop', home: '/h', idleSource: 'auto', panelPort: 0 });
+    expect(parseOptions(['desktop'], { GLOB_NO_TRAY: '1', GLOB_IDLE_SOURCE: 'none' }, 'h')).toMatchObject({ noTray: true, idleSource: 'none' });
+    expect(() => parseOptions(['--no-tray'], {}, 'h')).toThrow('--no-tray is an option of glob-node desktop');
+    expect(() => parseOptions(['desktop', '--panel-port', '70000'], {}, 'h')).toThrow(OptionsError);
+    expect(() => parseOptions(['desktop', '--idle-source', 'mouse'], {}, 'h')).toThrow('--idle-source must be auto, none or file:PATH');
+    expect(() => parseOptions(['serve'], {}, 'h')).toThrow('Unknown command serve');
   });
 
   it('--home moves both directories (relative to where the command was typed); the last of a repeated flag wins', () => {
@@ -66,10 +92,14 @@ describe('node agent options', () => {
         GLOB_LLAMA_BIN: '/opt/llama/bin',
         GLOB_LOG_FORMAT: 'json',
         GLOB_NO_BROWSER: '1',
+        GLOB_NO_TRAY: '1',
+        GLOB_PANEL_PORT: '4780',
+        GLOB_IDLE_SOURCE: 'file:/run/idle',
       },
       'h',
     );
     expect(o).toEqual({
+      command: 'run',
       api: 'http://127.0.0.1:3000',
       joinToken: 'glb_join_x',
       name: 'n',
@@ -85,6 +115,9 @@ describe('node agent options', () => {
       llamaBin: '/opt/llama/bin',
       logFormat: 'json',
       noBrowser: true,
+      noTray: true,
+      panelPort: 4780,
+      idleSource: 'file:/run/idle',
       help: false,
     });
   });

@@ -7,7 +7,7 @@ import { fillRegisterForm, navigate, transactions, type Person } from '../suppor
 import { AXE_VIEWPORTS, expect, expectAccessible, expectAccessibleInBothThemes, test } from '../support/fixtures';
 import { codeFor, mailMark, uniqueEmail } from '../support/platform';
 
-/** The light palette's --bg (styles/global.css), as getComputedStyle reports it. */
+/** The light palette's --bg (@glob/ui/tokens.css), as getComputedStyle reports it. */
 const LIGHT_BG = 'rgb(246, 248, 251)';
 
 for (const { width, height, label } of AXE_VIEWPORTS) {

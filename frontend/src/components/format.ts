@@ -1,5 +1,7 @@
-/** The one locale of every date and number the app shows (English, US conventions). */
-export const LOCALE = 'en-US';
+import { LOCALE } from '@glob/ui';
+
+// The locale, GLOB amounts and UTC days are shared with the desktop app's control panel: defined once in @glob/ui.
+export { LOCALE, formatDay, formatGlob } from '@glob/ui';
 
 /** 'yyyy-mm-dd' (or an ISO timestamp) as 'June 4, 2025', independent of the visitor's time zone. */
 export function formatDate(date: string): string {
@@ -22,23 +24,9 @@ export function formatLocalDate(d: Date): string {
   return Number.isNaN(d.getTime()) ? '' : localDate.format(d);
 }
 
-const glob = new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 0, maximumFractionDigits: 2 });
 const usd = new Intl.NumberFormat(LOCALE, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
-
-/** A GLOB amount for display: thousands separators, at most 2 decimals ('1,234.5'). */
-export function formatGlob(amount: number | string | null | undefined): string {
-  const n = typeof amount === 'string' ? Number(amount) : (amount ?? 0);
-  return glob.format(Number.isFinite(n) ? n : 0);
-}
 
 /** US dollars with 2 decimals ('$9.87'). */
 export function formatUsd(amount: number): string {
   return usd.format(Number.isFinite(amount) ? amount : 0);
-}
-
-const day = new Intl.DateTimeFormat(LOCALE, { month: 'short', day: 'numeric', timeZone: 'UTC' });
-/** A UTC day (YYYY-MM-DD) as 'Nov 21'. */
-export function formatDay(isoDate: string): string {
-  const d = new Date(`${isoDate}T00:00:00Z`);
-  return Number.isNaN(d.getTime()) ? isoDate : day.format(d);
 }

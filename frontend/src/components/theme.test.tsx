@@ -132,8 +132,8 @@ describe("index.html's inline script", () => {
   });
 });
 
-describe('the light palette (styles/global.css)', () => {
-  const css = readFileSync(join(frontend, 'src', 'styles', 'global.css'), 'utf8');
+describe('the light palette (@glob/ui/tokens.css, which styles/global.css imports)', () => {
+  const css = readFileSync(join(frontend, '..', 'ui', 'tokens.css'), 'utf8');
   const root = css.slice(css.indexOf(':root {'), css.indexOf('}', css.indexOf(':root {')));
   /** A token's light and dark values: `light-dark(light, dark)`, or one value for both. */
   const token = (name: string) => {

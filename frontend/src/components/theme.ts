@@ -1,7 +1,7 @@
 import { useSyncExternalStore } from 'react';
 
 /**
- * Light or dark theme. Without a choice the page follows the OS (styles/global.css: prefers-color-scheme); a
+ * Light or dark theme. Without a choice the page follows the OS (@glob/ui/tokens.css: prefers-color-scheme); a
  * choice is kept in localStorage and shown as `data-theme` on <html>. index.html's inline script applies a stored
  * choice before first paint, with the same key and values as here (theme.test.tsx runs it to make sure).
  *

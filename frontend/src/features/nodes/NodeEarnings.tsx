@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { nodeQueries } from '../../api/queries/nodes';
-import { DailyBars } from '../../components/DailyBars';
+import { DailyBars } from '@glob/ui';
 import { LOCALE, formatDay, formatGlob } from '../../components/format';
 import { NODES_TEXTS } from './texts';
 

@@ -40,13 +40,7 @@ export function NodesPage() {
           </h1>
           <p>{NODES_TEXTS.intro}</p>
         </div>
-        <button
-          type="button"
-          className="btn"
-          onClick={() => pair.mutate()}
-          disabled={pair.isPending}
-          aria-busy={pair.isPending || undefined}
-        >
+        <button type="button" className="btn" onClick={() => pair.mutate()} disabled={pair.isPending} aria-busy={pair.isPending || undefined}>
           <Icon name="network" size={18} />
           {pair.isPending && !pair.data ? NODES_TEXTS.pairing : NODES_TEXTS.pairButton}
         </button>
@@ -56,7 +50,9 @@ export function NodesPage() {
         <div>
           <h2 id="nodes-desktop-title">{NODES_TEXTS.desktopTitle}</h2>
           <p>{NODES_TEXTS.desktopText}</p>
-          <p className="nodes-pair-note">{NODES_TEXTS.serverText} {NODES_TEXTS.pairButton}.</p>
+          <p className="nodes-pair-note">
+            {NODES_TEXTS.serverText} {NODES_TEXTS.pairButton}.
+          </p>
         </div>
         <Link to="/downloads" className="btn btn-primary">
           <Icon name="download" size={18} />

@@ -2,7 +2,7 @@ import { useId } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { EARNINGS_DAYS, walletQueries } from '../../api/queries/wallet';
 import { formatDay, formatGlob } from '../../components/format';
-import { DailyBars } from '../../components/DailyBars';
+import { DailyBars } from '@glob/ui';
 
 /**
  * Daily earnings of the last 30 days (GET earnings?days=30) as a small SVG bar chart. The chart is an image with a

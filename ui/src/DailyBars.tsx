@@ -1,5 +1,5 @@
 import { formatDay, formatGlob } from './format';
-import './daily-figures.css';
+import '../daily-figures.css';
 
 const WIDTH = 600;
 const HEIGHT = 160;

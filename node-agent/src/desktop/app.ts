@@ -1,0 +1,325 @@
+/**
+ * The desktop app (`glob-node desktop`): the node agent's serving loop, its control panel (panel-server.ts) opened
+ * as an app window of the browser, a tray icon, idle-only sharing and the start at login. The agent runs as it does
+ * headless; the app adds local pauses (the sharing switch, idle-only), pairing from the panel, and starts the agent
+ * again when it stops on its own (a revoked node pairs anew). Quit returns the running jobs, then exits.
+ */
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Agent } from '../agent';
+import type { NodeApi } from '../api-client';
+import type { OpenBrowser } from '../browser';
+import type { Schemas } from '../contract';
+import type { Log } from '../logging';
+import { AgentError, EXIT_REVOKED, isAbort } from '../session';
+import { idlePauseReason, type IdleSource } from './idle';
+import type { PanelState } from './panel-api';
+import { type PanelBackend, PanelHttpError, type PanelServer, startPanelServer } from './panel-server';
+import { type DesktopSettings, type SettingsStore } from './settings';
+import { acquireInstance, type SingleInstanceDeps } from './single-instance';
+import { panelState, SHARING_OFF } from './state';
+import { Tray, type TrayAction, trayMenu } from './tray';
+
+/** What the app needs of an agent (Agent; a fake in tests). */
+export type DesktopAgent = Pick<Agent, 'run' | 'stop' | 'snapshot' | 'setLocalPause' | 'refresh' | 'callPlatform'>;
+
+export interface Autostart {
+  enable(): Promise<boolean>;
+  disable(): Promise<void>;
+}
+
+export interface DesktopDeps {
+  log: Log;
+  dataDir: string;
+  /** The API given with --api, if any. */
+  api: string | undefined;
+  /** A new agent for one run; `waitForApi` resolves with the API the panel is given when none is known. */
+  createAgent: (hooks: { waitForApi: (signal: AbortSignal) => Promise<string>; apiUrl: () => string }) => DesktopAgent;
+  settings: SettingsStore;
+  idle: IdleSource;
+  /** Opens the panel (an app window where it can). */
+  openPanel: OpenBrowser;
+  /** Only print the panel's address. */
+  noBrowser: boolean;
+  tray: boolean;
+  autostart: Autostart;
+  panelDir: string;
+  panelPort?: number;
+  instance?: SingleInstanceDeps;
+  idlePollMs?: number;
+  /** After the agent stops on its own (not revoked), the wait before it starts again. */
+  restartMs?: number;
+}
+
+export class DesktopApp {
+  private readonly log: Log;
+  private settings!: DesktopSettings;
+  private agent!: DesktopAgent;
+  private idleSeconds: number | null = null;
+  private problem: string | null = null;
+  /** The platform should hear of the sharing switch (an earlier attempt found it unreachable, or not paired yet). */
+  private pauseToSend: boolean | null = null;
+  private apiWaiter: ((api: string) => void) | null = null;
+  private readonly quitting = new AbortController();
+  private tray: Tray | null = null;
+  private server: PanelServer | null = null;
+
+  constructor(private readonly deps: DesktopDeps) {
+    this.log = deps.log;
+  }
+
+  /** Runs until Quit; resolves with the exit code (0; 1 when the panel cannot start). */
+  async run(): Promise<number> {
+    const { deps } = this;
+    const read = await deps.settings.read();
+    this.settings = read.settings;
+    if (read.firstRun) await this.saveSettings();
+    this.agent = this.newAgent();
+
+    this.server = await startPanelServer({ backend: this.backend(), panelDir: deps.panelDir, port: deps.panelPort ?? 0 });
+    const lock = await acquireInstance(deps.dataDir, { pid: process.pid, port: this.server.port, secret: this.server.secret }, deps.instance);
+    if (lock.kind === 'running') {
+      this.log(`Glob Network is already running (process ${lock.pid}): opening its panel`);
+      this.open(lock.url);
+      await this.server.close();
+      return 0;
+    }
+    try {
+      await this.applyAutostart(this.settings.start_at_login).catch((err: unknown) => this.log(`Start at login: ${message(err)}`));
+      // The node starts at once; the tray (which may take seconds to fail) and the browser come beside it.
+      const agents = this.runAgents();
+      if (deps.tray) {
+        this.tray = await Tray.start({
+          menu: trayMenu(this.state(), this.settings.start_at_login),
+          onAction: (a) => this.onTray(a),
+          log: this.log,
+          cacheDir: join(this.deps.dataDir, 'tray'),
+        });
+      } else this.log('No tray icon (--no-tray)');
+      this.log(`Control panel: ${this.server.url}`);
+      this.open(this.server.url);
+      const timers = this.startTimers();
+      try {
+        await agents;
+      } finally {
+        timers.forEach((t) => clearInterval(t));
+      }
+    } finally {
+      await this.tray?.close();
+      await this.server.close();
+      await lock.release().catch(() => undefined);
+    }
+    return 0;
+  }
+
+  /** Tray Quit, POST /local/quit, Ctrl-C: the agent returns its jobs and stops; run() then resolves. */
+  quit(): void {
+    if (this.quitting.signal.aborted) return;
+    this.log('Quitting…');
+    this.quitting.abort();
+    this.agent?.stop();
+  }
+
+  /** The state the panel and the tray show. */
+  state(): PanelState {
+    return {
+      ...panelState({
+        agent: this.agent.snapshot(),
+        settings: this.settings,
+        idleSeconds: this.idleSeconds,
+        api: this.deps.api ?? this.settings.api,
+      }),
+      problem: this.problem,
+    };
+  }
+
+  // --- the agent ---------------------------------------------------------------------------------------
+
+  private newAgent(): DesktopAgent {
+    const agent = this.deps.createAgent({
+      waitForApi: (signal) =>
+        new Promise<string>((resolve, reject) => {
+          if (signal.aborted) return reject(signal.reason);
+          this.apiWaiter = resolve;
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        }).finally(() => (this.apiWaiter = null)),
+      apiUrl: () => agent.snapshot().api ?? 'http://localhost',
+    });
+    if (!this.settings.sharing) {
+      agent.setLocalPause('sharing', SHARING_OFF);
+      this.pauseToSend = true;
+    }
+    agent.setLocalPause('idle', idlePauseReason(this.settings.idle_only, this.idleSeconds));
+    return agent;
+  }
+
+  /** One agent after another until Quit: one that stops on its own is started again (a revoked one pairs anew). */
+  private async runAgents(): Promise<void> {
+    while (!this.quitting.signal.aborted) {
+      let code: number;
+      try {
+        code = await this.agent.run();
+      } catch (err) {
+        this.log(`The node stopped: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        code = 1;
+      }
+      if (this.quitting.signal.aborted) return;
+      const revoked = code === EXIT_REVOKED;
+      this.problem = revoked
+        ? 'This computer was removed from your nodes (or its pairing was refused): pair it again from here.'
+        : 'The node stopped (see the log); it starts again in a minute.';
+      if (!revoked) {
+        try {
+          await sleep(this.deps.restartMs ?? 60_000, undefined, { signal: this.quitting.signal });
+        } catch {
+          return;
+        }
+      }
+      this.agent = this.newAgent();
+      this.problem = revoked ? this.problem : null;
+    }
+  }
+
+  private startTimers(): NodeJS.Timeout[] {
+    const tick = () => void this.tick().catch((err: unknown) => this.log(`Desktop: ${message(err)}`));
+    tick();
+    const idle = setInterval(tick, this.deps.idlePollMs ?? 10_000);
+    // The tray shows changes within a second; update() sends nothing when the menu is the same.
+    const tray = setInterval(() => this.tray?.update(trayMenu(this.state(), this.settings.start_at_login)), 1_000);
+    return [idle, tray];
+  }
+
+  /** Reads the idle time and applies idle-only sharing; sends a sharing switch the platform has not heard of yet. */
+  private async tick(): Promise<void> {
+    this.idleSeconds = await this.deps.idle();
+    this.agent.setLocalPause('idle', idlePauseReason(this.settings.idle_only, this.idleSeconds));
+    if (this.pauseToSend !== null && this.agent.snapshot().node) await this.sendPause(this.pauseToSend).catch(() => undefined);
+  }
+
+  // --- what the panel and the tray do ------------------------------------------------------------------
+
+  private backend(): PanelBackend {
+    return {
+      state: () => this.state(),
+      platform: () => this.platform((api, signal) => api.GET('/api/nodes/self', { signal })),
+      setSharing: (on) => this.setSharing(on),
+      setAllocation: async (allocation) => {
+        await this.platform((api, signal) => api.PATCH('/api/nodes/self', { body: { allocation }, signal }));
+        this.agent.refresh();
+      },
+      setIdleOnly: async (idleOnly) => {
+        if (idleOnly.enabled) {
+          this.idleSeconds = await this.deps.idle();
+          if (this.idleSeconds === null)
+            throw new PanelHttpError(409, 'This computer does not say how long it has been idle, so sharing cannot wait for it');
+        }
+        this.settings.idle_only = idleOnly;
+        await this.saveSettings();
+        this.agent.setLocalPause('idle', idlePauseReason(idleOnly, this.idleSeconds));
+      },
+      setStartAtLogin: (enabled) => this.setStartAtLogin(enabled),
+      pair: (api) => this.pair(api),
+      createPool: (body) => this.platform((a, signal) => a.POST('/api/nodes/self/pools', { body, signal })) as Promise<Schemas['Pool']>,
+      leavePool: async (poolId) => {
+        await this.platform((a, signal) => a.DELETE('/api/nodes/self/pools/{poolId}', { params: { path: { poolId } }, signal }));
+        this.agent.refresh();
+      },
+      quit: () => this.quit(),
+    };
+  }
+
+  private async setSharing(on: boolean): Promise<void> {
+    if (this.settings.sharing !== on) {
+      this.settings.sharing = on;
+      await this.saveSettings();
+    }
+    this.agent.setLocalPause('sharing', on ? null : SHARING_OFF);
+    this.pauseToSend = !on;
+    // Before pairing the platform has no node to pause, and an unreachable one hears of it later (tick): either way the
+    // switch is sent once it can be.
+    if (this.agent.snapshot().node)
+      await this.sendPause(!on).catch((err: unknown) => {
+        if (!(err instanceof PanelHttpError && err.statusCode === 503)) throw err;
+      });
+  }
+
+  /** The platform hears of the switch as the owner's pause (the web app shows it); unreachable: sent again later. */
+  private async sendPause(paused: boolean): Promise<void> {
+    try {
+      await this.platform((api, signal) => api.PATCH('/api/nodes/self', { body: { paused }, signal }));
+      if (this.pauseToSend === paused) this.pauseToSend = null;
+      this.agent.refresh();
+    } catch (err) {
+      // A platform that refuses (409: suspended) has said its word; one that cannot be reached hears it later.
+      if (err instanceof PanelHttpError && err.statusCode !== 503) this.pauseToSend = null;
+      throw err;
+    }
+  }
+
+  private async setStartAtLogin(enabled: boolean): Promise<void> {
+    try {
+      await this.applyAutostart(enabled);
+    } catch (err) {
+      throw new PanelHttpError(500, `Could not ${enabled ? 'add' : 'remove'} the start at login: ${message(err)}`);
+    }
+    this.settings.start_at_login = enabled;
+    await this.saveSettings();
+  }
+
+  private async applyAutostart(enabled: boolean): Promise<void> {
+    if (!enabled) return this.deps.autostart.disable();
+    if (!(await this.deps.autostart.enable())) this.log('Start at login is not supported on this system');
+  }
+
+  private async pair(given: string | undefined): Promise<void> {
+    const s = this.agent.snapshot();
+    if (s.node) throw new PanelHttpError(409, `Already paired as ${s.node.name}`);
+    if (s.stage !== 'unpaired' || !this.apiWaiter) throw new PanelHttpError(409, 'Pairing has already started');
+    const api = given ?? this.settings.api;
+    if (!api) throw new PanelHttpError(400, 'The platform’s address is needed (api), such as https://globnetwork.io');
+    this.settings.api = api;
+    await this.saveSettings();
+    this.problem = null;
+    this.apiWaiter(api);
+  }
+
+  /** One call to the platform for the panel: its answer's data, or its error as the panel's. */
+  private async platform<T extends { data?: unknown; error?: unknown; response: Response }>(
+    fn: (api: NodeApi, signal: AbortSignal) => Promise<T>,
+  ): Promise<NonNullable<T['data']>> {
+    if (!this.agent.snapshot().node) throw new PanelHttpError(409, 'This computer is not paired yet');
+    let res: T | null;
+    try {
+      res = await this.agent.callPlatform(fn);
+    } catch (err) {
+      if (err instanceof AgentError) throw new PanelHttpError(409, err.message);
+      if (isAbort(err)) throw new PanelHttpError(503, 'The node is stopping');
+      throw err;
+    }
+    if (!res) throw new PanelHttpError(503, 'The platform cannot be reached; try again in a moment');
+    if (!res.response.ok) {
+      const msg = (res.error as { message?: string } | undefined)?.message ?? res.response.statusText;
+      throw new PanelHttpError(res.response.status, msg);
+    }
+    return res.data as NonNullable<T['data']>;
+  }
+
+  private onTray(action: TrayAction): void {
+    const report = (err: unknown) => this.log(`${message(err)}`);
+    if (action === 'open') this.open(this.server!.url);
+    else if (action === 'sharing') this.setSharing(!this.settings.sharing).catch(report);
+    else if (action === 'start-at-login') this.setStartAtLogin(!this.settings.start_at_login).catch(report);
+    else this.quit();
+  }
+
+  private open(url: string): void {
+    if (this.deps.noBrowser) this.log(`Open ${url} in your browser to see the control panel`);
+    else this.deps.openPanel(url);
+  }
+
+  private saveSettings(): Promise<void> {
+    return this.deps.settings.write(this.settings);
+  }
+}
+
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
