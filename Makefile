@@ -110,11 +110,12 @@ test-frontend: install
 	npm test -w frontend -- --ci --json --outputFile=../.data/jest-frontend.json; \
 	  status=$$?; node scripts/jest-summary.mjs .data/jest-frontend.json frontend; exit $$status
 
-# Playwright's builds (backend, web app, mocked web app), then Playwright on them (E2E_SKIP_BUILD=1: on the builds there are).
+# Playwright's builds (backend, web app, mocked web app, the desktop app's panel), then Playwright on them (E2E_SKIP_BUILD=1: on the builds there are).
 test-e2e-build: install
 	npm run --silent build -w backend
 	npm run --silent build -w frontend
 	npm run --silent build:mock -w frontend
+	npm run --silent build:panel -w glob-node
 
 # The README's first-hour paths followed as written (make dev, "Try it on one machine" with a paired agent, Ctrl-C), on
 # free ports, on the builds test-e2e-build made (scripts/readme-paths.test.mjs).

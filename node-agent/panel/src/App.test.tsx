@@ -225,6 +225,6 @@ describe('control panel', () => {
     await userEvent.click(quit);
     expect(confirm).toHaveBeenCalledTimes(2);
     expect(await screen.findByText('Glob Network is quitting. You can close this page.')).toBeInTheDocument();
-    expect(api.posts()).toEqual([{ method: 'POST', path: '/local/quit', body: undefined }]);
+    expect(api.posts()).toEqual([{ method: 'POST', path: '/local/quit', body: {} }]);
   });
 });

@@ -34,15 +34,17 @@ export function panelSecret(): string | null {
 /** One call to the app's local API on this page's own origin, with the panel's secret in its header. */
 export async function request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
   const secret = panelSecret();
+  // Every POST is JSON (the app refuses any other body: a form of another site cannot send one), `{}` when empty.
+  const json = method === 'POST' ? JSON.stringify(body ?? {}) : undefined;
   const res = await fetch(path, {
     method,
     credentials: 'omit',
     headers: {
       accept: 'application/json',
       ...(secret ? { [PANEL_SECRET_HEADER]: secret } : {}),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(json === undefined ? {} : { 'content-type': 'application/json' }),
     },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: json,
   });
   const text = await res.text();
   if (!res.ok) {

@@ -91,6 +91,8 @@ export function stubLocalApi(initial: PanelState, platform: NodeSelf | null = pl
     // No cookie of 127.0.0.1; the secret in its header on every call.
     expect(init.credentials).toBe('omit');
     expect(new Headers(init.headers).get(PANEL_SECRET_HEADER)).toBe(TEST_SECRET);
+    // The app takes a POST only as JSON.
+    if (init.method === 'POST') expect(new Headers(init.headers).get('content-type')).toBe('application/json');
     const call: Call = { method: init.method ?? 'GET', path: input, body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined };
     calls.push(call);
     const reply = answer(call);
