@@ -1,25 +1,12 @@
 import type { ProviderNode } from '../../api/queries/nodes';
+import { formatBytes, formatShare } from '@glob/ui';
 import { LOCALE } from '../../components/format';
 import { NODES_TEXTS } from './texts';
 
-const MIB = 1024 ** 2;
-const GIB = 1024 ** 3;
-const size = new Intl.NumberFormat(LOCALE, { maximumFractionDigits: 1 });
-const percent = new Intl.NumberFormat(LOCALE, { style: 'percent', maximumFractionDigits: 1 });
 const score = new Intl.NumberFormat(LOCALE, { minimumFractionDigits: 1, maximumFractionDigits: 2 });
 
-/**
- * Bytes in binary units, as operating systems report memory: 34359738368 → '32 GB'; below 1 GB in MB
- * (50331648 → '48 MB'), so a small model or allocation does not read as 0 GB.
- */
-export function formatBytes(bytes: number): string {
-  return bytes >= GIB ? `${size.format(bytes / GIB)} GB` : `${size.format(bytes / MIB)} MB`;
-}
-
-/** A share 0-1 as a percentage: 0.93 → '93%'. */
-export function formatShare(share: number): string {
-  return percent.format(share);
-}
+// Sizes and shares read the same in the web app and the desktop app's panel.
+export { formatBytes, formatShare };
 
 /** The hardware score (0.5-2.0) with at least one decimal: 1.2 → '1.2', 2 → '2.0'. */
 export function formatScore(value: number): string {
