@@ -75,12 +75,16 @@ describe('the packed node agent, run by the pairing command on a machine that ne
     if (dir) await rm(dir, { recursive: true, force: true });
   }, 60_000);
 
-  it('ships one bundled file and the pool build script, and installs none of the server’s packages', async () => {
-    expect(packed.files.map((f) => f.path).sort()).toEqual(['README.md', 'dist/glob-node.cjs', 'llama-rpc.mjs', 'package.json']);
+  it('ships one bundled file, the desktop app’s built panel and the pool build script, and installs none of the server’s packages', async () => {
+    const files = packed.files.map((f) => f.path).sort();
+    expect(files.filter((f) => !f.startsWith('dist/panel/'))).toEqual(['README.md', 'dist/glob-node.cjs', 'llama-rpc.mjs', 'package.json']);
+    // The panel as Vite built it: its page and hashed assets, no source.
+    expect(files).toContain('dist/panel/index.html');
+    expect(files.filter((f) => f.startsWith('dist/panel/') && f !== 'dist/panel/index.html').every((f) => /^dist\/panel\/assets\/[\w.-]+\.(js|css)$/.test(f))).toBe(true);
     const manifest = JSON.parse(await readFile(join(dir, 'look', 'node_modules', 'glob-node', 'package.json'), 'utf8')) as {
       dependencies: Record<string, string>;
     };
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(['ipull', 'node-llama-cpp']);
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(['ipull', 'node-llama-cpp', 'systray2']);
     const installed = await readdir(join(dir, 'look', 'node_modules'));
     for (const server of ['@nestjs', 'typeorm', 'pg', 'bullmq', 'ioredis', 'react', '@glob']) expect(installed).not.toContain(server);
   });
