@@ -80,7 +80,11 @@ describe('the packed node agent, run by the pairing command on a machine that ne
     expect(files.filter((f) => !f.startsWith('dist/panel/'))).toEqual(['README.md', 'dist/glob-node.cjs', 'llama-rpc.mjs', 'package.json']);
     // The panel as Vite built it: its page and hashed assets, no source.
     expect(files).toContain('dist/panel/index.html');
-    expect(files.filter((f) => f.startsWith('dist/panel/') && f !== 'dist/panel/index.html').every((f) => /^dist\/panel\/assets\/[\w.-]+\.(js|css)$/.test(f))).toBe(true);
+    expect(
+      files
+        .filter((f) => f.startsWith('dist/panel/') && f !== 'dist/panel/index.html')
+        .every((f) => /^dist\/panel\/assets\/[\w.-]+\.(js|css)$/.test(f)),
+    ).toBe(true);
     const manifest = JSON.parse(await readFile(join(dir, 'look', 'node_modules', 'glob-node', 'package.json'), 'utf8')) as {
       dependencies: Record<string, string>;
     };
