@@ -168,7 +168,7 @@ describe('the desktop app', () => {
     await expect(readFile(join(dir, 'desktop.lock'))).rejects.toThrow();
   });
 
-  it('the sharing switch pauses claiming here and on the platform; idle-only pauses while the computer is in use', async () => {
+  it('the sharing switch pauses claiming here and on the platform; idle-only pauses, here and there, while the computer is in use', async () => {
     const a = app(true);
     const done = a.run();
     await until('the panel opens', () => opened.length === 1);
@@ -194,8 +194,12 @@ describe('the desktop app', () => {
       paused_reason: 'This computer is in use: sharing resumes after 2 idle minutes',
       idle_only: { enabled: true, minutes: 2, idle_seconds: 30 },
     });
+    // The platform stops offering this computer's models (and queueing replies for it) while it is in use.
+    expect(agent.patches).toEqual([{ paused: true }, { paused: false }, { paused: true }]);
     await writeFile(idleFile, '121');
     await until('idle resumes', () => !agent.local.has('idle'));
+    await until('the platform hears of it', () => agent.patches.length === 4);
+    expect(agent.patches.at(-1)).toEqual({ paused: false });
     expect((await call(port, secret, 'GET', '/local/state')).json.phase).toBe('sharing');
     expect(JSON.parse(await readFile(join(dir, 'desktop.json'), 'utf8'))).toMatchObject({ idle_only: { enabled: true, minutes: 2 } });
 

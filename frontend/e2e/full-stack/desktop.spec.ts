@@ -3,9 +3,9 @@
  * process that knows only the API's URL, in a home of its own) serves its control panel on 127.0.0.1; the panel in one
  * browser context shows the pairing code, the web app in another confirms it; the app pulls the model from the
  * platform, serves a reply to someone else, and the panel shows the platform's figures for it; the allocation changed
- * in the panel reaches the platform; sharing off pauses the node there; idle-only sharing pauses while the (simulated)
- * computer is in use; Quit ends the app. The node serves a model the stack's in-cluster worker does not load, so the
- * reply can only be the node's.
+ * in the panel reaches the platform; sharing off pauses the node there (a reply for its model finds no node); idle-only
+ * sharing pauses it, here and there, while the (simulated) computer is in use; Quit ends the app. The node serves a
+ * model the stack's in-cluster worker does not load, so the reply can only be the node's.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -133,6 +133,12 @@ test('a provider shares a computer with the desktop app: paired in the browser, 
     await expect(share).toHaveAttribute('aria-checked', 'false');
     await expect(panel.getByRole('status').first()).toHaveText(new RegExp(TEXTS.phases.paused));
     await expect(card).toHaveAttribute('data-status', 'paused', { timeout: 20_000 });
+    // Paused, it claims nothing: a reply for the model only it serves finds no node serving it.
+    const refused = await request.post('/api/inference/stream/start', {
+      headers: { authorization: `Bearer ${requester.accessToken}` },
+      data: { streamId: `e2e_desktop_${Date.now().toString(36)}`, modelId: PROVIDER_MODEL.id, prompt: 'Anyone there?', params: { max_tokens: 8 } },
+    });
+    expect(await refused.text()).toContain('"code":"MODEL_UNAVAILABLE"');
     await share.click();
     await expect(panel.getByRole('status').first()).toHaveText(new RegExp(TEXTS.phases.sharing), { timeout: 15_000 });
     await expect(card).toHaveAttribute('data-status', 'online', { timeout: 20_000 });
@@ -142,8 +148,10 @@ test('a provider shares a computer with the desktop app: paired in the browser, 
     await sharing.getByRole('switch', { name: TEXTS.sharing.idleOnly }).click();
     await expect(panel.getByRole('status').first()).toHaveText(new RegExp(TEXTS.phases.paused), { timeout: 15_000 });
     await expect(panel.getByRole('banner').getByText(/in use/)).toBeVisible();
+    await expect(card).toHaveAttribute('data-status', 'paused', { timeout: 20_000 });
     writeFileSync(idleFile, '3600');
     await expect(panel.getByRole('status').first()).toHaveText(new RegExp(TEXTS.phases.sharing), { timeout: 15_000 });
+    await expect(card).toHaveAttribute('data-status', 'online', { timeout: 20_000 });
 
     // Quit: the app ends (closing the window would not).
     panel.once('dialog', (d) => void d.accept());

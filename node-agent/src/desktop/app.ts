@@ -59,6 +59,8 @@ export class DesktopApp {
   private problem: string | null = null;
   /** The platform should hear of the sharing switch (an earlier attempt found it unreachable, or not paired yet). */
   private pauseToSend: boolean | null = null;
+  /** What the app last wanted the platform's pause to be (it starts as the platform's own: not paused by the app). */
+  private platformPaused = false;
   private apiWaiter: ((api: string) => void) | null = null;
   private readonly quitting = new AbortController();
   private tray: Tray | null = null;
@@ -145,12 +147,32 @@ export class DesktopApp {
         }).finally(() => (this.apiWaiter = null)),
       apiUrl: () => agent.snapshot().api ?? 'http://localhost',
     });
-    if (!this.settings.sharing) {
-      agent.setLocalPause('sharing', SHARING_OFF);
-      this.pauseToSend = true;
-    }
-    agent.setLocalPause('idle', idlePauseReason(this.settings.idle_only, this.idleSeconds));
+    this.applyPauses(agent);
     return agent;
+  }
+
+  /**
+   * The sharing switch and idle-only sharing, here (no claims) and on the platform: both are the owner's pause there,
+   * so the platform offers this computer's models, and queues replies for them, only while it takes jobs.
+   */
+  private applyPauses(agent = this.agent): void {
+    const idle = idlePauseReason(this.settings.idle_only, this.idleSeconds);
+    agent.setLocalPause('sharing', this.settings.sharing ? null : SHARING_OFF);
+    agent.setLocalPause('idle', idle);
+    const paused = !this.settings.sharing || idle !== null;
+    // Sent on a change only: a pause the owner set in the web app stays until the app itself changes its mind.
+    if (paused !== this.platformPaused) {
+      this.platformPaused = paused;
+      this.pauseToSend = paused;
+    }
+  }
+
+  /** Sends a pause the platform has not heard of yet, when paired; an unreachable platform hears of it at a later tick. */
+  private async sendPendingPause(): Promise<void> {
+    if (this.pauseToSend === null || !this.agent.snapshot().node) return;
+    await this.sendPause(this.pauseToSend).catch((err: unknown) => {
+      if (!(err instanceof PanelHttpError && err.statusCode === 503)) throw err;
+    });
   }
 
   /** One agent after another until Quit: one that stops on its own is started again (a revoked one pairs anew). */
@@ -192,8 +214,8 @@ export class DesktopApp {
   /** Reads the idle time and applies idle-only sharing; sends a sharing switch the platform has not heard of yet. */
   private async tick(): Promise<void> {
     this.idleSeconds = await this.deps.idle();
-    this.agent.setLocalPause('idle', idlePauseReason(this.settings.idle_only, this.idleSeconds));
-    if (this.pauseToSend !== null && this.agent.snapshot().node) await this.sendPause(this.pauseToSend).catch(() => undefined);
+    this.applyPauses();
+    await this.sendPendingPause().catch(() => undefined);
   }
 
   // --- what the panel and the tray do ------------------------------------------------------------------
@@ -215,7 +237,8 @@ export class DesktopApp {
         }
         this.settings.idle_only = idleOnly;
         await this.saveSettings();
-        this.agent.setLocalPause('idle', idlePauseReason(idleOnly, this.idleSeconds));
+        this.applyPauses();
+        await this.sendPendingPause();
       },
       setStartAtLogin: (enabled) => this.setStartAtLogin(enabled),
       pair: (api) => this.pair(api),
@@ -233,14 +256,10 @@ export class DesktopApp {
       this.settings.sharing = on;
       await this.saveSettings();
     }
-    this.agent.setLocalPause('sharing', on ? null : SHARING_OFF);
-    this.pauseToSend = !on;
+    this.applyPauses();
     // Before pairing the platform has no node to pause, and an unreachable one hears of it later (tick): either way the
     // switch is sent once it can be.
-    if (this.agent.snapshot().node)
-      await this.sendPause(!on).catch((err: unknown) => {
-        if (!(err instanceof PanelHttpError && err.statusCode === 503)) throw err;
-      });
+    await this.sendPendingPause();
   }
 
   /** The platform hears of the switch as the owner's pause (the web app shows it); unreachable: sent again later. */
