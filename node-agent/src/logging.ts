@@ -3,6 +3,8 @@
  * `request_id`, the id of the API request that asked for the reply) for log collectors and services, or short
  * human lines (`12:04:05 …`) in a terminal. `--log-format auto` (the default) picks by whether stdout is a terminal.
  */
+import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { pino, stdTimeFunctions, type DestinationStream } from 'pino';
 
 /** What a line may carry besides its text. */
@@ -44,4 +46,29 @@ export function createLog(format: LogFormat, o: { tty?: boolean; destination?: D
     o.destination ?? pino.destination({ dest: 1, sync: true }),
   );
   return (line, fields) => logger.info(fields ?? {}, line);
+}
+
+/** Past this size the log file starts afresh, its previous copy kept beside it (`.1`). */
+const LOG_FILE_MAX_BYTES = 5 * 1024 * 1024;
+
+/**
+ * `log`, and every line also appended to `file` with its date and time: the desktop app started at login has no
+ * terminal, so its file is the only place its owner can read what it did. Kept private to the user (mode 0600: the
+ * control panel's address is in it); a line that cannot be written is not worth stopping the node for.
+ */
+export function withLogFile(log: Log, file: string, maxBytes = LOG_FILE_MAX_BYTES): Log {
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    if (statSync(file).size > maxBytes) renameSync(file, `${file}.1`);
+  } catch {
+    // No file yet.
+  }
+  return (line, fields) => {
+    log(line, fields);
+    try {
+      appendFileSync(file, `${new Date().toISOString()} ${line}${fields?.request_id ? ` (request ${fields.request_id})` : ''}\n`, { mode: 0o600 });
+    } catch {
+      // A full or read-only disk: the line still went to stdout.
+    }
+  };
 }

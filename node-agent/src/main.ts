@@ -3,6 +3,7 @@
  * `--join-token <token>` (see options.ts). Talks to the API over HTTP only; needs no database, no Redis and none of
  * the API's settings.
  */
+import { join } from 'node:path';
 import { Agent } from './agent';
 import { AgentError } from './session';
 import { defaultBatterySource } from './battery';
@@ -13,7 +14,7 @@ import { cpuLoad, detectGpu, hostFacts, modelFiles } from './machine';
 import { ModelLibrary } from './model-library';
 import { OptionsError, parseOptions, USAGE } from './options';
 import { PoolMember } from './pool-member';
-import { createLog } from './logging';
+import { createLog, withLogFile } from './logging';
 import { desktopApp } from './desktop/main-desktop';
 import { LlamaEngine } from '@glob/engine/llama-engine';
 
@@ -30,7 +31,8 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const log = createLog(options.logFormat);
+  const stdoutLog = createLog(options.logFormat);
+  const log = options.command === 'desktop' ? withLogFile(stdoutLog, join(options.dataDir, 'desktop.log')) : stdoutLog;
   const gpu = options.gpu === 'off' ? null : await detectGpu();
   const host = { ...hostFacts(gpu), ...(options.memoryBytes ? { memory_bytes: options.memoryBytes } : {}) };
   log(
