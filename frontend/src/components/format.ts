@@ -1,7 +1,7 @@
-import { LOCALE } from '@glob/ui';
+import { LOCALE } from '@glob/ui/format';
 
 // The locale, GLOB amounts and UTC days are shared with the desktop app's control panel: defined once in @glob/ui.
-export { LOCALE, formatDay, formatGlob } from '@glob/ui';
+export { LOCALE, formatDay, formatGlob } from '@glob/ui/format';
 
 /** 'yyyy-mm-dd' (or an ISO timestamp) as 'June 4, 2025', independent of the visitor's time zone. */
 export function formatDate(date: string): string {

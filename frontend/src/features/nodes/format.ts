@@ -1,5 +1,5 @@
 import type { ProviderNode } from '../../api/queries/nodes';
-import { formatBytes, formatShare } from '@glob/ui';
+import { formatBytes, formatShare } from '@glob/ui/format';
 import { LOCALE } from '../../components/format';
 import { NODES_TEXTS } from './texts';
 
