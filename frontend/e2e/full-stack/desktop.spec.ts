@@ -18,8 +18,10 @@ import { PAIR_TEXTS } from '../../src/features/nodes/texts';
 import { navigate, registerThroughUi, type Person } from '../support/app';
 import { expect, test } from '../support/fixtures';
 import { signUpByApi, uniqueEmail } from '../support/platform';
-import PROVIDER_MODEL from '../support/provider-model.json' with { type: 'json' };
+import PROVIDER_MODELS from '../support/provider-model.json' with { type: 'json' };
 
+// A model only this test's node serves (nodes.spec's node, running at the same time, serves another).
+const PROVIDER_MODEL = PROVIDER_MODELS.desktop;
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 // The panel's texts: node-agent is a CommonJS package, whose named exports an ES module cannot import.
 const { TEXTS } = createRequire(import.meta.url)('../../../node-agent/panel/src/texts.ts') as typeof import('../../../node-agent/panel/src/texts');

@@ -33,23 +33,23 @@ const PG_SERVER = process.env.E2E_PG_URL;
 export const TINY_MODEL_ID = 'glob-tiny-chat';
 const PROVIDER_MODEL = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'provider-model.json'), 'utf8'));
 
-/** Where the platform keeps the provider-only model's file (the tiny model's weights under that name). */
-const PROVIDER_MODEL_FILE = join(root, dirname(PROVIDER_MODEL.catalog), PROVIDER_MODEL.file);
-
 /**
- * The stack's catalog: the built-in one plus the provider-only model (last, so the defaults stay the tiny model). The
- * platform holds the provider model's file outside its models directory (it challenges nodes with it; its worker,
- * which loads the tiny model alone, never serves it); nodes find it by its file name in their own.
+ * The stack's catalog: the built-in one plus the provider-only models (last, so the defaults stay the tiny model). The
+ * platform holds their files (the tiny model's weights under their names) outside its models directory (it challenges
+ * nodes with them; its worker, which loads the tiny model alone, never serves them); nodes find them by file name.
  */
 function writeCatalog() {
   const builtIn = JSON.parse(readFileSync(join(backend, 'models', 'catalog.example.json'), 'utf8'));
   const tiny = builtIn.models.find((m) => m.id === TINY_MODEL_ID);
-  const provider = { ...tiny, id: PROVIDER_MODEL.id, name: PROVIDER_MODEL.name, path: PROVIDER_MODEL_FILE };
   const catalog = join(root, PROVIDER_MODEL.catalog);
   mkdirSync(dirname(catalog), { recursive: true });
-  rmSync(PROVIDER_MODEL_FILE, { force: true });
-  symlinkSync(join(root, '.data', 'models', tiny.path), PROVIDER_MODEL_FILE);
-  writeFileSync(catalog, JSON.stringify({ models: [...builtIn.models, provider] }, null, 2));
+  const providers = [PROVIDER_MODEL, PROVIDER_MODEL.desktop].map(({ id, name, file }) => {
+    const path = join(root, dirname(PROVIDER_MODEL.catalog), file);
+    rmSync(path, { force: true });
+    symlinkSync(join(root, '.data', 'models', tiny.path), path);
+    return { ...tiny, id, name, path };
+  });
+  writeFileSync(catalog, JSON.stringify({ models: [...builtIn.models, ...providers] }, null, 2));
   return catalog;
 }
 
