@@ -135,12 +135,13 @@ test('a provider shares a computer with the desktop app: paired in the browser, 
     await expect(share).toHaveAttribute('aria-checked', 'false');
     await expect(panel.getByRole('status').first()).toHaveText(new RegExp(TEXTS.phases.paused));
     await expect(card).toHaveAttribute('data-status', 'paused', { timeout: 20_000 });
-    // Paused, it claims nothing: a reply for the model only it serves finds no node serving it.
+    // Paused, it is offered nothing: a reply for the model only it serves is refused at once (503).
     const refused = await request.post('/api/inference/stream/start', {
       headers: { authorization: `Bearer ${requester.accessToken}` },
       data: { streamId: `e2e_desktop_${Date.now().toString(36)}`, modelId: PROVIDER_MODEL.id, prompt: 'Anyone there?', params: { max_tokens: 8 } },
     });
-    expect(await refused.text()).toContain('"code":"MODEL_UNAVAILABLE"');
+    expect(refused.status()).toBe(503);
+    expect((await refused.json()) as { message: string }).toMatchObject({ message: expect.stringContaining('is not available right now') });
     await share.click();
     await expect(panel.getByRole('status').first()).toHaveText(new RegExp(TEXTS.phases.sharing), { timeout: 15_000 });
     await expect(card).toHaveAttribute('data-status', 'online', { timeout: 20_000 });
