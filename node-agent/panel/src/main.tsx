@@ -2,6 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import '@glob/ui/tokens.css';
+import '@glob/ui/controls.css';
 import './panel.css';
 import { App } from './App';
 
