@@ -2,6 +2,7 @@ import { render } from '@testing-library/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import spec from '@glob/contract/openapi.json';
 import { PANEL_SECRET_HEADER, type PanelState } from '../../../src/desktop/panel-api';
+import { panelStateFixture } from '../../../test/desktop-fixtures';
 import type { NodeSelf, Schemas } from '../api';
 import { App } from '../App';
 
@@ -13,28 +14,17 @@ export function platformFixture(): NodeSelf {
   return JSON.parse(JSON.stringify(example)) as NodeSelf;
 }
 
-/** A paired, sharing node with one model ready and one downloading. */
+/** A paired, sharing node (the agent's tests' fixture) with one model ready and one downloading. */
 export function stateFixture(overrides: Partial<PanelState> = {}): PanelState {
-  return {
-    phase: 'sharing',
-    paused_reason: null,
-    api: 'https://globnetwork.io',
-    device: null,
-    node: { id: '7c1e9a52-3b8d-4f60-a2e4-9d5b1c7f3e08', name: 'living-room-pc' },
-    sharing: true,
+  return panelStateFixture({
     idle_only: { enabled: false, minutes: 5, idle_seconds: null },
     start_at_login: false,
-    update: { ready: false, message: null },
-    allocation: { cpu_percent: 50, memory_percent: 40, gpu_percent: 60, disk_gb: 50 },
     models: [
       { id: 'llama-3.2-1b-instruct', state: 'ready', bytes: 807_694_464, total_bytes: 807_694_464, serving: true },
       { id: 'qwen2.5-7b-instruct', state: 'pulling', bytes: 1024 ** 3, total_bytes: 4 * 1024 ** 3, serving: false },
     ],
-    running_jobs: 0,
-    host: { hostname: 'living-room-pc', cpu_cores: 8, memory_bytes: 34_359_738_368, gpu: null },
-    wallet_url: 'https://globnetwork.io/app/wallet',
     ...overrides,
-  };
+  });
 }
 
 /** The secret the app opened the panel with, in its URL's fragment. */
