@@ -17,6 +17,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
+import constants from '@glob/contract/constants.json';
 import type { Schemas } from '../contract';
 import { PANEL_SECRET_HEADER, panelUrl, type PanelError, type PanelState } from './panel-api';
 
@@ -150,12 +151,12 @@ function bool(body: unknown, field: string): boolean {
   return v;
 }
 
-/** The spec's NodeAllocation ranges (the platform checks them again). */
+/** An allocation within the spec's NodeAllocation ranges (the platform checks them again). */
 function allocation(body: unknown): Schemas['NodeAllocation'] {
-  const ranges = { cpu_percent: [10, 80], memory_percent: [20, 70], gpu_percent: [0, 90], disk_gb: [1, 4000] } as const;
+  const ranges = constants.nodeAllocation;
   if (!isObject(body)) throw new PanelHttpError(400, 'The allocation must be an object');
-  for (const [k, [min, max]] of Object.entries(ranges))
-    if (!isInt(body[k], min, max)) throw new PanelHttpError(400, `${k} must be a whole number from ${min} to ${max}`);
+  for (const [k, { minimum, maximum }] of Object.entries(ranges))
+    if (!isInt(body[k], minimum, maximum)) throw new PanelHttpError(400, `${k} must be a whole number from ${minimum} to ${maximum}`);
   const extra = Object.keys(body).find((k) => !(k in ranges));
   if (extra) throw new PanelHttpError(400, `Unknown field ${extra}`);
   return {
