@@ -29,6 +29,8 @@ COPY --from=build /app/engine/package.json engine/
 COPY --from=build /app/engine/dist engine/dist
 COPY --from=build /app/backend/package.json backend/
 COPY --from=build /app/backend/dist backend/dist
+# The built-in model catalog (backend/models/catalog.example.json), read at start when MODEL_CATALOG is unset.
+COPY --from=build /app/backend/models backend/models
 COPY --from=build /app/frontend/dist frontend/dist
 USER node
 EXPOSE 3000

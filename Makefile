@@ -23,6 +23,7 @@ help:
 	@echo "make lint        spec lint, format check, ESLint, knip (dead code) and typecheck"
 	@echo "make format      format every package, scripts and bench with Prettier"
 	@echo "make pack-node   the node agent as an npm tarball (node-agent/glob-node-<version>.tgz)"
+	@echo "make release     the desktop app for every platform + signed manifest (.data/release/<version>/; RELEASE_ARGS=...)"
 
 install: $(NODE_MODULES)
 
@@ -98,6 +99,20 @@ test-node-agent: install
 
 pack-node: install
 	cd node-agent && npm pack
+
+# The desktop app's release (scripts/release/build.mjs): .deb, tar.gz, msi and zips, each with its own Node.js and
+# llama.cpp binaries from the npm registry (cached in ~/.cache/glob-network/release), then the signed manifest, into
+# .data/release/<version>/. RELEASE_ARGS="--version 0.2.0 --changelog CHANGES.md" passes options; the signing key is
+# RELEASE_SIGNING_KEY or RELEASE_SIGNING_KEY_FILE (else a development key, said loudly).
+.PHONY: release test-release
+RELEASE_ARGS ?=
+release: install
+	node scripts/release/build.mjs $(RELEASE_ARGS)
+
+# Every asset built with a throwaway key into .data/release-test/<version>/, then read back and checked.
+test-release: install
+	node scripts/release/test-build.mjs
+	node --test --test-reporter=spec scripts/release/*.test.mjs
 
 # The node image (CPU variant) builds where a Docker engine runs; its Dockerfiles are linted by the node-agent tests
 # either way.

@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { benchUser, prepareNodeBench, root, startAppReply, startBackend, table } from './lib.mjs';
+import { benchUser, median, pct, prepareNodeBench, root, startBackend, streamedReply, table } from './lib.mjs';
 
 const tokens = Number(process.argv[2] ?? 128);
 const rounds = Number(process.argv[3] ?? 3);
@@ -24,9 +24,6 @@ const MODEL = 'glob-tiny-chat';
 const { modelsDir, modelPath } = prepareNodeBench();
 // At temperature 0 the tiny model answers this prompt at length (to max tokens), so every chat streams a full reply.
 const messages = [{ role: 'user', content: 'A long answer please' }];
-const sorted = (xs) => [...xs].sort((a, b) => a - b);
-const pct = (xs, p) => sorted(xs)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
-const median = (xs) => pct(xs, 50);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const load = () =>
   loadavg()
@@ -58,22 +55,8 @@ try {
 
   /** One streamed reply: time to first token event, completion tokens and end-to-end tokens/s, from the request. */
   const reply = async (user, maxTokens = tokens) => {
-    const t0 = performance.now();
-    const res = await startAppReply(backend, user, { model: MODEL, messages, maxTokens });
-    const reader = res.body.getReader();
-    const decoder = new TextDecoder();
-    let first = null;
-    let text = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      const from = Math.max(0, text.length - 16);
-      text += decoder.decode(value, { stream: true });
-      if (first === null && text.includes('"type":"token"', from)) first = performance.now();
-    }
-    const end = performance.now();
-    const usage = JSON.parse(/"usage":(\{[^}]*\})/.exec(text)?.[1] ?? '{"completion_tokens":0}');
-    return { ttft: first === null ? NaN : first - t0, tokens: usage.completion_tokens, tps: usage.completion_tokens / ((end - t0) / 1000), t0, end };
+    const r = await streamedReply(backend, user, { model: MODEL, messages, maxTokens });
+    return { ttft: r.first === null ? NaN : r.first - r.t0, tokens: r.tokens, tps: r.tokens / ((r.end - r.t0) / 1000), t0: r.t0, end: r.end };
   };
 
   /** The first reply after a start, until the process takes it (a start loads, benchmarks and registers first). */

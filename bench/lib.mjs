@@ -1,10 +1,12 @@
 // Shared by the bench scripts: a real API process on loopback with a database of its own.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { createDatabase, databaseUrl, dropDatabase, freePort, startSmtpCatcher } from '@glob/testing';
+
+export { freePort };
 
 export const root = resolve(import.meta.dirname, '..');
 
@@ -79,6 +81,8 @@ export async function startBackend(env = {}, { dir = root, nodeArgs = [] } = {})
   return {
     base,
     env: fullEnv,
+    /** The API process's pid (to read its CPU time). */
+    apiPid: api.pid,
     /** The 6-digit code last e-mailed to `email` (caught by the SMTP catcher), waiting for it to appear. */
     async codeFor(email, after = 0) {
       for (let i = 0; i < 100; i++) {
@@ -140,6 +144,38 @@ export const LIFTED_LIMITS = {
   OTP_VERIFY_RATE_LIMIT: '1000000',
 };
 
+/** The p-th percentile of `xs` (the value at that rank), and the median. */
+export const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+export const median = (xs) => pct(xs, 50);
+
+/** A process's CPU time so far (user + system, every thread), in ms: Linux reports it in 1/100 s (USER_HZ). */
+export function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * One streamed reply through the web app's stream, read to its end: when it was asked for, when its first token event
+ * arrived (null if none did), when it ended (ms, performance.now()) and its completion tokens.
+ */
+export async function streamedReply(backend, user, { model, messages, maxTokens }) {
+  const t0 = performance.now();
+  const res = await startAppReply(backend, user, { model, messages, maxTokens });
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let first = null;
+  let text = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    const from = Math.max(0, text.length - 16);
+    text += decoder.decode(value, { stream: true });
+    if (first === null && text.includes('"type":"token"', from)) first = performance.now();
+  }
+  const usage = JSON.parse(/"usage":(\{[^}]*\})/.exec(text)?.[1] ?? '{"completion_tokens":0}');
+  return { t0, first, end: performance.now(), tokens: usage.completion_tokens };
+}
+
 let replySeq = 0;
 /** Starts a reply through the web app's stream (POST /api/inference/stream/start) at temperature 0; the fetch Response. */
 export async function startAppReply(backend, user, { model, messages, maxTokens }) {
@@ -165,7 +201,7 @@ export async function startAppReply(backend, user, { model, messages, maxTokens 
  */
 export async function benchNode(backend, provider, { name, model, modelPath }) {
   const json = { 'content-type': 'application/json' };
-  const { hashRanges } = createRequire(import.meta.url)(join(root, 'backend/dist/engine/file-proof.js'));
+  const { hashRanges } = createRequire(import.meta.url)(join(root, 'engine/dist/file-proof.js'));
   const token = await (await fetch(`${backend.base}/api/nodes/join-tokens`, { method: 'POST', headers: provider.auth })).json();
   const host = { hostname: 'bench', os: process.platform, arch: process.arch, cpu_cores: 1, memory_bytes: 1 << 30, gpu: null, vram_bytes: null };
   const paired = await (

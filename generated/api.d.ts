@@ -522,7 +522,9 @@ export interface paths {
          * The network's models and where a node gets their files
          * @description Public: what the node agent reads before it pairs, to pull the models its memory and disk allocation allow.
          *     Each model's files come with their size and SHA-256 from the operator's catalog (or, for a file the API holds
-         *     itself and the catalog gives no source for, the API's own copy, hashed by the API). Rate-limited per IP.
+         *     itself and the catalog gives no source for, the API's own copy, hashed by the API). Only models the platform can
+         *     give a node are listed: those whose tokenizer the API holds (it counts every reply's tokens itself), so no node
+         *     pulls gigabytes it would never be asked to serve. Rate-limited per IP.
          */
         get: operations["getNodeCatalog"];
         put?: never;
@@ -1020,6 +1022,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/releases/files/{version}/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The file's name, as the release's assets list it.
+                 * @example GlobNetwork-0.1.0-linux-x64.tar.gz
+                 */
+                name: string;
+                /**
+                 * @description The release's version.
+                 * @example 0.1.0
+                 */
+                version: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A file of a published release that the platform holds
+         * @description Public: the bytes of one file of a published release, as `npm run release:publish` stored it (checked against
+         *     the signed manifest's size and SHA-256), sent as an attachment. Answers byte ranges (`Range: bytes=a-b`, 206) so
+         *     that an interrupted download resumes. Any other version or name, a file the release links elsewhere
+         *     included, answers 404.
+         */
+        get: operations["downloadReleaseFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/releases/latest": {
         parameters: {
             query?: never;
@@ -1028,10 +1064,33 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The newest desktop client release
-         * @description Read by the downloads page (after the release host's latest.json, before its own /latest.json).
+         * The newest desktop app release
+         * @description Read by the downloads page (after the release host's latest.json, before its own /latest.json). Only a release
+         *     published with its signed manifest (`npm run release:publish`) is served; until one is, 404.
          */
         get: operations["getLatestRelease"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/releases/latest/manifest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The newest release's signed manifest, for the desktop app's updater
+         * @description The exact text of the newest release's `release-manifest.json`, its Ed25519 signature, and where each of its
+         *     files is downloaded from. The app verifies the signature with the release public key it ships with before it
+         *     trusts anything in the manifest, and each downloaded file against the manifest's size and SHA-256.
+         */
+        get: operations["getLatestReleaseManifest"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2176,9 +2235,11 @@ export interface paths {
          *     A failure after the stream started arrives as `data: {"error":{...}}` and the stream ends (nothing is charged).
          *     A client that disconnects stops the generation: it is charged only for the tokens generated until then.
          *
-         *     With `tools` the model is shown the functions (a system turn the prompt's tokens include) and answers either
-         *     in text or with one call, `finish_reason: tool_calls`, its arguments a JSON text that matches the function's
-         *     `parameters`; `tool_choice` `required` or a named function forces a call. With `response_format` the answer is
+         *     With `tools` the model is shown the functions (as its chat template renders tools, for a family with a native
+         *     tool format such as Llama 3 or Qwen 2.5, else in a system turn; either way the prompt's tokens include them) and
+         *     answers either in text or with one call, `finish_reason: tool_calls`, its arguments a JSON text that matches the
+         *     function's `parameters`; `tool_choice` `required` or a named function forces a call. Every call of an earlier
+         *     assistant message needs a `tool` message answering it (400 otherwise). With `response_format` the answer is
          *     JSON (any object, or matching the given schema). Both are enforced by a grammar on whichever generator serves
          *     the reply (a worker, a provider's node or a pool), and the platform checks the answer against the schema
          *     before it is charged: an answer that does not match fails (500) and costs nothing.
@@ -2359,6 +2420,13 @@ export interface components {
          * @example laptop scripts
          */
         ApiKeyName: string;
+        /** @enum {string} */
+        AssetArch: "x64" | "arm64" | "universal";
+        /**
+         * @description The kind of file: the app updates itself with the `tar.gz` (Linux) and the `zip` (Windows, macOS) of its processor.
+         * @enum {string}
+         */
+        AssetFormat: "deb" | "tar.gz" | "msi" | "zip";
         /** @enum {string} */
         AssetPlatform: "windows" | "macos" | "linux" | "linux-deb";
         /** @description What `navigator.credentials.get` gave, in its JSON form (`AuthenticationResponseJSON`). */
@@ -3085,6 +3153,36 @@ export interface components {
             /** @description prompt_tokens + completion_tokens. */
             total_tokens: number;
         };
+        /**
+         * @description One turn of a job's chat, rendered by the model's chat template. Where the template has a native tool-call format
+         *     (Llama 3, Qwen 2.5), a conversation with tools opens with a `tools` turn (its `tools`, rendered as the template
+         *     renders tool definitions, and empty `content`), and an assistant turn's `tool_calls` (with their results) are
+         *     rendered as the family's calls and tool results.
+         */
+        JobMessage: {
+            content: string;
+            /** @enum {string} */
+            role: "system" | "user" | "assistant" | "tools";
+            tool_calls?: components["schemas"]["JobToolCall"][];
+            tools?: components["schemas"]["JobToolSpec"][];
+        };
+        /** @description A call an earlier assistant turn made, and what the function returned. */
+        JobToolCall: {
+            /** @description Its arguments, as JSON text. */
+            arguments: string;
+            name: string;
+            /** @description What the function returned (the tool message's content). */
+            result: string;
+        };
+        /** @description A function the model may call (OpenAI's `tools[].function`). */
+        JobToolSpec: {
+            description?: string;
+            name: string;
+            /** @description Its arguments' JSON schema. */
+            parameters?: {
+                [key: string]: unknown;
+            };
+        };
         JoinToken: {
             /** @description The node agent package the command runs, when this API serves it; null when the command names a published package. */
             agent: components["schemas"]["NodeAgentPackage"] | null;
@@ -3101,6 +3199,17 @@ export interface components {
              * @example glb_join_3Jx0cX1Qm2bY6nR4vT8wZ5aL7kP9sD0f
              */
             join_token: string;
+        };
+        /**
+         * @description With `json_schema`: the text the reply's JSON is written inside, as the model's family writes a tool call (Qwen
+         *     2.5: `<tool_call>\n` and `\n</tool_call>`; Llama 3: nothing). With `or_text`, the reply may instead be plain text
+         *     (an answer rather than a call), which never begins with the framed JSON's first character. The grammar is the
+         *     schema's, inside the frame; the end of generation follows it. Absent for JSON alone.
+         */
+        JsonFrame: {
+            after: string;
+            before: string;
+            or_text?: boolean;
         };
         Liveness: {
             /** @enum {string} */
@@ -3504,7 +3613,7 @@ export interface components {
              */
             max_bytes: number;
             /** @description The chat to answer, formatted by the model's chat template. Every job has `messages` or `prompt`. */
-            messages?: components["schemas"]["InferenceMessage"][];
+            messages?: components["schemas"]["JobMessage"][];
             model_id: string;
             /**
              * @description The reply's sampling, which the node generates with and the platform verifies against. `max_tokens` is the
@@ -4184,13 +4293,16 @@ export interface components {
             type: "public-key";
         };
         /**
-         * @description The newest published desktop client release. Carries both shapes the site reads:
+         * @description The newest published desktop app release. Carries both shapes the site reads:
          *     `direct_links`/`downloads` (release-info style) and `assets` (one entry per file).
          */
         Release: {
             assets: components["schemas"]["ReleaseAsset"][];
+            /** @description The release's notes (Markdown) from its signed manifest; null for a release published without one. */
+            changelog: string | null;
             /** Format: uri */
             changelog_url: string | null;
+            /** @description One file per desktop OS: the Windows installer (.msi), the Apple Silicon zip, the Linux .tar.gz. */
             direct_links: {
                 /** Format: uri */
                 linux: string | null;
@@ -4199,16 +4311,19 @@ export interface components {
                 /** Format: uri */
                 windows: string | null;
             };
+            /** @description Each desktop OS's files by kind (macOS by processor); a file the release lacks is left out. */
             downloads: {
                 linux: {
-                    appimage?: components["schemas"]["ReleaseFile"];
                     deb?: components["schemas"]["ReleaseFile"];
+                    tar_gz?: components["schemas"]["ReleaseFile"];
                 };
                 macos: {
-                    dmg?: components["schemas"]["ReleaseFile"];
+                    arm64?: components["schemas"]["ReleaseFile"];
+                    x64?: components["schemas"]["ReleaseFile"];
                 };
                 windows: {
-                    exe?: components["schemas"]["ReleaseFile"];
+                    msi?: components["schemas"]["ReleaseFile"];
+                    zip?: components["schemas"]["ReleaseFile"];
                 };
             };
             /** @description True when the version contains `beta` or `alpha`. */
@@ -4218,26 +4333,50 @@ export interface components {
             released_at: components["schemas"]["Timestamp"];
             /**
              * @description Semantic version without a leading `v`.
-             * @example 0.1.0-beta3
+             * @example 0.1.0
              */
             version: string;
         };
         ReleaseAsset: {
-            /** @enum {string} */
-            arch: "x64" | "arm64" | "universal";
+            arch: components["schemas"]["AssetArch"];
             /** Format: uri */
             download_url: string;
+            format: components["schemas"]["AssetFormat"];
             name: string;
             platform: components["schemas"]["AssetPlatform"];
+            sha256: components["schemas"]["Sha256"];
             /** @description Bytes. */
             size: number;
         };
         ReleaseFile: {
             name: string;
+            sha256: components["schemas"]["Sha256"];
             /** @description Bytes. */
             size: number;
             /** Format: uri */
             url: string;
+        };
+        /** @description What a release's `release-manifest.json` holds (the text `SignedReleaseManifest.manifest` carries). */
+        ReleaseManifestContent: {
+            assets: {
+                arch: components["schemas"]["AssetArch"];
+                format: components["schemas"]["AssetFormat"];
+                name: string;
+                platform: components["schemas"]["AssetPlatform"];
+                sha256: components["schemas"]["Sha256"];
+                size: number;
+            }[];
+            /** @description The release's notes in Markdown (may be empty). */
+            changelog: string;
+            /** @description True when the version has a prerelease part (such as `-beta1`). */
+            prerelease: boolean;
+            /** @constant */
+            product: "glob-network";
+            released_at: components["schemas"]["Timestamp"];
+            /** @constant */
+            schema: 1;
+            /** @description A semantic version without a leading `v`. */
+            version: string;
         };
         ResetPasswordRequest: {
             email: components["schemas"]["EmailAddress"];
@@ -4278,6 +4417,7 @@ export interface components {
          *     probabilities among them) are.
          */
         Sampling: {
+            json_frame?: components["schemas"]["JsonFrame"];
             /**
              * @description The reply must be JSON matching this schema (the supported part of JSON Schema): it is generated under the
              *     grammar the schema makes (node-llama-cpp's `createGrammarForJsonSchema`, llama-server's `json_schema`), and a
@@ -4334,6 +4474,33 @@ export interface components {
         /** @description The caller's live sessions, most recently used first. */
         SessionList: {
             sessions: components["schemas"]["Session"][];
+        };
+        /**
+         * @description The file's SHA-256, 64 lowercase hex digits.
+         * @example ec233a511113438512579899543756ac03b1a201c651e2bc3c501dae2174c260
+         */
+        Sha256: string;
+        /**
+         * @description The newest release's signed manifest, for the desktop app's updater: it verifies `signature` (Ed25519, over the
+         *     exact UTF-8 bytes of `manifest`) with the release public key it ships with, then reads the manifest, and downloads
+         *     its file from `assets`.
+         */
+        SignedReleaseManifest: {
+            /** @description Where each of the manifest's files is downloaded from. */
+            assets: {
+                /** Format: uri */
+                download_url: string;
+                name: string;
+            }[];
+            /** @description The exact text of the release's `release-manifest.json`, byte for byte as it was signed. */
+            manifest: string;
+            /** @description Base64 of the Ed25519 signature over `manifest`. */
+            signature: string;
+            /**
+             * @description The manifest's version.
+             * @example 0.1.0
+             */
+            version: string;
         };
         StreamDoneEvent: {
             /** @description The text's tokens with their log probabilities, for a reply asked with `logprobs` through `/v1`. */
@@ -5075,6 +5242,8 @@ export type SchemaApiKeyCreate = components['schemas']['ApiKeyCreate'];
 export type SchemaApiKeyCreated = components['schemas']['ApiKeyCreated'];
 export type SchemaApiKeyList = components['schemas']['ApiKeyList'];
 export type SchemaApiKeyName = components['schemas']['ApiKeyName'];
+export type SchemaAssetArch = components['schemas']['AssetArch'];
+export type SchemaAssetFormat = components['schemas']['AssetFormat'];
 export type SchemaAssetPlatform = components['schemas']['AssetPlatform'];
 export type SchemaAuthenticationCredential = components['schemas']['AuthenticationCredential'];
 export type SchemaAuthSession = components['schemas']['AuthSession'];
@@ -5140,7 +5309,11 @@ export type SchemaInferenceMessage = components['schemas']['InferenceMessage'];
 export type SchemaInferenceParams = components['schemas']['InferenceParams'];
 export type SchemaInferenceStopReason = components['schemas']['InferenceStopReason'];
 export type SchemaInferenceUsage = components['schemas']['InferenceUsage'];
+export type SchemaJobMessage = components['schemas']['JobMessage'];
+export type SchemaJobToolCall = components['schemas']['JobToolCall'];
+export type SchemaJobToolSpec = components['schemas']['JobToolSpec'];
 export type SchemaJoinToken = components['schemas']['JoinToken'];
+export type SchemaJsonFrame = components['schemas']['JsonFrame'];
 export type SchemaLiveness = components['schemas']['Liveness'];
 export type SchemaLoginRequest = components['schemas']['LoginRequest'];
 export type SchemaLoginResult = components['schemas']['LoginResult'];
@@ -5236,12 +5409,15 @@ export type SchemaRegistrationCredential = components['schemas']['RegistrationCr
 export type SchemaRelease = components['schemas']['Release'];
 export type SchemaReleaseAsset = components['schemas']['ReleaseAsset'];
 export type SchemaReleaseFile = components['schemas']['ReleaseFile'];
+export type SchemaReleaseManifestContent = components['schemas']['ReleaseManifestContent'];
 export type SchemaResetPasswordRequest = components['schemas']['ResetPasswordRequest'];
 export type SchemaResponseFormat = components['schemas']['ResponseFormat'];
 export type SchemaSampling = components['schemas']['Sampling'];
 export type SchemaSendOtpRequest = components['schemas']['SendOtpRequest'];
 export type SchemaSession = components['schemas']['Session'];
 export type SchemaSessionList = components['schemas']['SessionList'];
+export type SchemaSha256 = components['schemas']['Sha256'];
+export type SchemaSignedReleaseManifest = components['schemas']['SignedReleaseManifest'];
 export type SchemaStreamDoneEvent = components['schemas']['StreamDoneEvent'];
 export type SchemaStreamErrorEvent = components['schemas']['StreamErrorEvent'];
 export type SchemaStreamEvent = components['schemas']['StreamEvent'];
@@ -8556,6 +8732,83 @@ export interface operations {
             };
         };
     };
+    downloadReleaseFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The file's name, as the release's assets list it.
+                 * @example GlobNetwork-0.1.0-linux-x64.tar.gz
+                 */
+                name: string;
+                /**
+                 * @description The release's version.
+                 * @example 0.1.0
+                 */
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="<name>"` */
+                    "Content-Disposition"?: string;
+                    /** @description The file's size in bytes. */
+                    "Content-Length"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The requested range of the file. */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description No published release holds a file of that version and name here. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "No such release file",
+                     *       "error": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The range lies outside the file. */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 416,
+                     *       "message": "The requested range lies outside the file.",
+                     *       "error": "Range Not Satisfiable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getLatestRelease: {
         parameters: {
             query?: never;
@@ -8573,77 +8826,190 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "version": "0.1.0-beta3",
-                     *       "released_at": "2025-06-04T00:00:00.000Z",
-                     *       "is_prerelease": true,
+                     *       "version": "0.1.0",
+                     *       "released_at": "2026-11-28T15:00:00.000Z",
+                     *       "is_prerelease": false,
                      *       "notice": null,
-                     *       "changelog_url": "https://releases.globnetwork.io/v0.1.0-beta3/CHANGELOG.md",
+                     *       "changelog_url": null,
+                     *       "changelog": "## 0.1.0\n\n- First desktop app release: Windows, macOS and Linux bundles with their own Node.js.\n- The app updates itself to the newest release.\n",
                      *       "direct_links": {
-                     *         "windows": "https://releases.globnetwork.io/v0.1.0-beta3/GlobNetwork-Setup-0.1.0-beta3.exe",
-                     *         "macOS": "https://releases.globnetwork.io/v0.1.0-beta3/GlobNetwork-0.1.0-beta3-universal.dmg",
-                     *         "linux": "https://releases.globnetwork.io/v0.1.0-beta3/GlobNetwork-0.1.0-beta3.AppImage"
+                     *         "windows": "http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-windows-x64.msi",
+                     *         "macOS": "http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-macos-arm64.zip",
+                     *         "linux": "http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-linux-x64.tar.gz"
                      *       },
                      *       "downloads": {
                      *         "windows": {
-                     *           "exe": {
-                     *             "url": "https://releases.globnetwork.io/v0.1.0-beta3/GlobNetwork-Setup-0.1.0-beta3.exe",
-                     *             "size": 125829120,
-                     *             "name": "GlobNetwork-Setup-0.1.0-beta3.exe"
+                     *           "msi": {
+                     *             "url": "http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-windows-x64.msi",
+                     *             "size": 58113024,
+                     *             "name": "GlobNetwork-0.1.0-windows-x64.msi",
+                     *             "sha256": "9448102f96ea3b028b514890dd09ef36a266eb2151899c5e5073b20bfdc240e2"
+                     *           },
+                     *           "zip": {
+                     *             "url": "http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-windows-x64.zip",
+                     *             "size": 62870331,
+                     *             "name": "GlobNetwork-0.1.0-windows-x64.zip",
+                     *             "sha256": "5e377e75b8f9e576afb383fa0312df973b5f9d0ec35c40f22613f204f65cece1"
                      *           }
                      *         },
                      *         "macos": {
-                     *           "dmg": {
-                     *             "url": "https://releases.globnetwork.io/v0.1.0-beta3/GlobNetwork-0.1.0-beta3-universal.dmg",
-                     *             "size": 92216776,
-                     *             "name": "GlobNetwork-0.1.0-beta3-universal.dmg"
+                     *           "arm64": {
+                     *             "url": "http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-macos-arm64.zip",
+                     *             "size": 55120842,
+                     *             "name": "GlobNetwork-0.1.0-macos-arm64.zip",
+                     *             "sha256": "781e4c67bb9ed217ec41606421657fd60f20f81e98b1bef3ba3b9593ea1b1469"
+                     *           },
+                     *           "x64": {
+                     *             "url": "http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-macos-x64.zip",
+                     *             "size": 57310569,
+                     *             "name": "GlobNetwork-0.1.0-macos-x64.zip",
+                     *             "sha256": "e583c27dcbffb358c7399b6f6913b6367a163c3ad5f52ca6fb3a872ebf601919"
                      *           }
                      *         },
                      *         "linux": {
-                     *           "appimage": {
-                     *             "url": "https://releases.globnetwork.io/v0.1.0-beta3/GlobNetwork-0.1.0-beta3.AppImage",
-                     *             "size": 139460608,
-                     *             "name": "GlobNetwork-0.1.0-beta3.AppImage"
+                     *           "tar_gz": {
+                     *             "url": "http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-linux-x64.tar.gz",
+                     *             "size": 64235107,
+                     *             "name": "GlobNetwork-0.1.0-linux-x64.tar.gz",
+                     *             "sha256": "ec233a511113438512579899543756ac03b1a201c651e2bc3c501dae2174c260"
                      *           },
                      *           "deb": {
-                     *             "url": "https://releases.globnetwork.io/v0.1.0-beta3/globnetwork_0.1.0-beta3_amd64.deb",
-                     *             "size": 139460608,
-                     *             "name": "globnetwork_0.1.0-beta3_amd64.deb"
+                     *             "url": "http://localhost:3000/api/releases/files/0.1.0/globnetwork_0.1.0_amd64.deb",
+                     *             "size": 61894212,
+                     *             "name": "globnetwork_0.1.0_amd64.deb",
+                     *             "sha256": "8ae255b219a2dc444e949da99d25fd6ee186c9fd46730bd596096eb93de851ed"
                      *           }
                      *         }
                      *       },
                      *       "assets": [
                      *         {
-                     *           "name": "GlobNetwork-Setup-0.1.0-beta3.exe",
-                     *           "download_url": "https://releases.globnetwork.io/v0.1.0-beta3/GlobNetwork-Setup-0.1.0-beta3.exe",
-                     *           "platform": "windows",
-                     *           "arch": "x64",
-                     *           "size": 125829120
-                     *         },
-                     *         {
-                     *           "name": "GlobNetwork-0.1.0-beta3-universal.dmg",
-                     *           "download_url": "https://releases.globnetwork.io/v0.1.0-beta3/GlobNetwork-0.1.0-beta3-universal.dmg",
-                     *           "platform": "macos",
-                     *           "arch": "universal",
-                     *           "size": 92216776
-                     *         },
-                     *         {
-                     *           "name": "GlobNetwork-0.1.0-beta3.AppImage",
-                     *           "download_url": "https://releases.globnetwork.io/v0.1.0-beta3/GlobNetwork-0.1.0-beta3.AppImage",
+                     *           "name": "GlobNetwork-0.1.0-linux-x64.tar.gz",
+                     *           "download_url": "http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-linux-x64.tar.gz",
                      *           "platform": "linux",
                      *           "arch": "x64",
-                     *           "size": 139460608
+                     *           "format": "tar.gz",
+                     *           "size": 64235107,
+                     *           "sha256": "ec233a511113438512579899543756ac03b1a201c651e2bc3c501dae2174c260"
                      *         },
                      *         {
-                     *           "name": "globnetwork_0.1.0-beta3_amd64.deb",
-                     *           "download_url": "https://releases.globnetwork.io/v0.1.0-beta3/globnetwork_0.1.0-beta3_amd64.deb",
+                     *           "name": "globnetwork_0.1.0_amd64.deb",
+                     *           "download_url": "http://localhost:3000/api/releases/files/0.1.0/globnetwork_0.1.0_amd64.deb",
                      *           "platform": "linux-deb",
                      *           "arch": "x64",
-                     *           "size": 139460608
+                     *           "format": "deb",
+                     *           "size": 61894212,
+                     *           "sha256": "8ae255b219a2dc444e949da99d25fd6ee186c9fd46730bd596096eb93de851ed"
+                     *         },
+                     *         {
+                     *           "name": "GlobNetwork-0.1.0-macos-arm64.zip",
+                     *           "download_url": "http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-macos-arm64.zip",
+                     *           "platform": "macos",
+                     *           "arch": "arm64",
+                     *           "format": "zip",
+                     *           "size": 55120842,
+                     *           "sha256": "781e4c67bb9ed217ec41606421657fd60f20f81e98b1bef3ba3b9593ea1b1469"
+                     *         },
+                     *         {
+                     *           "name": "GlobNetwork-0.1.0-macos-x64.zip",
+                     *           "download_url": "http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-macos-x64.zip",
+                     *           "platform": "macos",
+                     *           "arch": "x64",
+                     *           "format": "zip",
+                     *           "size": 57310569,
+                     *           "sha256": "e583c27dcbffb358c7399b6f6913b6367a163c3ad5f52ca6fb3a872ebf601919"
+                     *         },
+                     *         {
+                     *           "name": "GlobNetwork-0.1.0-windows-x64.msi",
+                     *           "download_url": "http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-windows-x64.msi",
+                     *           "platform": "windows",
+                     *           "arch": "x64",
+                     *           "format": "msi",
+                     *           "size": 58113024,
+                     *           "sha256": "9448102f96ea3b028b514890dd09ef36a266eb2151899c5e5073b20bfdc240e2"
+                     *         },
+                     *         {
+                     *           "name": "GlobNetwork-0.1.0-windows-x64.zip",
+                     *           "download_url": "http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-windows-x64.zip",
+                     *           "platform": "windows",
+                     *           "arch": "x64",
+                     *           "format": "zip",
+                     *           "size": 62870331,
+                     *           "sha256": "5e377e75b8f9e576afb383fa0312df973b5f9d0ec35c40f22613f204f65cece1"
                      *         }
                      *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Release"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description No release has been published yet. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "message": "Could not fetch latest release information.",
+                     *       "error": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLatestReleaseManifest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The newest release's manifest. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "version": "0.1.0",
+                     *       "manifest": "{\n  \"schema\": 1,\n  \"product\": \"glob-network\",\n  \"version\": \"0.1.0\",\n  \"released_at\": \"2026-11-28T15:00:00.000Z\",\n  \"prerelease\": false,\n  \"changelog\": \"## 0.1.0\\n\\n- First desktop app release: Windows, macOS and Linux bundles with their own Node.js.\\n- The app updates itself to the newest release.\\n\",\n  \"assets\": [\n    {\n      \"name\": \"globnetwork_0.1.0_amd64.deb\",\n      \"platform\": \"linux-deb\",\n      \"arch\": \"x64\",\n      \"format\": \"deb\",\n      \"size\": 61894212,\n      \"sha256\": \"8ae255b219a2dc444e949da99d25fd6ee186c9fd46730bd596096eb93de851ed\"\n    },\n    {\n      \"name\": \"GlobNetwork-0.1.0-linux-x64.tar.gz\",\n      \"platform\": \"linux\",\n      \"arch\": \"x64\",\n      \"format\": \"tar.gz\",\n      \"size\": 64235107,\n      \"sha256\": \"ec233a511113438512579899543756ac03b1a201c651e2bc3c501dae2174c260\"\n    },\n    {\n      \"name\": \"GlobNetwork-0.1.0-windows-x64.msi\",\n      \"platform\": \"windows\",\n      \"arch\": \"x64\",\n      \"format\": \"msi\",\n      \"size\": 58113024,\n      \"sha256\": \"9448102f96ea3b028b514890dd09ef36a266eb2151899c5e5073b20bfdc240e2\"\n    },\n    {\n      \"name\": \"GlobNetwork-0.1.0-windows-x64.zip\",\n      \"platform\": \"windows\",\n      \"arch\": \"x64\",\n      \"format\": \"zip\",\n      \"size\": 62870331,\n      \"sha256\": \"5e377e75b8f9e576afb383fa0312df973b5f9d0ec35c40f22613f204f65cece1\"\n    },\n    {\n      \"name\": \"GlobNetwork-0.1.0-macos-arm64.zip\",\n      \"platform\": \"macos\",\n      \"arch\": \"arm64\",\n      \"format\": \"zip\",\n      \"size\": 55120842,\n      \"sha256\": \"781e4c67bb9ed217ec41606421657fd60f20f81e98b1bef3ba3b9593ea1b1469\"\n    },\n    {\n      \"name\": \"GlobNetwork-0.1.0-macos-x64.zip\",\n      \"platform\": \"macos\",\n      \"arch\": \"x64\",\n      \"format\": \"zip\",\n      \"size\": 57310569,\n      \"sha256\": \"e583c27dcbffb358c7399b6f6913b6367a163c3ad5f52ca6fb3a872ebf601919\"\n    }\n  ]\n}\n",
+                     *       "signature": "dshunLs9URjR+X91fCkPlqtqlLrZ82EgXSEkebN4khGAvR7f/85V8Alo3aMtVs8Vimz+h6ntrMGGLGYKcpZGAw==",
+                     *       "assets": [
+                     *         {
+                     *           "name": "GlobNetwork-0.1.0-linux-x64.tar.gz",
+                     *           "download_url": "http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-linux-x64.tar.gz"
+                     *         },
+                     *         {
+                     *           "name": "globnetwork_0.1.0_amd64.deb",
+                     *           "download_url": "http://localhost:3000/api/releases/files/0.1.0/globnetwork_0.1.0_amd64.deb"
+                     *         },
+                     *         {
+                     *           "name": "GlobNetwork-0.1.0-macos-arm64.zip",
+                     *           "download_url": "http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-macos-arm64.zip"
+                     *         },
+                     *         {
+                     *           "name": "GlobNetwork-0.1.0-macos-x64.zip",
+                     *           "download_url": "http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-macos-x64.zip"
+                     *         },
+                     *         {
+                     *           "name": "GlobNetwork-0.1.0-windows-x64.msi",
+                     *           "download_url": "http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-windows-x64.msi"
+                     *         },
+                     *         {
+                     *           "name": "GlobNetwork-0.1.0-windows-x64.zip",
+                     *           "download_url": "http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-windows-x64.zip"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SignedReleaseManifest"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8711,7 +9077,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "platform": "windows",
-                 *       "asset": "GlobNetwork-Setup-0.1.0-beta3.exe",
+                 *       "asset": "GlobNetwork-0.1.0-windows-x64.msi",
                  *       "timestamp": "2026-11-21T10:15:00.000Z",
                  *       "userAgent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64)"
                  *     }

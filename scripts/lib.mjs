@@ -1,7 +1,7 @@
 // Shared by scripts/dev.mjs and scripts/serve.mjs: find or start PostgreSQL and Redis, run children.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join, relative, resolve } from 'node:path';
 
@@ -80,7 +80,22 @@ async function waitFor(host, port, timeoutMs) {
   return false;
 }
 
-function has(cmd, args = ['--version']) {
+/**
+ * Writes nginx's configuration for several API processes (ops/nginx/api-proxy.conf) into `dir`, listening on `listen`
+ * and round robin over `ports` on 127.0.0.1; answers the arguments that run nginx with it in the foreground.
+ */
+export function nginxForApis(dir, listen, ports) {
+  mkdirSync(dir, { recursive: true });
+  const conf = readFileSync(join(root, 'ops', 'nginx', 'api-proxy.conf'), 'utf8')
+    .replaceAll('{{DIR}}', dir)
+    .replaceAll('{{LISTEN}}', String(listen))
+    .replaceAll('{{UPSTREAMS}}', ports.map((p) => `    server 127.0.0.1:${p};`).join('\n'));
+  writeFileSync(join(dir, 'nginx.conf'), conf);
+  return ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'];
+}
+
+/** Whether `cmd` runs (it is installed and on the PATH). */
+export function has(cmd, args = ['--version']) {
   return spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
 }
 

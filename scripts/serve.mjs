@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // make serve: production build, migrations, then one API process (serving /api and the built web app on PORT)
-// and one worker process, in the foreground. Ctrl-C stops both.
+// and one worker process, in the foreground. Ctrl-C stops both. With API_PROCESSES=n (n > 1), n API processes on
+// the ports after PORT behind nginx (ops/nginx/api-proxy.conf) on PORT, round robin.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   checkPorts,
+  has,
+  nginxForApis,
   embeddedDatabase,
   ensureDatabase,
   ensureRedis,
@@ -20,8 +23,20 @@ import {
 
 const port = process.env.PORT ?? '3000';
 const workerPort = process.env.WORKER_PORT ?? '9464';
+const apiProcesses = Number(process.env.API_PROCESSES ?? '1');
+if (!Number.isInteger(apiProcesses) || apiProcesses < 1) {
+  console.error(`API_PROCESSES must be a whole number of at least 1 (got ${process.env.API_PROCESSES})`);
+  process.exit(2);
+}
+if (apiProcesses > 1 && !has('nginx', ['-v'])) {
+  console.error('API_PROCESSES > 1 runs the API processes behind nginx, which is not installed (apt-get install nginx-light)');
+  process.exit(2);
+}
+/** Where each API process listens: PORT itself, or behind nginx on PORT the ports after it. */
+const apiPorts = apiProcesses === 1 ? [port] : Array.from({ length: apiProcesses }, (_, i) => String(Number(port) + 1 + i));
 await checkPorts([
   { port, what: 'the API and web app', setting: 'PORT' },
+  ...apiPorts.filter((p) => p !== port).map((p) => ({ port: p, what: 'an API process behind nginx', setting: 'PORT' })),
   { port: workerPort, what: "the worker's metrics", setting: 'WORKER_PORT' },
   ...(process.env.DATABASE_URL ? [] : [{ port: embeddedDatabase().port, what: 'the embedded PostgreSQL', setting: 'PGLITE_PORT' }]),
 ]);
@@ -76,7 +91,14 @@ if (!process.env.NODE_AGENT_PACKAGE && !process.env.NODE_AGENT_NPM_NAME) env.NOD
 log('Migrating the database');
 await runOrFail('Migrations', 'node', ['backend/dist/database/cli.js', 'migrate'], env);
 // A process that dies is started again (with backoff); Ctrl-C stops them all.
-start(children, 'api', 'node', ['backend/dist/main.js'], env, { restart: true });
+for (const [i, p] of apiPorts.entries()) {
+  const behindProxy = apiProcesses > 1 ? { PORT: p, HOST: '127.0.0.1', TRUST_PROXY: process.env.TRUST_PROXY ?? 'loopback' } : {};
+  start(children, apiProcesses > 1 ? `api-${i + 1}` : 'api', 'node', ['backend/dist/main.js'], { ...env, ...behindProxy }, { restart: true });
+}
+if (apiProcesses > 1) {
+  start(children, 'nginx', 'nginx', nginxForApis(join(root, '.data', 'nginx'), port, apiPorts), {}, { restart: true });
+  log(`${apiProcesses} API processes on ports ${apiPorts.join(', ')}, behind nginx on ${port}`);
+}
 start(children, 'worker', 'node', ['backend/dist/worker.js'], env, { restart: true });
 log(`Glob Network: http://localhost:${port}  (API docs: http://localhost:${port}/api/docs). Ctrl-C stops it.`);
 if (!process.env.SMTP_URL) log('E-mail: no SMTP_URL, so e-mails (and sign-up codes) are written to the api/worker log');

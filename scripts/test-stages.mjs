@@ -49,8 +49,10 @@ const plans = {
       { name: 'frontend jest', target: 'test-frontend', weight: 1 },
       { name: 'node-agent', target: 'test-node-agent', weight: 1 },
       { name: 'image', target: 'test-image', weight: 1 },
+      // The desktop app's packages for every platform (test key), their contents checked; Playwright installs the .deb.
+      { name: 'release', target: 'test-release', weight: 1 },
       // Playwright and the backend's jest both drive an API, a worker and llama.cpp: on 2 cores, one after the other.
-      { name: 'e2e', target: 'test-e2e', weight: 2, needs: ['e2e build'], after: ['backend (all)'], env: { E2E_SKIP_BUILD: '1' } },
+      { name: 'e2e', target: 'test-e2e', weight: 2, needs: ['e2e build'], after: ['backend (all)', 'release'], env: { E2E_SKIP_BUILD: '1' } },
       // make dev, make serve and a paired agent on free ports, beside Playwright's stack (which holds the default ports).
       { name: 'readme paths', target: 'test-readme', weight: 1, needs: ['e2e build'], after: ['backend (all)'] },
     ],

@@ -1,6 +1,7 @@
 /**
  * Writes the built-in tiny chat model (random weights from a fixed seed; nothing is downloaded), and beside it, when
- * `out` is a directory (or left out), the tiny embedding model (the same shape, mean pooling, its own seed).
+ * `out` is a directory (or left out), the tiny embedding model (the same shape, mean pooling, its own seed) and the
+ * tiny models with Llama 3's and Qwen 2.5's real tokenizers and chat templates (tiny-model/real-vocabulary.ts).
  *
  *   node --conditions=glob-source -r @swc-node/register scripts/make-tiny-model.ts [out=../.data/models/] [--force] [--seed=N]
  *     [--layers=N] [--embd=N] [--ff=N] [--heads=N] [--splits=N] [--embedding]
@@ -16,12 +17,19 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { GgufError, splitPartPath, splitParts } from '@glob/engine/gguf';
 import { validateGguf } from '@glob/engine/gguf-validate';
-import { TINY_EMBED_MODEL_FILE, TINY_MODEL_FILE } from '../src/modules/catalog/catalog';
+import { TINY_EMBED_MODEL_FILE, TINY_FAMILY_MODEL_FILES, TINY_MODEL_FILE } from '../src/modules/catalog/catalog';
 import { writeTinyLlamaGguf, type TinyModelOptions } from './tiny-model/write-tiny-gguf';
 
 const DEFAULT_OUT = resolve(__dirname, '..', '..', '.data', 'models') + '/';
 /** The tiny embedding model's seed (its weights differ from the chat model's). */
 const EMBED_SEED = 2;
+/**
+ * The real-vocabulary models' shape: grouped-query attention (4 query heads per key/value head, as Llama 3 8B has) and
+ * Llama 3's 128k context length in the metadata (the engine caps a context at 4096), small elsewhere: their 128k and
+ * 151k-token vocabularies (in F16) are most of their ~40 MB.
+ */
+const FAMILY_SHAPE = { nEmbd: 64, nLayer: 2, nHead: 4, nHeadKv: 1, nFf: 192, contextLength: 131072 } satisfies TinyModelOptions;
+const FAMILY_SEEDS = { llama3: 11, qwen2: 12 } as const;
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -49,7 +57,12 @@ async function main(): Promise<void> {
   await make(splits > 1 && splitParts(out).length !== splits ? splitPartPath(out.replace(/\.gguf$/, ''), 1, splits) : out, opts, force);
   // The embedding model the catalog serves comes with the chat model: `make dev`, `make serve` and the tests need both.
   const shaped = ['layers', 'embd', 'ff', 'heads', 'seed', 'splits'].some((n) => int(n) !== undefined);
-  if (isDir && !embedding && !shaped) await make(join(dirname(out), TINY_EMBED_MODEL_FILE), { seed: EMBED_SEED, embedding: true }, force);
+  if (isDir && !embedding && !shaped) {
+    await make(join(dirname(out), TINY_EMBED_MODEL_FILE), { seed: EMBED_SEED, embedding: true }, force);
+    for (const [family, file] of Object.entries(TINY_FAMILY_MODEL_FILES) as Array<[keyof typeof TINY_FAMILY_MODEL_FILES, string]>) {
+      await make(join(dirname(out), file), { ...FAMILY_SHAPE, family, seed: FAMILY_SEEDS[family] }, force);
+    }
+  }
 }
 
 /** Writes (or keeps) one model file and prints what it left behind. */

@@ -34,8 +34,13 @@ export async function generateReply(
     });
     stops?.flush();
     if (!stops?.matched) return result;
-    // The answer is the text before the stop sequence: so are its tokens.
-    return { ...result, stopReason: 'stop', ...(result.logprobs ? { logprobs: cutLogprobs(result.logprobs, stops.shown) } : {}) };
+    // The answer is the text before the stop sequence (what was sent): so are its tokens.
+    return {
+      ...result,
+      text: result.text.slice(0, stops.shown),
+      stopReason: 'stop',
+      ...(result.logprobs ? { logprobs: cutLogprobs(result.logprobs, stops.shown) } : {}),
+    };
   } finally {
     batcher.flush();
   }

@@ -15,15 +15,17 @@
  */
 import type * as Nlc from 'node-llama-cpp' with { 'resolution-mode': 'import' };
 import { chatHistory, type ChatTurn } from './chat-history';
-import { CHATML_TEMPLATE } from './chatml';
+import { chatWrapperFor, textNormalizerFor } from './chat-wrapper';
 import { boundNumberRules } from './json-grammar';
 import { JsonSchemaGbnf } from './json-schema-gbnf';
 import { validateGguf } from './gguf-validate';
 import { loadNodeLlamaCpp } from './node-llama-cpp';
+import { chatPromptTokens, rawPromptTokens, withBos } from './prompt-tokens';
 import { alignLogprobs, clampLogprob, piecesWithin, tokenPieces, type TokenLogprob } from './logprobs';
 import { COMMIT_TOP, type Step } from './commitment';
 import { REPEAT_WINDOW, type Recomputation } from './verification';
 import { llamaCppOptions, type Sampling } from './sampling';
+import { framedGrammar, type JsonFrame } from './tool-format';
 
 export type { ChatTurn } from './chat-history';
 export type EngineStopReason = 'stop' | 'length' | 'abort';
@@ -98,7 +100,35 @@ export const MAX_SEQUENCES = 16;
 export interface ModelCapacity {
   sequences: number;
   contextSize: number;
+  /** One sequence's KV cache (kvCacheBytes): what each sequence beyond the first adds to the context's memory. */
   kvBytesPerSequence: number;
+  /** What the context needs with one sequence (its compute buffers and one KV cache), by node-llama-cpp's estimate. */
+  contextBytes: number;
+}
+
+/** The cells llama.cpp gives a sequence's KV cache: its context size, rounded up to llama.cpp's padding of 256. */
+const KV_CELL_PADDING = 256;
+
+/**
+ * Bytes of one sequence's KV cache, from the model's metadata: for every layer and every cell of the context, a key and
+ * a value vector per KV head (n_head_kv of them: fewer than the attention heads under grouped-query attention), in F16
+ * (2 bytes, llama.cpp's and node-llama-cpp's default cache type). Exact for the architecture the engine loads (llama:
+ * every layer attends to the whole context).
+ */
+export function kvCacheBytes(metadata: Record<string, unknown>, contextSize: number): number {
+  const arch = (metadata.general as { architecture?: string } | undefined)?.architecture ?? 'llama';
+  const a = (metadata[arch] ?? {}) as {
+    block_count?: number;
+    embedding_length?: number;
+    attention?: { head_count?: number; head_count_kv?: number; key_length?: number; value_length?: number };
+  };
+  const nHead = Number(a.attention?.head_count ?? 0);
+  const nHeadKv = Number(a.attention?.head_count_kv ?? nHead);
+  const headDim = nHead > 0 ? Number(a.embedding_length ?? 0) / nHead : 0;
+  const k = Number(a.attention?.key_length ?? headDim);
+  const v = Number(a.attention?.value_length ?? headDim);
+  const cells = Math.ceil(contextSize / KV_CELL_PADDING) * KV_CELL_PADDING;
+  return Number(a.block_count ?? 0) * cells * nHeadKv * (k + v) * 2;
 }
 
 /**
@@ -133,6 +163,8 @@ interface LoadedModel {
   context: Nlc.LlamaContext;
   capacity: ModelCapacity;
   chatWrapper: Nlc.ChatWrapper;
+  /** A text as the family's tokenizer normalizes it before splitting it (chat-wrapper.ts): every text tokenized here goes through it. */
+  normalize: (text: string) => string;
   slots: Slot[];
   /** Tokens in the model's vocabulary (ids run from 0 to one less). */
   vocabSize: number;
@@ -209,14 +241,17 @@ export class LlamaEngine {
     });
     try {
       const contextSize = opts.contextSize ?? Math.min(summary.contextLength, 4096);
-      // node-llama-cpp's own estimate of the context's memory (RAM and VRAM) with one and with two sequences.
+      // node-llama-cpp's own estimate of the context's memory (RAM and VRAM) with this many sequences.
       const needs = async (sequences: number) => {
         const r = await model.fileInsights.estimateContextResourceRequirementsV2({ contextSize, sequences, modelGpuLayers: model.gpuLayers });
         return r.cpuRam + r.gpuVram;
       };
-      const [one, two] = [await needs(1), await needs(2)];
-      const kvBytesPerSequence = Math.max(0, two - one);
-      const sequences = typeof asked === 'number' ? asked : sequencesFor(asked, one, kvBytesPerSequence);
+      const one = await needs(1);
+      const metadata = model.fileInfo.metadata as unknown as Record<string, unknown>;
+      let sequences = typeof asked === 'number' ? asked : sequencesFor(asked, one, kvCacheBytes(metadata, contextSize));
+      // The compute buffers grow with the sequences too (slightly, and by a whole batch where a sequence has fewer than
+      // 512 cells: two sequences of 256 take a batch twice as large): one fewer while the estimate does not fit.
+      while (typeof asked !== 'number' && sequences > 1 && (await needs(sequences)) > asked.memoryBytes) sequences--;
       const context = await model.createContext({
         sequences,
         contextSize: opts.contextSize ?? {
@@ -225,10 +260,7 @@ export class LlamaEngine {
         },
         threads: this.opts.threads,
       });
-      // Our own model carries the plain ChatML template: skip node-llama-cpp's Jinja equivalence checks
-      // against every known wrapper (0.3 s idle, 2+ s on a busy machine). Any other model: auto.
-      const chatWrapper =
-        summary.chatTemplate === CHATML_TEMPLATE ? this.nlc.resolveChatWrapper(model, { type: 'chatML' }) : this.nlc.resolveChatWrapper(model);
+      const chatWrapper = chatWrapperFor(this.nlc, model);
       const slots: Slot[] = [];
       for (let i = 0; i < sequences; i++) {
         slots.push({
@@ -240,8 +272,24 @@ export class LlamaEngine {
           busy: false,
         });
       }
-      const capacity = { sequences, contextSize: context.contextSize, kvBytesPerSequence };
-      this.models.set(modelId, { id: modelId, path, model, context, capacity, chatWrapper, slots, vocabSize: summary.vocabSize, waiters: [] });
+      const capacity = {
+        sequences,
+        contextSize: context.contextSize,
+        kvBytesPerSequence: kvCacheBytes(metadata, context.contextSize),
+        contextBytes: one,
+      };
+      this.models.set(modelId, {
+        id: modelId,
+        path,
+        model,
+        context,
+        capacity,
+        chatWrapper,
+        normalize: textNormalizerFor(model),
+        slots,
+        vocabSize: summary.vocabSize,
+        waiters: [],
+      });
     } catch (err) {
       await model.dispose();
       throw err;
@@ -287,14 +335,20 @@ export class LlamaEngine {
     return this.promptTokens(this.get(modelId), messages);
   }
 
+  /** The token ids of the prompt as the model's chat template formats it (generation prompt included), untrimmed. */
+  tokenizePrompt(modelId: string, messages: ChatTurn[]): number[] {
+    return Array.from(this.chatPrompt(this.get(modelId), messages));
+  }
+
   /** Tokens of a raw prompt: the text alone, as the model's tokenizer splits it (no chat template). */
   countTextTokens(modelId: string, text: string): number {
-    return text ? this.get(modelId).model.tokenize(text).length : 0;
+    return this.tokenize(modelId, text).length;
   }
 
   /** The token ids of a text (to compare two generations token by token). */
   tokenize(modelId: string, text: string): number[] {
-    return Array.from(this.get(modelId).model.tokenize(text));
+    const m = this.get(modelId);
+    return text ? Array.from(m.model.tokenize(m.normalize(text))) : [];
   }
 
   /**
@@ -417,13 +471,13 @@ export class LlamaEngine {
     return m;
   }
 
-  /** The grammar of a JSON schema, built once and shared by every generation that asks for the same schema. */
-  private grammarFor(schema: object): Promise<Nlc.LlamaGrammar> {
-    const key = JSON.stringify(schema);
+  /** The grammar of a JSON schema (in its frame), built once and shared by every generation that asks for the same. */
+  private grammarFor(schema: object, frame: JsonFrame | undefined): Promise<Nlc.LlamaGrammar> {
+    const key = JSON.stringify([schema, frame ?? null]);
     let grammar = this.grammars.get(key);
     if (grammar) this.grammars.delete(key);
     else {
-      grammar = this.buildGrammar(schema);
+      grammar = this.buildGrammar(schema, frame);
       // A schema the grammar builder refuses is not kept: the next request with it fails the same way, on its own.
       grammar.catch(() => this.grammars.delete(key));
     }
@@ -437,10 +491,16 @@ export class LlamaEngine {
 
   /**
    * The grammar createGrammarForJsonSchema would make, its number rules bounded: the text written on the grammar
-   * thread, then parsed here once (the JSON's end, four newlines, its stop trigger, trimmed from the text).
+   * thread, then parsed here once (the JSON's end, four newlines, its stop trigger, trimmed from the text). In a frame
+   * (a family's tool call), the end of generation follows the frame's end instead.
    */
-  private async buildGrammar(schema: object): Promise<Nlc.LlamaGrammar> {
+  private async buildGrammar(schema: object, frame: JsonFrame | undefined): Promise<Nlc.LlamaGrammar> {
     const text = boundNumberRules(await this.gbnf.text(schema));
+    if (frame) {
+      const framed = framedGrammar(text, frame);
+      if (framed === null) throw new Error('the JSON-schema grammar is not written as engine/src/tool-format.ts expects');
+      return this.llama.createGrammar({ grammar: framed });
+    }
     return this.llama.createGrammar({
       grammar: text,
       stopGenerationTriggers: [this.nlc.LlamaText(['\n'.repeat(4)])],
@@ -458,7 +518,7 @@ export class LlamaEngine {
     const room = contextSize - Math.min(req.sampling.max_tokens, Math.floor(contextSize / 2));
     if (req.prompt !== undefined) {
       // The end of a raw prompt is what the model continues: a prompt too long loses its start (one token is the BOS).
-      const tokens = m.model.tokenize(req.prompt);
+      const tokens = rawPromptTokens(m.model, req.prompt);
       return { messages: [], rawTokens: tokens.length > room - 1 ? tokens.slice(tokens.length - Math.max(1, room - 1)) : tokens };
     }
     if (!req.messages) throw new TypeError('a generation needs messages or a prompt');
@@ -467,14 +527,11 @@ export class LlamaEngine {
 
   /** The tokens `input` evaluates, as node-llama-cpp does (a raw prompt after the model's BOS when it has one to prepend). */
   private promptOf(m: LoadedModel, input: { messages: ChatTurn[]; rawTokens: Nlc.Token[] | null }): Nlc.Token[] {
-    if (!input.rawTokens) return this.chatPrompt(m, input.messages);
-    const bos = m.model.tokens.bos;
-    return m.model.tokens.shouldPrependBosToken && bos !== null ? [bos, ...input.rawTokens] : input.rawTokens;
+    return input.rawTokens ? withBos(m.model, input.rawTokens) : this.chatPrompt(m, input.messages);
   }
 
   private chatPrompt(m: LoadedModel, messages: ChatTurn[]): Nlc.Token[] {
-    const { contextText } = m.chatWrapper.generateContextState({ chatHistory: chatHistory(messages) });
-    return contextText.tokenize(m.model.tokenizer);
+    return chatPromptTokens(m.model, m.chatWrapper, messages);
   }
 
   /**
@@ -573,8 +630,9 @@ export class LlamaEngine {
       turns.splice(i, 1);
       return true;
     };
-    while (!fits(turns) && dropFirst((t) => t.role !== 'system'));
-    while (!fits(turns) && dropFirst(() => true));
+    // The tools a conversation offers are never dropped: the reply's grammar may be one of their calls.
+    while (!fits(turns) && dropFirst((t) => t.role !== 'system' && t.role !== 'tools'));
+    while (!fits(turns) && dropFirst((t) => t.role !== 'tools'));
     if (fits(turns)) return turns;
     const last = turns.at(-1);
     if (!last) return turns;
@@ -636,7 +694,7 @@ export class LlamaEngine {
       durationMs: elapsed(),
     });
     if (req.signal?.aborted) return aborted();
-    const grammar = req.sampling.json_schema ? await this.grammarFor(req.sampling.json_schema) : undefined;
+    const grammar = req.sampling.json_schema ? await this.grammarFor(req.sampling.json_schema, req.sampling.json_frame) : undefined;
 
     const slot = await this.acquire(m, req.signal);
     if (!slot) return aborted();

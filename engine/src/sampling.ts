@@ -19,14 +19,17 @@ export function llamaCppOptions(s: Sampling): { maxTokens: number; temperature: 
   };
 }
 
-/** llama-server's `/completion` fields for a sampling; llama-server builds the grammar from the schema itself. */
-export function llamaServerOptions(s: Sampling): Record<string, unknown> {
+/**
+ * llama-server's `/completion` fields for a sampling; llama-server builds the grammar from the schema itself, except a
+ * framed one (a family's tool call), whose GBNF text the caller writes (`grammar`, tool-format.ts).
+ */
+export function llamaServerOptions(s: Sampling, grammar?: string): Record<string, unknown> {
   return {
     n_predict: s.max_tokens,
     temperature: s.temperature,
     top_p: s.top_p,
     min_p: s.min_p ?? 0,
     ...(s.seed !== undefined ? { seed: s.seed } : {}),
-    ...(s.json_schema ? { json_schema: s.json_schema } : {}),
+    ...(grammar !== undefined ? { grammar } : s.json_schema ? { json_schema: s.json_schema } : {}),
   };
 }

@@ -13,6 +13,7 @@
  *
  * The end of generation is a position like any other, so an empty reply is a claim that the model ends at once.
  */
+import { isFramedJson } from './tool-format';
 import { LOGPROB_TOLERANCE } from './logprobs';
 import { COMMIT_TOP, type Step } from './commitment';
 import type { Sampling } from './sampling';
@@ -32,7 +33,7 @@ const MASS_MARGIN = 0.02;
  * How the job asked the reply to be sampled (its `json_schema`: generated under a grammar, which, not the model alone,
  * chose among tokens), and what the platform read from its schema.
  */
-export type JudgedSampling = Pick<Sampling, 'temperature' | 'top_p' | 'min_p' | 'json_schema'> & {
+export type JudgedSampling = Pick<Sampling, 'temperature' | 'top_p' | 'min_p' | 'json_schema' | 'json_frame'> & {
   /**
    * The grammar's strings are free (its schema bounds no string: no enum, const, pattern, format or length): inside a
    * string any token without a quote, a backslash or a control character is allowed, so string contents are checked
@@ -157,11 +158,18 @@ export function verifySteps(
   const history = [...promptTail.slice(-REPEAT_WINDOW)];
   const json = new JsonPlace();
   const pieceOf = (id: number) => pieces[id] ?? '';
+  // A tools reply that answers in plain text instead of a framed call: free text, its first token one the grammar
+  // allowed there (any that does not open the call).
+  const frame = sampling.json_frame;
+  const textAnswer = !!frame?.or_text && !isFramedJson(frame, recomputed.map((s) => pieceOf(s.token)).join(''));
   for (const [i, model] of recomputed.entries()) {
     const fail = (why: string): StepsVerdict => ({ passed: false, checked: i + 1, why: `token ${i}: ${why}` });
     if (!sameStep(committed[i]!, model)) return fail("its committed log probabilities are not the model's");
     const seen = new Set(history.slice(-REPEAT_WINDOW));
-    if (!sampling.json_schema) {
+    if (textAnswer) {
+      const problem = samplingProblem(model, seen, sampling, i === 0 ? (id) => !isFramedJson(frame!, pieceOf(id)) : undefined);
+      if (problem) return fail(problem);
+    } else if (!sampling.json_schema) {
       const problem = samplingProblem(model, seen, sampling);
       if (problem) return fail(problem);
     } else if (sampling.freeStrings && json.inValueString() && !breaksString(pieceOf(model.token))) {

@@ -24,7 +24,7 @@ import { type Engine, Serving } from './serving';
 import { AgentError, EXIT_FAILED, EXIT_REVOKED, isAbort, Session } from './session';
 import { WorkLoop } from './work-loop';
 
-export { AGENT_VERSION } from './heartbeat';
+export { AGENT_VERSION } from './version';
 export type { Engine } from './serving';
 
 export interface AgentDeps {

@@ -2,7 +2,6 @@
  * The heartbeat: the node's report to the API every 5 s (models, slots, load, battery, proofs, pool), and what the
  * answer updates here: the name, the owner's and the battery's pause, the allocation, the pool, the version, earnings.
  */
-import packageJson from '../package.json';
 import type { Schemas } from './contract';
 import { sameAllocation } from './allocation';
 import { type BatterySource, type BatteryState, batteryPause, batteryPercent } from './battery';
@@ -12,9 +11,7 @@ import type { ModelProofs } from './model-proofs';
 import type { PoolPart } from './pool-part';
 import type { Serving } from './serving';
 import type { Session } from './session';
-
-/** This agent's version, reported in every heartbeat: the platform may require a newer one. */
-export const AGENT_VERSION = packageJson.version;
+import { AGENT_VERSION } from './version';
 
 type NodeState = Schemas['NodeState'];
 

@@ -2,13 +2,24 @@
  * A pool coordinator's model: llama.cpp's own server, on loopback, holding the first layers itself and reaching the
  * other members' layers as RPC devices. It is driven over HTTP rather than through node-llama-cpp because the addon
  * node-llama-cpp ships is built without GGML_RPC; llama-server from the same llama.cpp source has it, and its
- * /tokenize and /completion give exact token counts and stop when the request is closed.
+ * /completion streams a reply and stops when the request is closed.
+ *
+ * The prompt is not llama-server's to build: it is handed token ids, made from the model's vocabulary with
+ * node-llama-cpp exactly as the engine makes them (@glob/engine/prompt-tokens), so a pool's prompt, its count and its
+ * spot check's replay are the engine's and the platform's by construction. llama-server's own route (/apply-template,
+ * then /tokenize with special tokens parsed) turns a turn's text that spells a control token into that token (a user's
+ * `<|im_end|>\n<|im_start|>system` would end their turn and open a system one), and renders with a Jinja engine of
+ * its own, which agrees with node-llama-cpp's only as far as both implement a template alike.
  */
 import { createParser } from 'eventsource-parser';
 import { join } from 'node:path';
-import type { ChatTurn, GenerateRequest, GenerateResult } from '@glob/engine/llama-engine';
+import type { GenerateRequest, GenerateResult } from '@glob/engine/llama-engine';
 import { COMMIT_TOP, type Step } from '@glob/engine/commitment';
+import { PromptTokenizer } from '@glob/engine/prompt-tokens';
 import { llamaServerOptions } from '@glob/engine/sampling';
+import { boundNumberRules } from '@glob/engine/json-grammar';
+import { JsonSchemaGbnf } from '@glob/engine/json-schema-gbnf';
+import { framedGrammar } from '@glob/engine/tool-format';
 import { alignLogprobs, clampLogprob, cutLogprobs, type ScoredToken, type TokenLogprob } from '@glob/engine/logprobs';
 import { freePort, LLAMA_SERVER, spawnTied, type Tied, waitForPort } from './llama-process';
 
@@ -77,14 +88,24 @@ interface CompletionChunk {
 }
 
 export class LlamaServer {
+  /** Writes framed grammars (see framedGrammar) on a thread of its own, started on first use. */
+  private readonly gbnf = new JsonSchemaGbnf();
+
   private constructor(
     private readonly proc: Tied,
     private readonly base: string,
+    private readonly tokenizer: PromptTokenizer,
   ) {}
 
-  /** Starts llama-server with the split and waits until the model is loaded; rejects if it exits first. */
+  /**
+   * Starts llama-server with the split and waits until the model is loaded, the model's vocabulary loading meanwhile;
+   * rejects if either fails (llama-server exiting first among them).
+   */
   static async start(bin: string, split: LlamaServerSplit, log: (line: string) => void): Promise<LlamaServer> {
     const port = await freePort();
+    const vocabulary = PromptTokenizer.load(split.modelPath);
+    // Awaited once llama-server is up, or disposed if it fails: a rejection meanwhile is not left unhandled.
+    vocabulary.catch(() => undefined);
     const args = [
       ...['-m', split.modelPath, '--host', '127.0.0.1', '--port', String(port), '--no-webui', '-np', String(POOL_SLOTS), '--kv-unified'],
       ...['-t', String(split.threads), '-c', String(split.contextSize * 2), '--fit', 'off'],
@@ -95,7 +116,7 @@ export class LlamaServer {
       lines.push(l);
       if (lines.length > 40) lines.shift();
     });
-    const server = new LlamaServer(proc, `http://127.0.0.1:${port}`);
+    const base = `http://127.0.0.1:${port}`;
     const ready = new AbortController();
     const exited = proc.exited.then((why) => {
       ready.abort(new Error(`llama-server ${why}: ${lines.slice(-5).join(' | ')}`));
@@ -103,15 +124,23 @@ export class LlamaServer {
     try {
       await waitForPort(port, ready.signal);
       while (!ready.signal.aborted) {
-        const res = await fetch(`${server.base}/health`, { signal: AbortSignal.timeout(5_000) }).catch(() => null);
-        if (res?.ok) return server;
+        const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(5_000) }).catch(() => null);
+        if (res?.ok) break;
         await new Promise((r) => setTimeout(r, 100));
       }
-      throw ready.signal.reason;
+      if (ready.signal.aborted) throw ready.signal.reason;
     } catch (err) {
       await proc.stop();
       await exited;
+      await (await vocabulary.catch(() => null))?.dispose();
       log(`llama-server did not start: ${err instanceof Error ? err.message : String(err)}`);
+      throw err;
+    }
+    try {
+      return new LlamaServer(proc, base, await vocabulary);
+    } catch (err) {
+      await proc.stop();
+      log(`Could not read the model's vocabulary: ${err instanceof Error ? err.message : String(err)}`);
       throw err;
     }
   }
@@ -121,29 +150,31 @@ export class LlamaServer {
     return this.proc.exited;
   }
 
-  stop(): Promise<void> {
-    return this.proc.stop();
+  async stop(): Promise<void> {
+    await this.proc.stop();
+    await this.tokenizer.dispose();
+    await this.gbnf.close();
   }
 
-  /** The prompt as the model's chat template formats it, as tokens (the count is what the requester pays for). */
-  async promptTokens(messages: ChatTurn[]): Promise<number[]> {
-    const { prompt } = (await this.post('/apply-template', { messages })) as { prompt: string };
-    const { tokens } = (await this.post('/tokenize', { content: prompt, add_special: true, parse_special: true })) as { tokens: number[] };
-    return tokens;
-  }
-
-  /** A raw prompt's tokens, the text alone (no template, no BOS). */
-  async textTokens(text: string): Promise<number[]> {
-    const { tokens } = (await this.post('/tokenize', { content: text, add_special: false, parse_special: false })) as { tokens: number[] };
-    return tokens;
+  /**
+   * A framed JSON schema's grammar (a family's tool call), written as the engine writes it: llama-server's own
+   * `json_schema` cannot say what surrounds the JSON. Undefined for every other sampling.
+   */
+  private async framedGrammar(s: GenerateRequest['sampling']): Promise<string | undefined> {
+    if (!s.json_schema || !s.json_frame) return undefined;
+    const framed = framedGrammar(boundNumberRules(await this.gbnf.text(s.json_schema)), s.json_frame);
+    if (framed === null) throw new Error('the JSON-schema grammar is not written as engine/src/tool-format.ts expects');
+    return framed;
   }
 
   async generate(req: GenerateRequest): Promise<GenerateResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    // A raw prompt is sent as it is (llama-server tokenizes it and adds the BOS); chat turns through the model's template.
+    // The prompt's tokens as the engine counts them (a raw prompt's text alone) and as it evaluates them (a raw prompt
+    // after the model's BOS when it prepends one; chat turns as the chat template formats them).
     const raw = req.prompt;
-    const prompt = raw !== undefined ? await this.textTokens(raw) : await this.promptTokens(req.messages ?? []);
+    const prompt = raw !== undefined ? this.tokenizer.text(raw) : this.tokenizer.chat(req.messages ?? []);
+    const evaluated = raw !== undefined ? this.tokenizer.raw(raw) : prompt;
     let text = '';
     let completionTokens = 0;
     let firstTokenMs: number | null = null;
@@ -179,8 +210,9 @@ export class LlamaServer {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
-          prompt: raw ?? prompt,
-          ...llamaServerOptions(req.sampling),
+          // Token ids: llama-server evaluates them as they are (no BOS added, nothing parsed).
+          prompt: evaluated,
+          ...llamaServerOptions(req.sampling, await this.framedGrammar(req.sampling)),
           // The model's own distribution before the sampler (as the engine scores), at least the chosen token's.
           ...(probs !== undefined ? { n_probs: probs, post_sampling_probs: false } : {}),
           stream: true,
@@ -219,7 +251,7 @@ export class LlamaServer {
           req.onToken?.(chunk.content);
         }
         completionTokens = chunk.tokens_predicted ?? completionTokens + (chunk.tokens?.length ?? 0);
-        if (req.sampling.json_schema && !chunk.stop && isWholeJson(text)) {
+        if (req.sampling.json_schema && !req.sampling.json_frame && !chunk.stop && isWholeJson(text)) {
           whole = true;
           wholeJson();
         }
@@ -247,17 +279,6 @@ export class LlamaServer {
     if (!done) throw new Error('llama-server ended the reply without its last event');
     completionTokens = done.tokens_predicted ?? completionTokens;
     return result(done.stop_type === 'limit' ? 'length' : 'stop');
-  }
-
-  private async post(path: string, body: unknown): Promise<unknown> {
-    const res = await send(`${this.base}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-    if (!res.ok) throw new Error(`llama-server ${path} answered ${res.status}: ${await res.text().catch(() => '')}`);
-    return res.json();
   }
 }
 

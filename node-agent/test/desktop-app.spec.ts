@@ -1,10 +1,13 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentSnapshot } from '../src/agent';
 import type { NodeApi } from '../src/api-client';
-import { DesktopApp, type DesktopAgent, type DesktopDeps } from '../src/desktop/app';
+import { DesktopApp, type DesktopAgent, type DesktopDeps, type DesktopUpdater } from '../src/desktop/app';
+import type { UpdateSnapshot } from '../src/desktop/updater';
+import { RESTART_FOR_UPDATE } from '../src/launcher/bundle';
 import { PANEL_SECRET_HEADER, type PanelState } from '../src/desktop/panel-api';
 import { SettingsStore } from '../src/desktop/settings';
 
@@ -138,6 +141,7 @@ describe('the desktop app', () => {
       },
       panelDir: join(dir, 'panel'),
       idlePollMs: 20,
+      version: '0.1.0',
       ...over,
     });
   }
@@ -211,6 +215,74 @@ describe('the desktop app', () => {
     expect(await second.run()).toBe(0);
     expect(opened[1]).toBe(opened[0]);
 
+    a.quit();
+    expect(await done).toBe(0);
+  });
+
+  /** An updater whose next check finds `next` (null: nothing newer). */
+  class FakeUpdater implements DesktopUpdater {
+    checks = 0;
+    snap: UpdateSnapshot = { phase: 'idle', current: '0.1.0', version: null, progress: null, message: null };
+    constructor(private readonly next: string | null) {}
+    get ready() {
+      return this.snap.phase === 'ready';
+    }
+    snapshot() {
+      return { ...this.snap };
+    }
+    async check() {
+      this.checks++;
+      if (this.next) this.snap = { ...this.snap, phase: 'ready', version: this.next, message: `Version ${this.next} starts at the next restart` };
+      return this.snapshot();
+    }
+  }
+
+  it('an installed app: tells its launcher it started, looks for an update at start, and "Restart to update" exits for the launcher', async () => {
+    const updater = new FakeUpdater(null);
+    const startedFile = join(dir, 'started');
+    const a = app(true, { updater, startedFile });
+    const done = a.run();
+    await until('the panel opens', () => opened.length === 1);
+    const { port, secret } = secretOf(opened[0]!);
+    await until('the launcher hears it started', () => existsSync(startedFile));
+    await until('the first check', () => updater.checks === 1);
+    expect((await call(port, secret, 'GET', '/local/state')).json.update).toEqual({
+      current: '0.1.0',
+      ready: false,
+      available: true,
+      phase: 'idle',
+      version: null,
+      progress: null,
+      message: null,
+    });
+    // Nothing to install yet.
+    expect((await call(port, secret, 'POST', '/local/update/restart')).status).toBe(409);
+
+    (updater as unknown as { next: string }).next = '0.2.0';
+    const checked = await call(port, secret, 'POST', '/local/update/check');
+    expect(checked.json.update).toMatchObject({ ready: true, phase: 'ready', version: '0.2.0', message: 'Version 0.2.0 starts at the next restart' });
+    expect((await call(port, secret, 'POST', '/local/update/restart')).status).toBe(202);
+    expect(await done).toBe(RESTART_FOR_UPDATE);
+    expect(agents[0]!.snapshot().stage).toBe('stopping');
+  });
+
+  it('the platform refusing this version: the release is fetched at once and applied as soon as it is verified', async () => {
+    const updater = new FakeUpdater('0.3.0');
+    const a = app(true, { updater });
+    const done = a.run();
+    await until('running', () => agents[0]?.snapshot().stage === 'running');
+    agents[0]!.snap.pauses.updateRequired = 'This node agent (version 0.1.0) is older than the network accepts (0.3.0 or later)';
+    expect(await done).toBe(RESTART_FOR_UPDATE);
+    expect(updater.checks).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a copy run from npm has no updater: its panel says so and its checks are refused', async () => {
+    const a = app(true);
+    const done = a.run();
+    await until('the panel opens', () => opened.length === 1);
+    const { port, secret } = secretOf(opened[0]!);
+    expect((await call(port, secret, 'GET', '/local/state')).json.update).toMatchObject({ available: false, ready: false });
+    expect((await call(port, secret, 'POST', '/local/update/check')).status).toBe(409);
     a.quit();
     expect(await done).toBe(0);
   });

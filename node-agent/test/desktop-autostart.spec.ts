@@ -9,6 +9,7 @@ import {
   enableAutostart,
   isAutostartEnabled,
   windowsArg,
+  windowsRunArgs,
 } from '../src/desktop/autostart';
 
 describe('start at login', () => {
@@ -33,6 +34,8 @@ describe('start at login', () => {
     expect(text).toContain('Type=Application');
     expect(text).toContain('X-GNOME-Autostart-enabled=true');
     expect(text).toContain('Exec=/opt/node/bin/node "/home/ann/My Apps/glob-node.cjs" desktop --api https://globnetwork.io\n');
+    // Once the program is gone (the package removed), the desktop skips the entry instead of failing at each login.
+    expect(text).toContain('TryExec=/opt/node/bin/node\n');
     expect(await isAutostartEnabled(t)).toBe(true);
     await disableAutostart(t);
     expect(await isAutostartEnabled(t)).toBe(false);
@@ -93,5 +96,35 @@ describe('start at login', () => {
       '--home',
       '/h',
     ]);
+  });
+
+  it('the installed app: the login start runs its launcher, never a version inside its updates', () => {
+    const proc = {
+      execPath: '/home/ann/.glob-network/updates/versions/0.2.0/runtime/node',
+      execArgv: [],
+      argv: ['', '/x.cjs'],
+    } as unknown as NodeJS.Process;
+    expect(desktopCommand({ api: 'https://globnetwork.io' }, proc, ['/opt/glob-network/bin/glob-network'])).toEqual([
+      '/opt/glob-network/bin/glob-network',
+      'desktop',
+      '--api',
+      'https://globnetwork.io',
+    ]);
+  });
+
+  it('the installed Windows app switches the Run value its installer writes, with the launcher as the command', () => {
+    const command = ['wscript.exe', 'C:\\Users\\Ann Lee\\AppData\\Local\\Programs\\GlobNetwork\\GlobNetwork.vbs', 'desktop'];
+    expect(windowsRunArgs(command)).toEqual([
+      'add',
+      'HKCU\\Software\\Microsoft\\Windows\\CurrentVersion\\Run',
+      '/v',
+      'Glob Network',
+      '/t',
+      'REG_SZ',
+      '/d',
+      'wscript.exe "C:\\Users\\Ann Lee\\AppData\\Local\\Programs\\GlobNetwork\\GlobNetwork.vbs" desktop',
+      '/f',
+    ]);
+    expect(windowsRunArgs(null)).toEqual(['delete', 'HKCU\\Software\\Microsoft\\Windows\\CurrentVersion\\Run', '/v', 'Glob Network', '/f']);
   });
 });

@@ -1,4 +1,9 @@
-import type { PanelState } from '../src/desktop/panel-api';
+import type { PanelState, PanelUpdate } from '../src/desktop/panel-api';
+
+/** An app that is up to date (one that updates itself); tests change what they look at. */
+export function panelUpdateFixture(over: Partial<PanelUpdate> = {}): PanelUpdate {
+  return { current: '0.1.0', ready: false, available: true, phase: 'idle', version: null, progress: null, message: null, ...over };
+}
 
 /** A panel state of a paired node sharing its models; tests change what they look at. */
 export function panelStateFixture(over: Partial<PanelState> = {}): PanelState {
@@ -11,7 +16,7 @@ export function panelStateFixture(over: Partial<PanelState> = {}): PanelState {
     sharing: true,
     idle_only: { enabled: false, minutes: 10, idle_seconds: 0 },
     start_at_login: true,
-    update: { ready: false, message: null },
+    update: panelUpdateFixture(),
     allocation: { cpu_percent: 50, memory_percent: 40, gpu_percent: 60, disk_gb: 50 },
     models: [{ id: 'glob-tiny-chat', state: 'ready', bytes: 1000, total_bytes: 1000, serving: true }],
     running_jobs: 0,

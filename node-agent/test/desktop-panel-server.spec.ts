@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PANEL_SECRET_HEADER, type PanelState } from '../src/desktop/panel-api';
 import { type PanelBackend, PanelHttpError, type PanelServer, startPanelServer } from '../src/desktop/panel-server';
-import { panelStateFixture } from './desktop-fixtures';
+import { panelStateFixture, panelUpdateFixture } from './desktop-fixtures';
 
 interface Reply {
   status: number;
@@ -43,6 +43,8 @@ function fakeBackend(state: PanelState) {
       throw new PanelHttpError(409, 'A node belongs to at most one pool');
     },
     leavePool: async (id) => void calls.push(['leave', id]),
+    checkUpdate: async () => void calls.push(['check-update', null]),
+    restartToUpdate: () => void calls.push(['restart-update', null]),
     quit: () => void calls.push(['quit', null]),
   };
   return { backend, calls };
@@ -52,6 +54,7 @@ describe('the panel server', () => {
   let dir: string;
   let server: PanelServer;
   let calls: Array<[string, unknown]>;
+  let state: PanelState;
   /** The header the panel sends its secret in. */
   let secret: Record<string, string>;
   const json = { 'content-type': 'application/json' };
@@ -62,7 +65,8 @@ describe('the panel server', () => {
     await writeFile(join(dir, 'index.html'), '<!doctype html><div id="root"></div>');
     await writeFile(join(dir, 'assets', 'app-1234.js'), 'console.log(1)');
     await writeFile(join(dir, '..', 'secret.txt'), 'outside');
-    const fake = fakeBackend(panelStateFixture());
+    state = panelStateFixture();
+    const fake = fakeBackend(state);
     calls = fake.calls;
     server = await startPanelServer({ backend: fake.backend, panelDir: dir });
     secret = { [PANEL_SECRET_HEADER]: server.secret };
@@ -177,6 +181,22 @@ describe('the panel server', () => {
     expect((await send(server.port, '/local/quit', { method: 'POST', headers: { ...secret, ...json } })).status).toBe(202);
     await new Promise((r) => setTimeout(r, 20));
     expect(calls).toContainEqual(['quit', null]);
+  });
+
+  it('POST /local/update/check looks for a release; /local/update/restart is refused (409) until one is ready, then answers 202 and restarts', async () => {
+    expect((await send(server.port, '/local/update/check', { method: 'POST', headers: { ...secret, ...json } })).status).toBe(200);
+    expect(calls).toContainEqual(['check-update', null]);
+    const early = await send(server.port, '/local/update/restart', { method: 'POST', headers: { ...secret, ...json } });
+    expect(early.status).toBe(409);
+    expect(JSON.parse(early.body)).toEqual({ statusCode: 409, message: 'No update is ready to install' });
+    expect(calls).not.toContainEqual(['restart-update', null]);
+    state.update = panelUpdateFixture({ ready: true, phase: 'ready', version: '0.2.0' });
+    expect((await send(server.port, '/local/update/restart', { method: 'POST', headers: { ...secret, ...json } })).status).toBe(202);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(calls).toContainEqual(['restart-update', null]);
+    state.update = panelUpdateFixture();
+    // Without the secret, nobody restarts the app.
+    expect((await send(server.port, '/local/update/restart', { method: 'POST', headers: json })).status).toBe(403);
   });
 
   it('serves the panel’s files, its pages from index.html, and nothing outside its directory', async () => {

@@ -1,8 +1,9 @@
 import { iconIco, iconPng } from '../src/desktop/tray-icon';
 import { trayMenu } from '../src/desktop/tray';
-import { panelStateFixture } from './desktop-fixtures';
+import { panelStateFixture, panelUpdateFixture } from './desktop-fixtures';
 
-const titles = (m: ReturnType<typeof trayMenu>) => m.items.map((i) => i.title);
+/** What the menu shows (hidden items stay in it, since systray2 knows items by position). */
+const titles = (m: ReturnType<typeof trayMenu>) => m.items.filter((i) => !i.hidden).map((i) => i.title);
 
 describe('the tray menu', () => {
   it('sharing: the status line, Open, Pause sharing, Start at login (checked) and Quit', () => {
@@ -32,9 +33,27 @@ describe('the tray menu', () => {
     expect(trayMenu(panelStateFixture({ phase: 'offline' }), true).status).toBe('Offline');
   });
 
+  it('a downloaded update: "Restart to update to 0.2.0" appears (same menu length), and the status says Update ready', () => {
+    const plain = trayMenu(panelStateFixture(), true);
+    const m = trayMenu(
+      panelStateFixture({
+        update: panelUpdateFixture({ ready: true, phase: 'ready', version: '0.2.0', message: 'Version 0.2.0 starts at the next restart' }),
+      }),
+      true,
+    );
+    expect(m.items).toHaveLength(plain.items.length);
+    expect(titles(m)).toEqual(['Update ready', 'Open Glob Network', 'Pause sharing', 'Restart to update to 0.2.0', 'Start at login', 'Quit']);
+    expect(m.items.find((i) => i.action === 'restart-update')).toMatchObject({ enabled: true, hidden: false });
+    expect(m.tooltip).toBe('Glob Network: Update ready (Version 0.2.0 starts at the next restart)');
+    // Downloading is not ready: nothing to restart for yet.
+    const downloading = trayMenu(panelStateFixture({ update: panelUpdateFixture({ phase: 'downloading', version: '0.2.0', progress: 0.4 }) }), true);
+    expect(downloading.status).toBe('Sharing');
+    expect(downloading.items.find((i) => i.action === 'restart-update')).toMatchObject({ enabled: false, hidden: true });
+  });
+
   it('an update waiting wins over every other status', () => {
     for (const phase of ['sharing', 'offline', 'paused'] as const) {
-      const m = trayMenu(panelStateFixture({ phase, update: { ready: true, message: 'Update: npx glob-node@latest' } }), true);
+      const m = trayMenu(panelStateFixture({ phase, update: panelUpdateFixture({ ready: true, message: 'Update: npx glob-node@latest' }) }), true);
       expect(m.status).toBe('Update ready');
       expect(m.items[0]!.title).toBe('Update ready');
       expect(m.tooltip).toContain('npx glob-node@latest');

@@ -5,7 +5,7 @@
 const SPACE = '\u2581'; // SentencePiece word-boundary marker
 
 /** Common English words, most frequent first (their rank sets the model's unigram preference). */
-const WORDS = (
+export const WORDS = (
   'the of and to a in is you that it he was for on are as with his they I at be this have from or one had by ' +
   'word but not what all were we when your can said there use an each which she do how their if will up other ' +
   'about out many then them these so some her would make like him into time has look two more write go see ' +
@@ -22,12 +22,12 @@ const WORDS = (
   'idea enough eat face watch far really almost let above girl sometimes young talk soon list song being leave ' +
   'family hello thanks thank please question model network glob token data compute node reward yes sure today'
 ).split(' ');
-const CAPITALIZED = ['The', 'I', 'A', 'It', 'This', 'What', 'How', 'Hello', 'You', 'We', 'In', 'Yes', 'Thank', 'Glob'];
+export const CAPITALIZED = ['The', 'I', 'A', 'It', 'This', 'What', 'How', 'Hello', 'You', 'We', 'In', 'Yes', 'Thank', 'Glob'];
 const SUFFIXES = ['s', 'ed', 'ing', 'er', 'ly', "'s", "n't"];
 /** Role names follow a control token in ChatML (no ▁ before them): whole pieces keep prompts short. */
 const ROLE_PIECES = ['user', 'system', 'assistant'];
 const CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789' + `.,!?;:'"-()/` + SPACE;
-const PUNCT_BIAS: Record<string, number> = { '.': 1.6, ',': 1.2, '?': -0.5, '!': -0.5 };
+export const PUNCT_BIAS: Record<string, number> = { '.': 1.6, ',': 1.2, '?': -0.5, '!': -0.5 };
 
 interface Piece {
   text: string;

@@ -114,6 +114,8 @@ const envSchema = z.object({
     .string()
     .regex(/^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*(@[0-9A-Za-z.+-]+)?$/, 'an npm package name')
     .optional(),
+  /** Where `npm run release:publish` keeps the desktop app's release files (a folder per version), which the API serves. */
+  RELEASES_DIR: z.string().default(resolve(REPO_ROOT, '.data', 'releases')),
   WELCOME_BONUS_GLOB: z.coerce.number().min(0).max(1_000_000).default(1000),
   /** Purchases complete without a payment (development and tests only; refused in production). */
   PAYMENTS_TEST_MODE: bool.default(false),
@@ -167,6 +169,11 @@ const envSchema = z.object({
   SPOT_CHECK_FIRST: z.coerce.number().int().min(0).max(1000).default(20),
   /** A worker that only replays spot checks (a trusted generator that serves no replies). */
   WORKER_VERIFY_ONLY: bool.default(false),
+  /**
+   * Benches only: the worker runs no model and writes made-up tokens at this rate per reply (the platform's own cost
+   * measured alone, bench/load.mjs). Refused in production, where it would charge for text no model wrote.
+   */
+  WORKER_LOAD_TOKENS_PER_SECOND: z.coerce.number().positive().optional(),
   /** Event streams one user may have open at once (start and replay), across the API processes. */
   STREAMS_PER_USER: positiveInt.default(20),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
@@ -335,6 +342,8 @@ export interface AppConfig {
     spotCheckPercent: number;
     spotCheckFirst: number;
     workerVerifyOnly: boolean;
+    /** Benches only: made-up tokens per second per reply instead of a model (WORKER_LOAD_TOKENS_PER_SECOND). */
+    loadTokensPerSecond: number | null;
   };
   rewards: {
     /** Emission in milli-GLOB per day. */
@@ -347,6 +356,8 @@ export interface AppConfig {
   /** The API's public URL (node agents call it). */
   publicApiUrl: string;
   nodeAgent: { packagePath: string | null; npmName: string | null };
+  /** The desktop app's release files, RELEASES_DIR/<version>/<name>. */
+  releasesDir: string;
   /** Passkeys: the relying party's id, name and the origins whose ceremonies are accepted. */
   webauthn: { rpId: string; rpName: string; origins: string[] };
   oauth: Partial<Record<OAuthProviderName, OAuthProviderConfig>>;
@@ -492,6 +503,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   if (env.MAIL_LOG_TEXT && env.SMTP_URL) {
     throw new ConfigError('MAIL_LOG_TEXT=true is refused with SMTP_URL set: e-mails are sent, and their codes never logged');
   }
+  if (env.NODE_ENV === 'production' && env.WORKER_LOAD_TOKENS_PER_SECOND !== undefined) {
+    throw new ConfigError('WORKER_LOAD_TOKENS_PER_SECOND is refused in production: the worker would charge for text no model wrote');
+  }
   if (env.NODE_ENV === 'production' && env.PAYMENTS_TEST_MODE) {
     throw new ConfigError('PAYMENTS_TEST_MODE=true is refused in production: purchases would credit GLOB without a payment');
   }
@@ -546,6 +560,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     publicWebUrl: (env.PUBLIC_WEB_URL ?? env.WEB_ORIGIN.split(',')[0]!.trim()).replace(/\/$/, ''),
     publicApiUrl: (env.PUBLIC_API_URL ?? env.PUBLIC_WEB_URL ?? env.WEB_ORIGIN.split(',')[0]!.trim()).replace(/\/$/, ''),
     nodeAgent: { packagePath: env.NODE_AGENT_PACKAGE ?? null, npmName: env.NODE_AGENT_NPM_NAME ?? null },
+    releasesDir: resolve(env.RELEASES_DIR),
     webauthn: webauthnConfig(env),
     oauth: oauthProviders(source),
     inference: {
@@ -576,6 +591,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       spotCheckPercent: env.SPOT_CHECK_PERCENT,
       spotCheckFirst: env.SPOT_CHECK_FIRST,
       workerVerifyOnly: env.WORKER_VERIFY_ONLY,
+      loadTokensPerSecond: env.WORKER_LOAD_TOKENS_PER_SECOND ?? null,
     },
     rewards: {
       emissionUnitsPerDay: Math.round(env.REWARD_EMISSION_GLOB_PER_DAY * UNITS_PER_GLOB),

@@ -8,7 +8,16 @@ export function generationInput(job: { messages?: JobTurn[]; prompt?: string }):
   return job.prompt !== undefined ? { prompt: job.prompt } : { messages: job.messages ?? [] };
 }
 
+/** A turn's text in bytes, its tools and calls as JSON. */
+export function turnBytes(m: JobTurn): number {
+  return (
+    Buffer.byteLength(m.content) +
+    (m.tools ? Buffer.byteLength(JSON.stringify(m.tools)) : 0) +
+    (m.tool_calls ? Buffer.byteLength(JSON.stringify(m.tool_calls)) : 0)
+  );
+}
+
 /** The input's text in bytes (what a reply's prompt weighs in its task's traffic). */
 export function inputBytes(input: GenerationInput): number {
-  return input.prompt !== undefined ? Buffer.byteLength(input.prompt) : input.messages.reduce((n, m) => n + Buffer.byteLength(m.content), 0);
+  return input.prompt !== undefined ? Buffer.byteLength(input.prompt) : input.messages.reduce((n, m) => n + turnBytes(m), 0);
 }

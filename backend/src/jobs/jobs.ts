@@ -1,3 +1,4 @@
+import type { ChatTurn } from '@glob/engine/chat-history';
 import type { TokenLogprob } from '@glob/engine/logprobs';
 import type { ClaimedEnd } from '@glob/engine/verification';
 import type { Sampling } from '@glob/engine/sampling';
@@ -42,8 +43,8 @@ export interface MailJob extends JobTrace {
   replyTo?: string;
 }
 
-/** One chat turn of a generation job. */
-export type JobTurn = { role: 'system' | 'user' | 'assistant'; content: string };
+/** One chat turn of a generation job (tool definitions and calls included, where the model has a native format). */
+export type JobTurn = ChatTurn;
 
 export interface InferenceJob extends JobTrace {
   taskId: string;

@@ -1,3 +1,4 @@
+import { LoadGenerator, type WorkerEngine } from './load-generator';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Job, Worker } from 'bullmq';
 import type Redis from 'ioredis';
@@ -34,7 +35,7 @@ import { queueWait, type ReplyRun } from '../observability/metrics';
 @Injectable()
 export class InferenceProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('InferenceWorker');
-  private engine: LlamaEngine | undefined;
+  private engine: WorkerEngine | undefined;
   private readonly workers: Worker[] = [];
   private connection: Redis | undefined;
   private subscriber: Redis | undefined;
@@ -73,7 +74,9 @@ export class InferenceProcessor implements OnApplicationBootstrap, OnApplication
       return;
     }
     const { threads, gpu } = this.config.inference;
-    this.engine = await LlamaEngine.create({ threads, gpu });
+    const load = this.config.inference.loadTokensPerSecond;
+    this.engine = load !== null ? new LoadGenerator(load) : await LlamaEngine.create({ threads, gpu });
+    if (load !== null) this.logger.warn(`Load generator: made-up tokens at ${load}/s per reply, no model (a bench only)`);
     for (const m of wanted) {
       try {
         // Replies run as sequences of one context, batched together: as many as WORKER_CONCURRENCY, or as the default

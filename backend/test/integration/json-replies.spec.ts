@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { InferenceService } from '../../src/modules/inference/inference.service';
 import { FAILED_SPOT_CHECK } from '../../src/modules/trust/spot-checks.service';
 import type { StreamEvent } from '../../src/modules/inference/streams';
+import type { JsonFrame } from '@glob/engine/tool-format';
 import { killAgent, pairAgent, untilAvailable, type AgentProcess } from '../support/agent';
 import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';
@@ -54,10 +55,9 @@ describe('JSON-schema replies', () => {
     return { balance: b.balance, held: b.pending_balance };
   };
   /** A JSON reply asked for as the OpenAI-compatible API does, read to its end. */
-  const ask = async (id: string, modelId: string, prompt: string) => {
-    const started = await stack.app
-      .get(InferenceService)
-      .start(requester.id, { streamId: id, modelId, prompt, params: { max_tokens: 160, temperature: 0.8, json_schema: SCHEMA } }, { apiKeyId });
+  const ask = async (id: string, modelId: string, prompt: string, frame?: JsonFrame) => {
+    const params = { max_tokens: 160, temperature: 0.8, json_schema: SCHEMA, ...(frame ? { json_frame: frame } : {}) };
+    const started = await stack.app.get(InferenceService).start(requester.id, { streamId: id, modelId, prompt, params }, { apiKeyId });
     const events: StreamEvent[] = [];
     for await (const { event } of started.events(0)) events.push(event);
     return { text: events.map((e) => (e.type === 'token' ? e.text : '')).join(''), end: events.at(-1)! };
@@ -120,6 +120,36 @@ describe('JSON-schema replies', () => {
     }
   }, 60_000);
 
+  it('a tools reply in a family’s frame (Qwen’s <tool_call>): outside the frame, or not matching inside it, it fails at no charge; an answer is text only where one is allowed', async () => {
+    const liar = await ScriptedNode.pair(stack, owner, { models: [SCRIPTED_MODEL] });
+    const frame = { before: '<tool_call>\n', after: '\n</tool_call>' };
+    const call = '{"ok": true, "city": "Paris", "days": 2, "note": "x"}';
+    const relay = async (text: string, asked: JsonFrame) => {
+      const before = await balance();
+      const id = streamId();
+      const reading = ask(id, SCRIPTED_MODEL, 'Weather in Paris?', asked);
+      const job = (await liar.claim())!;
+      expect(job.params).toMatchObject({ json_frame: asked });
+      await liar.finish(id, text);
+      const { end } = await reading;
+      const task = await taskOf<{ status: string; charged_units: string }>(stack, id);
+      if (end.type === 'error') expect(await balance()).toEqual(before);
+      return { end: end.type, status: task.status, charged: Number(task.charged_units) > 0 };
+    };
+    const failed = { end: 'error', status: 'failed', charged: false };
+    const completed = { end: 'done', status: 'completed', charged: true };
+    // A call that must be made: only the framed JSON, whole and matching, completes.
+    expect(await relay(call, frame)).toEqual(failed);
+    expect(await relay(`<tool_call>\n{"ok": true, "city": "Berlin", "days": 2, "note": "x"}\n</tool_call>`, frame)).toEqual(failed);
+    expect(await relay(`<tool_call>\n${call}`, frame)).toEqual(failed);
+    expect(await relay('It is sunny.', frame)).toEqual(failed);
+    expect(await relay(`<tool_call>\n${call}\n</tool_call>`, frame)).toEqual(completed);
+    // Where the model may answer instead, plain text completes; text opening as a call must be one.
+    expect(await relay('It is sunny.', { ...frame, or_text: true })).toEqual(completed);
+    expect(await relay('<tool_call> oops', { ...frame, or_text: true })).toEqual(failed);
+    expect(await relay(`<tool_call>\n${call}\n</tool_call>`, { ...frame, or_text: true })).toEqual(completed);
+  }, 60_000);
+
   it('a spot check scores a node’s logprobs again: the model’s own pass, the same text with made-up numbers pauses the node and refunds the requester', async () => {
     const honest = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsProof });
     const liar = await ScriptedNode.pair(stack, owner, { models: [MODEL], write: modelsProof });
@@ -163,8 +193,9 @@ describe('JSON-schema replies', () => {
     expect(await verdict(honest.id)).toBe('passed');
     const before = await balance();
     const lied = await serve(liar, (l) => l - 0.5);
-    const charged = before.balance - (await balance()).balance;
-    expect(charged).toBeGreaterThan(0);
+    // The reply was charged when it ended (read from the task: the check may already have refunded the balance).
+    const liedTask = await taskOf<{ id: string; charged_units: string }>(stack, lied);
+    expect(Number(liedTask.charged_units)).toBeGreaterThan(0);
     expect(await verdict(liar.id)).toBe('failed');
     const nodes = (await stack.db.query(`SELECT id, paused, paused_reason FROM nodes WHERE id = ANY($1)`, [[honest.id, liar.id]])) as Array<{
       id: string;
@@ -173,8 +204,12 @@ describe('JSON-schema replies', () => {
     }>;
     expect(nodes.find((n) => n.id === liar.id)).toMatchObject({ paused: true, paused_reason: FAILED_SPOT_CHECK });
     expect(nodes.find((n) => n.id === honest.id)).toMatchObject({ paused: false });
-    // The requester got the lied-about reply's charge back.
+    // The requester got the lied-about reply's charge back, once.
     expect((await balance()).balance).toBeCloseTo(before.balance, 6);
+    const refunds = (await stack.db.query(`SELECT count(*)::int AS n FROM ledger_transactions WHERE type = 'refund' AND reference = $1`, [
+      liedTask.id,
+    ])) as Array<{ n: number }>;
+    expect(refunds[0]!.n).toBe(1);
     expect(await taskOf(stack, lied)).toMatchObject({ node_id: liar.id });
     for (const n of [honest, liar]) await stack.http.delete(`/api/nodes/${n.id}`).set(owner.auth).expect(204);
   }, 120_000);

@@ -14,13 +14,16 @@ import { readSse, startReply, taskOf } from '../support/worker';
 /**
  * Models pulled by the node agent (a separate process knowing only the API's URL) from a mirror that answers byte
  * ranges, as Hugging Face does: a split model whose pull is killed halfway and resumed, the tiny model, a mirror
- * serving corrupted bytes, and a model larger than the disk allocation. The node offers a model only once its
- * files hash to the catalog's SHA-256, and serves a reply with what it pulled.
+ * serving corrupted bytes, a model whose pin is wrong (a copy already on the node, then the source's bytes), and a
+ * model larger than the disk allocation. The node offers a model only once its files hash to the catalog's SHA-256,
+ * deletes and reports every file that does not, and serves a reply with what it pulled.
  */
 const SPLIT = 'glob-pull-split';
 const TINY = 'glob-tiny-chat';
 const CORRUPT = 'glob-pull-corrupt';
+const WRONG_PIN = 'glob-pull-wrong-pin';
 const HUGE = 'glob-pull-huge';
+const UNCOUNTABLE = 'glob-pull-uncountable';
 const SPLIT_FIRST = `${SPLIT}-00001-of-00003.gguf`;
 
 const sha256 = async (path: string) =>
@@ -39,6 +42,8 @@ describe('models pulled by the node agent', () => {
   let owner: Awaited<ReturnType<typeof newUser>>;
   let args: string[];
   let splitBytes = 0;
+  /** What the first agent run printed (it was killed halfway through a pull). */
+  let firstRun = '';
 
   beforeAll(async () => {
     // The platform's own copies (it counts tokens and challenges nodes with them); the mirror serves the same files.
@@ -48,6 +53,9 @@ describe('models pulled by the node agent', () => {
     await writeTinyLlamaGguf(join(platformDir, SPLIT_FIRST), { nLayer: 12, nEmbd: 256, nFf: 768, nHead: 4, splits: 3, seed: 7, contextLength: 2048 });
     await copyFile(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), join(platformDir, TINY_MODEL_FILE));
     await copyFile(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), join(platformDir, `${CORRUPT}.gguf`));
+    // The wrong pin's file: the source serves the file as it is, and the node already has a copy; neither hashes to the pin.
+    await copyFile(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), join(platformDir, `${WRONG_PIN}.gguf`));
+    await copyFile(join(process.env.MODELS_DIR!, TINY_MODEL_FILE), join(nodeModels, `${WRONG_PIN}.gguf`));
     mirror = await startFileServer(platformDir, { bytesPerSecond: 1024 * 1024 });
 
     const parts = splitParts(join(platformDir, SPLIT_FIRST));
@@ -82,6 +90,25 @@ describe('models pulled by the node agent', () => {
           path: join(platformDir, `${CORRUPT}.gguf`),
           source: `${mirror.url}/${CORRUPT}.gguf`,
           sha256: await sha256(tinyPath),
+          size_bytes: await sizeOf(tinyPath),
+        },
+        {
+          ...base,
+          id: WRONG_PIN,
+          name: 'Pull wrong pin',
+          path: join(platformDir, `${WRONG_PIN}.gguf`),
+          source: `${mirror.url}/${WRONG_PIN}.gguf`,
+          sha256: 'cd'.repeat(32),
+          size_bytes: await sizeOf(tinyPath),
+        },
+        // Pinned, but the platform holds neither its file nor a tokenizer for it: it could never give a node its jobs.
+        {
+          ...base,
+          id: UNCOUNTABLE,
+          name: 'Pull uncountable',
+          path: join(platformDir, `${UNCOUNTABLE}.gguf`),
+          source: `${mirror.url}/${UNCOUNTABLE}.gguf`,
+          sha256: 'ef'.repeat(32),
           size_bytes: await sizeOf(tinyPath),
         },
         // 60 GB: more than the default disk allocation (50 GB); never fetched.
@@ -128,6 +155,8 @@ describe('models pulled by the node agent', () => {
     expect(split.size_bytes).toBe(splitBytes);
     expect(split.files.map((f) => f.name)).toEqual(splitParts(SPLIT_FIRST));
     expect(split.files[1]!.url).toBe(`${mirror.url}/${SPLIT}-00002-of-00003.gguf`);
+    // A model whose tokens the platform cannot count is not offered, so no node pulls it for nothing.
+    expect((res.body.models as Array<{ id: string }>).map((m) => m.id)).toEqual([SPLIT, TINY, CORRUPT, WRONG_PIN, HUGE]);
   });
 
   it('a pull killed halfway offers nothing yet, and resumes on the next run: what was fetched is not fetched again', async () => {
@@ -135,6 +164,7 @@ describe('models pulled by the node agent', () => {
     await agent.waitFor(new RegExp(`Pulling ${SPLIT}: [7-9]\\d %`), 60_000);
     agent.child.kill('SIGKILL');
     await agent.exited;
+    firstRun = agent.output();
     expect(splitSent()).toBeGreaterThan(0);
     // Not paired yet: a node reports only verified models, and this one had none.
     expect(await nodes()).toEqual([]);
@@ -149,17 +179,27 @@ describe('models pulled by the node agent', () => {
     expect(Number(kept) + Number(fetched)).toBeGreaterThanOrEqual(mb - 0.1);
   }, 180_000);
 
-  it('a corrupted file is refused and deleted; a model larger than the disk allocation is skipped with a plain message', async () => {
+  it('a file that does not hash to its pin (corrupted, or a wrong pin) is deleted and reported; a model larger than the disk allocation is skipped with a plain message', async () => {
     await agent!.waitFor(/Paired as pulling-pc/, 90_000);
     const out = agent!.output();
     expect(out).toMatch(new RegExp(`Pulled and verified ${TINY}`));
-    expect(out).toMatch(
-      new RegExp(`Pulled ${CORRUPT}, but ${CORRUPT}\\.gguf is not the catalog's file \\(its SHA-256 differs\\): deleted it; it is not served`),
-    );
+    const refused = (id: string) =>
+      new RegExp(`Pulled ${id}, but ${id}\\.gguf is not the catalog's file \\(its SHA-256 differs\\): deleted it; it is not served`);
+    // Fetched whole, then refused.
+    expect(out).toMatch(refused(CORRUPT));
+    expect(mirror.sent.get(`${CORRUPT}.gguf`)).toBeGreaterThan(0);
+    // The copy the node had before a pin that does not match it: deleted and reported before anything was pulled; then
+    // the source's bytes, which do not match it either.
+    expect(firstRun).toMatch(new RegExp(`${WRONG_PIN}: ${WRONG_PIN}\\.gguf is not the catalog's file \\(its SHA-256 differs\\): deleted it`));
+    expect(out).toMatch(refused(WRONG_PIN));
+    expect(mirror.sent.get(`${WRONG_PIN}.gguf`)).toBeGreaterThan(0);
     expect(out).toMatch(new RegExp(`Not pulling ${HUGE}: its files \\(60\\.0 GB\\) do not fit in what the disk allocation of 50 GB has left`));
     expect(mirror.sent.has(`${HUGE}.gguf`)).toBe(false);
+    expect(mirror.sent.has(`${UNCOUNTABLE}.gguf`)).toBe(false);
+    expect(out).not.toMatch(UNCOUNTABLE);
     const files = await readdir(nodeModels);
-    expect(files).not.toContain(`${CORRUPT}.gguf`);
+    // Nothing of a refused file is left: not the file, not a partial download or a verification note.
+    expect(files.filter((f) => f.startsWith(CORRUPT) || f.startsWith(WRONG_PIN))).toEqual([]);
     expect(files).toEqual(expect.arrayContaining([...splitParts(SPLIT_FIRST), TINY_MODEL_FILE]));
   }, 120_000);
 

@@ -164,7 +164,6 @@ describe('every reply ends, every hold ends', () => {
       expect(again!.status).toBe(200);
       // End the fixture's stream for every reader.
       const stream = new TokenStream(stack.app.get<Redis>(REDIS), TokenStream.key(stack.config.redis.prefix, id));
-      await stream.init();
       await stream.append({ type: 'done', success: true, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, stop_reason: 'stop' });
       await Promise.all([again!, ...open.slice(1)].map((r) => readSse(r)));
       await stack.db.query(`UPDATE inference_tasks SET status = 'completed' WHERE stream_id = $1`, [id]);
@@ -273,7 +272,6 @@ describe('1,000 readers share one Redis connection', () => {
       expect(during - before).toBeLessThanOrEqual(1);
 
       const stream = new TokenStream(admin, TokenStream.key(stack.config.redis.prefix, id));
-      await stream.init();
       await stream.append({ type: 'token', text: 'hello' });
       await stream.append({ type: 'done', success: true, usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, stop_reason: 'stop' });
       const all = await Promise.all(readers.map((r) => readSse(r)));

@@ -1,4 +1,3 @@
-import { ReleasesService } from '../../src/modules/site/releases.service';
 import { expectSpecResponse } from '../support/contract';
 import { startSmtpCatcher } from '@glob/testing';
 import { startStack, TestStack } from '../support/app';
@@ -18,70 +17,6 @@ const testimonial = {
   rating: 5,
   consent: true,
 };
-
-describe('site: releases', () => {
-  let stack: TestStack;
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(() => stack.close());
-
-  it('serves the seeded fallback release with every file of the documents', async () => {
-    const res = await stack.http.get('/api/releases/latest').expect(200);
-    expectSpecResponse(res, 'getLatestRelease');
-    expect(res.body.version).toBe('0.1.0-beta3');
-    expect(res.body.is_prerelease).toBe(true);
-    expect(res.body.released_at).toBe('2025-06-04T00:00:00.000Z');
-    expect(res.body.downloads.windows.exe.size).toBe(125829120);
-    expect(res.body.downloads.macos.dmg.size).toBe(92216776);
-    expect(res.body.downloads.linux.appimage.size).toBe(139460608);
-    expect(res.body.downloads.linux.deb.url).toMatch(/\.deb$/);
-    expect(res.body.direct_links.windows).toMatch(/\.exe$/);
-    expect(res.body.direct_links.macOS).toMatch(/\.dmg$/);
-    expect(res.body.direct_links.linux).toMatch(/\.AppImage$/);
-    expect(res.body.assets.map((a: { platform: string }) => a.platform).sort()).toEqual(['linux', 'linux-deb', 'macos', 'windows']);
-  });
-
-  it('serves a newly published release, a stable one without the prerelease flag', async () => {
-    await stack.app.get(ReleasesService).publish({
-      version: 'v0.2.0',
-      released_at: '2026-11-01T12:00:00Z',
-      notice: 'Windows builds are signed from this release on.',
-      changelog_url: 'https://releases.globnetwork.io/v0.2.0/CHANGELOG.md',
-      assets: [
-        {
-          name: 'GlobNetwork-Setup-0.2.0.exe',
-          download_url: 'https://releases.globnetwork.io/v0.2.0/GlobNetwork-Setup-0.2.0.exe',
-          platform: 'windows',
-          arch: 'x64',
-          size: 130000000,
-        },
-      ],
-    });
-    const res = await stack.http.get('/api/releases/latest').expect(200);
-    expectSpecResponse(res, 'getLatestRelease');
-    expect(res.body).toMatchObject({ version: '0.2.0', is_prerelease: false, notice: 'Windows builds are signed from this release on.' });
-    expect(res.body.direct_links).toEqual({
-      windows: 'https://releases.globnetwork.io/v0.2.0/GlobNetwork-Setup-0.2.0.exe',
-      macOS: null,
-      linux: null,
-    });
-    expect(res.body.downloads).toEqual({
-      windows: {
-        exe: { url: 'https://releases.globnetwork.io/v0.2.0/GlobNetwork-Setup-0.2.0.exe', size: 130000000, name: 'GlobNetwork-Setup-0.2.0.exe' },
-      },
-      macos: {},
-      linux: {},
-    });
-  });
-
-  it("answers 404 with the documents' message when no release exists", async () => {
-    await stack.db.query('DELETE FROM releases');
-    const res = await stack.http.get('/api/releases/latest').expect(404);
-    expectSpecResponse(res, 'getLatestRelease');
-    expect(res.body).toEqual({ statusCode: 404, message: 'Could not fetch latest release information.', error: 'Not Found' });
-  });
-});
 
 describe('site: download analytics', () => {
   let stack: TestStack;

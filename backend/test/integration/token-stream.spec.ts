@@ -21,7 +21,6 @@ describe('TokenStream on real Redis', () => {
 
   it('trims a stream that grows past STREAM_MAX_EVENTS, keeping the newest events and their ids', async () => {
     const s = stream();
-    await s.init();
     const total = STREAM_MAX_EVENTS + 500;
     await Promise.all(Array.from({ length: total }, (_, i) => s.append({ type: 'token', text: `${i + 1},` })));
     const length = await redis.xlen(s.key);
@@ -30,12 +29,25 @@ describe('TokenStream on real Redis', () => {
     expect(length).toBeLessThan(total);
     // The oldest events went, the newest stay: a writer continuing after a restart still numbers after the last.
     expect((await redis.xrange(s.key, '-', '+', 'COUNT', 1))[0]![0]).not.toBe('0-1');
-    expect(await new TokenStream(redis, s.key).init()).toBe(total);
+    expect(await new TokenStream(redis, s.key).lastSeq()).toBe(total);
   }, 30_000);
+
+  it('numbers events itself: writers on separate connections (separate API processes) appending at once leave no gap and no duplicate', async () => {
+    const key = stream().key;
+    const others = [new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')];
+    try {
+      const writers = others.map((r) => new TokenStream(r, key));
+      await Promise.all(writers.flatMap((w, k) => Array.from({ length: 200 }, (_, i) => w.append({ type: 'token', text: `${k}:${i};` }))));
+      const ids = (await redis.xrange(key, '-', '+')).map(([id]) => id);
+      expect(ids).toEqual(Array.from({ length: 400 }, (_, i) => `0-${i + 1}`));
+      expect(await writers[0]!.lastSeq()).toBe(400);
+    } finally {
+      await Promise.all(others.map((r) => r.quit()));
+    }
+  });
 
   it('returns at most maxBytes of token text, cut on a character boundary', async () => {
     const s = stream();
-    await s.init();
     // 10 UTF-8 bytes per piece: 1 + 2 + 3 + 4.
     const piece = 'aé€😀';
     for (let i = 0; i < 300; i++) void s.append({ type: 'token', text: piece });
@@ -51,7 +63,6 @@ describe('TokenStream on real Redis', () => {
 
   it('stops at STREAM_TEXT_MAX_BYTES by default', async () => {
     const s = stream();
-    await s.init();
     // Many modest tokens, as replies are made of (one huge entry would only test Redis's reply parser).
     const chunk = 'x'.repeat(4 * 1024);
     const chunks = Math.ceil(STREAM_TEXT_MAX_BYTES / chunk.length) + 16;
@@ -64,7 +75,6 @@ describe('TokenStream on real Redis', () => {
 
   it('reads a long stream page by page and joins every token once, in order', async () => {
     const s = stream();
-    await s.init();
     const pieces: string[] = [];
     for (let i = 1; i <= 1000; i++) {
       pieces.push(`${i};`);

@@ -7,7 +7,6 @@ import { FAILED_PROOF, FAILED_SPOT_CHECK } from '../../src/modules/trust/spot-ch
 import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';
 import { committedReply, modelsEmbeddings, modelsNumbersFor, modelsProof, ScriptedNode, type NodeJob } from '../support/scripted-node';
-import { BUILT_IN_CATALOG } from '../../src/modules/catalog/catalog';
 import { InferenceService } from '../../src/modules/inference/inference.service';
 import type { StreamEvent } from '../../src/modules/inference/streams';
 import { toBase64 } from '../../src/common/vectors';
@@ -293,7 +292,8 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
   }, 240_000);
 
   it('embeddings: the model’s vectors pass; random vectors of the right size fail, and their requester gets the charge back', async () => {
-    const embedModel = BUILT_IN_CATALOG.models.find((m) => m.kind === 'embedding')!.id;
+    // The project's tiny embedding model: the verifying worker above has it loaded.
+    const embedModel = 'glob-tiny-embed';
     const key = (await stack.http.post('/api/api-keys').set(requester.auth).send({ name: 'verified' }).expect(201)).body.key as string;
     const embedVia = async (node: ScriptedNode, vectorsOf: (input: string[]) => Promise<Float32Array[]>) => {
       const request = stack.http
@@ -407,7 +407,9 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
     // …and the node's measured speed moves towards that reply's speed, never above it and what it was before.
     const [row] = (await stack.db.query(`SELECT measured_tps FROM nodes WHERE id = $1`, [node.id])) as Array<{ measured_tps: number }>;
     expect(row!.measured_tps).toBeGreaterThan(0);
-    expect(row!.measured_tps).toBeLessThanOrEqual(Math.max(prior!.measured_tps ?? 0, tokens / elapsed + 1, (tokens * 1000) / task!.duration_ms));
+    // (A billionth over: the platform divides in another order than this test, and the last bit of a double may differ.)
+    const bound = Math.max(prior!.measured_tps ?? 0, tokens / elapsed + 1, (tokens * 1000) / task!.duration_ms);
+    expect(row!.measured_tps).toBeLessThanOrEqual(bound * (1 + 1e-9));
     expect(await verdicts(node.id, 1)).toEqual(['passed']);
   }, 90_000);
 });

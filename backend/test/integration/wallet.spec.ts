@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
+import { Transactions } from '../../src/database/repository';
 import { CodesService } from '../../src/modules/accounts/codes.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { expectSpecResponse } from '../support/contract';
@@ -387,6 +389,44 @@ describe('wallet under concurrency', () => {
     expect(results.map((r) => r.status)).toEqual([...Array(20).fill(201), 402]);
     const bal = await stack.http.get(`/api/wallet/${b.id}/balance`).set(b.auth).expect(200);
     expect(bal.body.balance).toBe(before + 20);
+  });
+
+  it('transfers written in one statement: each checked after the ones before it, all of them or none', async () => {
+    const a = await newUser(stack, 'first');
+    const b = await newUser(stack, 'second');
+    await buyStarter(stack, b);
+    const ledger = stack.app.get(LedgerService);
+    const transactions = stack.app.get(Transactions);
+    const [wa, wb] = [await ledger.walletOf(a.id), await ledger.walletOf(b.id)];
+    const transfer = (from: { id: string }, to: { id: string }, units: number) => ({
+      id: randomUUID(),
+      type: 'transfer' as const,
+      description: 'batched',
+      lines: [
+        { accountId: from.id, amount: -units },
+        { accountId: to.id, amount: units },
+      ],
+    });
+    // a pays before it is paid: the first posting is refused, so nothing of the two is written.
+    expect(await transactions.run((tx) => ledger.tryPostMany([transfer(wa, wb, 5_000), transfer(wb, wa, 5_000)], tx))).toBeNull();
+    // a is paid first, then pays part of it on: both written, each answering the balances it left.
+    const posted = await transactions.run((tx) => ledger.tryPostMany([transfer(wb, wa, 5_000), transfer(wa, wb, 3_000)], tx));
+    expect(posted!.map((p) => [p.after.get(wa.id)!.balance, p.after.get(wb.id)!.balance])).toEqual([
+      [5_000, 995_000],
+      [2_000, 998_000],
+    ]);
+    const history = await stack.http.get(`/api/users/${a.id}/transactions`).set(a.auth).expect(200);
+    // One database transaction: both have its time, so their order in the history is not told apart.
+    expect(history.body.transactions.map((t: { amount: number; direction: string }) => `${t.direction} ${t.amount}`).sort()).toEqual([
+      'credit 5',
+      'debit 3',
+    ]);
+    const [ba, bb] = await Promise.all([
+      stack.http.get(`/api/wallet/${a.id}/balance`).set(a.auth).expect(200),
+      stack.http.get(`/api/wallet/${b.id}/balance`).set(b.auth).expect(200),
+    ]);
+    expect([ba.body.balance, bb.body.balance]).toEqual([2, 998]);
+    await expectReconciled(stack);
   });
 
   it('the same Idempotency-Key 20 times in parallel: one effect, identical responses; another body is 422', async () => {

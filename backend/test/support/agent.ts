@@ -90,18 +90,21 @@ export function startAgentCommand(command: string[], o: { cwd: string; host?: Ne
 
 /**
  * The project's agent paired with a fresh join token of `owner` as `name`, on the test models (one thread, no GPU),
- * its credential kept in `dataDir`; resolves once it has paired.
+ * its credential kept in `dataDir`; resolves once it has paired. `models`: the catalog models it serves instead of
+ * the tiny model alone.
  */
 export async function pairAgent(
   stack: Pick<TestStack, 'url' | 'http'>,
   owner: { auth: Record<string, string> },
   name: string,
   dataDir: string,
+  opts: { models?: string[] } = {},
 ): Promise<AgentProcess> {
   const token = await stack.http.post('/api/nodes/join-tokens').set(owner.auth).expect(201);
+  const args = opts.models ? TEST_AGENT_ARGS.map((a, i) => (TEST_AGENT_ARGS[i - 1] === '--models' ? opts.models!.join(',') : a)) : TEST_AGENT_ARGS;
   const agent = startAgent([
     ...['--api', stack.url, '--join-token', token.body.join_token as string, '--name', name],
-    ...['--data-dir', dataDir, ...TEST_AGENT_ARGS],
+    ...['--data-dir', dataDir, ...args],
   ]);
   await agent.waitFor(new RegExp(`Paired as ${name}`));
   return agent;

@@ -3,6 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeTinyLlamaGguf } from '../../scripts/tiny-model/write-tiny-gguf';
+import { LlamaEngine, type GenerateRequest, type GenerateResult } from '@glob/engine/llama-engine';
+import { generateReply, type GenerationStep } from '@glob/engine/generation';
+import { readGgufHeader, type GgufScalar } from '@glob/engine/gguf';
 
 const BACKEND = resolve(__dirname, '..', '..');
 
@@ -146,4 +149,141 @@ export function probeTinyModel<R extends ProbeLine>(request: object) {
         .map((l) => String(l.text))
         .join(''),
   };
+}
+
+/** What a generation in a child engine gave: its result and the chunks it streamed, in order. */
+export type ChildGeneration = GenerateResult & { chunks: string[] };
+
+/** LlamaEngine's methods whose arguments and results are plain JSON: called in the child as they are, each answer a promise. */
+type Callable =
+  'load' | 'unload' | 'capacity' | 'contextSize' | 'countTokens' | 'countTextTokens' | 'tokenize' | 'tokenizePrompt' | 'recompute' | 'score';
+type Remote = { [K in Callable]: LlamaEngine[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
+
+/**
+ * A LlamaEngine in a child process of its own (jest cannot load node-llama-cpp in-process), its methods called over
+ * stdin/stdout as JSON: for tests that need the engine's own answers (a prompt's token ids, a budget's sequences)
+ * rather than engine-probe's fixed report. Each call runs as it arrives, so one a test does not await (a load) overlaps
+ * the next. `generate` streams into `chunks`; `reply` runs generation.ts's generateReply (stop sequences applied as
+ * every generator applies them), `chunks` then being what it sent. A failed call rejects with the child's error
+ * message; `close` disposes of the engine and ends the child (a test file's afterAll must call it).
+ */
+export interface ChildEngine extends Remote {
+  generate(modelId: string, req: Omit<GenerateRequest, 'signal' | 'onToken'>): Promise<ChildGeneration>;
+  reply(modelId: string, step: Omit<GenerationStep, 'signal'>): Promise<ChildGeneration>;
+  /**
+   * A GGUF file's metadata values under `keys` (null where absent), read in the child: the header reader imports
+   * node-llama-cpp, which a jest worker is better off without.
+   */
+  ggufMetadata(path: string, keys: string[]): Promise<Record<string, GgufScalar | null>>;
+  close(): Promise<void>;
+  /** What the child wrote to stderr so far. */
+  stderr(): string;
+}
+
+export function childEngine(opts: { threads?: number } = {}): ChildEngine {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=glob-source', '-r', '@swc-node/register', '-e', `require('./test/support/engine-run').serveEngineCalls(${JSON.stringify(opts)})`],
+    { cwd: BACKEND, stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  let stderr = '';
+  let out = '';
+  let next = 0;
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+    for (let nl = out.indexOf('\n'); nl >= 0; nl = out.indexOf('\n')) {
+      const text = out.slice(0, nl).trim();
+      out = out.slice(nl + 1);
+      if (!text.startsWith('{')) continue;
+      const { id, result, error } = JSON.parse(text) as { id: number; result?: unknown; error?: string };
+      const w = waiting.get(id);
+      waiting.delete(id);
+      if (error !== undefined) w?.reject(new Error(error));
+      else w?.resolve(result);
+    }
+  });
+  const closed = new Promise<void>((done) =>
+    child.on('close', (code, signal) => {
+      for (const w of waiting.values()) w.reject(new Error(`the engine child ended (${code ?? signal}): ${stderr}`));
+      waiting.clear();
+      done();
+    }),
+  );
+  const call = (method: string, args: unknown[]) =>
+    new Promise((resolve, reject) => {
+      const id = ++next;
+      waiting.set(id, { resolve, reject });
+      child.stdin!.write(`${JSON.stringify({ id, method, args })}\n`);
+    });
+  return new Proxy({} as ChildEngine, {
+    get: (_, method: string) => {
+      if (method === 'then') return undefined;
+      if (method === 'stderr') return () => stderr;
+      if (method === 'close')
+        return async () => {
+          child.stdin!.end();
+          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+          await closed;
+          clearTimeout(timer);
+        };
+      return (...args: unknown[]) => call(method, args);
+    },
+  });
+}
+
+/** The child's side of childEngine: reads calls from stdin until it ends, then disposes of the engine. */
+export async function serveEngineCalls(opts: { threads?: number }): Promise<void> {
+  const engine = await LlamaEngine.create({ threads: opts.threads ?? 1 });
+  const methods: Record<string, (...args: never[]) => unknown> = {
+    generate: async (modelId: string, req: GenerateRequest) => {
+      const chunks: string[] = [];
+      return { ...(await engine.generate(modelId, { ...req, onToken: (t) => chunks.push(t) })), chunks };
+    },
+    reply: async (modelId: string, step: GenerationStep) => {
+      const chunks: string[] = [];
+      // Every piece sent at once (batchMs 0): the chunks are what a client would have received.
+      return {
+        ...(await generateReply(
+          (r) => engine.generate(modelId, r),
+          step,
+          (t) => chunks.push(t),
+          0,
+        )),
+        chunks,
+      };
+    },
+    ggufMetadata: async (path: string, keys: string[]) => {
+      const { metadata } = await readGgufHeader(path);
+      return Object.fromEntries(keys.map((k) => [k, metadata.get(k) ?? null]));
+    },
+  };
+  const running = new Set<Promise<void>>();
+  let input = '';
+  process.stdin.on('data', (d: Buffer) => {
+    input += d.toString();
+    for (let nl = input.indexOf('\n'); nl >= 0; nl = input.indexOf('\n')) {
+      const line = input.slice(0, nl);
+      input = input.slice(nl + 1);
+      if (!line.trim()) continue;
+      const { id, method, args } = JSON.parse(line) as { id: number; method: string; args: never[] };
+      const call = (async () => {
+        try {
+          const fn = methods[method] ?? (engine as unknown as Record<string, (...a: never[]) => unknown>)[method]?.bind(engine);
+          if (!fn) throw new Error(`no engine method ${method}`);
+          const result = await fn(...args);
+          process.stdout.write(`${JSON.stringify({ id, result: result ?? null })}\n`);
+        } catch (err) {
+          process.stdout.write(`${JSON.stringify({ id, error: `${(err as Error).name}: ${(err as Error).message}` })}\n`);
+        }
+      })();
+      running.add(call);
+      void call.finally(() => running.delete(call));
+    }
+  });
+  await new Promise((done) => process.stdin.on('end', done));
+  await Promise.all(running);
+  await engine.dispose();
+  process.stdout.write('', () => process.exit(0));
 }

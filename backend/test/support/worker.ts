@@ -1,6 +1,6 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import type { TestStack } from './app';
+import { spawnSource, stackProcessEnv } from './stack-process';
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -12,36 +12,19 @@ export interface WorkerProcess {
 
 /** A worker process (src/worker.ts) on the stack's database and Redis prefix, the tiny model by default; not waited for. */
 export function spawnWorker(stack: TestStack, env: Record<string, string>, name: string): { child: ChildProcess; output: () => string } {
-  const c = stack.config;
-  const child = spawn(process.execPath, ['--conditions=glob-source', '-r', '@swc-node/register', 'src/worker.ts'], {
-    cwd: join(__dirname, '..', '..'),
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      DATABASE_URL: c.database.url,
-      DATABASE_POOL_SIZE: '3',
-      REDIS_URL: c.redis.url,
-      REDIS_PREFIX: c.redis.prefix,
-      // The key jobs are sealed under: the API's (each test process would otherwise make up its own).
-      TWO_FACTOR_KEY: c.twoFactorKey.toString('hex'),
-      MODELS_DIR: c.inference.modelsDir,
-      WORKER_MODELS: 'glob-tiny-chat',
-      WORKER_NAME: name,
-      INFERENCE_THREADS: '1',
-      HEARTBEAT_SECONDS: '2',
-      JOB_LOCK_MS: '4000',
-      JOB_STALLED_INTERVAL_MS: '1500',
-      SHUTDOWN_TIMEOUT_MS: '5000',
-      LOG_LEVEL: 'log',
-      SMTP_URL: '',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  return spawnSource('src/worker.ts', {
+    ...stackProcessEnv(stack),
+    DATABASE_POOL_SIZE: '3',
+    WORKER_MODELS: 'glob-tiny-chat',
+    WORKER_NAME: name,
+    INFERENCE_THREADS: '1',
+    HEARTBEAT_SECONDS: '2',
+    JOB_LOCK_MS: '4000',
+    JOB_STALLED_INTERVAL_MS: '1500',
+    SHUTDOWN_TIMEOUT_MS: '5000',
+    LOG_LEVEL: 'log',
+    ...env,
   });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  return { child, output: () => out };
 }
 
 /**

@@ -104,6 +104,14 @@ describe('config from the environment', () => {
     expect(loadConfig({ ...base, NODE_ENV: 'test', PAYMENTS_TEST_MODE: 'true' }).paymentsTestMode).toBe(true);
   });
 
+  it('refuses the load generator (made-up tokens, a bench mode) in production; off unless asked for', () => {
+    const secret = 'x'.repeat(32);
+    const prod = { ...base, NODE_ENV: 'production', JWT_ACCESS_SECRET: secret, JWT_REFRESH_SECRET: secret.replace(/x/g, 'y'), TWO_FACTOR_KEY };
+    expect(() => loadConfig({ ...prod, WORKER_LOAD_TOKENS_PER_SECOND: '10' })).toThrow(/WORKER_LOAD_TOKENS_PER_SECOND is refused in production/);
+    expect(loadConfig(prod).inference.loadTokensPerSecond).toBeNull();
+    expect(loadConfig({ ...base, NODE_ENV: 'test', WORKER_LOAD_TOKENS_PER_SECOND: '2.5' }).inference.loadTokensPerSecond).toBe(2.5);
+  });
+
   it('believes no proxy by default, so clients cannot choose their own IP', () => {
     expect(loadConfig({ ...base, NODE_ENV: 'test' }).trustProxy).toBe(false);
     expect(loadConfig({ ...base, NODE_ENV: 'test', TRUST_PROXY: '1' }).trustProxy).toBe(1);

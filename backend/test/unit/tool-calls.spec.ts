@@ -2,9 +2,16 @@ import { BadRequestException } from '@nestjs/common';
 import Ajv from 'ajv';
 import type { RequestBody } from '../../src/contract/types';
 import { grammarSchema } from '../../src/modules/openai/json-schema';
-import { EnvelopeReader, planReply, readEnvelope } from '../../src/modules/openai/tool-calls';
+import { type Envelope, EnvelopeReader, planReply, readEnvelope } from '../../src/modules/openai/tool-calls';
 
 type ChatRequest = RequestBody<'createChatCompletion'>;
+
+/** The native formats as tool-format.spec reads them from the families' templates. */
+const QWEN = {
+  format: { before: '<tool_call>\n', argsKey: 'arguments', after: '\n</tool_call>' },
+  frame: { before: '<tool_call>\n', after: '\n</tool_call>' },
+};
+const LLAMA3 = { format: { before: '', argsKey: 'parameters', after: '' }, frame: { before: '', after: '' } };
 
 const WEATHER = {
   type: 'function' as const,
@@ -172,8 +179,8 @@ describe('a chat completion request as turns and a reply grammar', () => {
 
 describe('reading a tool envelope as it is written', () => {
   /** Feeds `text` in pieces cut at every `step` characters and joins what the reader gives. */
-  function stream(text: string, step: number, responseIsText = true) {
-    const reader = new EnvelopeReader(responseIsText);
+  function stream(text: string, step: number, envelope: Envelope = { responseIsText: true }) {
+    const reader = new EnvelopeReader(envelope);
     const pieces = [];
     for (let i = 0; i < text.length; i += step) pieces.push(...reader.push(text.slice(i, i + step)));
     pieces.push(...reader.end());
@@ -200,8 +207,103 @@ describe('reading a tool envelope as it is written', () => {
   });
 
   it('an answer that is JSON itself (tools with a response_format) is its JSON text; a cut-short reply its raw text', () => {
-    expect(stream('{"response": {"a": [1, 2]}}', 3, false).content).toBe('{"a": [1, 2]}');
-    expect(readEnvelope('{"na', true)).toEqual({ content: '{"na', toolCall: null });
-    expect(readEnvelope(call, true).toolCall).toMatchObject({ type: 'function', function: { name: 'get_weather' } });
+    expect(stream('{"response": {"a": [1, 2]}}', 3, { responseIsText: false }).content).toBe('{"a": [1, 2]}');
+    expect(readEnvelope('{"na', { responseIsText: true })).toEqual({ content: '{"na', toolCall: null });
+    expect(readEnvelope(call, { responseIsText: true }).toolCall).toMatchObject({ type: 'function', function: { name: 'get_weather' } });
+  });
+
+  describe.each([
+    { family: 'Qwen 2.5', envelope: { responseIsText: true, argsKey: 'arguments', frame: QWEN.frame } },
+    { family: 'Llama 3', envelope: { responseIsText: true, argsKey: 'parameters', frame: LLAMA3.frame } },
+  ])('in $family’s native format', ({ envelope }) => {
+    const args = '{"city": "Paris", "note": "a } b \\" c </tool_call>", "list": [{}]}';
+    const native = `${envelope.frame.before}{"name": "get_weather", "${envelope.argsKey}": ${args}}${envelope.frame.after}`;
+
+    it.each([1, 2, 3, 5, 7, 64])('a call cut every %i characters: named first, then exactly its arguments, without the frame', (step) => {
+      const got = stream(native, step, envelope);
+      expect(got.firstIsCall).toBe(true);
+      expect(got.calls).toEqual([{ call: { id: expect.stringMatching(/^call_/), name: 'get_weather' } }]);
+      expect(got.args).toBe(args);
+      expect(got.content).toBe('');
+    });
+
+    it.each([1, 4, 64])('a plain-text answer cut every %i characters is its text as it comes', (step) => {
+      const text = 'Paris is sunny: {"not": "a call"} </tool_call>';
+      expect(stream(text, step, envelope)).toEqual({ calls: [], args: '', content: text, firstIsCall: false });
+    });
+
+    it('a call under the generic key is not the family’s: read as the text it is', () => {
+      const generic = `${envelope.frame.before}{"name": "get_weather", "wrong_key": {}}${envelope.frame.after}`;
+      expect(readEnvelope(generic, envelope)).toEqual({ content: generic, toolCall: null });
+    });
+  });
+});
+
+describe('planning a tools reply in the family’s native format', () => {
+  const conversation: ChatRequest['messages'] = [
+    { role: 'user', content: 'Weather in Paris?' },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","days":1}' } }],
+    },
+    { role: 'tool', tool_call_id: 'c1', content: '{"temp": 21}' },
+  ];
+
+  it('offers the tools in a tools turn, keeps calls with their results, and frames the call grammar (an answer may be text)', () => {
+    const plan = planReply(ask({ messages: conversation, tools: [WEATHER, TIME] }), QWEN.format);
+    expect(plan).toMatchObject({
+      kind: 'tools',
+      turns: [
+        {
+          role: 'tools',
+          content: '',
+          tools: [{ name: 'get_weather', description: 'The weather in a city', parameters: WEATHER.function.parameters }, { name: 'get_time' }],
+        },
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: '', tool_calls: [{ name: 'get_weather', arguments: '{"city":"Paris","days":1}', result: '{"temp": 21}' }] },
+      ],
+      envelope: { argsKey: 'arguments', frame: { ...QWEN.frame, or_text: true } },
+    });
+    expect(plan.turns).toHaveLength(3);
+    const schema = (plan as unknown as { jsonSchema: { oneOf: Array<{ properties: object; required: string[] }> } }).jsonSchema;
+    expect(schema.oneOf.map((b) => b.required)).toEqual([
+      ['name', 'arguments'],
+      ['name', 'arguments'],
+    ]);
+  });
+
+  it('writes Llama 3’s calls under "parameters"; a required call allows no text', () => {
+    const plan = planReply(ask({ tools: [WEATHER], tool_choice: 'required' }), LLAMA3.format);
+    expect(plan).toMatchObject({ kind: 'tools', envelope: { argsKey: 'parameters', frame: LLAMA3.frame } });
+    expect((plan as { envelope: Envelope }).envelope.frame).not.toHaveProperty('or_text');
+    expect((plan as unknown as { jsonSchema: { required: string[] } }).jsonSchema.required).toEqual(['name', 'parameters']);
+  });
+
+  it('an answer that may be a call or JSON has no native form: the generic envelope, tool results as user turns', () => {
+    const plan = planReply(ask({ messages: conversation, tools: [WEATHER], response_format: { type: 'json_object' } }), QWEN.format);
+    expect(plan).toMatchObject({ kind: 'tools', envelope: { responseIsText: false } });
+    expect((plan as { envelope: Envelope }).envelope.frame).toBeUndefined();
+    expect(plan.turns.at(-1)).toEqual({ role: 'user', content: 'The function get_weather returned: {"temp": 21}' });
+  });
+
+  it('refuses a call no tool message answers (in either format), and a tool message answering no call', () => {
+    const unanswered = ask({ messages: [...conversation.slice(0, 2), { role: 'user', content: 'And?' }], tools: [WEATHER] });
+    expect(refusal(() => planReply(unanswered, QWEN.format))).toBe('messages: the tool call c1 has no tool message answering it');
+    expect(refusal(() => planReply(unanswered))).toBe('messages: the tool call c1 has no tool message answering it');
+    expect(
+      refusal(() =>
+        planReply(
+          ask({
+            messages: [
+              { role: 'user', content: 'x' },
+              { role: 'tool', tool_call_id: 'c9', content: 'y' },
+            ],
+            tools: [WEATHER],
+          }),
+          QWEN.format,
+        ),
+      ),
+    ).toBe('messages[1].tool_call_id: must name a call of an earlier assistant message');
   });
 });

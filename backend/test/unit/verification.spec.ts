@@ -203,3 +203,39 @@ describe('JSON replies under a grammar', () => {
     expect(verifySteps(committed(steps), steps, [], { ...sampling, freeStrings: true }, quoted).passed).toBe(true);
   });
 });
+
+describe('tools replies in a family’s frame', () => {
+  // Candidates 100.. are likelier than every token here; 100 opens a call ("<"), the others are words.
+  const pieces: Record<number, string> = { 1: 'Sun', 2: 'ny', 3: '<tool_call>', 4: '\n{"', 5: 'name' };
+  const likelier = Array.from({ length: 60 }, (_, i) => [100 + i, -1 - i * 0.01] as [number, number]);
+  for (let i = 0; i < 60; i++) pieces[100 + i] = i === 0 ? '<' : `w${i}`;
+  const at = (token: number, lp = -5): Step => ({ token, logprob: lp, top: [...likelier, [token, lp]] });
+  const frame = { before: '<tool_call>\n', after: '\n</tool_call>', or_text: true };
+  const tools = { temperature: 0.8, top_p: 0.95, json_schema: {}, json_frame: frame, freeStrings: true };
+
+  it('a plain-text answer is judged as free text: an unlikely word fails, as it would with no grammar', () => {
+    const steps = [at(1), at(2)];
+    expect(verifySteps(committed(steps), steps, [], tools, pieces)).toMatchObject({
+      passed: false,
+      why: expect.stringMatching(/^token 0: it is outside/),
+    });
+    // The same tokens as likely as the rest pass.
+    const likely = [at(1, -1), at(2, -1)];
+    expect(verifySteps(committed(likely), likely, [], tools, pieces).passed).toBe(true);
+  });
+
+  it('its first token is judged among those the grammar allowed there: a likelier token opening a call does not count', () => {
+    // Only candidate 100 ("<") is likelier than token 1 by more than the margin at the first step: the grammar forbade it.
+    const first: Step = { token: 1, logprob: -1.5, top: [[100, -0.2], [1, -1.5], ...likelier.slice(1).map(([id]) => [id, -3] as [number, number])] };
+    expect(verifySteps(committed([first]), [first], [], tools, pieces).passed).toBe(true);
+    expect(verifySteps(committed([first]), [first], [], { ...tools, json_frame: { ...frame, or_text: false } }, pieces).passed).toBe(true);
+    // Without the frame's rule, as free text, "<" would count against it at temperature 0.
+    expect(verifySteps(committed([first]), [first], [], { ...tools, temperature: 0 }, pieces).passed).toBe(true);
+    expect(verifySteps(committed([first]), [first], [], { temperature: 0, top_p: 0.95 }, pieces).passed).toBe(false);
+  });
+
+  it('a framed call is judged as JSON under its grammar: the frame and the keys are literals, never judged', () => {
+    const steps = [at(3), at(4), at(5)];
+    expect(verifySteps(committed(steps), steps, [], tools, pieces).passed).toBe(true);
+  });
+});

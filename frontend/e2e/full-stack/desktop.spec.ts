@@ -17,6 +17,7 @@ import type { Page } from '@playwright/test';
 import { PAIR_TEXTS } from '../../src/features/nodes/texts';
 import { navigate, registerThroughUi, type Person } from '../support/app';
 import { expect, test } from '../support/fixtures';
+import { killGroup } from '../support/processes';
 import { signUpByApi, uniqueEmail } from '../support/platform';
 import PROVIDER_MODELS from '../support/provider-model.json' with { type: 'json' };
 
@@ -166,13 +167,7 @@ test('a provider shares a computer with the desktop app: paired in the browser, 
     console.log(output);
     throw error;
   } finally {
-    if (app && app.exitCode === null && app.signalCode === null) {
-      try {
-        process.kill(-app.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    killGroup(app);
     await panelContext.close();
     rmSync(dir, { recursive: true, force: true });
   }

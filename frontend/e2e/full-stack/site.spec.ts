@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { FALLBACK_STATS } from '../../src/api/queries/system';
 import { formatStats } from '../../src/features/home/format';
 import { query } from '../support/db';
-import { stubReleaseFiles } from '../support/downloads';
 import { expect, heading, test } from '../support/fixtures';
 
 test.describe('against the real backend', () => {
@@ -85,24 +84,6 @@ test.describe('against the real backend', () => {
     await expect(page.getByTestId('stat-tasks-processed')).toHaveText(shown.tasksProcessed);
     await expect(page.getByTestId('stat-data-processed')).toHaveText(shown.dataProcessed);
     expect(stats.active_users).toBeLessThan(FALLBACK_STATS.active_users); // a run's own database, not the fallback's 2847
-  });
-
-  test('downloads: release from the API, analytics stored before the file opens', async ({ page, context }) => {
-    await stubReleaseFiles(context);
-    await page.goto('/downloads');
-    await heading(page);
-    await expect(page.locator('.release-status')).toHaveText('Latest: v0.1.0-beta3 (Beta)');
-    const before = await query<{ n: string }>("SELECT count(*) AS n FROM download_events WHERE platform = 'macos'");
-    const popup = context.waitForEvent('page');
-    const analytics = page.waitForResponse((r) => r.url().endsWith('/api/system/analytics/download'));
-    await page.locator('[data-platform="macos"]').getByRole('button', { name: 'Download' }).click();
-    expect((await analytics).status()).toBe(201);
-    const tab = await popup;
-    expect(tab.url()).toContain('GlobNetwork-0.1.0-beta3-universal.dmg');
-    await expect(page.locator('[data-platform="macos"]').getByRole('progressbar')).toBeVisible();
-    await expect(page.locator('[data-platform="macos"]').getByRole('button', { name: /Downloading\.\.\. \d+%/ })).toBeDisabled();
-    const after = await query<{ n: string }>("SELECT count(*) AS n FROM download_events WHERE platform = 'macos'");
-    expect(Number(after[0]?.n)).toBe(Number(before[0]?.n) + 1);
   });
 
   test('installable: manifest, and a service worker at /sw.js with scope /', async ({ browser, request, baseURL }) => {

@@ -63,7 +63,7 @@ test.describe('on the spec-derived mocks', () => {
     const page = await context.newPage();
     await page.goto('/downloads');
     await heading(page);
-    await expect(page.locator('.release-status')).toHaveText('Latest: v0.1.0-beta3 (Beta)');
+    await expect(page.locator('.release-status')).toHaveText('Latest: v0.1.0');
     const primary = page.getByRole('button', { name: /Download for macOS/ });
     await expect(primary).toContainText('READY');
     await expect(page.locator('[data-platform="macos"]')).toContainText('Your OS');
@@ -71,7 +71,7 @@ test.describe('on the spec-derived mocks', () => {
     const analytics = page.waitForRequest((r) => r.url().endsWith('/api/system/analytics/download') && r.method() === 'POST');
     const popup = context.waitForEvent('page');
     await primary.click();
-    expect((await analytics).postDataJSON()).toMatchObject({ platform: 'macos', asset: 'GlobNetwork-0.1.0-beta3-universal.dmg' });
+    expect((await analytics).postDataJSON()).toMatchObject({ platform: 'macos', asset: 'GlobNetwork-0.1.0-macos-arm64.zip' });
     await popup;
     await expect(page.locator('[data-platform="macos"]').getByRole('progressbar')).toBeVisible();
     await context.close();
@@ -85,7 +85,7 @@ test.describe('on the spec-derived mocks', () => {
     const page = await context.newPage();
     await page.goto('/downloads');
     await heading(page);
-    await expect(page.locator('.release-status')).toHaveText('Latest: v0.1.0-beta3 (Beta)');
+    await expect(page.locator('.release-status')).toHaveText('Latest: v0.1.0');
     const primary = page.getByRole('button', { name: /Download for Android/ });
     await expect(primary).toBeDisabled();
     await expect(primary).toContainText('SOON');

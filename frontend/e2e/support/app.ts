@@ -21,8 +21,12 @@ export async function fillRegisterForm(page: Page, who: Person) {
 export async function registerThroughUi(page: Page, who: Person) {
   await page.goto('/app/auth');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign in to your account');
-  await page.getByRole('button', { name: 'Register', exact: true }).click();
-  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Create your account');
+  // Clicked again if the screen came back to signing in: once in a CI run the page re-rendered right after the click
+  // (a load still settling on a busy machine) and the form stayed on "Sign in".
+  await expect(async () => {
+    await page.getByRole('button', { name: 'Register', exact: true }).click();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Create your account', { timeout: 3_000 });
+  }).toPass({ timeout: 15_000 });
   await fillRegisterForm(page, who);
   const since = await mailMark();
   await page.getByRole('button', { name: 'Continue' }).click();

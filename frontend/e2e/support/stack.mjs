@@ -9,6 +9,7 @@
 //     `checkout.session.completed` webhook to the API and returns to the session's success URL (production refuses
 //     test-mode purchases, so the platform is paid as a real deployment is);
 //   - a small control endpoint for the tests: GET /ready, GET /mail?to=&since=, POST /oauth/profile.
+// Published release files go to provider-model.json's `releases` folder (emptied at start).
 // It drops the database when it stops (SIGINT/SIGTERM).
 //
 //   node e2e/support/stack.mjs     starts, prints "stack ready <url>", runs until stopped
@@ -43,7 +44,7 @@ function writeCatalog() {
   const tiny = builtIn.models.find((m) => m.id === TINY_MODEL_ID);
   const catalog = join(root, PROVIDER_MODEL.catalog);
   mkdirSync(dirname(catalog), { recursive: true });
-  const providers = [PROVIDER_MODEL, PROVIDER_MODEL.desktop].map(({ id, name, file }) => {
+  const providers = [PROVIDER_MODEL, PROVIDER_MODEL.desktop, PROVIDER_MODEL.installer].map(({ id, name, file }) => {
     const path = join(root, dirname(PROVIDER_MODEL.catalog), file);
     rmSync(path, { force: true });
     symlinkSync(join(root, '.data', 'models', tiny.path), path);
@@ -238,9 +239,13 @@ export async function startStack({ dbName, port, controlPort, log = process.env.
     const stripe = await startStripe(url);
     cleanups.push(stripe.close);
 
+    // Release files published during the run (release.spec): none from an earlier run.
+    const releasesDir = join(root, PROVIDER_MODEL.releases);
+    rmSync(releasesDir, { recursive: true, force: true });
     const env = {
       ...process.env,
       MODEL_CATALOG: writeCatalog(),
+      RELEASES_DIR: releasesDir,
       DATABASE_URL: databaseUrl(name, PG_SERVER),
       DATABASE_POOL_SIZE: '4',
       REDIS_URL: redisUrl,

@@ -157,16 +157,15 @@ ${SITE_LINKS}`,
     key: 'downloads',
     path: '/downloads',
     title: 'Downloads — Glob Network',
-    description:
-      'Download the Glob Network desktop client for Windows, macOS or Linux. Share GPU, CPU and memory and earn GLB tokens. Latest beta: 0.1.0-beta3. Mobile soon.',
+    description: 'Download the Glob Network desktop client for Windows, macOS or Linux. Share GPU, CPU and memory and earn GLB tokens. Mobile soon.',
     noscript: `
 <h2>Download Glob Network</h2>
 ${JS_NOTE}
-<p>Latest release: <strong>0.1.0-beta3</strong> (beta, June 4, 2025). Download files and release notes are published at <a href="https://releases.globnetwork.io">releases.globnetwork.io</a>.</p>
+<p>This page lists the latest release's files with their sizes and SHA-256 checksums once JavaScript runs (the release is also at <a href="/api/releases/latest">/api/releases/latest</a>).</p>
 <ul>
-  <li><strong>Windows</strong> 10/11 64-bit — <code>.exe</code> installer; GPU acceleration, background processing.</li>
-  <li><strong>macOS</strong> 10.15+ — <code>.dmg</code>, Universal Binary for Intel and Apple Silicon (M1/M2/M3).</li>
-  <li><strong>Linux</strong> — <code>AppImage</code> and <code>.deb</code>; Ubuntu/Debian, Fedora, Arch; GPU support.</li>
+  <li><strong>Windows</strong> 10/11 64-bit — <code>.msi</code> installer (for your user, no administrator needed) or <code>.zip</code>; GPU acceleration, background processing.</li>
+  <li><strong>macOS</strong> — the app in a <code>.zip</code>, for Apple Silicon (M1/M2/M3) and for Intel.</li>
+  <li><strong>Linux</strong> — <code>.deb</code> (Ubuntu/Debian) and <code>.tar.gz</code>; GPU support.</li>
   <li><strong>Mobile</strong> — iOS and Android: coming soon (Q1 2026).</li>
 </ul>
 <p>Roadmap: Beta Release (now), Mobile Apps (Q1 2026), Stable Release (Q2 2026). Prefer the browser? <a href="/app/auth">Try the web app</a>. Check the <a href="/documentation#system-requirements">system requirements</a>.</p>

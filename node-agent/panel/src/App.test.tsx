@@ -227,4 +227,30 @@ describe('control panel', () => {
     expect(await screen.findByText('Glob Network is quitting. You can close this page.')).toBeInTheDocument();
     expect(api.posts()).toEqual([{ method: 'POST', path: '/local/quit', body: {} }]);
   });
+
+  it('shows the version and the last check, checks for updates on demand, and restarts to a ready update', async () => {
+    const api = stubLocalApi(stateFixture({ update: { ...stateFixture().update, message: 'Up to date (0.1.0)' } }));
+    const { unmount } = renderPanel();
+    const updates = await screen.findByRole('group', { name: 'Version 0.1.0' });
+    expect(updates).toHaveTextContent('Version 0.1.0 · Up to date (0.1.0)');
+    await userEvent.click(within(updates).getByRole('button', { name: 'Check for updates' }));
+    await waitFor(() => expect(api.posts()).toEqual([{ method: 'POST', path: '/local/update/check', body: {} }]));
+    unmount();
+
+    const ready = stubLocalApi(stateFixture({ update: { ...stateFixture().update, ready: true, phase: 'ready', version: '0.2.0' } }));
+    renderPanel();
+    const group = await screen.findByRole('group', { name: 'Version 0.1.0' });
+    expect(group).toHaveTextContent('Version 0.2.0 is ready.');
+    await userEvent.click(within(group).getByRole('button', { name: 'Restart to update' }));
+    expect(await screen.findByText('Restarting as version 0.2.0. The control panel opens again once it has started.')).toBeInTheDocument();
+    expect(ready.posts()).toEqual([{ method: 'POST', path: '/local/update/restart', body: {} }]);
+  });
+
+  it('a copy run from npm says how it is updated, with no update buttons', async () => {
+    stubLocalApi(stateFixture({ update: { ...stateFixture().update, available: false } }));
+    renderPanel();
+    const group = await screen.findByRole('group', { name: 'Version 0.1.0' });
+    expect(group).toHaveTextContent('This copy is updated with npm or its container image.');
+    expect(within(group).queryByRole('button')).toBeNull();
+  });
 });

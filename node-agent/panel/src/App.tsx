@@ -9,6 +9,7 @@ import { Pairing } from './Pairing';
 import { P2PNetwork } from './Pools';
 import { ResourceSharing } from './Sharing';
 import { TEXTS } from './texts';
+import { Updates } from './Updates';
 
 /**
  * The desktop app's control panel: the app's state every 2 s, the platform's figures every 10 s once paired; pairing
@@ -71,6 +72,7 @@ export function App() {
         </Card>
       </main>
       <footer className="panel-footer">
+        <Updates state={s} />
         <button type="button" className="btn btn-danger" onClick={onQuit} disabled={quit.isPending}>
           {TEXTS.quit}
         </button>

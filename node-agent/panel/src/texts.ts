@@ -114,6 +114,16 @@ export const TEXTS = {
     coming: 'Model Training is coming to the desktop app.',
   },
 
+  updates: {
+    version: (v: string) => `Version ${v}`,
+    check: 'Check for updates',
+    checking: 'Checking for updates…',
+    downloading: (v: string, progress: number | null) => `Downloading version ${v}${progress === null ? '' : ` (${Math.floor(progress * 100)} %)`}…`,
+    ready: (v: string) => `Version ${v} is ready.`,
+    restart: 'Restart to update',
+    restarting: (v: string) => `Restarting as version ${v}. The control panel opens again once it has started.`,
+    elsewhere: 'This copy is updated with npm or its container image.',
+  },
   quit: 'Quit',
   quitConfirm: 'Quit Glob Network? Jobs in progress are handed back and this computer stops sharing.',
   quitting: 'Glob Network is quitting. You can close this page.',

@@ -4,6 +4,7 @@
  * headless; the app adds local pauses (the sharing switch, idle-only), pairing from the panel, and starts the agent
  * again when it stops on its own (a revoked node pairs anew). Quit returns the running jobs, then exits.
  */
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from '../agent';
@@ -11,6 +12,7 @@ import type { NodeApi } from '../api-client';
 import type { OpenBrowser } from '../browser';
 import type { Schemas } from '../contract';
 import type { Log } from '../logging';
+import { RESTART_FOR_UPDATE } from '../launcher/bundle';
 import { AgentError, EXIT_REVOKED, isAbort } from '../session';
 import { idlePauseReason, type IdleSource } from './idle';
 import type { PanelState } from './panel-api';
@@ -19,9 +21,18 @@ import { type DesktopSettings, type SettingsStore } from './settings';
 import { acquireInstance, type SingleInstanceDeps } from './single-instance';
 import { panelState, SHARING_OFF } from './state';
 import { Tray, type TrayAction, trayMenu } from './tray';
+import type { Updater } from './updater';
 
 /** What the app needs of an agent (Agent; a fake in tests). */
 export type DesktopAgent = Pick<Agent, 'run' | 'stop' | 'snapshot' | 'setLocalPause' | 'refresh' | 'callPlatform'>;
+
+/** What the app needs of its updater (Updater; a fake in tests). */
+export type DesktopUpdater = Pick<Updater, 'check' | 'snapshot' | 'ready'>;
+
+/** Updates are looked for at start and then daily. */
+export const UPDATE_CHECK_MS = 24 * 3600_000;
+/** While the platform refuses this version, a new release is looked for this often. */
+const REQUIRED_UPDATE_CHECK_MS = 10 * 60_000;
 
 export interface Autostart {
   enable(): Promise<boolean>;
@@ -49,6 +60,12 @@ export interface DesktopDeps {
   idlePollMs?: number;
   /** After the agent stops on its own (not revoked), the wait before it starts again. */
   restartMs?: number;
+  /** This app's version. */
+  version: string;
+  /** The installed app's updates; null when this copy does not update itself (npm, a container). */
+  updater?: DesktopUpdater | null;
+  /** Written once the app runs, for the launcher that started it (its sign that this version starts). */
+  startedFile?: string | null;
 }
 
 export class DesktopApp {
@@ -65,6 +82,8 @@ export class DesktopApp {
   private readonly quitting = new AbortController();
   private tray: Tray | null = null;
   private server: PanelServer | null = null;
+  private exitCode = 0;
+  private lastUpdateCheck = 0;
 
   constructor(private readonly deps: DesktopDeps) {
     this.log = deps.log;
@@ -87,6 +106,7 @@ export class DesktopApp {
       return 0;
     }
     try {
+      if (deps.startedFile) await writeFile(deps.startedFile, `${process.pid}\n`).catch((err: unknown) => this.log(`Launcher: ${message(err)}`));
       await this.applyAutostart(this.settings.start_at_login).catch((err: unknown) => this.log(`Start at login: ${message(err)}`));
       // The node starts at once; the tray (which may take seconds to fail) and the browser come beside it.
       const agents = this.runAgents();
@@ -111,7 +131,7 @@ export class DesktopApp {
       await this.server.close();
       await lock.release().catch(() => undefined);
     }
-    return 0;
+    return this.exitCode;
   }
 
   /** Tray Quit, POST /local/quit, Ctrl-C: the agent returns its jobs and stops; run() then resolves. */
@@ -122,6 +142,14 @@ export class DesktopApp {
     this.agent?.stop();
   }
 
+  /** "Restart to update": the agent returns its jobs and stops, then the launcher starts the downloaded version. */
+  restartForUpdate(): void {
+    if (!this.deps.updater?.ready) throw new PanelHttpError(409, 'No update is ready to install');
+    this.log(`Restarting to update to ${this.deps.updater.snapshot().version}…`);
+    this.exitCode = RESTART_FOR_UPDATE;
+    this.quit();
+  }
+
   /** The state the panel and the tray show. */
   state(): PanelState {
     return {
@@ -130,6 +158,8 @@ export class DesktopApp {
         settings: this.settings,
         idleSeconds: this.idleSeconds,
         api: this.deps.api ?? this.settings.api,
+        update: this.deps.updater?.snapshot() ?? null,
+        version: this.deps.version,
       }),
       problem: this.problem,
     };
@@ -208,7 +238,15 @@ export class DesktopApp {
     const idle = setInterval(tick, this.deps.idlePollMs ?? 10_000);
     // The tray shows changes within a second; update() sends nothing when the menu is the same.
     const tray = setInterval(() => this.tray?.update(trayMenu(this.state(), this.settings.start_at_login)), 1_000);
-    return [idle, tray];
+    const updates = setInterval(() => this.checkForUpdate(), UPDATE_CHECK_MS);
+    return [idle, tray, updates];
+  }
+
+  /** Looks for a newer release (at start, daily, often while the platform refuses this version); logged, never thrown. */
+  private checkForUpdate(): void {
+    if (!this.deps.updater) return;
+    this.lastUpdateCheck = Date.now();
+    this.deps.updater.check().catch((err: unknown) => this.log(`Update: ${message(err)}`));
   }
 
   /** Reads the idle time and applies idle-only sharing; sends a sharing switch the platform has not heard of yet. */
@@ -216,6 +254,20 @@ export class DesktopApp {
     this.idleSeconds = await this.deps.idle();
     this.applyPauses();
     await this.sendPendingPause().catch(() => undefined);
+    await this.followRequiredUpdate();
+  }
+
+  /**
+   * The platform takes no jobs from this version (its minimum agent version): the release it names is looked for at
+   * once rather than the next day, and applied as soon as it is verified, since this version earns nothing meanwhile.
+   */
+  private async followRequiredUpdate(): Promise<void> {
+    const { updater } = this.deps;
+    if (!updater) return;
+    const first = this.lastUpdateCheck === 0;
+    const required = this.agent.snapshot().pauses.updateRequired !== null;
+    if (first || (required && !updater.ready && Date.now() - this.lastUpdateCheck > REQUIRED_UPDATE_CHECK_MS)) this.checkForUpdate();
+    if (required && updater.ready && !this.quitting.signal.aborted) this.restartForUpdate();
   }
 
   // --- what the panel and the tray do ------------------------------------------------------------------
@@ -243,6 +295,12 @@ export class DesktopApp {
       setStartAtLogin: (enabled) => this.setStartAtLogin(enabled),
       pair: (api) => this.pair(api),
       createPool: (body) => this.platform((a, signal) => a.POST('/api/nodes/self/pools', { body, signal })) as Promise<Schemas['Pool']>,
+      checkUpdate: async () => {
+        if (!this.deps.updater) throw new PanelHttpError(409, 'This copy of the app is updated with npm or its container image, not from here');
+        this.lastUpdateCheck = Date.now();
+        await this.deps.updater.check();
+      },
+      restartToUpdate: () => this.restartForUpdate(),
       leavePool: async (poolId) => {
         await this.platform((a, signal) => a.DELETE('/api/nodes/self/pools/{poolId}', { params: { path: { poolId } }, signal }));
         this.agent.refresh();
@@ -328,7 +386,13 @@ export class DesktopApp {
     if (action === 'open') this.open(this.server!.url);
     else if (action === 'sharing') this.setSharing(!this.settings.sharing).catch(report);
     else if (action === 'start-at-login') this.setStartAtLogin(!this.settings.start_at_login).catch(report);
-    else this.quit();
+    else if (action === 'restart-update') {
+      try {
+        this.restartForUpdate();
+      } catch (err) {
+        report(err);
+      }
+    } else this.quit();
   }
 
   private open(url: string): void {

@@ -5,7 +5,7 @@
  * the process: every function takes the platform, the home (the roaming AppData folder on Windows) and the command.
  */
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 
 export interface AutostartTarget {
   platform: NodeJS.Platform;
@@ -74,7 +74,7 @@ Type=Application
 Name=Glob Network
 Comment=Share this computer with Glob Network
 Exec=${t.command.map(desktopExecArg).join(' ')}
-Terminal=false
+${isAbsolute(t.command[0] ?? '') ? `TryExec=${t.command[0]}\n` : ''}Terminal=false
 X-GNOME-Autostart-enabled=true
 `;
 }
@@ -111,18 +111,32 @@ export async function isAutostartEnabled(t: Pick<AutostartTarget, 'platform' | '
 export function desktopCommand(
   o: { api: string | null; home?: string; dataDir?: string; modelsDir?: string },
   proc: NodeJS.Process = process,
+  /** An installed app's own launcher (bin/glob-network, the .app, GlobNetwork.vbs), which starts its newest version. */
+  launcher?: string[],
 ): string[] {
   const script = proc.argv[1];
   return [
-    proc.execPath,
-    ...proc.execArgv,
-    ...(script ? [script] : []),
+    ...(launcher ?? [proc.execPath, ...proc.execArgv, ...(script ? [script] : [])]),
     'desktop',
     ...(o.api ? ['--api', o.api] : []),
     ...(o.home ? ['--home', o.home] : []),
     ...(o.dataDir ? ['--data-dir', o.dataDir] : []),
     ...(o.modelsDir ? ['--models-dir', o.modelsDir] : []),
   ];
+}
+
+/**
+ * The installed Windows app starts at login through the value its .msi writes (HKCU\…\Run, "Glob Network"); the app
+ * switches that same value, so the installer's start at login and the panel's are one setting, never two launches.
+ */
+export const WINDOWS_RUN_KEY = 'HKCU\\Software\\Microsoft\\Windows\\CurrentVersion\\Run';
+export const WINDOWS_RUN_VALUE = 'Glob Network';
+
+/** reg.exe's arguments that set (with the command) or delete the Run value. */
+export function windowsRunArgs(command: string[] | null): string[] {
+  return command
+    ? ['add', WINDOWS_RUN_KEY, '/v', WINDOWS_RUN_VALUE, '/t', 'REG_SZ', '/d', command.map(windowsArg).join(' '), '/f']
+    : ['delete', WINDOWS_RUN_KEY, '/v', WINDOWS_RUN_VALUE, '/f'];
 }
 
 /** The target for this process's user: the home directory, or %APPDATA% on Windows. */

@@ -13,6 +13,9 @@
  *   POST   /local/pair                   { api?: string }                      -> PanelState (starts pairing by code)
  *   POST   /local/pools                  Schemas['PoolCreate']                 -> Schemas['Pool']
  *   DELETE /local/pools/:poolId                                               -> 204
+ *   POST   /local/update/check                                                -> PanelState (looks for a newer release now)
+ *   POST   /local/update/restart                                              -> 202 (jobs returned, then the app starts again
+ *                                                                                  as the version it downloaded)
  *   POST   /local/quit                                                        -> 202 (jobs returned, then the app exits)
  *
  * Errors answer { statusCode, message } as the platform's API does. POST requests need Content-Type application/json
@@ -61,8 +64,7 @@ export interface PanelState {
   sharing: boolean;
   idle_only: { enabled: boolean; minutes: number; idle_seconds: number | null };
   start_at_login: boolean;
-  /** A newer agent the platform requires or offers (the tray shows "Update ready"). */
-  update: { ready: boolean; message: string | null };
+  update: PanelUpdate;
   allocation: Schemas['NodeAllocation'] | null;
   models: PanelModel[];
   running_jobs: number;
@@ -74,6 +76,21 @@ export interface PanelState {
    * by itself (a revoked node pairs anew). Null or absent while all is well.
    */
   problem?: string | null;
+}
+
+/** This app's version and its updates. */
+export interface PanelUpdate {
+  current: string;
+  /** A downloaded and verified version waits for a restart, or the platform requires a newer one: the tray says "Update ready". */
+  ready: boolean;
+  /** False when this copy does not update itself (run from npm or a container, which update otherwise). */
+  available: boolean;
+  /** `downloading` (see `progress`), `ready` (`version` starts at the next restart), `failed` (see `message`). */
+  phase: 'idle' | 'checking' | 'downloading' | 'ready' | 'failed';
+  version: string | null;
+  progress: number | null;
+  /** The platform's requirement, else what the last check found, in plain words. */
+  message: string | null;
 }
 
 export interface PanelError {

@@ -32,6 +32,10 @@ export interface PanelBackend {
   pair(api: string | undefined): Promise<void>;
   createPool(body: Schemas['PoolCreate']): Promise<Schemas['Pool']>;
   leavePool(poolId: string): Promise<void>;
+  /** Looks for a newer release now (409 when this copy does not update itself). */
+  checkUpdate(): Promise<void>;
+  /** Called once the 202 is sent, when an update is ready. */
+  restartToUpdate(): void;
   /** Called once the 202 is sent. */
   quit(): void;
 }
@@ -248,6 +252,13 @@ export async function startPanelServer(o: PanelServerOptions): Promise<PanelServ
       }
       case 'POST /local/pools':
         return send(res, 201, await b.createPool(poolCreate(await readJson(req))));
+      case 'POST /local/update/check':
+        await b.checkUpdate();
+        return ok();
+      case 'POST /local/update/restart':
+        if (b.state().update.phase !== 'ready') throw new PanelHttpError(409, 'No update is ready to install');
+        res.on('finish', () => b.restartToUpdate());
+        return send(res, 202, { statusCode: 202, message: 'Returning the running jobs, then starting the new version' });
       case 'POST /local/quit':
         res.on('finish', () => b.quit());
         return send(res, 202, { statusCode: 202, message: 'Returning the running jobs, then quitting' });
@@ -268,6 +279,8 @@ export async function startPanelServer(o: PanelServerOptions): Promise<PanelServ
       '/local/start-at-login',
       '/local/pair',
       '/local/pools',
+      '/local/update/check',
+      '/local/update/restart',
       '/local/quit',
     ];
     if (known.includes(path) || pool) return error(res, 405, `${method} is not allowed on ${path}`);

@@ -1,6 +1,7 @@
 /** The panel's and the tray's PanelState, from the agent's snapshot and the app's own settings. */
 import type { AgentSnapshot } from '../agent';
-import type { PanelPhase, PanelState } from './panel-api';
+import type { PanelPhase, PanelState, PanelUpdate } from './panel-api';
+import type { UpdateSnapshot } from './updater';
 import type { DesktopSettings } from './settings';
 import { idlePauseReason } from './idle';
 
@@ -13,6 +14,10 @@ export interface StateInput {
   idleSeconds: number | null;
   /** The API known to the app: the agent's, else the one the panel was given before pairing. */
   api: string | null;
+  /** The updater's state; null when this copy does not update itself. */
+  update: UpdateSnapshot | null;
+  /** This app's version. */
+  version: string;
 }
 
 /** The first reason that applies, in the order a provider can act on them. */
@@ -48,6 +53,20 @@ function walletUrl(api: string | null): string | null {
   }
 }
 
+function update(i: StateInput): PanelUpdate {
+  const required = i.agent.pauses.updateRequired;
+  const u = i.update;
+  return {
+    current: i.version,
+    ready: required !== null || u?.phase === 'ready',
+    available: u !== null,
+    phase: u?.phase ?? 'idle',
+    version: u?.version ?? null,
+    progress: u?.progress ?? null,
+    message: required ?? u?.message ?? null,
+  };
+}
+
 export function panelState(i: StateInput): PanelState {
   const a = i.agent;
   const reason = pausedReason(i);
@@ -62,7 +81,7 @@ export function panelState(i: StateInput): PanelState {
     sharing: i.settings.sharing,
     idle_only: { ...i.settings.idle_only, idle_seconds: i.idleSeconds },
     start_at_login: i.settings.start_at_login,
-    update: { ready: a.pauses.updateRequired !== null, message: a.pauses.updateRequired },
+    update: update(i),
     allocation: a.allocation,
     models: a.models.map((m) => ({
       id: m.id,

@@ -11,7 +11,7 @@ import type { PanelState } from './panel-api';
 import { trayIcon } from './tray-icon';
 
 export type TrayStatus = 'Sharing' | 'Paused' | 'Offline' | 'Update ready';
-export type TrayAction = 'open' | 'sharing' | 'start-at-login' | 'quit';
+export type TrayAction = 'open' | 'sharing' | 'restart-update' | 'start-at-login' | 'quit';
 
 export interface TrayItem {
   /** The status line has no action (shown greyed out). */
@@ -19,6 +19,8 @@ export interface TrayItem {
   title: string;
   enabled: boolean;
   checked?: boolean;
+  /** Kept in the menu but not shown (systray2 knows items by position, so the menu keeps its length). */
+  hidden?: boolean;
 }
 
 export interface TrayMenu {
@@ -54,6 +56,12 @@ export function trayMenu(state: PanelState, startAtLogin: boolean): TrayMenu {
       { action: null, title: status, enabled: false },
       { action: 'open', title: 'Open Glob Network', enabled: true },
       { action: 'sharing', title: state.sharing ? 'Pause sharing' : 'Resume sharing', enabled: state.phase !== 'stopping' },
+      {
+        action: 'restart-update',
+        title: `Restart to update${state.update.version ? ` to ${state.update.version}` : ''}`,
+        enabled: state.update.phase === 'ready',
+        hidden: state.update.phase !== 'ready',
+      },
       { action: 'start-at-login', title: 'Start at login', enabled: true, checked: startAtLogin },
       { action: 'quit', title: 'Quit', enabled: true },
     ],
@@ -66,6 +74,7 @@ interface SysItem {
   tooltip: string;
   checked?: boolean;
   enabled?: boolean;
+  hidden?: boolean;
 }
 interface SysTrayLike {
   ready(): Promise<void>;
@@ -131,7 +140,13 @@ export class Tray {
     try {
       const SysTray = await (o.load ?? loadSysTray)();
       const icon = trayIcon();
-      const items: SysItem[] = o.menu.items.map((i) => ({ title: i.title, tooltip: i.title, enabled: i.enabled, checked: i.checked ?? false }));
+      const items: SysItem[] = o.menu.items.map((i) => ({
+        title: i.title,
+        tooltip: i.title,
+        enabled: i.enabled,
+        checked: i.checked ?? false,
+        hidden: i.hidden ?? false,
+      }));
       const copyDir = await trayBinaryDir(o.cacheDir);
       const sys = new SysTray({ menu: { icon, title: '', tooltip: o.menu.tooltip, items }, copyDir: copyDir ?? false });
       // The helper may die before it is ready (missing libraries) without systray2 rejecting anything.
@@ -179,6 +194,7 @@ export class Tray {
       item.tooltip = m.title;
       item.enabled = m.enabled;
       item.checked = m.checked ?? false;
+      item.hidden = m.hidden ?? false;
     });
     void this.tray
       .sendAction({ type: 'update-menu', menu: { icon: this.icon, title: '', tooltip: menu.tooltip, items: this.items } })

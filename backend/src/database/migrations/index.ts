@@ -20,6 +20,7 @@ import { Passkeys1765500000000 } from './1765500000000-Passkeys';
 import { NodeSuspensions1765600000000 } from './1765600000000-NodeSuspensions';
 import { PeerRecomputation1765700000000 } from './1765700000000-PeerRecomputation';
 import { DeviceCodes1765800000000 } from './1765800000000-DeviceCodes';
+import { SignedReleases1765900000000 } from './1765900000000-SignedReleases';
 
 /** Every migration, oldest first. A new migration is added here. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   NodeSuspensions1765600000000,
   PeerRecomputation1765700000000,
   DeviceCodes1765800000000,
+  SignedReleases1765900000000,
 ];

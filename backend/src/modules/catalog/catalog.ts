@@ -11,6 +11,13 @@ export const DEFAULT_CONTEXT_LENGTH = 8192;
 export const TINY_MODEL_FILE = 'glob-tiny-chat.gguf';
 /** The project's own tiny embedding model (written beside the chat model by `npm run model:tiny`). */
 export const TINY_EMBED_MODEL_FILE = 'glob-tiny-embed.gguf';
+/**
+ * The project's tiny chat models with real families' tokenizers and chat templates (random weights, written beside the
+ * chat model by `npm run model:tiny`): every path of the platform runs on a real vocabulary before a real model loads.
+ */
+export const TINY_FAMILY_MODEL_FILES = { llama3: 'glob-tiny-llama3.gguf', qwen2: 'glob-tiny-qwen2.gguf' } as const;
+/** Every model file the project writes itself (nothing to pull: the API holds them and serves them to nodes). */
+export const PROJECT_MODEL_FILES: readonly string[] = [TINY_MODEL_FILE, TINY_EMBED_MODEL_FILE, ...Object.values(TINY_FAMILY_MODEL_FILES)];
 /** A catalog model's date when its entry names none: the day the catalog began (a fixed day, never the load time). */
 export const DEFAULT_CREATED = '2026-11-21';
 

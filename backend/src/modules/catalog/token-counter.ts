@@ -5,16 +5,21 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { CatalogService } from './catalog.service';
 import { chatHistory, type ChatTurn } from '@glob/engine/chat-history';
-import { CHATML_TEMPLATE } from '@glob/engine/chatml';
 import type { GenerationInput } from '../../jobs/generation-input';
+import type { ToolFormat } from '@glob/engine/tool-format';
 
 /**
  * The thread's code, as a string so it runs the same from src (swc, jest) and from dist. It loads each model's
  * vocabulary only (no weights: a few MB) and answers counts. node-llama-cpp is a native ESM addon that jest's VM
- * cannot import in-process, and a long text's tokenization belongs off the API's event loop anyway.
+ * cannot import in-process, and a long text's tokenization belongs off the API's event loop anyway. Prompts are
+ * formatted and texts normalized by the engine's own chat-wrapper.ts (its source through swc where the engine runs
+ * from source, its build otherwise), so the counts are the generators' to the token.
  */
 const THREAD = `
 const { parentPort, workerData } = require('node:worker_threads');
+if (workerData.register) require(workerData.register);
+const { chatWrapperFor, textNormalizerFor } = require(workerData.chatWrapper);
+const { toolFormatOf } = require(workerData.toolFormat);
 const ready = (async () => {
   const nlc = await import(workerData.url);
   const llama = await nlc.getLlama({ build: 'never', gpu: false, logLevel: nlc.LlamaLogLevel.error, progressLogs: false });
@@ -27,14 +32,15 @@ async function model(id, path) {
       const { nlc, llama } = await ready;
       const model = await llama.loadModel({ modelPath: path, vocabOnly: true });
       const meta = model.fileInfo.metadata;
-      const chatml = meta.tokenizer && meta.tokenizer.chat_template === workerData.chatml;
-      const wrapper = chatml ? nlc.resolveChatWrapper(model, { type: 'chatML' }) : nlc.resolveChatWrapper(model);
+      const wrapper = chatWrapperFor(nlc, model);
+      const normalize = textNormalizerFor(model);
       const pieces = (meta.tokenizer && meta.tokenizer.ggml && meta.tokenizer.ggml.tokens) || [];
       let maxTokenBytes = 4;
       for (const p of pieces) maxTokenBytes = Math.max(maxTokenBytes, Buffer.byteLength(String(p)));
       const arch = meta.general && meta.general.architecture;
       const embeddingLength = Number((arch && meta[arch] && meta[arch].embedding_length) || 0);
-      return { model, wrapper, maxTokenBytes, embeddingLength, vocabSize: pieces.length };
+      const toolFormat = toolFormatOf(meta.tokenizer && meta.tokenizer.chat_template);
+      return { model, wrapper, normalize, maxTokenBytes, embeddingLength, vocabSize: pieces.length, toolFormat };
     })().catch((err) => {
       // Not remembered: a tokenizer file put in place later is read on the next call.
       models.delete(id);
@@ -53,14 +59,14 @@ parentPort.on('message', async (m) => {
     }
     const t = await model(m.model, m.path);
     let result;
-    if (m.op === 'info') result = { maxTokenBytes: t.maxTokenBytes, embeddingLength: t.embeddingLength, vocabSize: t.vocabSize };
+    if (m.op === 'info') result = { maxTokenBytes: t.maxTokenBytes, embeddingLength: t.embeddingLength, vocabSize: t.vocabSize, toolFormat: t.toolFormat };
     else if (m.op === 'prompt') result = t.wrapper.generateContextState({ chatHistory: m.history }).contextText.tokenize(t.model.tokenizer).length;
-    else if (m.op === 'tokens') result = Array.from(t.model.tokenize(m.text));
+    else if (m.op === 'tokens') result = Array.from(t.model.tokenize(t.normalize(m.text)));
     else if (m.op === 'tail') {
       let tokens;
       if (m.history) tokens = t.wrapper.generateContextState({ chatHistory: m.history }).contextText.tokenize(t.model.tokenizer);
       else {
-        tokens = t.model.tokenize(m.text);
+        tokens = t.model.tokenize(t.normalize(m.text));
         const bos = t.model.tokens.bos;
         if (t.model.tokens.shouldPrependBosToken && bos !== null) tokens = [bos, ...tokens];
       }
@@ -73,7 +79,7 @@ parentPort.on('message', async (m) => {
       for (const id of m.pieces) pieces[id] = t.model.detokenize([id], false);
       result = { text: t.model.detokenize(m.tokens.filter((_, i) => !eog[i]), false), eog, pieces };
     }
-    else result = t.model.tokenize(m.text).length;
+    else result = t.model.tokenize(t.normalize(m.text)).length;
     parentPort.postMessage({ id: m.id, result });
   } catch (err) {
     parentPort.postMessage({ id: m.id, error: String(err && err.message ? err.message : err) });
@@ -156,6 +162,11 @@ export class TokenCounter implements OnApplicationShutdown {
     return ((await this.ask(modelId, { op: 'info' })) as { vocabSize: number }).vocabSize;
   }
 
+  /** The model's native tool-call format, read from its chat template (tool-format.ts); null when it has none. */
+  async toolFormat(modelId: string): Promise<ToolFormat | null> {
+    return ((await this.ask(modelId, { op: 'info' })) as { toolFormat: ToolFormat | null }).toolFormat;
+  }
+
   /** The length of the model's embeddings (its embedding length, from the file's metadata; 0 when it does not say). */
   async embeddingLength(modelId: string): Promise<number> {
     return ((await this.ask(modelId, { op: 'info' })) as { embeddingLength: number }).embeddingLength;
@@ -173,9 +184,17 @@ export class TokenCounter implements OnApplicationShutdown {
 
   private start(): Worker {
     if (this.thread) return this.thread;
+    const chatWrapper = require.resolve('@glob/engine/chat-wrapper');
+    const toolFormat = require.resolve('@glob/engine/tool-format');
     const thread = new Worker(THREAD, {
       eval: true,
-      workerData: { url: pathToFileURL(require.resolve('node-llama-cpp')).href, chatml: CHATML_TEMPLATE },
+      workerData: {
+        url: pathToFileURL(require.resolve('node-llama-cpp')).href,
+        chatWrapper,
+        toolFormat,
+        // The engine's TypeScript source (development, tests) is compiled as the rest of the process's is.
+        register: chatWrapper.endsWith('.ts') ? require.resolve('@swc-node/register') : null,
+      },
     });
     thread.unref();
     thread.on('message', (m: { id: number; result?: unknown; error?: string }) => {

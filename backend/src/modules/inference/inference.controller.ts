@@ -7,15 +7,28 @@ import { InferenceService, StartedStream } from './inference.service';
 import { RewardsService } from '../rewards/rewards.service';
 import { TasksService } from './tasks.service';
 
-/** Writes a stream as Server-Sent Events: `id: n` + `data: {json}` per event, keep-alive comments between. */
+/**
+ * Writes a stream as Server-Sent Events: `id: n` + `data: {json}` per event (the event's JSON as stored), keep-alive
+ * comments between. The events that arrive together go out in one write (the socket corked until the next tick).
+ */
 async function sendEvents(res: Response, stream: StartedStream, after: number): Promise<void> {
   openEventStream(res);
   const abort = new AbortController();
   res.on('close', () => abort.abort());
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    res.uncork();
+  };
   try {
-    for await (const { id, event } of stream.events(after, abort.signal)) {
-      res.write(`id: ${id}\ndata: ${JSON.stringify(event)}\n\n`);
+    for await (const { id, raw } of stream.events(after, abort.signal)) {
+      if (!corked) {
+        corked = true;
+        res.cork();
+        process.nextTick(uncork);
+      }
+      res.write(`id: ${id}\ndata: ${raw}\n\n`);
     }
   } finally {
     clearInterval(keepAlive);

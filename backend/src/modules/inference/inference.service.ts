@@ -17,6 +17,7 @@ import type { RequestBody, Schemas } from '../../contract/types';
 import { Transactions } from '../../database/repository';
 import { JobsService } from '../../jobs/jobs.service';
 import { inferenceQueue, type InferenceJob, type JobTurn } from '../../jobs/jobs';
+import { turnBytes } from '../../jobs/generation-input';
 import { REDIS } from '../../redis/redis.module';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { ChatService } from '../chat/chat.service';
@@ -41,14 +42,14 @@ type PromptInput = { messages: Turn[] } | { prompt: string; promptTokens: number
 
 /** About 4 characters per token: what the prompt is expected to cost (the 402 check); a counted raw prompt, exactly. */
 export const estimateTokens = (input: PromptInput) =>
-  'prompt' in input ? input.promptTokens : input.messages.reduce((n, m) => n + Math.ceil(m.content.length / 4) + 4, 2);
+  'prompt' in input ? input.promptTokens : input.messages.reduce((n, m) => n + Math.ceil(turnBytes(m) / 4) + 4, 2);
 
 /**
  * An upper bound of the prompt's tokens for the hold (a byte-level tokenizer can need one token per
  * character, and the chat template adds some); what is not used is released when the reply ends.
  */
 export const boundTokens = (input: PromptInput) =>
-  'prompt' in input ? input.promptTokens : input.messages.reduce((n, m) => n + Buffer.byteLength(m.content) + 16, 16);
+  'prompt' in input ? input.promptTokens : input.messages.reduce((n, m) => n + turnBytes(m) + 16, 16);
 
 /** How long a stop that arrived before its stream is remembered. */
 const EARLY_STOP_SECONDS = 60;
@@ -72,7 +73,7 @@ export class DailyLimitException extends HttpException {
  * more of them than the web app: a seed, stop sequences, a JSON schema already cut to what the generators' grammars
  * support, logprobs).
  */
-export type StartRequest = Omit<RequestBody<'startStream'>, 'params'> & { params?: GivenSampling };
+export type StartRequest = Omit<RequestBody<'startStream'>, 'params' | 'messages'> & { params?: GivenSampling; messages?: Turn[] };
 
 /** What a request through the OpenAI-compatible API adds to a reply: its key (billed per key). */
 export interface ApiRequestOptions {
@@ -87,7 +88,7 @@ export interface ApiRequestOptions {
 export interface StartedStream {
   streamId: string;
   /** Events from `after` on, until done or error. */
-  events(after: number, signal?: AbortSignal): AsyncGenerator<{ id: number; event: StreamEvent }>;
+  events(after: number, signal?: AbortSignal): AsyncGenerator<{ id: number; event: StreamEvent; raw: string }>;
 }
 
 @Injectable()

@@ -113,7 +113,6 @@ export class ReplyReaper implements OnApplicationBootstrap, OnApplicationShutdow
     await this.jobs.discard(inferenceQueue(task.model_id), task.stream_id);
     // A worker still generating it (cut off, or past the timeout) is told to stop.
     await this.redis.publish(stopChannel(this.config.redis.prefix), task.stream_id);
-    await stream.init();
     await stream.append({ type: 'error', code: code as ErrorCode, message: REAPED[code] });
     await stream.finish(this.config.inference.streamTtlSeconds);
     this.logger.warn(`Ended reply ${task.stream_id} (${code})`);

@@ -1,3 +1,4 @@
+import { isFramedJson, unframe } from '@glob/engine/tool-format';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
 import type { AppConfig } from '../../config/config';
@@ -76,7 +77,7 @@ export class RepliesService {
    * seamlessly, so it ends now with WORKER_FAILED and nothing is charged.
    */
   async begin(job: InferenceJob, nodeId: string): Promise<boolean> {
-    if ((await this.stream(job).init()) > 0) {
+    if ((await this.stream(job).lastSeq()) > 0) {
       await this.fail(job, nodeId, 'WORKER_FAILED');
       return false;
     }
@@ -101,9 +102,7 @@ export class RepliesService {
   /** Streams generated text to the requester. */
   tokens(job: InferenceJob, text: string): Promise<void> {
     return this.serial(job, async () => {
-      const stream = this.stream(job);
-      await stream.init();
-      await stream.append({ type: 'token', text });
+      await this.stream(job).append({ type: 'token', text });
     });
   }
 
@@ -114,14 +113,18 @@ export class RepliesService {
 
   /**
    * Whether the text a reply ends with is what was asked for. A reply that must be JSON matching a schema must parse
-   * and match it, unless it ran out of tokens (its JSON unfinished) or its requester stopped it: whoever generated it,
-   * a stranger's node included, since a node can send any text.
+   * and match it (inside its frame, when it has one), unless it ran out of tokens (its JSON unfinished) or its requester
+   * stopped it: whoever generated it, a stranger's node included, since a node can send any text.
    */
   async conforms(job: InferenceJob, text: string, stopReason: StopReason): Promise<boolean> {
-    const schema = job.params.json_schema;
+    const { json_schema: schema, json_frame: frame } = job.params;
     if (!schema || stopReason === 'length') return true;
     if (stopReason === 'abort' && (await this.stopRequested(job))) return true;
-    return matchesJsonSchema(schema, text);
+    if (!frame) return matchesJsonSchema(schema, text);
+    // A family's tool call: the JSON inside its frame; or, where the reply may answer instead, plain text.
+    if (frame.or_text && !isFramedJson(frame, text)) return true;
+    const json = unframe(frame, text);
+    return json !== null && matchesJsonSchema(schema, json);
   }
 
   /**
@@ -173,7 +176,6 @@ export class RepliesService {
       });
       if (!ended) return false;
       observeReply(job.modelId, run, 'completed', usage, job.requestedAt);
-      await stream.init();
       await stream.append({
         type: 'done',
         success: true,
@@ -212,7 +214,6 @@ export class RepliesService {
     if (!ended) return false;
     observeReply(job.modelId, run, 'failed', { promptTokens, completionTokens: 0 }, job.requestedAt);
     errors.inc({ type: code });
-    await stream.init();
     await stream.append({ type: 'error', code, message: FAILED[code] });
     await stream.finish(this.ttl);
     return true;
@@ -225,7 +226,7 @@ export class RepliesService {
 
   /** Whether any event of the reply has reached the requester. */
   async started(job: InferenceJob): Promise<boolean> {
-    return (await this.stream(job).init()) > 0;
+    return (await this.stream(job).lastSeq()) > 0;
   }
 
   private reply(job: InferenceJob, content: string) {

@@ -5,7 +5,15 @@ import { APP_CONFIG } from '../../config/config.module';
 import { createRedis, REDIS } from '../../redis/redis.module';
 import type { StreamEvent } from './streams';
 
-type Entry = { id: number; event: StreamEvent };
+/** One event of a stream: its number, the event, and its JSON as stored (what an SSE frame carries as it is). */
+type Entry = { id: number; event: StreamEvent; raw: string };
+
+/**
+ * The shortest time between two reads: a read carries every event that arrived for every stream since the last, so at
+ * many tokens a second a reader gets one batch per interval (one write to its socket), and a lone token waits at most
+ * this long. With the generators' own batching (TokenBatcher, at most 10 ms), a token reaches its reader within 20 ms.
+ */
+export const HUB_FRAME_MS = 10;
 
 interface Reader {
   key: string;
@@ -110,7 +118,15 @@ export class StreamHub implements OnApplicationShutdown {
   }
 
   private async loop(): Promise<void> {
+    let lastRead = 0;
     while (this.readers.size && !this.closed) {
+      const wait = lastRead + HUB_FRAME_MS - Date.now();
+      if (wait > 0) {
+        await new Promise((r) => setTimeout(r, wait));
+        // The last reader may have left meanwhile: an XREAD of no stream is a syntax error.
+        continue;
+      }
+      lastRead = Date.now();
       // Each stream is read from the oldest position any of its readers still needs.
       const cursors = new Map<string, number>();
       for (const r of this.readers) cursors.set(r.key, Math.min(cursors.get(r.key) ?? Infinity, r.cursor));
@@ -133,7 +149,11 @@ export class StreamHub implements OnApplicationShutdown {
         continue;
       }
       for (const [key, entries] of res ?? []) {
-        const parsed = entries.map(([id, fields]) => ({ id: Number(id.split('-')[1]), event: JSON.parse(fields[1]!) as StreamEvent }));
+        const parsed = entries.map(([id, fields]) => ({
+          id: Number(id.split('-')[1]),
+          event: JSON.parse(fields[1]!) as StreamEvent,
+          raw: fields[1]!,
+        }));
         for (const r of this.readers) {
           if (r.key !== key) continue;
           for (const e of parsed) {

@@ -18,11 +18,10 @@ const TEXT_PAGE = 256;
 /**
  * Token streams live in Redis Streams (not pub/sub), so a reader that connects late or reconnects misses
  * nothing. Entry ids are `0-<n>` with n = 1, 2, 3…: the same n is the SSE `id:` and a reader resumes
- * after Last-Event-ID by reading from `0-<n>`.
+ * after Last-Event-ID by reading from `0-<n>`. Redis numbers the entries itself (`XADD … 0-*`), so any process may
+ * append (a node's events reach whichever API process its call lands on) without reading the stream first.
  */
 export class TokenStream {
-  private seq = 0;
-
   constructor(
     private readonly redis: Redis,
     readonly key: string,
@@ -32,20 +31,18 @@ export class TokenStream {
     return `${prefix}:stream:${streamId}`;
   }
 
-  /** Continues after what is already there (a retried job appends after the first attempt's events). */
-  async init(): Promise<number> {
+  /** The number of the last event so far (0 when there is none): a retried job's events come after the first attempt's. */
+  async lastSeq(): Promise<number> {
     const last = (await this.redis.xrevrange(this.key, '+', '-', 'COUNT', 1))[0];
-    this.seq = last ? Number(last[0].split('-')[1]) : 0;
-    return this.seq;
+    return last ? Number(last[0].split('-')[1]) : 0;
   }
 
   /**
-   * Appends one event, trimming the stream to about STREAM_MAX_EVENTS; calls are ordered on the connection, so
-   * they need not be awaited one by one.
+   * Appends one event after the last (its number Redis's), trimming the stream to about STREAM_MAX_EVENTS; calls
+   * are ordered on the connection, so they need not be awaited one by one.
    */
   append(event: StreamEvent): Promise<unknown> {
-    this.seq += 1;
-    return this.redis.xadd(this.key, 'MAXLEN', '~', STREAM_MAX_EVENTS, `0-${this.seq}`, 'e', JSON.stringify(event));
+    return this.redis.xadd(this.key, 'MAXLEN', '~', STREAM_MAX_EVENTS, '0-*', 'e', JSON.stringify(event));
   }
 
   /**

@@ -10,6 +10,7 @@ export function outdated(version: string | null, minimum: string | null): boolea
 export function updateMessage(version: string | null, minimum: string): string {
   return (
     `This node agent${version ? ` (version ${version})` : ''} is older than the network accepts (${minimum} or later), so it takes no jobs. ` +
-    'Update it: stop it and start it again with `npx glob-node@latest` (or pull the newest glob-node image).'
+    'Update it: stop it and start it again with `npx glob-node@latest` (or pull the newest glob-node image); ' +
+    'the desktop app updates itself to the newest release.'
   );
 }

@@ -36,6 +36,12 @@ export const NODE_EVENTS_MAX_BYTES = constants.nodeJobEvents.maxTextBytes;
 export const NODE_EVENTS_BODY_MAX_BYTES = 16 * 1024 * 1024;
 export const NODE_EVENTS_TOO_LARGE = `At most ${NODE_EVENTS_MAX} events and ${NODE_EVENTS_MAX_BYTES / 1024} KiB per call`;
 
+/**
+ * A node streaming a reply is marked seen at most this often by one API process: each mark is a write (its presence
+ * row), and a reply's events come many times a second. Presence adds up the time between marks, so none is lost.
+ */
+const SEEN_EVERY_MS = 1000;
+
 /** A cap of what a node may send was passed: the job has ended as failed (413). */
 class OverCapException extends PayloadTooLargeException {}
 
@@ -49,6 +55,7 @@ type NodeJobEvent = Schemas['NodeJobEvent'];
 @Injectable()
 export class NodeJobEventsService {
   private readonly logger = new Logger('NodeJobs');
+  private readonly lastSeen = new Map<string, number>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -76,7 +83,7 @@ export class NodeJobEventsService {
     if (events.length > NODE_EVENTS_MAX) throw new PayloadTooLargeException(NODE_EVENTS_TOO_LARGE);
     const end = events.findIndex((e) => e.type !== 'token');
     if (end >= 0 && end !== events.length - 1) throw new BadRequestException('events: a done or error event must be the last');
-    await this.nodes.touch(node.id);
+    await this.seen(node.id);
     const final = end >= 0 ? (events[end] as Exclude<NodeJobEvent, { type: 'token' }>) : null;
     const text = events.map((e) => (e.type === 'token' ? e.text : '')).join('');
     if (Buffer.byteLength(text) > NODE_EVENTS_MAX_BYTES) throw new PayloadTooLargeException(NODE_EVENTS_TOO_LARGE);
@@ -113,6 +120,15 @@ export class NodeJobEventsService {
       });
     }
     return { stop: !final && (await this.replies.stopRequested(data)) };
+  }
+
+  private async seen(nodeId: string): Promise<void> {
+    const now = Date.now();
+    if (now - (this.lastSeen.get(nodeId) ?? 0) < SEEN_EVERY_MS) return;
+    this.lastSeen.set(nodeId, now);
+    // Nodes come and go: the map keeps only those seen in the last interval or so.
+    if (this.lastSeen.size > 10_000) for (const [id, at] of this.lastSeen) if (now - at >= SEEN_EVERY_MS) this.lastSeen.delete(id);
+    await this.nodes.touch(nodeId);
   }
 
   /** Counts what this call adds to the job; past a cap the job ends as failed for the node and nobody pays. */

@@ -10,6 +10,8 @@ import { InferenceService } from '../inference/inference.service';
 import { sameNamedSampling } from '../inference/sampling';
 import { KeyLimits } from './key-limits';
 import { openEventStream } from '../../common/event-stream';
+import type { ToolFormat } from '@glob/engine/tool-format';
+import { TokenCounter } from '../catalog/token-counter';
 import { AnswerParts, EnvelopeReader, type EnvelopePiece, planReply } from './tool-calls';
 import { type ErrorEvent, failure, FINISH, ReplyRelay, streamFailure } from './reply-relay';
 
@@ -44,6 +46,7 @@ export class OpenAiService {
     private readonly inference: InferenceService,
     private readonly limits: KeyLimits,
     private readonly relay: ReplyRelay,
+    private readonly counter: TokenCounter,
   ) {}
 
   async models(key: ApiKeyIdentity, res: Response): Promise<Schemas['OpenAiModelList']> {
@@ -67,7 +70,7 @@ export class OpenAiService {
   /** Answers a chat completion on `res`: JSON, or server-sent chunks with `stream`. */
   async complete(key: ApiKeyIdentity, body: ChatRequest, res: Response): Promise<void> {
     await this.limits.admit(key, res);
-    const plan = planReply(body);
+    const plan = planReply(body, await this.nativeToolFormat(body));
     const limits = [body.max_tokens, body.max_completion_tokens].filter((n): n is number => typeof n === 'number');
     const stop = typeof body.stop === 'string' ? [body.stop] : (body.stop ?? undefined);
     const streamId = `v1_${randomUUID().replace(/-/g, '')}`;
@@ -82,6 +85,7 @@ export class OpenAiService {
           ...(limits.length ? { max_tokens: Math.min(...limits) } : {}),
           stop,
           ...(plan.kind !== 'text' ? { json_schema: plan.jsonSchema } : {}),
+          ...(plan.kind === 'tools' && plan.envelope.frame ? { json_frame: plan.envelope.frame } : {}),
           ...(body.logprobs ? { logprobs: body.top_logprobs ?? 0 } : {}),
         },
       },
@@ -101,7 +105,7 @@ export class OpenAiService {
         else out.toolCall({ index: 0, function: { arguments: piece.arguments } });
       }
     };
-    const envelope = plan.kind === 'tools' ? new EnvelopeReader(plan.responseIsText) : null;
+    const envelope = plan.kind === 'tools' ? new EnvelopeReader(plan.envelope) : null;
     const emit = (t: string) => take(envelope ? envelope.push(t) : [{ content: t }]);
     const outcome = await this.relay.relay(key, started, res, stop, emit);
     if (outcome && 'done' in outcome) {
@@ -135,6 +139,16 @@ export class OpenAiService {
     }
     // The reader stopped: the client left (the stop was sent on close).
     if (out) res.end();
+  }
+
+  /**
+   * The model family's native tool-call format, for a request that has tools or tool turns (read from the model's
+   * template by the platform's tokenizer); null otherwise, and for a model the platform cannot read.
+   */
+  private async nativeToolFormat(body: ChatRequest): Promise<ToolFormat | null> {
+    const tooling = !!body.tools?.length || body.messages.some((m) => m.role === 'tool' || (m.role === 'assistant' && !!m.tool_calls?.length));
+    if (!tooling || !this.catalog.get(body.model) || !this.counter.canCount(body.model)) return null;
+    return this.counter.toolFormat(body.model);
   }
 
   /** Writes `chat.completion.chunk` events: a first one with the role, one per piece of text, the end, `[DONE]`. */

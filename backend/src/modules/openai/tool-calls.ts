@@ -1,23 +1,37 @@
 import { BadRequestException } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import { isFramedJson, type JsonFrame, type ToolFormat } from '@glob/engine/tool-format';
 import type { RequestBody, Schemas } from '../../contract/types';
+import type { JobTurn } from '../../jobs/jobs';
 import { ANY_OBJECT, grammarSchema, type JsonSchema, SchemaTally } from './json-schema';
 
 type ChatRequest = RequestBody<'createChatCompletion'>;
 type Message = ChatRequest['messages'][number];
 type ToolCall = Schemas['ToolCall'];
-export type Turn = { role: 'system' | 'user' | 'assistant'; content: string };
+export type Turn = JobTurn;
 
 /**
- * How a reply is read: plain text; JSON text (`response_format`), sent as it comes; or a tool envelope, the JSON
- * object a model answers with when it has tools: `{"name": …, "arguments": …}` for a call or, where it may choose,
- * `{"response": …}` for an answer (the generic format llama.cpp's server uses for models without a native one).
- * The grammar that the reply's JSON must match travels with the job.
+ * How a tools reply is written. In the model family's native format (`frame`: Llama 3's `{"name", "parameters"}`,
+ * Qwen's `<tool_call>` around `{"name", "arguments"}`), a call is that JSON in its frame and an answer plain text. In
+ * the generic one (models without a native format, as llama.cpp's server does for them), the reply is one JSON
+ * object: `{"name": …, "arguments": …}` for a call or, where it may choose, `{"response": …}` for an answer.
+ */
+export interface Envelope {
+  /** The generic format's answer is a JSON string (else JSON matching `response_format`). */
+  responseIsText: boolean;
+  /** The key of a call's arguments (`arguments` unless the family's format says otherwise). */
+  argsKey?: string;
+  frame?: JsonFrame;
+}
+
+/**
+ * How a reply is read: plain text; JSON text (`response_format`), sent as it comes; or a tools reply (Envelope). The
+ * grammar that the reply's JSON must match, and its frame, travel with the job.
  */
 export type ReplyPlan =
   | { kind: 'text'; turns: Turn[] }
   | { kind: 'json'; turns: Turn[]; jsonSchema: JsonSchema }
-  | { kind: 'tools'; turns: Turn[]; jsonSchema: JsonSchema; responseIsText: boolean };
+  | { kind: 'tools'; turns: Turn[]; jsonSchema: JsonSchema; envelope: Envelope };
 
 /** What the model is told about its tools, in a system turn before the conversation (its tokens are the prompt's). */
 function toolsPrompt(tools: Schemas['ToolDefinition'][], mayAnswer: boolean): string {
@@ -48,13 +62,58 @@ function envelopeOf(call: ToolCall): string {
 }
 
 /**
- * The conversation as chat turns: `developer` is `system`; an assistant's tool calls are written as the envelopes
- * the model answered with; a tool's answer is a user turn naming the function it answers. 400 when the messages do
- * not make a conversation (a turn without content, a tool answer to no call, a last turn that is not the user's
- * or a tool's).
+ * The conversation as chat turns in the family's native format: an assistant's tool calls stay calls, each with the
+ * content of the tool message that answers it (the template renders both as the family does). 400 when the messages
+ * do not make a conversation, or a call has no answer.
+ */
+function nativeConversation(messages: Message[]): Turn[] {
+  const calls = new Map<string, Schemas['JobToolCall'] & { answered: boolean }>();
+  const turns: Turn[] = [];
+  for (const [i, m] of messages.entries()) {
+    const at = `messages[${i}]`;
+    const text = textOf(m.content);
+    if (m.role === 'assistant') {
+      if (!text && !m.tool_calls?.length) throw new BadRequestException(`${at}: an assistant message needs content or tool_calls`);
+      const made = (m.tool_calls ?? []).map((c) => {
+        const call = { name: c.function.name, arguments: c.function.arguments, result: '', answered: false };
+        calls.set(c.id, call);
+        return call;
+      });
+      turns.push({ role: 'assistant', content: text, ...(made.length ? { tool_calls: made } : {}) });
+      continue;
+    }
+    if (m.content == null) throw new BadRequestException(`${at}.content: is required for role ${m.role}`);
+    if (m.role === 'tool') {
+      const call = m.tool_call_id ? calls.get(m.tool_call_id) : undefined;
+      if (!call) throw new BadRequestException(`${at}.tool_call_id: must name a call of an earlier assistant message`);
+      call.result = text;
+      call.answered = true;
+      continue;
+    }
+    turns.push({ role: m.role === 'developer' ? 'system' : m.role, content: text });
+  }
+  for (const [id, call] of calls) {
+    if (!call.answered) throw new BadRequestException(`messages: the tool call ${id} has no tool message answering it`);
+  }
+  const last = messages.at(-1)!.role;
+  if (last !== 'user' && last !== 'tool') throw new BadRequestException('messages: the last message must have role user or tool');
+  // Only the fields the job carries (the spec's JobToolCall).
+  return turns.map((t) =>
+    t.role === 'assistant' && t.tool_calls
+      ? { ...t, tool_calls: t.tool_calls.map(({ name, arguments: args, result }) => ({ name, arguments: args, result })) }
+      : t,
+  );
+}
+
+/**
+ * The conversation as chat turns, in the generic format: `developer` is `system`; an assistant's tool calls are
+ * written as the envelopes the model answered with; a tool's answer is a user turn naming the function it answers.
+ * 400 when the messages do not make a conversation (a turn without content, a tool answer to no call, a last turn
+ * that is not the user's or a tool's).
  */
 function conversation(messages: Message[]): Turn[] {
   const calls = new Map<string, string>();
+  const answered = new Set<string>();
   const turns = messages.map((m, i): Turn => {
     const at = `messages[${i}]`;
     const text = textOf(m.content);
@@ -67,10 +126,14 @@ function conversation(messages: Message[]): Turn[] {
     if (m.role === 'tool') {
       const name = m.tool_call_id ? calls.get(m.tool_call_id) : undefined;
       if (!name) throw new BadRequestException(`${at}.tool_call_id: must name a call of an earlier assistant message`);
+      answered.add(m.tool_call_id!);
       return { role: 'user', content: `The function ${name} returned: ${text}` };
     }
     return { role: m.role === 'developer' ? 'system' : m.role, content: text };
   });
+  for (const id of calls.keys()) {
+    if (!answered.has(id)) throw new BadRequestException(`messages: the tool call ${id} has no tool message answering it`);
+  }
   const last = messages.at(-1)!.role;
   if (last !== 'user' && last !== 'tool') throw new BadRequestException('messages: the last message must have role user or tool');
   return turns;
@@ -93,15 +156,19 @@ function formatSchema(format: ChatRequest['response_format'], tally: SchemaTally
 
 /**
  * A chat completion request as the turns a generator reads and how its reply is read (400 for what cannot be
- * served: a tool choice naming no tool, duplicate tool names, a JSON-schema keyword no grammar can enforce).
+ * served: a tool choice naming no tool, duplicate tool names, a JSON-schema keyword no grammar can enforce). With
+ * the model family's native tool format (`native`, read from its template), tools, calls and results are rendered
+ * and written as the family does; an answer that may be a call or JSON (`tool_choice` auto with `response_format`)
+ * has no native form, and is planned in the generic format.
  */
-export function planReply(body: ChatRequest): ReplyPlan {
-  const turns = conversation(body.messages);
+export function planReply(body: ChatRequest, native: ToolFormat | null = null): ReplyPlan {
   // The schemas' limits hold for all of them together: they become one grammar.
   const tally = new SchemaTally();
   const format = formatSchema(body.response_format, tally);
   const tools = body.tools ?? [];
   const choice = body.tool_choice ?? (tools.length ? 'auto' : 'none');
+  const family = native && !(choice === 'auto' && format) ? native : null;
+  const turns = family ? nativeConversation(body.messages) : conversation(body.messages);
   if (choice !== 'none' && tools.length === 0) throw new BadRequestException('tool_choice: needs tools');
   const names = new Set<string>();
   for (const t of tools) {
@@ -118,16 +185,30 @@ export function planReply(body: ChatRequest): ReplyPlan {
   const named = typeof choice === 'object' ? choice.function.name : null;
   if (named && !names.has(named)) throw new BadRequestException(`tool_choice: no tool is named ${named}`);
   const callable = named ? tools.filter((t) => t.function.name === named) : tools;
+  const argsKey = family?.argsKey ?? 'arguments';
   const calls: JsonSchema[] = callable.map(({ function: f }, i) => ({
     type: 'object',
     properties: {
       name: { const: f.name },
-      arguments: f.parameters ? grammarSchema(f.parameters, `tools[${tools.indexOf(callable[i]!)}].function.parameters`, tally) : ANY_OBJECT,
+      [argsKey]: f.parameters ? grammarSchema(f.parameters, `tools[${tools.indexOf(callable[i]!)}].function.parameters`, tally) : ANY_OBJECT,
     },
-    required: ['name', 'arguments'],
+    required: ['name', argsKey],
     additionalProperties: false,
   }));
   const mayAnswer = choice === 'auto';
+  if (family) {
+    const specs = callable.map(({ function: f }) => ({
+      name: f.name,
+      ...(f.description ? { description: f.description } : {}),
+      ...(f.parameters ? { parameters: f.parameters } : {}),
+    }));
+    return {
+      kind: 'tools',
+      turns: [{ role: 'tools', content: '', tools: specs }, ...turns],
+      jsonSchema: calls.length === 1 ? calls[0]! : { oneOf: calls },
+      envelope: { responseIsText: true, argsKey, frame: { before: family.before, after: family.after, ...(mayAnswer ? { or_text: true } : {}) } },
+    };
+  }
   const answer: JsonSchema = {
     type: 'object',
     properties: { response: format ?? { type: 'string' } },
@@ -139,18 +220,33 @@ export function planReply(body: ChatRequest): ReplyPlan {
     kind: 'tools',
     turns: withSystem(turns, toolsPrompt(callable, mayAnswer)),
     jsonSchema: branches.length === 1 ? branches[0]! : { oneOf: branches },
-    responseIsText: !format,
+    envelope: { responseIsText: !format },
   };
 }
 
 /** A new tool call's id, as OpenAI's look. */
 export const toolCallId = () => `call_${randomBytes(12).toString('base64url')}`;
 
-/** The start of a call up to its arguments' first character, and of an answer up to its value's first character. */
-const CALL_START = /^\s*\{\s*"name"\s*:\s*("(?:[^"\\]|\\.)*")\s*,\s*"arguments"\s*:\s*(?=\S)/;
+/** The start of a call up to its arguments' first character (`argsKey`: the key they are written under). */
+const callStart = (argsKey: string) =>
+  new RegExp(
+    `^\\s*\\{\\s*"name"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*")\\s*,\\s*${JSON.stringify(argsKey).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*:\\s*(?=\\S)`,
+  );
+/** The start of an answer up to its value's first character. */
 const ANSWER_START = /^\s*\{\s*"response"\s*:\s*(?=\S)/;
-/** The end of an envelope: its closing brace, and the whitespace around it. */
-const ENVELOPE_END = /\s*\}?\s*$/;
+
+/**
+ * A call's arguments as far as they are surely written: without a last `}` that may be the envelope's own, followed
+ * by nothing but whitespace and the start of the frame's end (`after`).
+ */
+function heldBack(rest: string, after: string): string {
+  const close = rest.lastIndexOf('}');
+  if (close >= 0) {
+    const tail = rest.slice(close + 1).trimStart();
+    if (after.trimStart().startsWith(tail)) return rest.slice(0, close).trimEnd();
+  }
+  return rest.trimEnd();
+}
 
 /** The complete string-literal prefix of `literal` (a JSON string's text after its opening quote) decoded, and whether it ended. */
 function decodeString(literal: string): { text: string; closed: boolean } {
@@ -172,18 +268,22 @@ function decodeString(literal: string): { text: string; closed: boolean } {
 export type EnvelopePiece = { call: { id: string; name: string } } | { arguments: string } | { content: string };
 
 /**
- * Reads a tool envelope while it is written, so a stream can pass it on as it comes: first the call (its name) or
- * the answer, then the call's arguments or the answer's text piece by piece. The grammar writes `name` before
- * `arguments`, so the call is known before its arguments start. `end()` gives the rest once the reply is complete.
+ * Reads a tools reply while it is written, so a stream can pass it on as it comes: first the call (its name) or the
+ * answer, then the call's arguments or the answer's text piece by piece. The grammar writes `name` before the
+ * arguments, so the call is known before its arguments start. In a native format, a reply that does not open as a
+ * call is a plain-text answer. `end()` gives the rest once the reply is complete.
  */
 export class EnvelopeReader {
   private text = '';
-  private mode: 'start' | 'call' | 'answer' = 'start';
+  private mode: 'start' | 'call' | 'answer' | 'text' = 'start';
   private start = 0;
   private sent = 0;
   private id = toolCallId();
+  private readonly callStart: RegExp;
 
-  constructor(private readonly responseIsText: boolean) {}
+  constructor(private readonly envelope: Envelope) {
+    this.callStart = callStart(envelope.argsKey ?? 'arguments');
+  }
 
   push(piece: string): EnvelopePiece[] {
     this.text += piece;
@@ -196,17 +296,30 @@ export class EnvelopeReader {
 
   private read(final: boolean): EnvelopePiece[] {
     const out: EnvelopePiece[] = [];
+    const frame = this.envelope.frame;
     if (this.mode === 'start') {
-      const call = CALL_START.exec(this.text);
-      const answer = call ? null : ANSWER_START.exec(this.text);
+      if (frame) {
+        if (!this.text) return out;
+        // Not the framed call: a plain-text answer (or, where none was allowed, text the platform will fail).
+        if (!isFramedJson(frame, this.text)) this.mode = 'text';
+        else if (this.text.length < frame.before.length || !this.text.startsWith(frame.before)) {
+          if (final) out.push({ content: this.text });
+          return out;
+        }
+      }
+    }
+    if (this.mode === 'start') {
+      const offset = frame ? frame.before.length : 0;
+      const call = this.callStart.exec(this.text.slice(offset));
+      const answer = call || frame ? null : ANSWER_START.exec(this.text);
       if (call) {
         this.mode = 'call';
-        this.start = call[0].length;
+        this.start = offset + call[0].length;
         out.push({ call: { id: this.id, name: JSON.parse(call[1]!) as string } });
       } else if (answer) {
         this.mode = 'answer';
         // A text answer's value starts after its opening quote.
-        this.start = answer[0].length + (this.responseIsText ? 1 : 0);
+        this.start = answer[0].length + (this.envelope.responseIsText ? 1 : 0);
       } else {
         // Not an envelope after all (a reply cut short before it began one): its text as it is.
         if (final && this.text) out.push({ content: this.text });
@@ -215,13 +328,16 @@ export class EnvelopeReader {
     }
     const rest = this.text.slice(this.start);
     let value: string;
-    if (this.mode === 'answer' && this.responseIsText) {
+    if (this.mode === 'text') value = rest;
+    else if (this.mode === 'answer' && this.envelope.responseIsText) {
       const decoded = decodeString(rest);
       value = decoded.text;
-    } else {
-      // The value's JSON text, without the envelope's closing brace (held back until more text shows it is not).
-      value = final ? rest.slice(0, rest.lastIndexOf('}')).trimEnd() : rest.replace(ENVELOPE_END, '');
-    }
+    } else if (final) {
+      // The value's JSON text, without the envelope's closing brace and the frame's end.
+      const after = frame?.after ?? '';
+      const body = after && rest.endsWith(after) ? rest.slice(0, -after.length) : rest;
+      value = body.slice(0, body.lastIndexOf('}')).trimEnd();
+    } else value = heldBack(rest, frame?.after ?? '');
     if (value.length > this.sent) {
       const piece = value.slice(this.sent);
       this.sent = value.length;
@@ -243,9 +359,9 @@ export class AnswerParts {
   }
 }
 
-/** A whole envelope (a reply that ended) as the answer's message: a tool call, or text. */
-export function readEnvelope(text: string, responseIsText: boolean): { content: string | null; toolCall: ToolCall | null } {
-  const reader = new EnvelopeReader(responseIsText);
+/** A whole tools reply (one that ended) as the answer's message: a tool call, or text. */
+export function readEnvelope(text: string, envelope: Envelope): { content: string | null; toolCall: ToolCall | null } {
+  const reader = new EnvelopeReader(envelope);
   const answer = new AnswerParts();
   for (const piece of [...reader.push(text), ...reader.end()]) answer.add(piece);
   return answer.toolCall ? { content: null, toolCall: answer.toolCall } : { content: answer.text, toolCall: null };

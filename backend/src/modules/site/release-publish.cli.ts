@@ -1,70 +1,53 @@
 /*
- * npm run release:publish -- <release.json>
- *   or: npm run release:publish -- --version 0.2.0 --date 2026-12-01 [--notice "…"] [--changelog URL]
- *        --asset "name|platform|arch|size|url" [--asset …]
- * Adds a release (and its files) that GET /api/releases/latest then serves.
+ * npm run release:publish -- <release dir> [--base-url URL] [--public-key FILE]
+ * Publishes the signed release `make release` wrote (.data/release/<version>/): checked against its manifest, its files
+ * copied into RELEASES_DIR (or, with --base-url, linked as <URL>/<name>), then served by GET /api/releases/latest.
  */
 import 'reflect-metadata';
-import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
 import { loadConfig } from '../../config/config';
 import { createDataSource } from '../../database/data-source';
 import { Transactions } from '../../database/repository';
 import { ReleasesRepository } from './releases.repository';
-import { NewRelease, ReleasesService } from './releases.service';
+import { ReleasesService, type PublishRequest } from './releases.service';
 
-const asset = z.object({
-  name: z.string().min(1).max(255),
-  download_url: z.url().max(2048),
-  platform: z.enum(['windows', 'macos', 'linux', 'linux-deb']),
-  arch: z.enum(['x64', 'arm64', 'universal']),
-  size: z.coerce.number().int().min(0),
-});
-const release = z.object({
-  version: z.string().regex(/^v?\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$/, 'a semantic version such as 0.2.0 or 0.2.0-beta1'),
-  released_at: z.iso.datetime({ offset: true }).or(z.iso.date()),
-  notice: z.string().max(1000).nullish(),
-  changelog_url: z.url().nullish(),
-  assets: z.array(asset).min(1),
-});
+const USAGE = 'usage: npm run release:publish -- <release dir> [--base-url URL] [--public-key FILE]';
 
-export function parseReleaseArgs(argv: string[]): NewRelease {
+/** The command line as a publish request; paths are relative to where npm was run (npm runs the script in backend/). */
+export function parsePublishArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): PublishRequest {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: {
-      version: { type: 'string' },
-      date: { type: 'string' },
-      notice: { type: 'string' },
-      changelog: { type: 'string' },
-      asset: { type: 'string', multiple: true },
-    },
+    options: { 'base-url': { type: 'string' }, 'public-key': { type: 'string' } },
   });
-  const input = positionals[0]
-    ? JSON.parse(readFileSync(positionals[0], 'utf8'))
-    : {
-        version: values.version,
-        released_at: values.date ?? new Date().toISOString(),
-        notice: values.notice,
-        changelog_url: values.changelog,
-        assets: (values.asset ?? []).map((a) => {
-          const [name, platform, arch, size, download_url] = a.split('|');
-          return { name, platform, arch, size, download_url };
-        }),
-      };
-  const parsed = release.safeParse(input);
-  if (!parsed.success) {
-    throw new Error(`Invalid release:\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
-  }
-  return parsed.data;
+  if (positionals.length !== 1) throw new Error(USAGE);
+  const from = env.INIT_CWD ?? process.cwd();
+  return {
+    dir: resolve(from, positionals[0]!),
+    baseUrl: values['base-url'],
+    publicKeyFile: values['public-key'] && resolve(from, values['public-key']),
+    publicKeyPem: env.RELEASE_PUBLIC_KEY,
+  };
 }
 
 async function main(): Promise<void> {
-  const input = parseReleaseArgs(process.argv.slice(2));
-  const dataSource = await createDataSource(loadConfig()).initialize();
+  const request = parsePublishArgs(process.argv.slice(2));
+  const config = loadConfig();
+  const dataSource = await createDataSource(config).initialize();
   try {
-    const published = await new ReleasesService(new ReleasesRepository(dataSource), new Transactions(dataSource)).publish(input);
+    const published = await new ReleasesService(new ReleasesRepository(dataSource), new Transactions(dataSource), config).publish(request);
+    console.log(`Signature verified with ${published.verifiedWith}`);
+    if (published.ownKey) {
+      console.log(
+        '  (the release folder’s own key: it proves the files match the manifest, not who signed it; give --public-key or RELEASE_PUBLIC_KEY for that)',
+      );
+    }
+    // A stored file's address is the serving API's (its PUBLIC_API_URL), not this command's: only the path is sure here.
+    for (const a of published.assets)
+      console.log(
+        `  ${a.name} (${a.size} bytes) ${a.stored ? `stored, served by the API at ${new URL(a.download_url).pathname}` : `linked to ${a.download_url}`}`,
+      );
     console.log(`Published ${published.version} with ${published.assets.length} file(s)`);
   } finally {
     await dataSource.destroy();

@@ -1,10 +1,14 @@
 import { Public } from '../../auth/public.decorator';
-import { Body, Controller, Get, Headers, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { basename, dirname } from 'node:path';
 import { RateLimit } from '../../common/rate-limit';
 import type { RequestBody, ResponseBody } from '../../contract/types';
 import { ContactService } from './contact.service';
 import { DownloadsService } from './downloads.service';
-import { ReleasesService } from './releases.service';
+import { NO_SUCH_FILE, ReleasesService } from './releases.service';
+
+const RANGE_NOT_SATISFIABLE = { statusCode: 416, message: 'The requested range lies outside the file.', error: 'Range Not Satisfiable' };
 
 @Public()
 @Controller('api')
@@ -18,6 +22,28 @@ export class SiteController {
   @Get('releases/latest')
   getLatestRelease(): Promise<ResponseBody<'getLatestRelease', 200>> {
     return this.releases.latest();
+  }
+
+  @Get('releases/latest/manifest')
+  getLatestReleaseManifest(): Promise<ResponseBody<'getLatestReleaseManifest', 200>> {
+    return this.releases.latestManifest();
+  }
+
+  /**
+   * Express's sendFile sets Content-Length and answers Range requests (206, 416), so an interrupted download resumes.
+   * A version's files never change under their name: cached for a year.
+   */
+  @Get('releases/files/:version/:name')
+  async downloadReleaseFile(@Param('version') version: string, @Param('name') name: string, @Res() res: Response): Promise<void> {
+    const path = await this.releases.file(version, name);
+    const headers = { 'Content-Type': 'application/octet-stream', 'Content-Disposition': `attachment; filename="${basename(path)}"` };
+    res.sendFile(basename(path), { root: dirname(path), maxAge: '365d', immutable: true, headers }, (err) => {
+      if (!err || res.headersSent) return;
+      // The file's headers may be set already (a range outside it): an error is JSON, and never cached.
+      for (const header of Object.keys(headers).concat('Cache-Control', 'ETag', 'Last-Modified')) res.removeHeader(header);
+      const status = (err as { status?: number }).status === 416 ? 416 : 404;
+      res.status(status).json(status === 416 ? RANGE_NOT_SATISFIABLE : { statusCode: 404, message: NO_SUCH_FILE, error: 'Not Found' });
+    });
   }
 
   @Post('system/analytics/download')

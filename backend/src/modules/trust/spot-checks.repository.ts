@@ -53,17 +53,30 @@ export interface PeerReplayRow {
 
 const REPLAY = 'r.id, r.spot_check_id, r.proof_id, r.node_id, r.exclude_nodes, r.job, r.status, r.steps';
 
-/** A replay job as stored: jsonb would reorder a JSON schema's properties (and so its grammar), so it is kept as text. */
-type StoredReplayJob = Omit<ReplayJob, 'params'> & { params: Omit<ReplayJob['params'], 'json_schema'> & { json_schema?: string } };
-const storedJob = ({ params: { json_schema, ...params }, ...job }: ReplayJob): StoredReplayJob => ({
+/**
+ * A replay job as stored: jsonb would reorder a JSON schema's properties (and so its grammar), and a tool's schema in
+ * the turns (and so the prompt its template renders), so both are kept as text.
+ */
+type StoredReplayJob = Omit<ReplayJob, 'params' | 'messages'> & {
+  messages?: string | JobTurn[];
+  params: Omit<ReplayJob['params'], 'json_schema'> & { json_schema?: string };
+};
+const storedJob = ({ params: { json_schema, ...params }, messages, ...job }: ReplayJob): StoredReplayJob => ({
   ...job,
+  ...(messages ? { messages: JSON.stringify(messages) } : {}),
   params: { ...params, ...(json_schema ? { json_schema: JSON.stringify(json_schema) } : {}) },
 });
 const loaded = (row: Omit<PeerReplayRow, 'job'> & { job: StoredReplayJob }): PeerReplayRow => {
   const { json_schema, ...params } = row.job.params;
+  const { messages, ...job } = row.job;
   return {
     ...row,
-    job: { ...row.job, params: { ...params, ...(json_schema ? { json_schema: JSON.parse(json_schema) as Record<string, unknown> } : {}) } },
+    job: {
+      ...job,
+      // Rows written before turns were kept as text hold them as jsonb.
+      ...(messages ? { messages: typeof messages === 'string' ? (JSON.parse(messages) as JobTurn[]) : messages } : {}),
+      params: { ...params, ...(json_schema ? { json_schema: JSON.parse(json_schema) as Record<string, unknown> } : {}) },
+    },
   };
 };
 type StoredReplayRow = Omit<PeerReplayRow, 'job'> & { job: StoredReplayJob };

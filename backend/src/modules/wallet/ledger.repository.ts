@@ -89,7 +89,11 @@ export interface NewPosting {
 export interface PostedLine {
   accountId: string;
   amount: number;
-  bonus: number;
+  /**
+   * The part of `amount` that is welcome bonus; null: as much of a debit as the account's bonus covers, read from its
+   * locked funds in the posting's own statement (spending on the network uses the bonus first).
+   */
+  bonus: number | null;
   /** What the line releases from the account's holds (a settling hold). */
   release: number;
 }
@@ -106,12 +110,33 @@ export interface PostResult {
   after: Map<string, Funds>;
 }
 
-// One posting in one statement (see LedgerRepository.post). $1..$4: the lines' accounts, amounts, bonus parts and
-// releases; $5: the mints; $6: the transaction's id (or the hold's); $7: its amount; $8..$10: type, description,
-// reference (a new transaction only).
+/** One of the new completed transactions postMany writes together: its id, made by the caller, and its lines. */
+export interface ManyPosting {
+  id: string;
+  type: TxType;
+  amount: number;
+  description: string;
+  reference: string | null;
+  lines: Array<{ accountId: string; amount: number; bonus: number }>;
+}
+
+export interface PostManyResult {
+  ok: boolean;
+  createdAt: Date | null;
+  /** Per posting, in order: its lines' accounts' funds after it (and every posting before it); empty when not ok. */
+  after: Array<Map<string, Funds>>;
+}
+
+// One posting in one statement (see LedgerRepository.post). $1..$4: the lines' accounts, amounts, bonus parts (null:
+// the bonus first, from the locked funds) and releases; $5: the mints; $6: accounts locked with the lines' (in the same
+// id order) for what the caller moves next; $7: the transaction's id (or the hold's); $8: its amount; $9..$11: type,
+// description, reference (a new transaction only).
 const POST_CHECK = `
-  l AS (SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[]) AS l(account_id, amount, bonus, release)),
-  locked AS (SELECT a.id, a.kind, a.code, a.balance, a.held, a.bonus FROM ledger_accounts a WHERE a.id = ANY($1::uuid[]) ORDER BY a.id FOR UPDATE),
+  locked AS (SELECT a.id, a.kind, a.code, a.balance, a.held, a.bonus FROM ledger_accounts a
+             WHERE a.id = ANY($1::uuid[] || $6::uuid[]) ORDER BY a.id FOR UPDATE),
+  l AS (SELECT l.account_id, l.amount, coalesce(l.bonus, CASE WHEN l.amount < 0 THEN -least(k.bonus, -l.amount) ELSE 0 END) AS bonus, l.release
+        FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[]) AS l(account_id, amount, bonus, release)
+        LEFT JOIN locked k ON k.id = l.account_id),
   pays AS (
     SELECT k.id, k.balance, k.held, k.bonus,
            CASE WHEN k.kind = 'platform' THEN k.code = ANY($5::text[]) OR k.balance + l.amount >= 0
@@ -133,12 +158,48 @@ const POST_WRITE = `
   FROM ok LEFT JOIN t ON true`;
 const POST_NEW = `WITH ${POST_CHECK},
   t AS (INSERT INTO ledger_transactions (id, type, status, amount, description, reference, completed_at)
-        SELECT coalesce($6::uuid, gen_random_uuid()), $8, 'completed', $7, $9, $10, now() FROM ok WHERE ok.ok RETURNING id, created_at),
+        SELECT coalesce($7::uuid, gen_random_uuid()), $9, 'completed', $8, $10, $11, now() FROM ok WHERE ok.ok RETURNING id, created_at),
   ${POST_WRITE}`;
 const POST_HOLD = `WITH ${POST_CHECK},
-  t AS (UPDATE ledger_transactions SET status = 'completed', amount = $7, completed_at = now()
-        WHERE id = $6::uuid AND status = 'pending' AND (SELECT ok FROM ok) RETURNING id, created_at),
+  t AS (UPDATE ledger_transactions SET status = 'completed', amount = $8, completed_at = now()
+        WHERE id = $7::uuid AND status = 'pending' AND (SELECT ok FROM ok) RETURNING id, created_at),
   ${POST_WRITE}`;
+
+// Several new postings in one statement (see LedgerRepository.postMany). $1..$4: the lines' postings (1-based),
+// accounts, amounts and bonus parts, in posting order; $5: the mints; $6..$10: the postings' ids, types, amounts,
+// descriptions and references. A line is checked against its account's funds after its own posting and every earlier
+// one (a running sum per account), as if the postings were written one after another.
+const POST_MANY = `WITH
+  l AS (SELECT * FROM unnest($1::int[], $2::uuid[], $3::bigint[], $4::bigint[]) AS l(posting, account_id, amount, bonus)),
+  locked AS (SELECT a.id, a.kind, a.code, a.balance, a.held, a.bonus FROM ledger_accounts a WHERE a.id = ANY($2::uuid[]) ORDER BY a.id FOR UPDATE),
+  run AS (
+    SELECT l.posting, l.account_id, k.kind, k.code, k.held,
+           k.balance + sum(l.amount) OVER w AS balance, k.bonus + sum(l.bonus) OVER w AS bonus
+    FROM l JOIN locked k ON k.id = l.account_id
+    WINDOW w AS (PARTITION BY l.account_id ORDER BY l.posting)),
+  pays AS (
+    SELECT run.*, CASE WHEN kind = 'platform' THEN code = ANY($5::text[]) OR balance >= 0 ELSE balance - held >= 0 AND balance >= bonus END AS pays
+    FROM run),
+  ok AS (SELECT count(*) = cardinality($2::uuid[]) AND coalesce(bool_and(pays), false) AS ok FROM pays),
+  p AS (SELECT * FROM unnest($6::uuid[], $7::text[], $8::bigint[], $9::text[], $10::text[])
+         WITH ORDINALITY AS p(id, type, amount, description, reference, posting)),
+  t AS (INSERT INTO ledger_transactions (id, type, status, amount, description, reference, completed_at)
+        SELECT p.id, p.type, 'completed', p.amount, p.description, p.reference, now() FROM p WHERE (SELECT ok FROM ok)
+        RETURNING id, created_at),
+  net AS (SELECT account_id, sum(amount) AS amount, sum(bonus) AS bonus FROM l GROUP BY account_id),
+  moved AS (
+    UPDATE ledger_accounts a SET balance = a.balance + n.amount, bonus = a.bonus + n.bonus, updated_at = now()
+    FROM net n
+    WHERE a.id = n.account_id AND (SELECT ok FROM ok)
+      AND CASE WHEN a.kind = 'platform' THEN a.code = ANY($5::text[]) OR a.balance + n.amount >= 0
+               ELSE a.balance - a.held + n.amount >= 0 AND a.balance + n.amount >= a.bonus + n.bonus END
+    RETURNING a.id),
+  e AS (INSERT INTO ledger_entries (transaction_id, account_id, amount, bonus)
+        SELECT t.id, l.account_id, l.amount, l.bonus FROM l JOIN p USING (posting) JOIN t ON t.id = p.id ORDER BY l.posting, l.account_id)
+  SELECT ok.ok, (SELECT count(*) FROM t)::int AS written, (SELECT min(created_at) FROM t) AS created_at,
+         (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM net)::int AS accounts,
+         (SELECT json_agg(json_build_object('posting', x.posting, 'id', x.account_id, 'balance', x.balance, 'held', x.held, 'bonus', x.bonus)) FROM pays x) AS after
+  FROM ok`;
 
 /** The ledger's tables: ledger_accounts, ledger_transactions and ledger_entries. */
 @Injectable()
@@ -192,9 +253,10 @@ export class LedgerRepository extends Repository {
    * that is not bonus, what is left still covers the bonus; a platform account that is not a mint stays at or above
    * zero), and only when every line passes inserts the transaction (or completes the pending hold `holdId`, releasing
    * each line's `release` from what the account holds), moves the balances and writes the entries. `ok` false: nothing
-   * was written, and `funds` are the locked accounts' funds to explain why.
+   * was written, and `funds` are the locked accounts' funds to explain why. `alsoLock`: accounts locked with the
+   * lines' (in one id order) for what the caller moves next in the same transaction.
    */
-  async post(t: NewPosting, lines: PostedLine[], tx: Tx): Promise<PostResult> {
+  async post(t: NewPosting, lines: PostedLine[], tx: Tx, alsoLock: string[] = []): Promise<PostResult> {
     const row = await this.one<{
       ok: boolean;
       id: string | null;
@@ -210,6 +272,7 @@ export class LedgerRepository extends Repository {
         lines.map((l) => l.bonus),
         lines.map((l) => l.release),
         MINT_CODES,
+        alsoLock,
         t.holdId ?? t.id ?? null,
         t.amount,
         ...(t.holdId ? [] : [t.type, t.description, t.reference]),
@@ -230,15 +293,56 @@ export class LedgerRepository extends Repository {
   }
 
   /**
+   * Writes new completed transactions in one statement, in order, all of them or none: as post() would one after
+   * another in one database transaction, each line checked against its account's funds after the postings before it,
+   * but with one lock of all their accounts (in id order), one update per account and one round trip. `ok` false:
+   * one of them could not be paid, and nothing was written.
+   */
+  async postMany(postings: ManyPosting[], tx: Tx): Promise<PostManyResult> {
+    const lines = postings.flatMap((p, i) => p.lines.map((l) => ({ ...l, posting: i + 1 })));
+    const row = await this.one<{
+      ok: boolean;
+      written: number;
+      created_at: Date | null;
+      moved: number;
+      accounts: number;
+      after: Array<{ posting: number; id: string; balance: number; held: number; bonus: number }> | null;
+    }>(
+      POST_MANY,
+      [
+        lines.map((l) => l.posting),
+        lines.map((l) => l.accountId),
+        lines.map((l) => l.amount),
+        lines.map((l) => l.bonus),
+        MINT_CODES,
+        postings.map((p) => p.id),
+        postings.map((p) => p.type),
+        postings.map((p) => p.amount),
+        postings.map((p) => p.description),
+        postings.map((p) => p.reference),
+      ],
+      tx,
+    );
+    if (!row!.ok) return { ok: false, createdAt: null, after: [] };
+    if (row!.written !== postings.length || row!.moved !== row!.accounts) {
+      throw new Error(`Ledger posting wrote ${row!.written} of ${postings.length} transactions, moved ${row!.moved} of ${row!.accounts} accounts`);
+    }
+    const after = postings.map(() => new Map<string, Funds>());
+    for (const r of row!.after ?? []) after[r.posting - 1]!.set(r.id, { balance: Number(r.balance), held: Number(r.held), bonus: Number(r.bonus) });
+    return { ok: true, createdAt: row!.created_at, after };
+  }
+
+  /**
    * Reserves up to `units` of the free balance of the user's wallet in one statement (the wallet locked until the
-   * transaction ends): a pending spending on it and its `held` raised by as much. Null when the user has no wallet yet.
+   * transaction ends; without `tx`, the statement is its own transaction): a pending spending on it and its `held`
+   * raised by as much. Null when the user has no wallet yet.
    */
   async reserve(
     userId: string,
     units: number,
     description: string,
     reference: string,
-    tx: Tx,
+    tx?: Tx,
   ): Promise<{ holdId: string | null; reserved: number } | null> {
     const row = await this.one<{ hold_id: string | null; reserved: string }>(
       `WITH w AS (SELECT id, least($2::bigint, balance - held) AS reserved FROM ledger_accounts WHERE user_id = $1 FOR UPDATE),

@@ -153,6 +153,28 @@ export class LedgerService {
     return { id: r.id!, createdAt: r.createdAt!, after: r.after };
   }
 
+  /**
+   * Writes new completed transactions (each with its own id) in one statement, in order, all of them or none: each is
+   * checked as tryPost would check it after the ones before it. Answers them as written, or null (having written
+   * nothing) where any of them would be refused.
+   */
+  async tryPostMany(postings: Array<Posting & { id: string }>, tx: Tx): Promise<Posted[] | null> {
+    const checked = postings.map((p) => ({ ...p, lines: this.checkedLines(p.lines) }));
+    const r = await this.ledger.postMany(
+      checked.map((p) => ({
+        id: p.id,
+        type: p.type,
+        amount: p.lines.filter((l) => l.amount > 0).reduce((s, l) => s + l.amount, 0),
+        description: p.description,
+        reference: p.reference ?? null,
+        lines: p.lines.map((l) => ({ accountId: l.accountId, amount: l.amount, bonus: l.bonus ?? 0 })),
+      })),
+      tx,
+    );
+    if (!r.ok) return null;
+    return r.after.map((after, i) => ({ id: postings[i]!.id, createdAt: r.createdAt!, after }));
+  }
+
   /** The lines in account id order, once they are proven to balance (integers, none zero, summing to zero, one per account). */
   private checkedLines(lines: PostingLine[]): PostingLine[] {
     const sum = lines.reduce((s, l) => s + l.amount, 0);
@@ -195,9 +217,11 @@ export class LedgerService {
    * Inside the caller's transaction when `tx` is given (an API key's daily limit is checked under the same locks).
    */
   async reserve(userId: string, units: number, description: string, reference: string, tx?: Tx): Promise<{ holdId: string; reserved: number }> {
-    if (!tx) return this.transactions.run((own) => this.reserve(userId, units, description, reference, own));
+    // Without a caller's transaction the reservation is one statement, atomic on its own: no BEGIN and COMMIT round trips.
     let hold = await this.ledger.reserve(userId, units, description, reference, tx);
     if (!hold) {
+      // No wallet yet (accounts made before the wallet existed): opened and reserved from in one transaction.
+      if (!tx) return this.transactions.run((own) => this.reserve(userId, units, description, reference, own));
       await this.walletOf(userId, tx);
       hold = (await this.ledger.reserve(userId, units, description, reference, tx))!;
     }
@@ -238,19 +262,32 @@ export class LedgerService {
       return 0;
     }
     const spending = await this.platformAccount('platform:spending', tx);
-    const locked = await this.lockInOrder([hold.accountId, spending, ...alsoLock], tx);
-    // Spending on the network uses the welcome bonus first.
     const lines = this.checkedLines([
-      { accountId: hold.accountId, amount: -used, bonus: -Math.min(locked.get(hold.accountId)!.bonus, used) },
+      { accountId: hold.accountId, amount: -used },
       { accountId: spending, amount: used },
     ]);
     const releases = new Map([[hold.accountId, hold.amount]]);
+    // One statement locks the hold's account, spending and `alsoLock` in id order and posts; spending on the network
+    // uses the welcome bonus first, its part read from the wallet as locked there (bonus null).
     const r = await this.ledger.post(
       { type: 'spending', amount: used, description: '', reference: null, holdId },
-      lines.map((l) => ({ accountId: l.accountId, amount: l.amount, bonus: l.bonus ?? 0, release: releases.get(l.accountId) ?? 0 })),
+      lines.map((l) => ({
+        accountId: l.accountId,
+        amount: l.amount,
+        bonus: l.accountId === hold.accountId ? null : 0,
+        release: releases.get(l.accountId) ?? 0,
+      })),
       tx,
+      alsoLock,
     );
-    if (!r.ok) this.refuse(lines, releases, r);
+    if (!r.ok) {
+      const bonus = -Math.min(r.funds.get(hold.accountId)?.bonus ?? 0, used);
+      this.refuse(
+        lines.map((l) => (l.accountId === hold.accountId ? { ...l, bonus } : l)),
+        releases,
+        r,
+      );
+    }
     return used;
   }
 

@@ -166,10 +166,11 @@ export class WalletService {
   /**
    * Group commit: the transfers that arrive while a batch is being written go together into the next one, one
    * database transaction whose commit (a WAL flush, milliseconds on a real disk) they share. Each transfer in it is
-   * still one balanced ledger transaction written with its balances; the batch locks all of its accounts first, in id
-   * order in one statement (so batches, and every other writer, never deadlock), and each posting's debit is
-   * conditional. If any transfer of a batch is refused (funds, a reused Idempotency-Key) or anything fails, the whole
-   * batch is rolled back and each of its transfers runs again on its own, answering exactly as it would have alone.
+   * still one balanced ledger transaction written with its balances; all of them are written in one statement that
+   * locks the batch's accounts in id order (so batches, and every other writer, never deadlock) and checks each
+   * posting's debit against what the postings before it left. If any transfer of a batch is refused (funds, a reused
+   * Idempotency-Key) or anything fails, the whole batch is rolled back and each of its transfers runs again on its
+   * own, answering exactly as it would have alone.
    * At most TRANSFER_BATCHES batches are written at once: the next one prepares while the last one commits.
    * Statements run one after another (one connection runs one query at a time).
    */
@@ -192,16 +193,14 @@ export class WalletService {
             batch.map(({ job }, i) => this.receiverNotification(job, ids[i]!)),
             tx,
           );
-          await this.ledger.lockInOrder(
-            batch.flatMap(({ job }) => [job.from.id, job.to.id]),
+          // Every transfer of the batch in one statement: its accounts locked once, in id order, each posting checked
+          // after the ones before it.
+          const posted = await this.ledger.tryPostMany(
+            batch.map(({ job }, i) => this.posting(job, ids[i]!)),
             tx,
           );
-          const out: Array<Schemas['TransferResult']> = [];
-          for (const [i, { job }] of batch.entries()) {
-            const posted = await this.ledger.tryPost(this.posting(job, ids[i]!), tx);
-            if (!posted) throw new RefusedInBatch();
-            out.push(this.transferBody(job, posted));
-          }
+          if (!posted) throw new RefusedInBatch();
+          const out = batch.map(({ job }, i) => this.transferBody(job, posted[i]!));
           for (const [i, { job }] of batch.entries()) {
             if (job.idempotencyKey) await this.idempotencyKeys.save(job.userId, job.idempotencyKey, 201, out[i], tx);
           }

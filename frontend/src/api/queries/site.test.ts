@@ -3,7 +3,7 @@ import { HttpResponse, http as plain } from 'msw';
 import { example } from '../../mocks/examples';
 import { http } from '../../mocks/http';
 import { server } from '../../mocks/node';
-import { FALLBACK_RELEASE, FALLBACK_SIZES } from '../release';
+import { FALLBACK_RELEASE } from '../release';
 import { loadRelease } from './site';
 
 const HOST = 'https://releases.globnetwork.io/latest.json';
@@ -60,11 +60,12 @@ describe('release fetch order', () => {
       release_date: '2026-01-15T00:00:00Z',
       notice: 'Windows SmartScreen may warn about the new signing certificate.',
     });
+    // A file named only by its direct link has no known size (0: the page shows none).
     expect(result.release?.assets.map((a) => [a.platform, a.name, a.size])).toEqual([
-      ['windows', 'GlobNetwork-Setup-0.2.0.exe', FALLBACK_SIZES.windows],
-      ['macos', 'GlobNetwork-0.2.0-universal.dmg', FALLBACK_SIZES.macos],
-      ['linux', 'GlobNetwork-0.2.0.AppImage', FALLBACK_SIZES.linux],
       ['linux-deb', 'globnetwork_0.2.0_amd64.deb', 140000000],
+      ['windows', 'GlobNetwork-Setup-0.2.0.exe', 0],
+      ['macos', 'GlobNetwork-0.2.0-universal.dmg', 0],
+      ['linux', 'GlobNetwork-0.2.0.AppImage', 0],
     ]);
   });
 
@@ -79,9 +80,10 @@ describe('release fetch order', () => {
     const result = await loadRelease();
     expect(order).toEqual(['release-host', 'api']);
     expect(result.source).toBe('api');
-    expect(result.release?.version).toBe('0.1.0-beta3');
-    expect(result.release?.is_prerelease).toBe(true);
-    expect(result.release?.assets).toHaveLength(4);
+    expect(result.release?.version).toBe('0.1.0');
+    expect(result.release?.is_prerelease).toBe(false);
+    expect(result.release?.assets).toHaveLength(6);
+    expect(result.release?.assets.every((a) => a.format && /^[0-9a-f]{64}$/.test(a.sha256 ?? ''))).toBe(true);
   });
 
   it('then /latest.json when the API fails too', async () => {
@@ -120,14 +122,8 @@ describe('release fetch order', () => {
     );
     const { release, source } = await loadRelease();
     expect(source).toBe('fallback');
-    expect(release).toMatchObject({ version: '0.1.0-beta3', is_prerelease: true, release_date: '2025-06-04' });
-    expect(release?.assets.map((a) => [a.platform, a.size])).toEqual([
-      ['windows', 125829120],
-      ['macos', 92216776],
-      ['linux', 139460608],
-      ['linux-deb', 139460608],
-    ]);
-    expect(release?.assets.map((a) => a.name.split('.').pop())).toEqual(['exe', 'dmg', 'AppImage', 'deb']);
+    // The documents' fallback version and date, with no files: none of them was ever hosted.
+    expect(release).toEqual({ version: '0.1.0-beta3', is_prerelease: true, release_date: '2025-06-04', changelog_url: null, assets: [] });
   });
 
   it('reports no release when the first ok answer holds none', async () => {

@@ -32,7 +32,7 @@ describe('downloads page states', () => {
     server.use(
       http.get('/api/releases/latest', async ({ response }) => {
         await new Promise((r) => setTimeout(r, 30));
-        return response(200).json(release);
+        return response(200).json({ ...release, version: '0.2.0-beta1', is_prerelease: true });
       }),
     );
     await setup('windows');
@@ -40,7 +40,7 @@ describe('downloads page states', () => {
     const primary = screen.getByRole('button', { name: /Download for Windows/ });
     expect(primary).toBeDisabled();
     expect(within(primary).getByText('SOON')).toBeInTheDocument();
-    await waitFor(() => expect(status()).toBe('Latest: v0.1.0-beta3 (Beta)'));
+    await waitFor(() => expect(status()).toBe('Latest: v0.2.0-beta1 (Beta)'));
     expect(screen.getByRole('button', { name: /Download for Windows/ })).toBeEnabled();
     expect(within(screen.getByRole('button', { name: /Download for Windows/ })).getByText('READY')).toBeInTheDocument();
     const webApp = screen.getByRole('link', { name: /Try Web App/ });
@@ -49,9 +49,8 @@ describe('downloads page states', () => {
   });
 
   it('does not append (Beta) to a stable release', async () => {
-    server.use(http.get('/api/releases/latest', ({ response }) => response(200).json({ ...release, version: '1.0.0', is_prerelease: false })));
     await setup('windows');
-    await waitFor(() => expect(status()).toBe('Latest: v1.0.0'));
+    await waitFor(() => expect(status()).toBe('Latest: v0.1.0'));
   });
 
   it("shows the release's notice as a warning banner", async () => {
@@ -104,6 +103,24 @@ describe('downloads page states', () => {
     expect(screen.queryByRole('link', { name: /Try Web App/ })).toBeNull();
   });
 
+  it('offers no file of the built-in fallback release when every source fails: Soon and Coming Soon everywhere', async () => {
+    server.use(
+      plain.get(HOST, () => HttpResponse.error()),
+      http.get('/api/releases/latest', () => HttpResponse.error()),
+      plain.get('http://localhost/latest.json', () => HttpResponse.error()),
+    );
+    await setup('linux');
+    await waitFor(() => expect(status()).toBe('Latest: v0.1.0-beta3 (Beta)'));
+    const primary = screen.getByRole('button', { name: /Download for Linux/ });
+    expect(primary).toBeDisabled();
+    expect(within(primary).getByText('SOON')).toBeInTheDocument();
+    for (const name of ['Windows', 'macOS', 'Linux', 'Mobile']) {
+      expect(within(card(name)).getByText('Soon')).toBeInTheDocument();
+      expect(within(card(name)).getByRole('button', { name: 'Coming Soon' })).toBeDisabled();
+    }
+    expect(document.querySelector('.release-file')).toBeNull();
+  });
+
   it('shows the roadmap and the Stay Updated block', async () => {
     await setup('windows');
     for (const step of ['Beta Release', 'Mobile Apps', 'Stable Release']) expect(screen.getByRole('heading', { name: step })).toBeInTheDocument();
@@ -112,6 +129,72 @@ describe('downloads page states', () => {
     const stay = screen.getByRole('region', { name: 'Stay Updated' });
     expect(within(stay).getByRole('link', { name: /Discord/ })).toHaveAttribute('href', 'https://discord.gg/globnetwork');
     expect(within(stay).getByRole('link', { name: 'Open Web App' })).toHaveAttribute('href', '/app/auth');
+  });
+});
+
+describe('downloads: the release files', () => {
+  const asset = (name: string) => release.assets.find((a) => a.name === name)!;
+  /** A card's files as shown: its button, what it is, and the checksum beside it. */
+  const files = (name: string) =>
+    [...card(name).querySelectorAll<HTMLElement>('.release-file')].map((item) => ({
+      item,
+      button: within(item).getByRole('button').textContent,
+      kind: item.querySelector('.release-file-kind')?.textContent,
+      label: item.querySelector('dt')?.textContent,
+      sha256: item.querySelector('dd code')?.textContent,
+    }));
+
+  it('offers each platform its files: the .msi and the .zip, Apple Silicon and Intel, the .tar.gz and the .deb', async () => {
+    await setup('windows');
+    await waitFor(() => expect(status()).toMatch(/^Latest/));
+    const rows = (name: string) => files(name).map(({ button, kind }) => [button, kind]);
+    expect(rows('Windows')).toEqual([
+      ['Download', 'Installer (.msi) · 55.4 MB'],
+      ['Download .zip', 'Portable (.zip) · 60.0 MB'],
+    ]);
+    expect(rows('macOS')).toEqual([
+      ['Download', 'Apple Silicon (.zip) · 52.6 MB'],
+      ['Download for Intel', 'Intel (.zip) · 54.7 MB'],
+    ]);
+    expect(rows('Linux')).toEqual([
+      ['Download', 'Any distribution (.tar.gz) · 61.3 MB'],
+      ['Download .deb', 'Debian/Ubuntu (.deb) · 59.0 MB'],
+    ]);
+    expect(card('Mobile').querySelector('.release-file')).toBeNull();
+    // The cards promise the builds there are: one app per Mac processor on the macOS its runtime needs, no AppImage.
+    expect(card('macOS')).toHaveTextContent('macOS 13.5+ (Intel & Apple Silicon)');
+    expect(card('macOS')).toHaveTextContent('Apple Silicon & Intel builds');
+    expect(card('Linux')).toHaveTextContent('DEB & tar.gz formats');
+    expect(card('Linux')).not.toHaveTextContent('AppImage');
+    // The second file's button is the smaller one.
+    expect(within(card('Windows')).getByRole('button', { name: 'Download .zip' })).toHaveClass('btn-sm');
+  });
+
+  it("shows each file's own SHA-256, whole, labelled, beside the button that downloads that file", async () => {
+    const { open } = await setup('macos');
+    await waitFor(() => expect(status()).toMatch(/^Latest/));
+    const shown = ['Windows', 'macOS', 'Linux'].flatMap(files);
+    expect(shown).toHaveLength(6);
+    for (const { item, label, sha256 } of shown) {
+      expect(label).toBe('SHA-256');
+      expect(sha256).toMatch(/^[0-9a-f]{64}$/);
+      await userEvent.click(within(item).getByRole('button'));
+      const [url, name] = open.mock.calls.at(-1)!;
+      expect(asset(name)).toMatchObject({ download_url: url, sha256 });
+    }
+    expect(new Set(shown.map((f) => f.sha256)).size).toBe(6);
+  });
+
+  it.each([
+    ['windows', 'Windows', 'GlobNetwork-0.1.0-windows-x64.msi'],
+    ['macos', 'macOS', 'GlobNetwork-0.1.0-macos-arm64.zip'],
+    ['linux', 'Linux', 'globnetwork_0.1.0_amd64.deb'],
+  ] as const)('on %s, “Download for %s” downloads %s', async (platform, label, file) => {
+    const { open } = await setup(platform);
+    await waitFor(() => expect(status()).toMatch(/^Latest/));
+    await userEvent.click(screen.getByRole('button', { name: new RegExp(`Download for ${label}`) }));
+    await waitFor(() => expect(open).toHaveBeenCalledWith(asset(file).download_url, file));
+    expect(screen.getByText(new RegExp(`v0\\.1\\.0 · ${file.replace(/\./g, '\\.')}`))).toBeInTheDocument();
   });
 });
 
@@ -136,10 +219,10 @@ describe('downloads: analytics, progress and failures', () => {
     await waitFor(() => expect(open).toHaveBeenCalledTimes(1));
     expect(events).toEqual(['analytics', 'open']);
     expect(open).toHaveBeenCalledWith(
-      'https://releases.globnetwork.io/v0.1.0-beta3/GlobNetwork-Setup-0.1.0-beta3.exe',
-      'GlobNetwork-Setup-0.1.0-beta3.exe',
+      'http://localhost:3000/api/releases/files/0.1.0/GlobNetwork-0.1.0-windows-x64.msi',
+      'GlobNetwork-0.1.0-windows-x64.msi',
     );
-    expect(body).toMatchObject({ platform: 'windows', asset: 'GlobNetwork-Setup-0.1.0-beta3.exe', userAgent: navigator.userAgent });
+    expect(body).toMatchObject({ platform: 'windows', asset: 'GlobNetwork-0.1.0-windows-x64.msi', userAgent: navigator.userAgent });
     expect(new Date((body as { timestamp: string }).timestamp).toString()).not.toBe('Invalid Date');
 
     const windows = card('Windows');
@@ -180,7 +263,7 @@ describe('downloads: analytics, progress and failures', () => {
     await act(async () => {
       within(linux).getByRole('button', { name: 'Download .deb' }).click();
     });
-    await waitFor(() => expect(open).toHaveBeenCalledWith(expect.stringContaining('.deb'), 'globnetwork_0.1.0-beta3_amd64.deb'));
+    await waitFor(() => expect(open).toHaveBeenCalledWith(expect.stringContaining('.deb'), 'globnetwork_0.1.0_amd64.deb'));
     expect(within(linux).getByRole('button', { name: 'Download' })).toBeEnabled();
     expect(within(linux).getAllByRole('progressbar')).toHaveLength(1);
   });

@@ -1,8 +1,8 @@
 import { Icon, type IconName } from '../../components/Icon';
-import { assetFor, type Platform } from './platform';
+import { platformFiles, type Platform } from './platform';
 import type { Release, ReleaseAsset } from '../../api/release';
 import { DownloadButton } from './DownloadButton';
-import { formatSize } from './releaseText';
+import { fileKind, formatSize, otherFileLabel } from './releaseText';
 
 type CardId = 'windows' | 'macos' | 'linux' | 'mobile';
 
@@ -27,15 +27,17 @@ export const PLATFORM_CARDS: PlatformCard[] = [
     id: 'macos',
     icon: 'apple',
     title: 'macOS',
-    requirement: 'macOS 10.15+ (Intel & Apple Silicon)',
-    features: ['Universal Binary', 'M1/M2/M3 Support', 'Native Performance'],
+    // The builds as they are: an app per processor (no universal binary), on the macOS its Node.js runtime needs.
+    requirement: 'macOS 13.5+ (Intel & Apple Silicon)',
+    features: ['Apple Silicon & Intel builds', 'M1/M2/M3 Support', 'Native Performance'],
   },
   {
     id: 'linux',
     icon: 'linux',
     title: 'Linux',
     requirement: 'Ubuntu/Debian, Fedora, Arch',
-    features: ['AppImage & DEB formats', 'GPU Support', 'Background Processing'],
+    // DEB and tar.gz: an AppImage needs a runtime from outside the registries the release is built from.
+    features: ['DEB & tar.gz formats', 'GPU Support', 'Background Processing'],
   },
   {
     id: 'mobile',
@@ -50,11 +52,6 @@ function cardMatches(card: CardId, platform: Platform) {
   return card === 'mobile' ? platform === 'android' || platform === 'ios' : card === platform;
 }
 
-/** The file a card downloads: Mobile never has one. */
-function cardAsset(card: CardId, release: Release | null): ReleaseAsset | undefined {
-  return card === 'mobile' ? undefined : assetFor(release, card);
-}
-
 interface Props {
   release: Release | null;
   platform: Platform;
@@ -62,11 +59,44 @@ interface Props {
   onDownload: (asset: ReleaseAsset) => void;
 }
 
-/** One platform: its requirements and features, and its download (Linux: the .deb too, when it is another file). */
+/** One file of a card: its button, what it is, its size and its SHA-256 (selectable whole, to compare after download). */
+function ReleaseFileItem({
+  file,
+  first,
+  mine,
+  progress,
+  onDownload,
+}: Omit<Props, 'release' | 'platform'> & { file: ReleaseAsset; first: boolean; mine: boolean }) {
+  const size = formatSize(file.size);
+  return (
+    <div className="release-file">
+      <DownloadButton
+        asset={file}
+        progress={progress}
+        onDownload={onDownload}
+        label={first ? 'Download' : otherFileLabel(file)}
+        className={first ? `btn btn-block${mine ? ' btn-primary' : ''}` : 'btn btn-sm btn-ghost btn-block'}
+      />
+      <p className="release-file-kind">
+        {fileKind(file)}
+        {size ? ` · ${size}` : ''}
+      </p>
+      {file.sha256 && (
+        <dl className="release-file-sum">
+          <dt>SHA-256</dt>
+          <dd>
+            <code>{file.sha256}</code>
+          </dd>
+        </dl>
+      )}
+    </div>
+  );
+}
+
+/** One platform: its requirements and features, and each of its files (Mobile never has one). */
 function PlatformCardItem({ card, release, platform, progress, onDownload }: Props & { card: PlatformCard }) {
-  const asset = cardAsset(card.id, release);
+  const files = card.id === 'mobile' ? [] : platformFiles(release, card.id);
   const mine = cardMatches(card.id, platform);
-  const deb = card.id === 'linux' ? release?.assets.find((a) => a.platform === 'linux-deb') : undefined;
   return (
     <li className={`card platform-card${mine ? ' is-current' : ''}`} data-platform={card.id}>
       <div className="platform-card-top">
@@ -75,7 +105,7 @@ function PlatformCardItem({ card, release, platform, progress, onDownload }: Pro
         </span>
         <div className="platform-badges">
           {mine && <span className="badge badge-cyan">Your OS</span>}
-          <span className={`badge ${asset ? 'badge-accent' : ''}`}>{asset ? 'Available' : 'Soon'}</span>
+          <span className={`badge ${files.length ? 'badge-accent' : ''}`}>{files.length ? 'Available' : 'Soon'}</span>
         </div>
       </div>
       <h3>{card.title}</h3>
@@ -89,17 +119,13 @@ function PlatformCardItem({ card, release, platform, progress, onDownload }: Pro
         ))}
       </ul>
       <div className="platform-actions">
-        <DownloadButton
-          asset={asset}
-          progress={progress}
-          onDownload={onDownload}
-          label="Download"
-          className={`btn btn-block${mine ? ' btn-primary' : ''}`}
-        />
-        {deb && asset && deb.name !== asset.name && (
-          <DownloadButton asset={deb} progress={progress} onDownload={onDownload} label="Download .deb" className="btn btn-sm btn-ghost btn-block" />
+        {files.length === 0 ? (
+          <DownloadButton asset={undefined} progress={progress} onDownload={onDownload} label="Download" className="btn btn-block" />
+        ) : (
+          files.map((file, i) => (
+            <ReleaseFileItem key={file.name} file={file} first={i === 0} mine={mine} progress={progress} onDownload={onDownload} />
+          ))
         )}
-        {asset?.size ? <p className="platform-size">{formatSize(asset.size)}</p> : null}
       </div>
     </li>
   );

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { assetFor, detectPlatform } from './platform';
-import { FALLBACK_RELEASE } from '../../api/release';
+import { assetFor, detectPlatform, platformFiles } from './platform';
+import { FALLBACK_RELEASE, normalizeRelease } from '../../api/release';
+import { example } from '../../mocks/examples';
 
 const UA = {
   windows: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
@@ -35,14 +36,44 @@ describe('OS detection', () => {
   });
 });
 
-describe('asset for a platform', () => {
-  it('picks the AppImage for Linux before the .deb, and nothing for mobile', () => {
-    expect(assetFor(FALLBACK_RELEASE, 'linux')?.name).toBe('GlobNetwork-0.1.0-beta3.AppImage');
-    expect(assetFor({ ...FALLBACK_RELEASE, assets: FALLBACK_RELEASE.assets.filter((a) => a.platform === 'linux-deb') }, 'linux')?.platform).toBe(
-      'linux-deb',
-    );
-    expect(assetFor(FALLBACK_RELEASE, 'android')).toBeUndefined();
-    expect(assetFor(FALLBACK_RELEASE, 'ios')).toBeUndefined();
+const release = normalizeRelease(example('/api/releases/latest', 'get', 200))!;
+const names = (assets: Array<{ name: string }>) => assets.map((a) => a.name);
+
+describe('files of a platform', () => {
+  it('the primary button downloads the Windows installer, the Apple Silicon zip and the .deb; nothing for mobile', () => {
+    expect(assetFor(release, 'windows')?.name).toBe('GlobNetwork-0.1.0-windows-x64.msi');
+    expect(assetFor(release, 'macos')?.name).toBe('GlobNetwork-0.1.0-macos-arm64.zip');
+    expect(assetFor(release, 'linux')?.name).toBe('globnetwork_0.1.0_amd64.deb');
+    expect(assetFor(release, 'android')).toBeUndefined();
+    expect(assetFor(release, 'ios')).toBeUndefined();
     expect(assetFor(null, 'windows')).toBeUndefined();
+    expect(assetFor(FALLBACK_RELEASE, 'windows')).toBeUndefined();
+  });
+
+  it('takes the next file of the platform when the preferred one is missing', () => {
+    const without = (format: string, arch?: string) => ({
+      ...release,
+      assets: release.assets.filter((a) => a.format !== format || (arch !== undefined && a.arch !== arch)),
+    });
+    expect(assetFor(without('msi'), 'windows')?.name).toBe('GlobNetwork-0.1.0-windows-x64.zip');
+    expect(assetFor(without('zip', 'arm64'), 'macos')?.name).toBe('GlobNetwork-0.1.0-macos-x64.zip');
+    expect(assetFor(without('deb'), 'linux')?.name).toBe('GlobNetwork-0.1.0-linux-x64.tar.gz');
+  });
+
+  it("lists each card's files in order: installer then zip, Apple Silicon then Intel, .tar.gz then .deb", () => {
+    expect(names(platformFiles(release, 'windows'))).toEqual(['GlobNetwork-0.1.0-windows-x64.msi', 'GlobNetwork-0.1.0-windows-x64.zip']);
+    expect(names(platformFiles(release, 'macos'))).toEqual(['GlobNetwork-0.1.0-macos-arm64.zip', 'GlobNetwork-0.1.0-macos-x64.zip']);
+    expect(names(platformFiles(release, 'linux'))).toEqual(['GlobNetwork-0.1.0-linux-x64.tar.gz', 'globnetwork_0.1.0_amd64.deb']);
+    expect(platformFiles(release, 'android')).toEqual([]);
+  });
+
+  it("orders an older host's files too: the AppImage before the .deb", () => {
+    const older = normalizeRelease({
+      version: '0.0.9',
+      direct_links: { linux: 'https://x/GlobNetwork.AppImage' },
+      downloads: { linux: { deb: { url: 'https://x/globnetwork.deb', size: 1 } } },
+    });
+    expect(names(platformFiles(older, 'linux'))).toEqual(['GlobNetwork.AppImage', 'globnetwork.deb']);
+    expect(assetFor(older, 'linux')?.name).toBe('globnetwork.deb');
   });
 });

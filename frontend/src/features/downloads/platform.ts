@@ -1,4 +1,4 @@
-import type { AssetPlatform, Release, ReleaseAsset } from '../../api/release';
+import type { Release, ReleaseAsset } from '../../api/release';
 
 /** The platforms the page can detect; Windows when nothing matches. */
 export type Platform = 'windows' | 'macos' | 'linux' | 'android' | 'ios';
@@ -33,21 +33,26 @@ export function detectPlatform(nav: NavigatorLike | undefined = typeof navigator
   return 'windows';
 }
 
-/** Which asset platforms serve a detected platform, best first (Linux: AppImage, then DEB). */
-const ASSET_PLATFORMS: Record<Platform, AssetPlatform[]> = {
-  windows: ['windows'],
-  macos: ['macos'],
-  linux: ['linux', 'linux-deb'],
-  android: [],
-  ios: [],
+/** A desktop OS's files, best first: what the primary button downloads, then the card's order. */
+type Rank = (asset: ReleaseAsset) => number;
+const fileRank: Record<'windows' | 'macos' | 'linux', Rank> = {
+  // The installer, then the portable zip, then anything else (an older host's .exe).
+  windows: (a) => (a.platform !== 'windows' ? -1 : a.format === 'msi' ? 0 : a.format === 'zip' ? 1 : 2),
+  // Apple Silicon, then Intel, then a universal build.
+  macos: (a) => (a.platform !== 'macos' ? -1 : a.arch === 'arm64' ? 0 : a.arch === 'x64' ? 1 : 2),
+  // The .tar.gz (or an older host's AppImage), then the .deb.
+  linux: (a) => (a.platform === 'linux-deb' ? 2 : a.platform !== 'linux' ? -1 : a.format === 'tar.gz' ? 0 : 1),
 };
 
-/** The file the primary button downloads for a platform, if the release has one. */
+/** A card's files in the order it offers them; none for mobile. */
+export function platformFiles(release: Release | null | undefined, platform: Platform): ReleaseAsset[] {
+  if (!release || (platform !== 'windows' && platform !== 'macos' && platform !== 'linux')) return [];
+  const rank = fileRank[platform];
+  return release.assets.filter((a) => rank(a) >= 0).sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
+}
+
+/** The file the primary button downloads for a platform, if the release has one (Linux: the .deb first). */
 export function assetFor(release: Release | null | undefined, platform: Platform): ReleaseAsset | undefined {
-  if (!release) return undefined;
-  for (const wanted of ASSET_PLATFORMS[platform]) {
-    const asset = release.assets.find((a) => a.platform === wanted);
-    if (asset) return asset;
-  }
-  return undefined;
+  const files = platformFiles(release, platform);
+  return platform === 'linux' ? (files.find((a) => a.platform === 'linux-deb') ?? files[0]) : files[0];
 }

@@ -46,7 +46,8 @@ export const NODES_TEXTS = {
   agentVersion: 'Agent version',
   compute: 'Computes on',
   versionUnknown: 'Not reported',
-  updateRequired: 'Update required: this node takes no jobs until its agent is updated (stop it, then start it again with npx glob-node@latest).',
+  updateRequired:
+    'Update required: this node takes no jobs until its agent is updated (the desktop app updates itself; otherwise stop it, then start it again with npx glob-node@latest).',
   earned: 'GLOB earned',
   pending: 'GLOB pending',
 

@@ -6,6 +6,15 @@ import { http } from '../http';
 /** Tag `site`: releases, download analytics, contact and testimonials. */
 export const siteHandlers = [
   http.get('/api/releases/latest', ({ response }) => response(200).json(example('/api/releases/latest', 'get', 200))),
+  http.get('/api/releases/latest/manifest', ({ response }) => response(200).json(example('/api/releases/latest/manifest', 'get', 200))),
+  // A release file is binary the spec cannot give an example of: the mocks answer a few bytes, as an attachment.
+  http.get('/api/releases/files/{version}/{name}', ({ params, response }) =>
+    response.untyped(
+      new Response(new TextEncoder().encode('Glob Network'), {
+        headers: { 'Content-Type': 'application/octet-stream', 'Content-Disposition': `attachment; filename="${params.name}"` },
+      }),
+    ),
+  ),
   http.post('/api/system/analytics/download', async ({ request, response }) => {
     const body = await request.json();
     return response(201).json({ ...example('/api/system/analytics/download', 'post', 201), platform: body.platform });

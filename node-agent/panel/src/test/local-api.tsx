@@ -68,6 +68,10 @@ export function stubLocalApi(initial: PanelState, platform: NodeSelf | null = pl
       case 'POST /local/start-at-login':
         state = { ...state, start_at_login: body.enabled as boolean };
         return { status: 200, body: state };
+      case 'POST /local/update/check':
+        return { status: 200, body: state };
+      case 'POST /local/update/restart':
+        return { status: 202 };
       case 'POST /local/quit':
         return { status: 202 };
       default:

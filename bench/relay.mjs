@@ -1,0 +1,175 @@
+#!/usr/bin/env node
+// What the platform costs between llama.cpp and the reader: the same streamed replies straight from llama.cpp
+// (node-llama-cpp in this process) and through the platform (POST /api/inference/stream/start, read to its end) on an
+// in-cluster worker and on a remote node agent, at 1 and 8 streams, side by side in one run, the order alternating round
+// by round. Per cell: aggregate tokens/s and its ratio to llama.cpp direct, the streaming rate (first token to last),
+// time to first token, and the CPU time the API process and the serving process spent per relayed token (their
+// /proc/<pid>/stat user + system time around the cell, over the tokens relayed). Prints figures; asserts nothing.
+// Usage: [RELAY_PROFILE=DIR] node bench/relay.mjs [tokens=512] [rounds=2] [threads=1] [targets=worker,agent]
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { benchUser, cpuMs, median, prepareNodeBench, root, startBackend, streamedReply, table } from './lib.mjs';
+
+const tokens = Number(process.argv[2] ?? 512);
+const rounds = Number(process.argv[3] ?? 2);
+const threads = process.argv[4] ?? '1';
+const targets = (process.argv[5] ?? 'worker,agent').split(',');
+const LEVELS = [1, 8];
+const MODEL = 'glob-tiny-chat';
+const { modelsDir, modelPath } = prepareNodeBench();
+const messages = [{ role: 'user', content: 'A long answer please' }];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// RELAY_PROFILE=DIR: the API runs under --cpu-prof, its profile written to DIR when the bench stops it.
+const profile = process.env.RELAY_PROFILE;
+const backend = await startBackend(
+  {
+    WELCOME_BONUS_GLOB: '1000000',
+    MODELS_DIR: modelsDir,
+    WORKER_MODELS: 'none',
+    JOIN_TOKEN_RATE_LIMIT: '1000000',
+    NODE_RATE_LIMIT: '1000000000',
+    NODE_REGISTER_RATE_LIMIT: '1000000',
+    SPOT_CHECK_PERCENT: '0',
+    SPOT_CHECK_FIRST: '0',
+  },
+  profile ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profile] } : {},
+);
+const dataDir = mkdtempSync(join(tmpdir(), 'glob-bench-relay-'));
+let child = null;
+let paired = false;
+try {
+  const users = [];
+  for (let i = 0; i < Math.max(...LEVELS); i++) users.push(await benchUser(backend, `bench-relay-${i}`));
+  const provider = await benchUser(backend, 'bench-relay-provider');
+
+  const reply = (user, maxTokens = tokens) => streamedReply(backend, user, { model: MODEL, messages, maxTokens });
+
+  const stop = async () => {
+    if (!child) return;
+    const c = child;
+    child = null;
+    if (c.exitCode === null && c.signalCode === null) {
+      c.kill('SIGTERM');
+      await new Promise((r) => c.once('exit', r));
+    }
+  };
+  const start = async (target) => {
+    let spawned;
+    if (target === 'worker') {
+      const { WORKER_PORT: _p, ...env } = backend.env;
+      spawned = spawn('node', ['backend/dist/worker.js'], {
+        cwd: root,
+        env: { ...env, WORKER_MODELS: MODEL, WORKER_NAME: 'bench-relay-worker', INFERENCE_THREADS: threads },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+    } else {
+      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|REDIS_URL|REDIS_PREFIX|GLOB_)/.test(k)));
+      const args = ['node-agent/dist/glob-node.cjs', '--api', backend.base, '--name', 'bench-relay-node', '--home', dataDir];
+      if (!paired) {
+        paired = true;
+        const token = await (await fetch(`${backend.base}/api/nodes/join-tokens`, { method: 'POST', headers: provider.auth })).json();
+        args.push('--join-token', token.join_token);
+      }
+      args.push('--models-dir', modelsDir, '--data-dir', join(dataDir, 'node'), '--threads', threads, '--gpu', 'off', '--models', MODEL);
+      spawned = spawn('node', args, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    }
+    child = spawned;
+    for (let i = 0; i < 120; i++) {
+      try {
+        if ((await reply(users[0], 16)).tokens > 0) return spawned;
+      } catch {
+        /* not serving yet */
+      }
+      await sleep(1000);
+    }
+    throw new Error(`the ${target} never served a reply`);
+  };
+
+  const { LlamaEngine } = await import(join(root, 'engine/dist/llama-engine.js'));
+  const engine = await LlamaEngine.create({ threads: Number(threads) });
+  await engine.load(MODEL, modelPath, { sequences: Math.max(...LEVELS) });
+  const direct = async () => {
+    const t0 = performance.now();
+    let first = null;
+    const r = await engine.generate(MODEL, {
+      messages,
+      sampling: { max_tokens: tokens, temperature: 0, top_p: 1, seed: 1 },
+      onToken: () => (first ??= performance.now()),
+    });
+    return { t0, first, end: performance.now(), tokens: r.completionTokens };
+  };
+  await direct();
+
+  // cells[target][level] = { aggregate: [], streaming: [], ttft: [], apiUs: [], serverUs: [] }
+  const cells = {};
+  for (const target of ['direct', 'worker', 'agent'])
+    cells[target] = Object.fromEntries(LEVELS.map((n) => [n, { aggregate: [], streaming: [], ttft: [], apiUs: [], serverUs: [] }]));
+  const measure = async (target, chat, serverPid) => {
+    for (const n of LEVELS) {
+      // llama.cpp direct runs in this process: its CPU time is this process's.
+      const own = () => {
+        const u = process.cpuUsage();
+        return (u.user + u.system) / 1000;
+      };
+      const api0 = cpuMs(backend.apiPid);
+      const server0 = serverPid ? cpuMs(serverPid) : own();
+      const all = await Promise.all(users.slice(0, n).map((u) => chat(u)));
+      const api1 = cpuMs(backend.apiPid);
+      const server1 = serverPid ? cpuMs(serverPid) : own();
+      const relayed = all.reduce((s, r) => s + r.tokens, 0);
+      const cell = cells[target][n];
+      cell.aggregate.push(relayed / ((Math.max(...all.map((r) => r.end)) - Math.min(...all.map((r) => r.t0))) / 1000));
+      for (const r of all) {
+        cell.streaming.push((r.tokens - 1) / ((r.end - r.first) / 1000));
+        cell.ttft.push(r.first - r.t0);
+      }
+      cell.apiUs.push(((api1 - api0) * 1000) / relayed);
+      cell.serverUs.push(((server1 - server0) * 1000) / relayed);
+    }
+  };
+  const t00 = performance.now();
+  for (let round = 0; round < rounds; round++) {
+    // The agent pairs first (its model proven by the file while no trusted generator runs), so round 1 starts with it.
+    const order = (round % 2 === 0 ? ['agent', 'worker'] : ['worker', 'agent']).filter((t) => targets.includes(t));
+    for (const target of order) {
+      await measure('direct', direct, 0);
+      const proc = await start(target);
+      await measure(target, (u) => reply(u), proc.pid);
+      await stop();
+      console.error(`round ${round + 1}/${rounds}: ${target} done (load ${loadavg()[0].toFixed(1)})`);
+    }
+  }
+  await engine.dispose();
+  console.log(
+    `\n${MODEL}, replies of ${tokens} tokens at temperature 0, ${threads} llama.cpp thread(s), ${rounds} round(s), ` +
+      `${((performance.now() - t00) / 60000).toFixed(1)} min; ${cpus().length} cores, load ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+  );
+  console.log('aggregate: median over runs; streaming rate and first token: median over every stream; CPU: median over runs\n');
+  const rows = [];
+  for (const n of LEVELS) {
+    const base = median(cells.direct[n].aggregate);
+    for (const target of ['direct', ...['worker', 'agent'].filter((t) => targets.includes(t))]) {
+      const c = cells[target][n];
+      rows.push({
+        path: target === 'direct' ? 'llama.cpp direct' : target === 'worker' ? 'worker, through the platform' : 'node agent, through the platform',
+        streams: n,
+        'tokens/s': median(c.aggregate).toFixed(0),
+        '× direct': (median(c.aggregate) / base).toFixed(2),
+        'streaming tok/s per stream': median(c.streaming).toFixed(0),
+        'first token p50 ms': median(c.ttft).toFixed(0),
+        'API CPU µs/token': target === 'direct' ? '' : median(c.apiUs).toFixed(1),
+        'generator CPU µs/token': median(c.serverUs).toFixed(1),
+      });
+    }
+  }
+  table(rows);
+} finally {
+  if (child && child.exitCode === null) child.kill('SIGTERM');
+  await backend.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
