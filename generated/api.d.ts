@@ -738,6 +738,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/nodes/jobs/{jobId}/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id, as the claim answered it. */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stream a job's events over one request
+         * @description A reply's events over one long-lived request instead of one request per batch: the same events, caps, checks and
+         *     settlement as `sendNodeJobEvents`, at a fraction of its cost per batch (one authentication for the whole reply).
+         *     The node starts the request with its first line, and the answer's headers come at once (200, or 401 for a
+         *     credential that is not valid). Then each line of the body, one `NodeJobEvents` object (at most 512 events and
+         *     256 KiB of text, 16 MiB in all), is answered by one line, in order: a `NodeJobAck`, or an `Error` after which the
+         *     platform ends the answer (400 for a line that is not valid, 403, 409 or 413 as `sendNodeJobEvents` answers
+         *     them, 401 for a node revoked meanwhile). A node sends its next line once the one before is answered. After a line
+         *     that ends with a `done` or `error` event, the platform answers it and ends the answer.
+         *
+         *     A proxy in front of the API must pass the body on as it comes (nginx: `proxy_request_buffering off`); a node
+         *     whose answer's headers do not come within 10 s, or that is answered 404, 405 or 415, sends its events with
+         *     `sendNodeJobEvents` instead.
+         */
+        post: operations["streamNodeJobEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/nodes/jobs/{jobId}/recomputation": {
         parameters: {
             query?: never;
@@ -7840,6 +7874,47 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+        };
+    };
+    streamNodeJobEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id, as the claim answered it. */
+                jobId: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        /** @description Newline-delimited JSON, each line a `NodeJobEvents` object. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {"events":[{"type":"token","text":"Hello"}]}
+                 *     {"events":[{"type":"token","text":"! How can I help?"}]}
+                 *     {"events":[{"type":"done","usage":{"prompt_tokens":12,"completion_tokens":6},"stop_reason":"stop"}]}
+                 */
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description Newline-delimited JSON, a line per line of the body, each a `NodeJobAck` or an `Error`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {"stop":false}
+                     *     {"stop":false}
+                     *     {"stop":false}
+                     */
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["NodeUnauthorized"];
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -82,7 +82,7 @@ export function configureApi(app: NestExpressApplication, config: AppConfig, log
   app.enableCors({ origin: config.web.origin, credentials: true, exposedHeaders: ['Retry-After', REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS] });
   // gzip for JSON and the web app; never for event streams, which must reach the client token by token, nor for
   // binary files (release files, models): they keep their Content-Length and byte ranges, so a download resumes.
-  const uncompressed = /^(text\/event-stream|application\/octet-stream)/;
+  const uncompressed = /^(text\/event-stream|application\/octet-stream|application\/x-ndjson)/;
   app.use(
     compression({
       filter: (req, res) => !uncompressed.test(String(res.getHeader('Content-Type') ?? '')) && compression.filter(req, res),

@@ -13,9 +13,6 @@ import type { Serving } from './serving';
 import type { Session } from './session';
 import type { RunningJob } from './work-loop';
 
-/** The longest a generated piece waits before it is sent to the API with the pieces after it. */
-const EVENT_BATCH_MS = 50;
-
 type NodeJob = Schemas['NodeJob'];
 type StopReason = Extract<NodeJobEvent, { type: 'done' }>['stop_reason'];
 
@@ -132,10 +129,9 @@ export class JobRunner {
       const result = await generateReply(
         (request) => generator.generate(request),
         replyRequest(job, running.abort.signal),
+        // The engine's frames (a lone piece waits at most 10 ms); while one batch is on its way, what comes meanwhile
+        // waits in the sender and goes as the next.
         (text) => sender.pushText(text),
-        // Every events call costs the API a request (auth, validation, lock renewal): batches of up to 50 ms keep
-        // that cost small against generation, while the first piece still goes out at once.
-        EVENT_BATCH_MS,
       );
       if (running.reason && running.reason !== 'stop') return;
       const stopReason: StopReason = running.reason === 'stop' ? 'abort' : result.stopReason;

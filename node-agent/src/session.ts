@@ -28,6 +28,9 @@ export class Session {
   /** Aborted when the agent stops (Ctrl-C, revocation, a failure). */
   readonly stopping = new AbortController();
   api!: NodeApi;
+  /** The API's address, and the fetch the client uses: for requests the typed client cannot make (a streamed body). */
+  url = '';
+  fetch: (request: Request) => Promise<Response> = (request) => globalThis.fetch(request);
   credential: StoredCredential | null = null;
 
   constructor(readonly log: Log) {
@@ -36,6 +39,8 @@ export class Session {
 
   /** The client for the API at `url`; it sends whatever credential the session holds at each call. */
   connect(url: string, fetch?: (request: Request) => Promise<Response>): void {
+    this.url = url.replace(/\/+$/, '');
+    if (fetch) this.fetch = fetch;
     this.api = createNodeApi(url, () => this.credential?.credential, fetch);
   }
 

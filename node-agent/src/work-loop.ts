@@ -5,12 +5,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Schemas } from './contract';
 import { Backoff } from './api-client';
+import type { paths } from '@glob/contract';
+import { EventChannel } from './event-channel';
 import { EventSender, type NodeJobEvent, type SendResult } from './job-events';
 import { jobFields, type Log } from './logging';
 import type { Serving } from './serving';
 import { AgentError, EXIT_REVOKED, type Session } from './session';
 
 type NodeJob = Schemas['NodeJob'];
+/** A reply's events over one request (the spec's streamNodeJobEvents). */
+const EVENT_STREAM = '/api/nodes/jobs/{jobId}/events/stream' satisfies keyof paths;
 
 export interface RunningJob {
   id: string;
@@ -42,6 +46,8 @@ export class WorkLoop {
   /** The jobs held when the agent was told to stop: they are given back on the way out. */
   private readonly interrupted: RunningJob[] = [];
   private wakeUp: (() => void) | null = null;
+  /** Whether replies stream their events over one request; off for the session once the API (or its proxy) cannot. */
+  private streamEvents = true;
 
   constructor(private readonly deps: WorkLoopDeps) {
     this.log = deps.session.log;
@@ -154,14 +160,36 @@ export class WorkLoop {
     };
   }
 
+  /** How a job's batches reach the API: over one streamed request where it can, else a request each. */
+  private eventsChannel(jobId: string): EventChannel | null {
+    const { session } = this.deps;
+    if (!this.streamEvents) return null;
+    return new EventChannel({
+      url: `${session.url}${EVENT_STREAM.replace('{jobId}', encodeURIComponent(jobId))}`,
+      authorization: () => session.credential?.credential,
+      fetch: session.fetch,
+      fallback: (events) => this.postEvents(jobId, events),
+      onUnsupported: (why) => {
+        if (!this.streamEvents) return;
+        this.streamEvents = false;
+        this.log(
+          `The API did not take a streamed request (${why}): events go one request per batch. ` +
+            'Behind a proxy, let it pass request bodies on as they come (nginx: proxy_request_buffering off).',
+        );
+      },
+      signal: session.signal,
+    });
+  }
+
   private runJob(job: NodeJob): Promise<void> {
+    const channel = this.eventsChannel(job.job_id);
     let finished!: () => void;
     const running: RunningJob = {
       id: job.job_id,
       abort: new AbortController(),
       reason: null,
       done: new Promise<void>((r) => (finished = r)),
-      sender: new EventSender((events) => this.postEvents(job.job_id, events), {
+      sender: new EventSender((events) => (channel ? channel.post(events) : this.postEvents(job.job_id, events)), {
         onStop: () => {
           running.reason ??= 'stop';
           running.abort.abort();
@@ -179,6 +207,7 @@ export class WorkLoop {
     };
     this.jobs.set(job.job_id, running);
     return this.deps.run(job, running).finally(() => {
+      channel?.close();
       this.jobs.delete(job.job_id);
       finished();
       if (running.reason === 'revoked' && !this.deps.session.signal.aborted) {

@@ -73,6 +73,8 @@ function fakeApi() {
       throw new TypeError('fetch failed');
     }
     const path = new URL(req.url).pathname;
+    // An API from before events were streamed over one request: the agent sends them a request per batch.
+    if (path.endsWith('/events/stream')) return json(404, { statusCode: 404, message: 'Not Found' });
     // The public catalog the library is handed (not a node call: it is left out of `calls`).
     if (path === '/api/nodes/catalog') return json(200, { models: CATALOG });
     const text = await req.text();

@@ -294,4 +294,82 @@ export class ScriptedNode {
       .send({ events })
       .then((r) => this.spec(r, 'sendNodeJobEvents'));
   }
+
+  /** Opens the job's events stream (streamNodeJobEvents) with its first line, as the agent does. */
+  stream(jobId: string, first: string): Promise<EventStream> {
+    return EventStream.open(`${this.stack.url}/api/nodes/jobs/${jobId}/events/stream`, this.auth, first);
+  }
+}
+
+/**
+ * One streamNodeJobEvents request seen from the node's side: lines written into its body as the test likes (whole
+ * batches, halves, garbage), and its answer's lines read one at a time.
+ */
+export class EventStream {
+  private readonly pending: string[] = [];
+  private buffered = '';
+  private ended = false;
+  private wake: (() => void) | null = null;
+
+  private constructor(
+    readonly status: number,
+    readonly contentType: string | null,
+    private readonly body: ReadableStreamDefaultController<Uint8Array>,
+    answer: ReadableStream<Uint8Array> | null,
+  ) {
+    void this.readAnswer(answer);
+  }
+
+  static async open(url: string, auth: Record<string, string>, first: string): Promise<EventStream> {
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+    controller.enqueue(new TextEncoder().encode(first));
+    const res = await fetch(url, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/x-ndjson' }, body, duplex: 'half' } as RequestInit);
+    return new EventStream(res.status, res.headers.get('content-type'), controller, res.body);
+  }
+
+  /** Writes raw text into the body (a line needs its own newline). */
+  write(text: string): void {
+    this.body.enqueue(new TextEncoder().encode(text));
+  }
+
+  /** Writes one events line and reads its answer. */
+  async send(events: object[]): Promise<Record<string, unknown>> {
+    this.write(`${JSON.stringify({ events })}\n`);
+    return this.next();
+  }
+
+  /** The answer's next line, parsed; null once the answer has ended. */
+  async next(): Promise<Record<string, unknown> | null> {
+    while (this.pending.length === 0 && !this.ended) await new Promise<void>((r) => (this.wake = r));
+    const line = this.pending.shift();
+    return line === undefined ? null : (JSON.parse(line) as Record<string, unknown>);
+  }
+
+  /** Ends the body. */
+  close(): void {
+    try {
+      this.body.close();
+    } catch {
+      // Already closed (the answer ended first, or close was called twice).
+    }
+  }
+
+  private async readAnswer(answer: ReadableStream<Uint8Array> | null): Promise<void> {
+    try {
+      for await (const chunk of answer ?? []) {
+        this.buffered += Buffer.from(chunk).toString('utf8');
+        for (let nl = this.buffered.indexOf('\n'); nl >= 0; nl = this.buffered.indexOf('\n')) {
+          this.pending.push(this.buffered.slice(0, nl));
+          this.buffered = this.buffered.slice(nl + 1);
+        }
+        this.wake?.();
+      }
+    } catch {
+      // The connection was cut: whatever came before it stands.
+    }
+    if (this.buffered.trim()) this.pending.push(this.buffered);
+    this.ended = true;
+    this.wake?.();
+  }
 }

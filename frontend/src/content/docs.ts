@@ -488,7 +488,7 @@ data: {"type":"done","success":true,"usage":{"prompt_tokens":14,"completion_toke
     <tr><td><code>POST /api/tokens/earn</code></td><td>Make sure the reward of a task your node served is recorded; it is paid after the settlement window</td></tr>
     <tr><td><code>GET /api/nodes</code>, <code>POST /api/nodes/join-tokens</code></td><td>Your nodes; a join token and the command that pairs a machine</td></tr>
     <tr><td><code>PATCH</code>, <code>DELETE /api/nodes/{id}</code></td><td>Rename, pause or resume a node, set its allocation; revoke it</td></tr>
-    <tr><td><code>POST /api/nodes/register</code>, <code>/heartbeat</code>, <code>/jobs/claim</code>, <code>/jobs/{jobId}/events</code>, <code>/jobs/{jobId}/return</code></td><td>The node agent's operations (<code>npx glob-node</code>), with its node credential</td></tr>
+    <tr><td><code>POST /api/nodes/register</code>, <code>/heartbeat</code>, <code>/jobs/claim</code>, <code>/jobs/{jobId}/events</code>, <code>/jobs/{jobId}/events/stream</code>, <code>/jobs/{jobId}/return</code></td><td>The node agent's operations (<code>npx glob-node</code>), with its node credential</td></tr>
     <tr><td><code>GET /api/stats/platform</code></td><td>Public network figures (active users, tasks, data processed)</td></tr>
     <tr><td><code>GET /api/health</code></td><td>Health of the API</td></tr>
   </tbody>

@@ -7,8 +7,12 @@ import {
   Injectable,
   Logger,
   PayloadTooLargeException,
+  UnauthorizedException,
   UnprocessableEntityException,
 } from '@nestjs/common';
+import { NODE_CREDENTIAL_INVALID } from '../../auth/node-credential.guard';
+import type { NdjsonAnswer } from '../../common/ndjson';
+import { specSchemaCheck } from '../../contract/schema-validator';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { RequestBody, Schemas } from '../../contract/types';
@@ -41,6 +45,21 @@ export const NODE_EVENTS_TOO_LARGE = `At most ${NODE_EVENTS_MAX} events and ${NO
  * row), and a reply's events come many times a second. Presence adds up the time between marks, so none is lost.
  */
 const SEEN_EVERY_MS = 1000;
+
+const eventsLineProblem = specSchemaCheck('NodeJobEvents');
+
+/** One line of a streamed body as the events call's body, or 400 in words. */
+function parseEventsLine(line: string): RequestBody<'sendNodeJobEvents'> {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    throw new BadRequestException('A line of the body is not JSON: each line is one NodeJobEvents object');
+  }
+  const problem = eventsLineProblem(value);
+  if (problem) throw new BadRequestException(`A line of the body is not a NodeJobEvents object: ${problem}`);
+  return value as RequestBody<'sendNodeJobEvents'>;
+}
 
 /** A cap of what a node may send was passed: the job has ended as failed (413). */
 class OverCapException extends PayloadTooLargeException {}
@@ -120,6 +139,30 @@ export class NodeJobEventsService {
       });
     }
     return { stop: !final && (await this.replies.stopRequested(data)) };
+  }
+
+  /**
+   * A reply's events over one request (streamNodeJobEvents): each line is taken as one events call would be and
+   * answered by one line, the node's credential checked again at most every second; an Error line, or the line that
+   * ends the reply, ends the answer.
+   */
+  async stream(node: NodeIdentity, jobId: string, lines: AsyncIterable<string>, answer: NdjsonAnswer): Promise<void> {
+    answer.open();
+    let checkedAt = Date.now();
+    try {
+      for await (const line of lines) {
+        const body = parseEventsLine(line);
+        if (Date.now() - checkedAt >= SEEN_EVERY_MS) {
+          if (!(await this.nodes.isActive(node.id))) throw new UnauthorizedException(NODE_CREDENTIAL_INVALID);
+          checkedAt = Date.now();
+        }
+        answer.line(await this.events(node, jobId, body));
+        if (body.events.some((e) => e.type !== 'token')) break;
+      }
+    } catch (err) {
+      answer.fail(err);
+    }
+    answer.end();
   }
 
   private async seen(nodeId: string): Promise<void> {

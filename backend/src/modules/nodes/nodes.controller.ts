@@ -1,17 +1,18 @@
-import { Body, Controller, Delete, Get, HttpCode, Ip, Param, Patch, Post, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Ip, Param, Patch, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { createHash } from 'node:crypto';
 import { basename, dirname } from 'node:path';
 import { CurrentUser, type AuthUser } from '../../auth/auth-user';
 import { CurrentNode, NodeOperation } from '../../auth/node-credential.guard';
 import { Public } from '../../auth/public.decorator';
+import { NdjsonAnswer, ndjsonLines } from '../../common/ndjson';
 import { RateLimit, RateLimitRule } from '../../common/rate-limit';
 import type { RequestBody, ResponseBody } from '../../contract/types';
 import { ModelFilesService } from '../catalog/model-files.service';
 import { NodeAgentPackageService } from './node-agent-package.service';
 import { NodeCatalogService } from './node-catalog.service';
 import { NodeClaimsService } from './node-claims.service';
-import { NodeJobEventsService } from './node-job-events.service';
+import { NODE_EVENTS_BODY_MAX_BYTES, NODE_EVENTS_TOO_LARGE, NodeJobEventsService } from './node-job-events.service';
 import { NodeJobHoldsService } from './node-job-holds.service';
 import { NodeSelfService } from './node-self.service';
 import { NodeVerifyJobsService } from './node-verify-jobs.service';
@@ -237,6 +238,13 @@ export class NodesController {
     @Body() body: RequestBody<'sendNodeJobEvents'>,
   ): Promise<ResponseBody<'sendNodeJobEvents', 200>> {
     return this.jobEvents.events(node, jobId, body);
+  }
+
+  @NodeOperation()
+  @Post('nodes/jobs/:jobId/events/stream')
+  @RateLimit(NODE)
+  streamNodeJobEvents(@CurrentNode() node: NodeIdentity, @Param('jobId') jobId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    return this.jobEvents.stream(node, jobId, ndjsonLines(req, NODE_EVENTS_BODY_MAX_BYTES, NODE_EVENTS_TOO_LARGE), new NdjsonAnswer(res));
   }
 
   @NodeOperation()

@@ -102,6 +102,11 @@ export class ProviderNodesRepository extends ConfiguredRepository {
     return this.one<NodeIdentity>(`SELECT id, owner_id FROM nodes WHERE credential_hash = $1 AND revoked_at IS NULL`, [credentialHash], tx);
   }
 
+  /** Whether the node is still paired (not revoked): what its credential was checked against when a long request began. */
+  async isActive(id: string, tx?: Tx): Promise<boolean> {
+    return (await this.one<{ id: string }>(`SELECT id FROM nodes WHERE id = $1 AND revoked_at IS NULL`, [id], tx)) !== undefined;
+  }
+
   byId(id: string, tx?: Tx): Promise<ProviderNodeRow | undefined> {
     return this.one<ProviderNodeRow>(`SELECT ${ROW('$2')} FROM nodes n WHERE n.id = $1`, [id, this.config.inference.nodeLiveSeconds], tx);
   }

@@ -1,0 +1,222 @@
+import { TokenCounter } from '../../src/modules/catalog/token-counter';
+import { NODE_CREDENTIAL_INVALID } from '../../src/auth/node-credential.guard';
+import { NODE_EVENTS_BODY_MAX_BYTES } from '../../src/modules/nodes/node-job-events.service';
+import { startStack, TestStack } from '../support/app';
+import { ledgerCheckCli } from '../support/ledger-check';
+import { modelsProof, ScriptedNode } from '../support/scripted-node';
+import { newUser } from '../support/users';
+import { readSse, startReply, taskOf } from '../support/worker';
+
+/** Each test on a model of its own, so no job of one waits in another's queue. */
+const MODELS = {
+  honest: 'glob-tiny-chat',
+  bad: 'llama-3.2-1b-instruct',
+  flood: 'llama-3-8b-instruct',
+  stop: 'llama-3.3-70b-instruct',
+  revoke: 'llama-3-70b-instruct',
+};
+const PROMPT = 'Tell me about rivers';
+let seq = 0;
+const streamId = () => `s_${Date.now().toString(36)}_${++seq}`;
+const line = (events: object[]) => `${JSON.stringify({ events })}\n`;
+type User = Awaited<ReturnType<typeof newUser>>;
+
+// Pairing a scripted node proves its model on the tiny model in a child process: slow on a loaded machine.
+jest.setTimeout(90_000);
+
+/**
+ * A reply's events over one request (streamNodeJobEvents), from a scripted node: the same checks, caps and
+ * settlement as one request per batch, with every line of a stranger's body answered, in order, by one line.
+ */
+describe('a node streaming a reply over one request', () => {
+  let stack: TestStack;
+  let owner: User;
+  let counter: TokenCounter;
+
+  const units = async (u: User) => {
+    const b = (await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200)).body as { balance: number; pending_balance: number };
+    return { balance: Math.round(b.balance * 1000), held: Math.round(b.pending_balance * 1000) };
+  };
+  const start = (u: User, id: string, modelId: string, maxTokens: number) =>
+    startReply(stack, u.auth, { streamId: id, modelId, prompt: PROMPT, params: { max_tokens: maxTokens } }).then((res) => readSse(res));
+  const used = async (modelId: string, text: string) =>
+    (await counter.countPrompt(modelId, [{ role: 'user', content: PROMPT }])) + (await counter.countText(modelId, text));
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { HEARTBEAT_SECONDS: '5', NODE_FIRST_TOKEN_SECONDS: '20', JOIN_TOKEN_RATE_LIMIT: '50' } });
+    owner = await newUser(stack, 'stream-owner');
+    counter = stack.app.get(TokenCounter);
+  }, 60_000);
+  afterAll(async () => {
+    try {
+      if (stack) expect(await ledgerCheckCli(stack)).toMatchObject({ code: 0 });
+    } finally {
+      await stack?.close();
+    }
+  }, 60_000);
+
+  it('every line is answered in order, the text reaches the requester as sent, and the reply is charged by the platform’s count', async () => {
+    const node = await ScriptedNode.pair(stack, owner, { models: [MODELS.honest], write: modelsProof });
+    const u = await newUser(stack, 'stream-reader');
+    const before = await units(u);
+    const id = streamId();
+    const reading = start(u, id, MODELS.honest, 64);
+    const job = (await node.claim())!;
+    const stream = await node.stream(job.job_id, line([{ type: 'token', text: 'Rivers' }]));
+    expect(stream.status).toBe(200);
+    expect(stream.contentType).toBe('application/x-ndjson');
+    expect(await stream.next()).toEqual({ stop: false });
+    expect(await stream.send([{ type: 'token', text: ' run' }, { type: 'token', text: ' to the sea' }])).toEqual({ stop: false });
+    // A line may arrive in pieces: it is read whole.
+    const last = line([{ type: 'token', text: '.' }]);
+    stream.write(last.slice(0, 9));
+    await new Promise((r) => setTimeout(r, 50));
+    stream.write(last.slice(9));
+    expect(await stream.next()).toEqual({ stop: false });
+    // The node reports a thousand tokens; the platform counts what it relayed.
+    expect(await stream.send([{ type: 'done', usage: { prompt_tokens: 9, completion_tokens: 1000 }, stop_reason: 'stop' }])).toEqual({ stop: false });
+    expect(await stream.next()).toBeNull();
+    stream.close();
+
+    const events = await reading;
+    const text = 'Rivers run to the sea.';
+    expect(events.filter((e) => e.data.type === 'token').map((e) => e.data.text as string).join('')).toBe(text);
+    const total = await used(MODELS.honest, text);
+    expect(events.at(-1)!.data).toMatchObject({ type: 'done', usage: { total_tokens: total } });
+    const task = await taskOf(stack, id);
+    expect(task).toMatchObject({ status: 'completed', reported_completion_tokens: 1000 });
+    expect(Number(task.charged_units)).toBe(total * Number(task.price_units));
+    const after = await units(u);
+    expect(before.balance - after.balance).toBe(total * Number(task.price_units));
+    expect(after.held).toBe(0);
+  });
+
+  it('a line that is not JSON, or not a NodeJobEvents object, is answered 400 and ends the stream; the job itself goes on', async () => {
+    const node = await ScriptedNode.pair(stack, owner, { models: [MODELS.bad], write: modelsProof });
+    const u = await newUser(stack, 'bad-lines');
+    const id = streamId();
+    const reading = start(u, id, MODELS.bad, 16);
+    const job = (await node.claim())!;
+
+    const garbage = await node.stream(job.job_id, 'this is not json\n');
+    expect(garbage.status).toBe(200);
+    expect(await garbage.next()).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining('not JSON') });
+    expect(await garbage.next()).toBeNull();
+    garbage.close();
+
+    for (const bad of [{ events: [{ type: 'token' }] }, { events: [] }, { events: [{ type: 'token', text: 'a\u0000b' }] }, { tokens: ['x'] }]) {
+      const stream = await node.stream(job.job_id, `${JSON.stringify(bad)}\n`);
+      expect(await stream.next()).toEqual({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining('NodeJobEvents') });
+      stream.close();
+    }
+    // A done event before the end of its line: refused as a whole call would be.
+    const early = await node.stream(job.job_id, line([{ type: 'error', message: 'x' }, { type: 'token', text: 'y' }]));
+    expect(await early.next()).toMatchObject({ statusCode: 400 });
+    early.close();
+
+    // Nothing of it reached the requester; the job is still the node's, and ends normally.
+    const stream = await node.stream(job.job_id, line([{ type: 'token', text: 'Fine' }]));
+    expect(await stream.next()).toEqual({ stop: false });
+    expect(await stream.send([{ type: 'done', usage: { prompt_tokens: 1, completion_tokens: 1 }, stop_reason: 'stop' }])).toEqual({ stop: false });
+    stream.close();
+    const events = await reading;
+    expect(events.filter((e) => e.data.type === 'token').map((e) => e.data.text as string).join('')).toBe('Fine');
+    expect(await taskOf(stack, id)).toMatchObject({ status: 'completed' });
+  });
+
+  it('another node’s job is answered 403, a flood 413 at the job’s byte cap with nothing charged, and a replay after the end 409', async () => {
+    const flooder = await ScriptedNode.pair(stack, owner, { models: [MODELS.flood], write: modelsProof });
+    const stranger = await ScriptedNode.pair(stack, owner, { models: [MODELS.honest], write: modelsProof });
+    const u = await newUser(stack, 'stream-flooded');
+    const before = await units(u);
+    const id = streamId();
+    const reading = start(u, id, MODELS.flood, 16);
+    const job = (await flooder.claim())!;
+
+    const theft = await stranger.stream(job.job_id, line([{ type: 'token', text: 'mine now' }]));
+    expect(await theft.next()).toEqual({ statusCode: 403, error: 'Forbidden', message: `This node does not hold job ${job.job_id}` });
+    theft.close();
+
+    const stream = await flooder.stream(job.job_id, line([{ type: 'token', text: 'y'.repeat(60_000) }]));
+    let answer = await stream.next();
+    let sent = 0;
+    while (answer && answer.stop === false && sent < 10 * job.max_bytes) {
+      sent += 60_000;
+      answer = await stream.send([{ type: 'token', text: 'y'.repeat(60_000) }]);
+    }
+    expect(answer).toMatchObject({ statusCode: 413, error: 'Payload Too Large' });
+    expect(sent).toBeLessThanOrEqual(job.max_bytes);
+    expect(await stream.next()).toBeNull();
+    stream.close();
+    const events = await reading;
+    expect(events.at(-1)!.data).toMatchObject({ type: 'error', code: 'WORKER_FAILED' });
+    expect(await taskOf(stack, id)).toMatchObject({ status: 'failed', charged_units: '0' });
+    expect(await units(u)).toEqual(before);
+
+    const replay = await flooder.stream(job.job_id, line([{ type: 'token', text: 'again' }]));
+    expect(await replay.next()).toEqual({ statusCode: 409, error: 'Conflict', message: `Job ${job.job_id} has already ended` });
+    replay.close();
+  });
+
+  it('a line that never ends is cut at the body’s limit (413), without the API holding more of it', async () => {
+    const node = await ScriptedNode.pair(stack, owner, { models: [MODELS.bad], write: modelsProof });
+    const u = await newUser(stack, 'endless-line');
+    const id = streamId();
+    const reading = start(u, id, MODELS.bad, 16);
+    const job = (await node.claim())!;
+    const stream = await node.stream(job.job_id, `{"events":[{"type":"token","text":"`);
+    const mib = 'z'.repeat(1024 * 1024);
+    for (let i = 0; i <= NODE_EVENTS_BODY_MAX_BYTES / mib.length; i++) stream.write(mib);
+    expect(await stream.next()).toMatchObject({ statusCode: 413, error: 'Payload Too Large' });
+    stream.close();
+    // The job is untouched: nothing was relayed, and the node may still answer it.
+    expect(
+      (await node.send(job.job_id, [{ type: 'token', text: 'ok' }, { type: 'done', usage: { prompt_tokens: 1, completion_tokens: 1 }, stop_reason: 'stop' }]))
+        .status,
+    ).toBe(200);
+    expect((await reading).filter((e) => e.data.type === 'token').map((e) => e.data.text as string).join('')).toBe('ok');
+    expect((await stack.http.get('/api/health')).status).toBe(200);
+  });
+
+  it('a reply its requester stops is answered stop on the next line, and settles at the node’s done for what was relayed', async () => {
+    const node = await ScriptedNode.pair(stack, owner, { models: [MODELS.stop], write: modelsProof });
+    const u = await newUser(stack, 'stream-stopper');
+    const id = streamId();
+    const reading = start(u, id, MODELS.stop, 64);
+    const job = (await node.claim())!;
+    const stream = await node.stream(job.job_id, line([{ type: 'token', text: 'Before' }]));
+    expect(await stream.next()).toEqual({ stop: false });
+    await stack.http.post(`/api/inference/stream/${id}/stop`).set(u.auth).expect(200);
+    const events = await reading;
+    expect(events.at(-1)!.data).toMatchObject({ type: 'done', stop_reason: 'abort' });
+    expect(await stream.send([{ type: 'token', text: ' after' }])).toEqual({ stop: true });
+    // Its done line is taken (the reply stays stopped), and ends the stream.
+    expect(await stream.send([{ type: 'done', usage: { prompt_tokens: 1, completion_tokens: 2 }, stop_reason: 'abort' }])).toEqual({ stop: true });
+    expect(await stream.next()).toBeNull();
+    stream.close();
+    expect(events.filter((e) => e.data.type === 'token').map((e) => e.data.text as string).join('')).toBe('Before');
+    const task = await taskOf(stack, id);
+    expect(Number(task.charged_units)).toBe((await used(MODELS.stop, 'Before')) * Number(task.price_units));
+  });
+
+  it('a node revoked while it streams is answered 401 within a second, and a stream without a credential never opens', async () => {
+    const node = await ScriptedNode.pair(stack, owner, { models: [MODELS.revoke], write: modelsProof });
+    const u = await newUser(stack, 'stream-revoked');
+    const id = streamId();
+    const reading = start(u, id, MODELS.revoke, 64);
+    const job = (await node.claim())!;
+    const stream = await node.stream(job.job_id, line([{ type: 'token', text: 'Hello' }]));
+    expect(await stream.next()).toEqual({ stop: false });
+    await stack.http.delete(`/api/nodes/${node.id}`).set(owner.auth).expect(204);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await stream.send([{ type: 'token', text: ' again' }])).toEqual({ statusCode: 401, error: 'Unauthorized', message: NODE_CREDENTIAL_INVALID });
+    expect(await stream.next()).toBeNull();
+    stream.close();
+    await reading;
+
+    const anonymous = await ScriptedNode.prototype.stream.call({ stack, auth: { 'X-Forwarded-For': '10.9.9.9' } } as unknown as ScriptedNode, id, line([]));
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.next()).toMatchObject({ statusCode: 401, error: 'Unauthorized' });
+    anonymous.close();
+  });
+});
