@@ -187,8 +187,12 @@ describe('two API processes behind nginx, with two workers', () => {
     workers = [];
     const u = await newUser(stack, 'mp-agent-user');
     await untilAvailable(stack, u, MODEL, agents[0]!);
-    const before = await Promise.all(apis.map((a) => served(a, '/api/nodes/jobs/{jobId}/events')));
-    const ids = Array.from({ length: 6 }, streamId);
+    const counts = () =>
+      Promise.all(
+        apis.map(async (a) => ({ streams: await served(a, '/api/nodes/jobs/{jobId}/events/stream'), calls: await served(a, '/api/nodes/jobs/{jobId}/events') })),
+      );
+    const before = await counts();
+    const ids = Array.from({ length: 12 }, streamId);
     const replies = await Promise.all(ids.map((id) => start(proxy.url, u, id, 120).then(readSse)));
     for (const [i, events] of replies.entries()) {
       expect(events.map((e) => e.id)).toEqual(events.map((_, j) => j + 1));
@@ -197,8 +201,11 @@ describe('two API processes behind nginx, with two workers', () => {
       expect(task.status).toBe('completed');
       expect(agentNodes).toContain(task.node_id);
     }
-    // The agents' events calls went through the proxy to both processes.
-    const after = await Promise.all(apis.map((a) => served(a, '/api/nodes/jobs/{jobId}/events')));
-    for (const [i, n] of after.entries()) expect(n).toBeGreaterThan(before[i]!);
+    // Each reply's events went as one streamed request through the proxy (it passes bodies on as they come), to both
+    // processes, and none a request per batch.
+    const after = await counts();
+    for (const [i, n] of after.entries()) expect(n.streams).toBeGreaterThan(before[i]!.streams);
+    expect(after.reduce((sum, n, i) => sum + n.streams - before[i]!.streams, 0)).toBe(ids.length);
+    expect(after.map((n) => n.calls)).toEqual(before.map((n) => n.calls));
   }, 180_000);
 });

@@ -334,7 +334,7 @@ export class EventStream {
   }
 
   /** Writes one events line and reads its answer. */
-  async send(events: object[]): Promise<Record<string, unknown>> {
+  async send(events: object[]): Promise<Record<string, unknown> | null> {
     this.write(`${JSON.stringify({ events })}\n`);
     return this.next();
   }

@@ -61,6 +61,11 @@ function parseEventsLine(line: string): RequestBody<'sendNodeJobEvents'> {
   return value as RequestBody<'sendNodeJobEvents'>;
 }
 
+/** What one streamed request keeps between its lines. */
+interface StreamState {
+  held?: { a: Assignment; data: InferenceJob; at: number };
+}
+
 /** A cap of what a node may send was passed: the job has ended as failed (413). */
 class OverCapException extends PayloadTooLargeException {}
 
@@ -97,7 +102,7 @@ export class NodeJobEventsService {
    * second: past one the job ends as failed, 413); a final `done` settles the reply by the platform's own count of
    * the text it relayed, an `error` ends it at no charge.
    */
-  async events(node: NodeIdentity, jobId: string, body: RequestBody<'sendNodeJobEvents'>): Promise<Schemas['NodeJobAck']> {
+  async events(node: NodeIdentity, jobId: string, body: RequestBody<'sendNodeJobEvents'>, stream?: StreamState): Promise<Schemas['NodeJobAck']> {
     const events = body.events;
     if (events.length > NODE_EVENTS_MAX) throw new PayloadTooLargeException(NODE_EVENTS_TOO_LARGE);
     const end = events.findIndex((e) => e.type !== 'token');
@@ -110,7 +115,8 @@ export class NodeJobEventsService {
     if (this.verifyJobs.isVerifyJob(jobId)) return this.verifyJobs.replayEvents(node, jobId, final);
     const stopped = await this.afterStop(node, jobId, final);
     if (stopped) return stopped;
-    const { a, data } = await this.store.held(node, jobId);
+    // A streamed reply's job is looked up (and its lock renewed) at most every second; its end, always.
+    const { a, data } = await this.held(node, jobId, final ? undefined : stream);
     if (data.embed && (tokenEvents > 0 || final?.type === 'done')) {
       await this.endEmbed(a, data, 'it sent text for an embed job');
       throw new ConflictException(`Job ${jobId} has ended: an embed job is answered with its vectors`);
@@ -119,7 +125,9 @@ export class NodeJobEventsService {
     if (text) {
       await this.replies.tokens(data, text);
       if (!a.firstTokenAt) {
-        await this.store.save({ ...a, firstTokenAt: Date.now() });
+        // Set on the assignment itself, so that a stream's copy of it knows too.
+        a.firstTokenAt = Date.now();
+        await this.store.save(a);
         if (await this.store.clearDeadline(jobId)) await this.nodes.firstTokenInTime(node.id);
       }
     }
@@ -149,6 +157,7 @@ export class NodeJobEventsService {
   async stream(node: NodeIdentity, jobId: string, lines: AsyncIterable<string>, answer: NdjsonAnswer): Promise<void> {
     answer.open();
     let checkedAt = Date.now();
+    const state: StreamState = {};
     try {
       for await (const line of lines) {
         const body = parseEventsLine(line);
@@ -156,13 +165,26 @@ export class NodeJobEventsService {
           if (!(await this.nodes.isActive(node.id))) throw new UnauthorizedException(NODE_CREDENTIAL_INVALID);
           checkedAt = Date.now();
         }
-        answer.line(await this.events(node, jobId, body));
+        answer.line(await this.events(node, jobId, body, state));
         if (body.events.some((e) => e.type !== 'token')) break;
       }
     } catch (err) {
       answer.fail(err);
     }
     answer.end();
+  }
+
+  /**
+   * The job this node holds (lock renewed), or 403/409. Within one streamed request the answer is kept for a second:
+   * the lookup reads PostgreSQL and Redis and renews a lock that lasts far longer, and a reply ended meanwhile by
+   * anyone else (a stop, a deadline) is still found at the next lookup, or at the reply's own end, which always looks.
+   */
+  private async held(node: NodeIdentity, jobId: string, stream?: StreamState): Promise<{ a: Assignment; data: InferenceJob }> {
+    const now = Date.now();
+    if (stream?.held && now - stream.held.at < SEEN_EVERY_MS) return stream.held;
+    const held = await this.store.held(node, jobId);
+    if (stream) stream.held = { ...held, at: now };
+    return held;
   }
 
   private async seen(nodeId: string): Promise<void> {
