@@ -110,7 +110,10 @@ export class EventChannel {
         c.enqueue(first);
       },
     });
-    const timeout = AbortSignal.timeout(this.opts.openTimeoutMs ?? STREAM_OPEN_TIMEOUT_MS);
+    // The wait for the answer's headers is bounded, not the request: a reply streams for as long as it takes.
+    const openTimeoutMs = this.opts.openTimeoutMs ?? STREAM_OPEN_TIMEOUT_MS;
+    const opening = new AbortController();
+    const timer = setTimeout(() => opening.abort(), openTimeoutMs);
     const headers: Record<string, string> = { 'Content-Type': 'application/x-ndjson', Accept: 'application/x-ndjson' };
     const authorization = this.opts.authorization();
     if (authorization) headers.Authorization = `Bearer ${authorization}`;
@@ -120,7 +123,7 @@ export class EventChannel {
         method: 'POST',
         headers,
         body,
-        signal: AbortSignal.any([this.abort.signal, this.opts.signal, timeout]),
+        signal: AbortSignal.any([this.abort.signal, this.opts.signal, opening.signal]),
         duplex: 'half',
       } as RequestInit);
       res = await this.opts.fetch(request);
@@ -129,8 +132,10 @@ export class EventChannel {
       this.mode = 'calls';
       if (this.opts.signal.aborted) throw err;
       // Headers that never came: a proxy holding the body until it ends. Nothing of it reached the API.
-      if (timeout.aborted) this.opts.onUnsupported(`no answer within ${(this.opts.openTimeoutMs ?? STREAM_OPEN_TIMEOUT_MS) / 1000} s`);
+      if (opening.signal.aborted) this.opts.onUnsupported(`no answer within ${openTimeoutMs / 1000} s`);
       return 'calls';
+    } finally {
+      clearTimeout(timer);
     }
     if (res.status === 200 && res.body) {
       this.mode = 'open';

@@ -7,7 +7,7 @@ const token = (text: string): NodeJobEvent => ({ type: 'token', text });
 const done: NodeJobEvent = { type: 'done', usage: { prompt_tokens: 1, completion_tokens: 2 }, stop_reason: 'stop' };
 
 /** A real HTTP server standing in for the API's streamNodeJobEvents (or a proxy in front of it). */
-async function server(handle: (req: IncomingMessage, res: ServerResponse, lines: AsyncIterable<string>) => void) {
+async function server(handle: (req: IncomingMessage, res: ServerResponse, lines: AsyncIterable<string>) => void | Promise<void>) {
   const requests: string[] = [];
   const srv: Server = createServer((req, res) => {
     requests.push(`${req.method} ${req.url} ${req.headers.authorization} ${req.headers['content-type']}`);
@@ -21,11 +21,20 @@ async function server(handle: (req: IncomingMessage, res: ServerResponse, lines:
         }
       }
     }
-    handle(req, res, lines());
+    // A request the test's end cuts off (closeAllConnections) ends its handler with an error nobody needs.
+    void Promise.resolve(handle(req, res, lines())).catch(() => undefined);
   });
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/api/nodes/jobs/j1/events/stream`;
-  return { url, requests, close: () => new Promise<void>((r) => srv.close(() => r())) };
+  return {
+    url,
+    requests,
+    close: () =>
+      new Promise<void>((r) => {
+        srv.close(() => r());
+        srv.closeAllConnections();
+      }),
+  };
 }
 
 /** A channel to `url` whose fallback (one request per batch) is recorded. */
@@ -74,6 +83,23 @@ describe('a job’s events over one request', () => {
     expect(seen).toEqual([{ events: [token('a')] }, { events: [token('b'), token('c')] }, { events: [done] }]);
     expect(api.requests).toEqual(['POST /api/nodes/jobs/j1/events/stream Bearer glb_node_secret application/x-ndjson']);
     expect(fallbacks).toEqual([]);
+    await api.close();
+  });
+
+  it('a reply that streams for longer than the wait for the headers is not cut by it', async () => {
+    const api = await server(async (_req, res, lines) => {
+      open(res);
+      for await (const _ of lines) res.write('{"stop":false}\n');
+      res.end();
+    });
+    const { ch, fallbacks, unsupported } = channel(api.url, 200);
+    expect(await ch.post([token('a')])).toEqual({ kind: 'ok', stop: false });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await ch.post([token('b')])).toEqual({ kind: 'ok', stop: false });
+    expect(await ch.post([done])).toEqual({ kind: 'ok', stop: false });
+    expect(fallbacks).toEqual([]);
+    expect(unsupported).toEqual([]);
+    expect(api.requests).toHaveLength(1);
     await api.close();
   });
 
