@@ -14,6 +14,9 @@ export function redisOptions(config: Pick<AppConfig, 'redis'>, forBullmq = false
     connectTimeout: 5_000,
     enableOfflineQueue: forBullmq,
     maxRetriesPerRequest: forBullmq ? null : 1,
+    // The shared command client: commands issued in one turn of the event loop (many streams' appends, a node's
+    // checks) go to Redis in one write. Never on blocking connections (BullMQ's, the stream hub's XREAD BLOCK).
+    enableAutoPipelining: !forBullmq,
   };
 }
 

@@ -122,6 +122,9 @@ export class NodeJobEventsService {
       throw new ConflictException(`Job ${jobId} has ended: an embed job is answered with its vectors`);
     }
     if (tokenEvents > 0) await this.withinCaps(a, data, tokenEvents, Buffer.byteLength(text));
+    // Sent together (one write to Redis with auto-pipelining): whether the requester stopped does not depend on the append.
+    // A failed read is "not yet" (never an unhandled rejection while the append fails too): the next batch asks again.
+    const stop = final ? Promise.resolve(false) : this.replies.stopRequested(data).catch(() => false);
     if (text) {
       await this.replies.tokens(data, text);
       if (!a.firstTokenAt) {
@@ -146,7 +149,7 @@ export class NodeJobEventsService {
         await this.store.release(a, () => this.leases.fail(a, final.message));
       });
     }
-    return { stop: !final && (await this.replies.stopRequested(data)) };
+    return { stop: await stop };
   }
 
   /**
@@ -198,8 +201,10 @@ export class NodeJobEventsService {
 
   /** Counts what this call adds to the job; past a cap the job ends as failed for the node and nobody pays. */
   private async withinCaps(a: Assignment, data: InferenceJob, events: number, bytes: number): Promise<void> {
-    const { bytes: sentBytes, events: sentEvents } = await this.store.countSent(a.jobId, bytes, events);
-    const perSecond = await this.limiter.add('node-events', a.nodeId, events, 1);
+    const [{ bytes: sentBytes, events: sentEvents }, perSecond] = await Promise.all([
+      this.store.countSent(a.jobId, bytes, events),
+      this.limiter.add('node-events', a.nodeId, events, 1),
+    ]);
     const why =
       sentBytes > a.maxBytes
         ? `its text passed ${a.maxBytes} bytes, the most ${a.maxTokens} tokens can decode to`
