@@ -189,7 +189,10 @@ describe('two API processes behind nginx, with two workers', () => {
     await untilAvailable(stack, u, MODEL, agents[0]!);
     const counts = () =>
       Promise.all(
-        apis.map(async (a) => ({ streams: await served(a, '/api/nodes/jobs/{jobId}/events/stream'), calls: await served(a, '/api/nodes/jobs/{jobId}/events') })),
+        apis.map(async (a) => ({
+          streams: await served(a, '/api/nodes/jobs/{jobId}/events/stream'),
+          calls: await served(a, '/api/nodes/jobs/{jobId}/events'),
+        })),
       );
     const before = await counts();
     const ids = Array.from({ length: 12 }, streamId);

@@ -66,7 +66,12 @@ describe('a node streaming a reply over one request', () => {
     expect(stream.status).toBe(200);
     expect(stream.contentType).toBe('application/x-ndjson');
     expect(await stream.next()).toEqual({ stop: false });
-    expect(await stream.send([{ type: 'token', text: ' run' }, { type: 'token', text: ' to the sea' }])).toEqual({ stop: false });
+    expect(
+      await stream.send([
+        { type: 'token', text: ' run' },
+        { type: 'token', text: ' to the sea' },
+      ]),
+    ).toEqual({ stop: false });
     // A line may arrive in pieces: it is read whole.
     const last = line([{ type: 'token', text: '.' }]);
     stream.write(last.slice(0, 9));
@@ -80,7 +85,12 @@ describe('a node streaming a reply over one request', () => {
 
     const events = await reading;
     const text = 'Rivers run to the sea.';
-    expect(events.filter((e) => e.data.type === 'token').map((e) => e.data.text as string).join('')).toBe(text);
+    expect(
+      events
+        .filter((e) => e.data.type === 'token')
+        .map((e) => e.data.text as string)
+        .join(''),
+    ).toBe(text);
     const total = await used(MODELS.honest, text);
     expect(events.at(-1)!.data).toMatchObject({ type: 'done', usage: { total_tokens: total } });
     const task = await taskOf(stack, id);
@@ -110,7 +120,13 @@ describe('a node streaming a reply over one request', () => {
       stream.close();
     }
     // A done event before the end of its line: refused as a whole call would be.
-    const early = await node.stream(job.job_id, line([{ type: 'error', message: 'x' }, { type: 'token', text: 'y' }]));
+    const early = await node.stream(
+      job.job_id,
+      line([
+        { type: 'error', message: 'x' },
+        { type: 'token', text: 'y' },
+      ]),
+    );
     expect(await early.next()).toMatchObject({ statusCode: 400 });
     early.close();
 
@@ -120,7 +136,12 @@ describe('a node streaming a reply over one request', () => {
     expect(await stream.send([{ type: 'done', usage: { prompt_tokens: 1, completion_tokens: 1 }, stop_reason: 'stop' }])).toEqual({ stop: false });
     stream.close();
     const events = await reading;
-    expect(events.filter((e) => e.data.type === 'token').map((e) => e.data.text as string).join('')).toBe('Fine');
+    expect(
+      events
+        .filter((e) => e.data.type === 'token')
+        .map((e) => e.data.text as string)
+        .join(''),
+    ).toBe('Fine');
     expect(await taskOf(stack, id)).toMatchObject({ status: 'completed' });
   });
 
@@ -171,10 +192,19 @@ describe('a node streaming a reply over one request', () => {
     stream.close();
     // The job is untouched: nothing was relayed, and the node may still answer it.
     expect(
-      (await node.send(job.job_id, [{ type: 'token', text: 'ok' }, { type: 'done', usage: { prompt_tokens: 1, completion_tokens: 1 }, stop_reason: 'stop' }]))
-        .status,
+      (
+        await node.send(job.job_id, [
+          { type: 'token', text: 'ok' },
+          { type: 'done', usage: { prompt_tokens: 1, completion_tokens: 1 }, stop_reason: 'stop' },
+        ])
+      ).status,
     ).toBe(200);
-    expect((await reading).filter((e) => e.data.type === 'token').map((e) => e.data.text as string).join('')).toBe('ok');
+    expect(
+      (await reading)
+        .filter((e) => e.data.type === 'token')
+        .map((e) => e.data.text as string)
+        .join(''),
+    ).toBe('ok');
     expect((await stack.http.get('/api/health')).status).toBe(200);
   });
 
@@ -194,7 +224,12 @@ describe('a node streaming a reply over one request', () => {
     expect(await stream.send([{ type: 'done', usage: { prompt_tokens: 1, completion_tokens: 2 }, stop_reason: 'abort' }])).toEqual({ stop: true });
     expect(await stream.next()).toBeNull();
     stream.close();
-    expect(events.filter((e) => e.data.type === 'token').map((e) => e.data.text as string).join('')).toBe('Before');
+    expect(
+      events
+        .filter((e) => e.data.type === 'token')
+        .map((e) => e.data.text as string)
+        .join(''),
+    ).toBe('Before');
     const task = await taskOf(stack, id);
     expect(Number(task.charged_units)).toBe((await used(MODELS.stop, 'Before')) * Number(task.price_units));
   });
@@ -209,12 +244,20 @@ describe('a node streaming a reply over one request', () => {
     expect(await stream.next()).toEqual({ stop: false });
     await stack.http.delete(`/api/nodes/${node.id}`).set(owner.auth).expect(204);
     await new Promise((r) => setTimeout(r, 1100));
-    expect(await stream.send([{ type: 'token', text: ' again' }])).toEqual({ statusCode: 401, error: 'Unauthorized', message: NODE_CREDENTIAL_INVALID });
+    expect(await stream.send([{ type: 'token', text: ' again' }])).toEqual({
+      statusCode: 401,
+      error: 'Unauthorized',
+      message: NODE_CREDENTIAL_INVALID,
+    });
     expect(await stream.next()).toBeNull();
     stream.close();
     await reading;
 
-    const anonymous = await ScriptedNode.prototype.stream.call({ stack, auth: { 'X-Forwarded-For': '10.9.9.9' } } as unknown as ScriptedNode, id, line([]));
+    const anonymous = await ScriptedNode.prototype.stream.call(
+      { stack, auth: { 'X-Forwarded-For': '10.9.9.9' } } as unknown as ScriptedNode,
+      id,
+      line([]),
+    );
     expect(anonymous.status).toBe(401);
     expect(await anonymous.next()).toMatchObject({ statusCode: 401, error: 'Unauthorized' });
     anonymous.close();

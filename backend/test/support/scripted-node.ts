@@ -324,7 +324,12 @@ export class EventStream {
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
     controller.enqueue(new TextEncoder().encode(first));
-    const res = await fetch(url, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/x-ndjson' }, body, duplex: 'half' } as RequestInit);
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/x-ndjson' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
     return new EventStream(res.status, res.headers.get('content-type'), controller, res.body);
   }
 

@@ -290,8 +290,13 @@ export const nodesHandlers = [
   // No job waits on mocks: the long poll answers at once that there is none.
   http.post('/api/nodes/jobs/claim', ({ response }) => response(204).empty()),
   http.post('/api/nodes/jobs/{jobId}/events', ({ response }) => response(200).json(example('/api/nodes/jobs/{jobId}/events', 'post', 200))),
-  http.post('/api/nodes/jobs/{jobId}/events/stream', () =>
-    new HttpResponse(example('/api/nodes/jobs/{jobId}/events/stream', 'post', 200), { status: 200, headers: { 'Content-Type': 'application/x-ndjson' } }),
+  http.post(
+    '/api/nodes/jobs/{jobId}/events/stream',
+    () =>
+      new HttpResponse(example('/api/nodes/jobs/{jobId}/events/stream', 'post', 200), {
+        status: 200,
+        headers: { 'Content-Type': 'application/x-ndjson' },
+      }),
   ),
   http.post('/api/nodes/jobs/{jobId}/embeddings', ({ response }) => response(204).empty()),
   http.post('/api/nodes/jobs/{jobId}/recomputation', ({ response }) => response(204).empty()),
