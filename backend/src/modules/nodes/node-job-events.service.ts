@@ -69,6 +69,17 @@ interface StreamState {
 /** A cap of what a node may send was passed: the job has ended as failed (413). */
 class OverCapException extends PayloadTooLargeException {}
 
+/** A cap a batch passed, in words (the job is then ended by overCapEnds). */
+class CapPassed extends Error {}
+
+/** What a job has carried so far, with the batch just counted, and the node's token events this second. */
+interface SentCounts {
+  a: Assignment;
+  bytes: number;
+  events: number;
+  perSecond: number;
+}
+
 type NodeJobEvent = Schemas['NodeJobEvent'];
 
 /**
@@ -113,43 +124,77 @@ export class NodeJobEventsService {
     if (Buffer.byteLength(text) > NODE_EVENTS_MAX_BYTES) throw new PayloadTooLargeException(NODE_EVENTS_TOO_LARGE);
     const tokenEvents = events.length - (final ? 1 : 0);
     if (this.verifyJobs.isVerifyJob(jobId)) return this.verifyJobs.replayEvents(node, jobId, final);
+    if (!final) return this.tokensOnly(node, jobId, text, tokenEvents, stream);
     const stopped = await this.afterStop(node, jobId, final);
     if (stopped) return stopped;
-    // A streamed reply's job is looked up (and its lock renewed) at most every second; its end, always.
-    const { a, data } = await this.held(node, jobId, final ? undefined : stream);
-    if (data.embed && (tokenEvents > 0 || final?.type === 'done')) {
-      await this.endEmbed(a, data, 'it sent text for an embed job');
-      throw new ConflictException(`Job ${jobId} has ended: an embed job is answered with its vectors`);
+    const { a, data } = await this.store.held(node, jobId);
+    if (data.embed && (tokenEvents > 0 || final.type === 'done')) await this.textForEmbed(a, data);
+    if (tokenEvents > 0) {
+      const counts = await this.countSent(a, tokenEvents, Buffer.byteLength(text));
+      await this.overCapEnds(a, data, () => this.judgeCaps(counts));
     }
-    if (tokenEvents > 0) await this.withinCaps(a, data, tokenEvents, Buffer.byteLength(text));
-    // Sent together (one write to Redis with auto-pipelining): whether the requester stopped does not depend on the append.
-    // A failed read is "not yet" (never an unhandled rejection while the append fails too): the next batch asks again.
-    const stop = final ? Promise.resolve(false) : this.replies.stopRequested(data).catch(() => false);
-    if (text) {
-      await this.replies.tokens(data, text);
-      if (!a.firstTokenAt) {
-        // Set on the assignment itself, so that a stream's copy of it knows too.
-        a.firstTokenAt = Date.now();
-        await this.store.save(a);
-        if (await this.store.clearDeadline(jobId)) await this.nodes.firstTokenInTime(node.id);
-      }
-    }
+    await this.relay(a, data, text);
     // The job's end is logged (and settled) in the id of the request that asked for the reply.
     const fields = { job_id: jobId, node_id: node.id, task_id: data.taskId, model: data.modelId };
-    if (final?.type === 'done') {
+    if (final.type === 'done') {
       const reported = { promptTokens: final.usage.prompt_tokens, completionTokens: final.usage.completion_tokens };
       await withRequestId(data.requestId, async () => {
         this.logger.log({ msg: `Node ${node.id} finished job ${jobId} (${final.stop_reason})`, ...fields, stop_reason: final.stop_reason });
         await this.settle(a, data, final.stop_reason, reported, final.logprobs, final.commitment ?? null);
       });
-    } else if (final?.type === 'error') {
+    } else {
       await withRequestId(data.requestId, async () => {
         this.logger.warn({ msg: `Node ${node.id} failed job ${jobId}: ${final.message}`, ...fields });
         await this.replies.fail(data, node.id, 'INTERNAL_ERROR', 0, runOf(a));
         await this.store.release(a, () => this.leases.fail(a, final.message));
       });
     }
-    return { stop: await stop };
+    return { stop: false };
+  }
+
+  /**
+   * A batch of token events alone, a streamed reply's common case: the job as held (kept for a second within a
+   * stream), then every check in one write to Redis (auto-pipelined: whether the platform stopped it, the job's
+   * counts and the node's rate, whether the requester stopped it), then the text in another.
+   */
+  private async tokensOnly(node: NodeIdentity, jobId: string, text: string, events: number, stream?: StreamState): Promise<Schemas['NodeJobAck']> {
+    let held: { a: Assignment; data: InferenceJob };
+    try {
+      held = await this.held(node, jobId, stream);
+    } catch (err) {
+      // A reply the platform stopped may be released already: its node is still told to stop.
+      const stopped = await this.afterStop(node, jobId, null);
+      if (stopped) return stopped;
+      throw err;
+    }
+    const { a, data } = held;
+    if (data.embed) await this.textForEmbed(a, data);
+    const [stopped, counts, stop] = await Promise.all([
+      this.stoppedReplies.waitsFor(jobId, node.id),
+      this.countSent(a, events, Buffer.byteLength(text)),
+      this.replies.stopRequested(data),
+    ]);
+    if (stopped) return { stop: true };
+    await this.overCapEnds(a, data, () => this.judgeCaps(counts));
+    await this.relay(a, data, text);
+    return { stop };
+  }
+
+  /** An embed job is answered with its vectors: text for it ends it as failed for the node. */
+  private async textForEmbed(a: Assignment, data: InferenceJob): Promise<never> {
+    await this.endEmbed(a, data, 'it sent text for an embed job');
+    throw new ConflictException(`Job ${a.jobId} has ended: an embed job is answered with its vectors`);
+  }
+
+  /** The text to the requester's stream; the job's first text clears its first-token deadline. */
+  private async relay(a: Assignment, data: InferenceJob, text: string): Promise<void> {
+    if (!text) return;
+    await this.replies.tokens(data, text);
+    if (a.firstTokenAt) return;
+    // Set on the assignment itself, so that a stream's copy of it knows too.
+    a.firstTokenAt = Date.now();
+    await this.store.save(a);
+    if (await this.store.clearDeadline(a.jobId)) await this.nodes.firstTokenInTime(a.nodeId);
   }
 
   /**
@@ -199,25 +244,36 @@ export class NodeJobEventsService {
     await this.nodes.touch(nodeId);
   }
 
-  /** Counts what this call adds to the job; past a cap the job ends as failed for the node and nobody pays. */
-  private async withinCaps(a: Assignment, data: InferenceJob, events: number, bytes: number): Promise<void> {
-    const [{ bytes: sentBytes, events: sentEvents }, perSecond] = await Promise.all([
-      this.store.countSent(a.jobId, bytes, events),
-      this.limiter.add('node-events', a.nodeId, events, 1),
-    ]);
+  /** Adds a batch to what the job has carried (its text and token events) and to the node's events this second. */
+  private async countSent(a: Assignment, events: number, bytes: number): Promise<SentCounts> {
+    const [sent, perSecond] = await Promise.all([this.store.countSent(a.jobId, bytes, events), this.limiter.add('node-events', a.nodeId, events, 1)]);
+    return { a, ...sent, perSecond: perSecond.count };
+  }
+
+  /** Past a cap, a CapPassed naming it. */
+  private judgeCaps({ a, bytes, events, perSecond }: SentCounts): void {
     const why =
-      sentBytes > a.maxBytes
+      bytes > a.maxBytes
         ? `its text passed ${a.maxBytes} bytes, the most ${a.maxTokens} tokens can decode to`
-        : sentEvents > a.maxEvents
+        : events > a.maxEvents
           ? `it sent more than ${a.maxEvents} token events for at most ${a.maxTokens} tokens`
-          : perSecond.count > this.config.inference.nodeEventsPerSecond
+          : perSecond > this.config.inference.nodeEventsPerSecond
             ? `the node sent more than ${this.config.inference.nodeEventsPerSecond} token events in a second`
             : null;
-    if (!why) return;
-    this.logger.warn(`Node ${a.nodeId} went past a cap on job ${a.jobId}: ${why}`);
-    await this.replies.fail(data, a.nodeId, 'WORKER_FAILED', 0, runOf(a));
-    await this.store.release(a, () => this.leases.fail(a, `past a cap: ${why}`));
-    throw new OverCapException(`Job ${a.jobId} has ended: ${why}.`);
+    if (why) throw new CapPassed(why);
+  }
+
+  /** Runs `check`; a cap it finds passed ends the job as failed for the node, nobody pays, and the node gets 413. */
+  private async overCapEnds(a: Assignment, data: InferenceJob, check: () => void): Promise<void> {
+    try {
+      check();
+    } catch (err) {
+      if (!(err instanceof CapPassed)) throw err;
+      this.logger.warn(`Node ${a.nodeId} went past a cap on job ${a.jobId}: ${err.message}`);
+      await this.replies.fail(data, a.nodeId, 'WORKER_FAILED', 0, runOf(a));
+      await this.store.release(a, () => this.leases.fail(a, `past a cap: ${err.message}`));
+      throw new OverCapException(`Job ${a.jobId} has ended: ${err.message}.`);
+    }
   }
 
   /**

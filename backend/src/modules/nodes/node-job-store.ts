@@ -120,12 +120,12 @@ export class NodeJobStore {
   /** Adds this call's text and token events to what the job has carried; answers the totals. */
   async countSent(jobId: string, bytes: number, events: number): Promise<{ bytes: number; events: number }> {
     const key = this.sentKey(jobId);
-    const [[, sentBytes], [, sentEvents]] = (await this.redis
-      .multi()
-      .hincrby(key, 'bytes', bytes)
-      .hincrby(key, 'events', events)
-      .expire(key, this.config.inference.replyTimeoutSeconds + this.config.inference.streamTtlSeconds)
-      .exec()) as [[null, number], [null, number], unknown];
+    // Three commands sent at once (the client pipelines them with whatever else this turn sends); each count is atomic.
+    const [sentBytes, sentEvents] = await Promise.all([
+      this.redis.hincrby(key, 'bytes', bytes),
+      this.redis.hincrby(key, 'events', events),
+      this.redis.expire(key, this.config.inference.replyTimeoutSeconds + this.config.inference.streamTtlSeconds),
+    ]);
     return { bytes: sentBytes, events: sentEvents };
   }
 
