@@ -133,38 +133,46 @@ try {
   /**
    * How to run again the statements that `a` and `b` (two runs of one operation) sent, each parameter being: the same
    * in both runs (a constant); a value an earlier statement answered (read from its row); fresh uuids where they are
-   * cast as such (new transactions' ids, made anew each time); anything else that differs (a stream id, a task id in a
-   * description, a notification's data) run a's value.
+   * cast as such (new transactions' ids, made anew each time), in an array each element either read from an earlier
+   * answer (a settlement's postings: the hold it completes, then its rewards share's new id) or fresh; anything else
+   * that differs (a stream id, a task id in a description, a notification's data) run a's value.
    */
   function plan(name, a, b) {
     if (a.length !== b.length || a.some((s, i) => s.text !== b[i].text)) throw new Error(`${name}: the two runs sent different statements`);
+    const chainOf = (i, va, vb) => {
+      for (let k = i - 1; k >= 0; k--) {
+        const col = Object.keys(a[k].row ?? {}).find((c) => String(a[k].row[c]) === va && String(b[k].row?.[c]) === vb);
+        if (col) return { kind: 'chain', from: k, col };
+      }
+      return null;
+    };
     return a.map((s, i) => ({
       text: s.text,
       params: s.values.map((va, j) => {
         const vb = b[i].values[j];
         if (va === vb) return va === null ? { kind: 'null' } : { kind: 'const', value: va };
-        for (let k = i - 1; k >= 0; k--) {
-          const col = Object.keys(a[k].row ?? {}).find((c) => String(a[k].row[c]) === va && String(b[k].row?.[c]) === vb);
-          if (col) return { kind: 'chain', from: k, col };
-        }
-        const count = uuidCount(va);
-        if (count !== null && new RegExp(`\\$${j + 1}::uuid`).test(s.text)) {
+        const chain = chainOf(i, va, vb);
+        if (chain) return chain;
+        const [ia, ib] = [uuids(va), uuids(vb)];
+        if (ia && ib?.length === ia.length && new RegExp(`\\$${j + 1}::uuid`).test(s.text)) {
           // In SQL each occurrence would make its own: one only.
           if (s.text.match(new RegExp(`\\$${j + 1}(?!\\d)`, 'g')).length !== 1)
             throw new Error(`${name}: fresh ids $${j + 1} used twice in statement ${i}`);
-          return { kind: 'fresh', count };
+          if (!Array.isArray(ia)) return { kind: 'fresh' };
+          return { kind: 'ids', items: ia.map((x, n) => chainOf(i, x, ib[n]) ?? { kind: 'fresh' }) };
         }
         return { kind: 'const', value: va };
       }),
     }));
   }
 
-  /** 0 for one uuid, n for an array of n uuids (as pg sends them), else null. */
-  function uuidCount(value) {
-    const uuid = /^"?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"?$/;
-    if (uuid.test(value)) return 0;
+  /** One uuid (a string), or an array of uuids (as pg sends them), else null. */
+  function uuids(value) {
+    const uuid = /^"?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"?$/;
+    if (typeof value !== 'string') return null;
+    if (uuid.test(value)) return value;
     const items = /^\{(.*)\}$/.exec(value)?.[1].split(',');
-    return items?.every((x) => uuid.test(x)) ? items.length : null;
+    return items?.every((x) => uuid.test(x)) ? items.map((x) => uuid.exec(x)[1]) : null;
   }
 
   /**
@@ -173,7 +181,8 @@ try {
    */
   function pgbenchScript(name, steps) {
     const defines = [];
-    const chained = new Set(steps.flatMap((s) => s.params.filter((p) => p.kind === 'chain').map((p) => p.from)));
+    const chains = (s) => s.params.flatMap((p) => (p.kind === 'ids' ? p.items : [p])).filter((p) => p.kind === 'chain');
+    const chained = new Set(steps.flatMap((s) => chains(s).map((p) => p.from)));
     const lines = steps.map((s, i) => {
       if (/[;\\]/.test(s.text) || /(^|[^:]):[A-Za-z_]/.test(s.text)) throw new Error(`${name}: statement ${i} cannot go into a pgbench script`);
       const text = s.text.replace(/\$(\d+)(?!\d)/g, (_, n) => {
@@ -181,7 +190,9 @@ try {
         const p = s.params[j];
         if (p.kind === 'null') return 'NULL';
         if (p.kind === 'chain') return `:g${p.from}_${p.col}`;
-        if (p.kind === 'fresh') return p.count === 0 ? 'gen_random_uuid()' : `ARRAY[${Array(p.count).fill('gen_random_uuid()').join(', ')}]`;
+        if (p.kind === 'fresh') return 'gen_random_uuid()';
+        if (p.kind === 'ids')
+          return `ARRAY[${p.items.map((x) => (x.kind === 'chain' ? `:g${x.from}_${x.col}::uuid` : 'gen_random_uuid()')).join(', ')}]`;
         defines.push(`s${i}_${j}=${p.value}`);
         return `:s${i}_${j}`;
       });
@@ -242,7 +253,6 @@ try {
         return c;
       }),
     );
-    const fresh = (p) => (p.count === 0 ? randomUUID() : Array.from({ length: p.count }, () => randomUUID()));
     const latencies = [];
     let errors = 0;
     const t0 = performance.now();
@@ -254,9 +264,9 @@ try {
           const rows = [];
           try {
             for (const s of plans[what]) {
-              const values = s.params.map((p) =>
-                p.kind === 'const' ? p.value : p.kind === 'null' ? null : p.kind === 'chain' ? rows[p.from][p.col] : fresh(p),
-              );
+              const value = (p) =>
+                p.kind === 'const' ? p.value : p.kind === 'null' ? null : p.kind === 'chain' ? rows[p.from][p.col] : randomUUID();
+              const values = s.params.map((p) => (p.kind === 'ids' ? p.items.map(value) : value(p)));
               rows.push((await query.call(c, s.text, values)).rows[0]);
             }
             latencies.push(performance.now() - t);

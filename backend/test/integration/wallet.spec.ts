@@ -4,7 +4,10 @@ import { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { Transactions } from '../../src/database/repository';
 import { CodesService } from '../../src/modules/accounts/codes.service';
+import { RewardsService } from '../../src/modules/rewards/rewards.service';
+import { LedgerRepository } from '../../src/modules/wallet/ledger.repository';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
+import { ledgerCheckCli } from '../support/ledger-check';
 import { expectSpecResponse } from '../support/contract';
 import { newUser } from '../support/users';
 import { startStack, TestStack } from '../support/app';
@@ -320,6 +323,101 @@ describe('wallet', () => {
     expect(stats.body.total_spent).toBe(12.345);
     await expectReconciled(stack);
   });
+
+  it("settles a reply's charge and its rewards share in one statement: exact, once however often at once, never beyond the hold", async () => {
+    const u = await newUser(stack, 'reply-payer');
+    await buyStarter(stack, u); // 2000 GLOB, 1000 of them welcome bonus
+    const ledger = stack.app.get(LedgerService);
+    const rewards = stack.app.get(RewardsService);
+    const transactions = stack.app.get(Transactions);
+    const wallet = (await ledger.walletOf(u.id)).id;
+    const [spending, rewardsAccount] = [await ledger.platformAccount('platform:spending'), await ledger.platformAccount('platform:rewards')];
+    const platform = async (id: string) =>
+      Number(((await stack.db.query(`SELECT balance FROM ledger_accounts WHERE id = $1`, [id])) as Array<{ balance: string }>)[0]!.balance);
+    const spendingBefore = await platform(spending);
+
+    // Five settlements of one hold at once: one charges (the bonus first, then bought GLOB), the rest of the hold is released.
+    const hold = await ledger.reserve(u.id, 1_500_000, 'AI reply', 'stream-share');
+    const taskId = randomUUID();
+    const charged = await Promise.all(
+      Array.from({ length: 5 }, () => transactions.run((tx) => rewards.settleCharge(hold.holdId, 1_100_000, taskId, tx))),
+    );
+    expect(charged.sort((a, b) => a - b)).toEqual([0, 0, 0, 0, 1_100_000]);
+    expect(await ledger.walletOf(u.id)).toMatchObject({ balance: 900_000, held: 0, bonus: 0 });
+    const share = Math.floor((1_100_000 * stack.config.rewards.sharePercent) / 100);
+    expect(share).toBeGreaterThan(0);
+    // Two balanced transactions, as when they were two statements: the completed hold, then the share it funds.
+    const entries = (await stack.db.query(
+      `SELECT t.type, t.status, t.amount::int, e.account_id, e.amount::int AS entry, e.bonus::int FROM ledger_transactions t
+       JOIN ledger_entries e ON e.transaction_id = t.id WHERE t.id = $1 OR (t.type = 'reward' AND t.reference = $2) ORDER BY t.type, e.amount`,
+      [hold.holdId, taskId],
+    )) as Array<Record<string, unknown>>;
+    expect(entries.map((e) => [e.type, e.status, e.amount, e.account_id, e.entry, e.bonus])).toEqual([
+      ['reward', 'completed', share, spending, -share, 0],
+      ['reward', 'completed', share, rewardsAccount, share, 0],
+      ['spending', 'completed', 1_100_000, wallet, -1_100_000, -1_000_000],
+      ['spending', 'completed', 1_100_000, spending, 1_100_000, 0],
+    ]);
+    expect(await platform(spending)).toBe(spendingBefore + 1_100_000 - share);
+
+    // Asked for more than its hold, a settlement charges the hold and not a unit beyond: the payer has nothing else.
+    const all = await ledger.reserve(u.id, 5_000_000, 'AI reply', 'stream-all');
+    expect(all.reserved).toBe(900_000);
+    expect(await transactions.run((tx) => rewards.settleCharge(all.holdId, 5_000_000, randomUUID(), tx))).toBe(900_000);
+    expect(await ledger.walletOf(u.id)).toMatchObject({ balance: 0, held: 0, bonus: 0 });
+
+    // Written as a statement the services never send, a hold charging more than it reserves from a payer with
+    // nothing free is refused, and nothing of it is written.
+    const v = await newUser(stack, 'overdraw');
+    const [vWallet, vHold] = [(await ledger.walletOf(v.id)).id, await ledger.reserve(v.id, 5_000_000, 'AI reply', 'stream-over')];
+    expect(vHold.reserved).toBe(1_000_000);
+    const over = await transactions.run((tx) =>
+      stack.app.get(LedgerRepository).post(
+        [
+          {
+            id: vHold.holdId,
+            hold: true,
+            type: 'spending',
+            amount: 1_000_001,
+            description: '',
+            reference: null,
+            lines: [
+              { accountId: vWallet, amount: -1_000_001, bonus: null, release: 1_000_000 },
+              { accountId: spending, amount: 1_000_001, bonus: 0, release: 0 },
+            ].sort((a, b) => a.accountId.localeCompare(b.accountId)),
+          },
+        ],
+        tx,
+      ),
+    );
+    expect(over).toMatchObject({ ok: false, refused: [vWallet] });
+    // A settlement whose rewards share cannot be paid is refused whole: the hold stays pending, then is released.
+    await expect(
+      transactions.run((tx) =>
+        ledger.settleWith(
+          vHold.holdId,
+          500_000,
+          () => [
+            {
+              type: 'reward',
+              description: 'more than spending holds',
+              reference: randomUUID(),
+              lines: [
+                { accountId: spending, amount: -1_000_000_000_000_000 },
+                { accountId: rewardsAccount, amount: 1_000_000_000_000_000 },
+              ],
+            },
+          ],
+          tx,
+        ),
+      ),
+    ).rejects.toThrow(/insufficient/i);
+    expect(await ledger.walletOf(v.id)).toMatchObject({ balance: 1_000_000, held: 1_000_000, bonus: 1_000_000 });
+    await ledger.release(vHold.holdId);
+    expect(await ledger.walletOf(v.id)).toMatchObject({ balance: 1_000_000, held: 0, bonus: 1_000_000 });
+    await expectReconciled(stack);
+    expect(await ledgerCheckCli(stack)).toMatchObject({ code: 0 });
+  }, 60_000);
 });
 
 describe('wallet under concurrency', () => {

@@ -69,136 +69,93 @@ const toAccount = (r: AccountRow): LedgerAccount => ({
   bonus: Number(r.bonus),
   updatedAt: r.updated_at,
 });
-const toFunds = (r: { balance: string; held: string; bonus: string }): Funds => ({
+const toFunds = (r: Record<'balance' | 'held' | 'bonus', string | number>): Funds => ({
   balance: Number(r.balance),
   held: Number(r.held),
   bonus: Number(r.bonus),
 });
-
-export interface NewPosting {
-  type: TxType;
-  amount: number;
-  description: string;
-  reference: string | null;
-  /** The new transaction's id, when the caller needs it before the posting (e.g. for a notification); else made. */
-  id?: string;
-  /** Completes this pending hold (a spending) instead of inserting a transaction. */
-  holdId?: string;
-}
 
 export interface PostedLine {
   accountId: string;
   amount: number;
   /**
    * The part of `amount` that is welcome bonus; null: as much of a debit as the account's bonus covers, read from its
-   * locked funds in the posting's own statement (spending on the network uses the bonus first).
+   * locked funds in the statement (spending on the network uses the bonus first), so only on an account's first line.
    */
   bonus: number | null;
   /** What the line releases from the account's holds (a settling hold). */
   release: number;
 }
 
-export interface PostResult {
-  ok: boolean;
-  id: string | null;
-  createdAt: Date | null;
-  /** The lines' accounts' funds as locked, before the posting. */
-  funds: Map<string, Funds>;
-  /** The accounts that cannot pay their line (when not ok). */
-  refused: string[];
-  /** Their funds after it (empty when not ok). */
-  after: Map<string, Funds>;
-}
-
-/** One of the new completed transactions postMany writes together: its id, made by the caller, and its lines. */
-export interface ManyPosting {
+/**
+ * One of the completed transactions post writes together: a new one with its id (made by the caller), or, with
+ * `hold`, the pending hold `id` completed as a spending (its type, description and reference stay the hold's).
+ */
+export interface NewPosting {
   id: string;
+  hold?: boolean;
   type: TxType;
   amount: number;
   description: string;
   reference: string | null;
-  lines: Array<{ accountId: string; amount: number; bonus: number }>;
+  lines: PostedLine[];
 }
 
-export interface PostManyResult {
+export interface PostResult {
   ok: boolean;
+  /** When the new transactions were written (null when none was). */
   createdAt: Date | null;
   /** Per posting, in order: its lines' accounts' funds after it (and every posting before it); empty when not ok. */
   after: Array<Map<string, Funds>>;
+  /** When not ok: the accounts' funds as locked, before the postings, and the accounts that cannot pay a line. */
+  funds: Map<string, Funds>;
+  refused: string[];
 }
 
-// One posting in one statement (see LedgerRepository.post). $1..$4: the lines' accounts, amounts, bonus parts (null:
-// the bonus first, from the locked funds) and releases; $5: the mints; $6: accounts locked with the lines' (in the same
-// id order) for what the caller moves next; $7: the transaction's id (or the hold's); $8: its amount; $9..$11: type,
-// description, reference (a new transaction only).
-const POST_CHECK = `
-  locked AS (SELECT a.id, a.kind, a.code, a.balance, a.held, a.bonus FROM ledger_accounts a
-             WHERE a.id = ANY($1::uuid[] || $6::uuid[]) ORDER BY a.id FOR UPDATE),
-  l AS (SELECT l.account_id, l.amount, coalesce(l.bonus, CASE WHEN l.amount < 0 THEN -least(k.bonus, -l.amount) ELSE 0 END) AS bonus, l.release
-        FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[]) AS l(account_id, amount, bonus, release)
-        LEFT JOIN locked k ON k.id = l.account_id),
-  pays AS (
-    SELECT k.id, k.balance, k.held, k.bonus,
-           CASE WHEN k.kind = 'platform' THEN k.code = ANY($5::text[]) OR k.balance + l.amount >= 0
-                ELSE k.balance - k.held + l.amount + l.release >= 0 AND k.balance + l.amount >= k.bonus + l.bonus END AS pays
-    FROM l JOIN locked k ON k.id = l.account_id),
-  ok AS (SELECT count(*) = cardinality($1::uuid[]) AND coalesce(bool_and(pays), false) AS ok FROM pays)`;
-const POST_WRITE = `
-  moved AS (
-    UPDATE ledger_accounts a SET balance = a.balance + l.amount, held = a.held - l.release, bonus = a.bonus + l.bonus, updated_at = now()
-    FROM l, t
-    WHERE a.id = l.account_id
-      AND CASE WHEN a.kind = 'platform' THEN a.code = ANY($5::text[]) OR a.balance + l.amount >= 0
-               ELSE a.balance - a.held + l.amount + l.release >= 0 AND a.balance + l.amount >= a.bonus + l.bonus END
-    RETURNING a.id, a.balance, a.held, a.bonus),
-  e AS (INSERT INTO ledger_entries (transaction_id, account_id, amount, bonus) SELECT t.id, l.account_id, l.amount, l.bonus FROM t, l ORDER BY l.account_id)
-  SELECT ok.ok, t.id, t.created_at, (SELECT count(*) FROM moved)::int AS moved,
-         (SELECT json_agg(json_build_object('id', p.id, 'balance', p.balance, 'held', p.held, 'bonus', p.bonus, 'pays', p.pays)) FROM pays p) AS funds,
-         (SELECT json_agg(json_build_object('id', m.id, 'balance', m.balance, 'held', m.held, 'bonus', m.bonus)) FROM moved m) AS after
-  FROM ok LEFT JOIN t ON true`;
-const POST_NEW = `WITH ${POST_CHECK},
-  t AS (INSERT INTO ledger_transactions (id, type, status, amount, description, reference, completed_at)
-        SELECT coalesce($7::uuid, gen_random_uuid()), $9, 'completed', $8, $10, $11, now() FROM ok WHERE ok.ok RETURNING id, created_at),
-  ${POST_WRITE}`;
-const POST_HOLD = `WITH ${POST_CHECK},
-  t AS (UPDATE ledger_transactions SET status = 'completed', amount = $8, completed_at = now()
-        WHERE id = $7::uuid AND status = 'pending' AND (SELECT ok FROM ok) RETURNING id, created_at),
-  ${POST_WRITE}`;
-
-// Several new postings in one statement (see LedgerRepository.postMany). $1..$4: the lines' postings (1-based),
-// accounts, amounts and bonus parts, in posting order; $5: the mints; $6..$10: the postings' ids, types, amounts,
-// descriptions and references. A line is checked against its account's funds after its own posting and every earlier
-// one (a running sum per account), as if the postings were written one after another.
-const POST_MANY = `WITH
-  l AS (SELECT * FROM unnest($1::int[], $2::uuid[], $3::bigint[], $4::bigint[]) AS l(posting, account_id, amount, bonus)),
+// Postings in one statement (see LedgerRepository.post). $1..$5: the lines' postings (1-based), accounts, amounts,
+// bonus parts (null: the bonus first, from the locked funds) and releases, in posting order; $6: the mints;
+// $7..$12: the postings' ids, whether each completes the pending hold of that id, types, amounts, descriptions and
+// references. A line is checked against its account's funds after its own posting and every earlier one (a running
+// sum per account), as if the postings were written one after another.
+const POST = `WITH
   locked AS (SELECT a.id, a.kind, a.code, a.balance, a.held, a.bonus FROM ledger_accounts a WHERE a.id = ANY($2::uuid[]) ORDER BY a.id FOR UPDATE),
+  l AS (SELECT l.posting, l.account_id, l.amount, l.release,
+               coalesce(l.bonus, CASE WHEN l.amount < 0 THEN -least(k.bonus, -l.amount) ELSE 0 END) AS bonus
+        FROM unnest($1::int[], $2::uuid[], $3::bigint[], $4::bigint[], $5::bigint[]) AS l(posting, account_id, amount, bonus, release)
+        LEFT JOIN locked k ON k.id = l.account_id),
   run AS (
-    SELECT l.posting, l.account_id, k.kind, k.code, k.held,
+    SELECT l.posting, l.account_id, k.kind, k.code, k.held - sum(l.release) OVER w AS held,
            k.balance + sum(l.amount) OVER w AS balance, k.bonus + sum(l.bonus) OVER w AS bonus
     FROM l JOIN locked k ON k.id = l.account_id
     WINDOW w AS (PARTITION BY l.account_id ORDER BY l.posting)),
   pays AS (
-    SELECT run.*, CASE WHEN kind = 'platform' THEN code = ANY($5::text[]) OR balance >= 0 ELSE balance - held >= 0 AND balance >= bonus END AS pays
+    SELECT run.*, CASE WHEN kind = 'platform' THEN code = ANY($6::text[]) OR balance >= 0 ELSE balance - held >= 0 AND balance >= bonus END AS pays
     FROM run),
   ok AS (SELECT count(*) = cardinality($2::uuid[]) AND coalesce(bool_and(pays), false) AS ok FROM pays),
-  p AS (SELECT * FROM unnest($6::uuid[], $7::text[], $8::bigint[], $9::text[], $10::text[])
-         WITH ORDINALITY AS p(id, type, amount, description, reference, posting)),
-  t AS (INSERT INTO ledger_transactions (id, type, status, amount, description, reference, completed_at)
-        SELECT p.id, p.type, 'completed', p.amount, p.description, p.reference, now() FROM p WHERE (SELECT ok FROM ok)
-        RETURNING id, created_at),
-  net AS (SELECT account_id, sum(amount) AS amount, sum(bonus) AS bonus FROM l GROUP BY account_id),
+  p AS (SELECT * FROM unnest($7::uuid[], $8::bool[], $9::text[], $10::bigint[], $11::text[], $12::text[])
+         WITH ORDINALITY AS p(id, hold, type, amount, description, reference, posting)),
+  ins AS (INSERT INTO ledger_transactions (id, type, status, amount, description, reference, completed_at)
+          SELECT p.id, p.type, 'completed', p.amount, p.description, p.reference, now() FROM p WHERE NOT p.hold AND (SELECT ok FROM ok)
+          RETURNING id, created_at),
+  done AS (UPDATE ledger_transactions h SET status = 'completed', amount = p.amount, completed_at = now()
+           FROM p WHERE p.hold AND h.id = p.id AND h.status = 'pending' AND (SELECT ok FROM ok)
+           RETURNING h.id),
+  t AS (SELECT id FROM ins UNION ALL SELECT id FROM done),
+  net AS (SELECT account_id, sum(amount) AS amount, sum(bonus) AS bonus, sum(release) AS release FROM l GROUP BY account_id),
   moved AS (
-    UPDATE ledger_accounts a SET balance = a.balance + n.amount, bonus = a.bonus + n.bonus, updated_at = now()
+    UPDATE ledger_accounts a SET balance = a.balance + n.amount, held = a.held - n.release, bonus = a.bonus + n.bonus, updated_at = now()
     FROM net n
     WHERE a.id = n.account_id AND (SELECT ok FROM ok)
-      AND CASE WHEN a.kind = 'platform' THEN a.code = ANY($5::text[]) OR a.balance + n.amount >= 0
-               ELSE a.balance - a.held + n.amount >= 0 AND a.balance + n.amount >= a.bonus + n.bonus END
+      AND CASE WHEN a.kind = 'platform' THEN a.code = ANY($6::text[]) OR a.balance + n.amount >= 0
+               ELSE a.balance - a.held + n.amount + n.release >= 0 AND a.balance + n.amount >= a.bonus + n.bonus END
     RETURNING a.id),
   e AS (INSERT INTO ledger_entries (transaction_id, account_id, amount, bonus)
         SELECT t.id, l.account_id, l.amount, l.bonus FROM l JOIN p USING (posting) JOIN t ON t.id = p.id ORDER BY l.posting, l.account_id)
-  SELECT ok.ok, (SELECT count(*) FROM t)::int AS written, (SELECT min(created_at) FROM t) AS created_at,
+  SELECT ok.ok, (SELECT count(*) FROM t)::int AS written, (SELECT min(created_at) FROM ins) AS created_at,
          (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM net)::int AS accounts,
-         (SELECT json_agg(json_build_object('posting', x.posting, 'id', x.account_id, 'balance', x.balance, 'held', x.held, 'bonus', x.bonus)) FROM pays x) AS after
+         (SELECT json_agg(json_build_object('posting', x.posting, 'id', x.account_id, 'balance', x.balance, 'held', x.held, 'bonus', x.bonus)) FROM pays x) AS after,
+         CASE WHEN NOT ok.ok THEN (SELECT json_agg(json_build_object('id', k.id, 'balance', k.balance, 'held', k.held, 'bonus', k.bonus)) FROM locked k) END AS funds,
+         CASE WHEN NOT ok.ok THEN (SELECT json_agg(DISTINCT x.account_id) FROM pays x WHERE NOT x.pays) END AS refused
   FROM ok`;
 
 /** The ledger's tables: ledger_accounts, ledger_transactions and ledger_entries. */
@@ -248,74 +205,43 @@ export class LedgerRepository extends Repository {
   }
 
   /**
-   * Writes one transaction in one statement, all of it or nothing: locks the lines' accounts in id order, checks every
-   * line against its locked funds (a user account's debit only while its free balance covers it and, for the part
-   * that is not bonus, what is left still covers the bonus; a platform account that is not a mint stays at or above
-   * zero), and only when every line passes inserts the transaction (or completes the pending hold `holdId`, releasing
-   * each line's `release` from what the account holds), moves the balances and writes the entries. `ok` false: nothing
-   * was written, and `funds` are the locked accounts' funds to explain why. `alsoLock`: accounts locked with the
-   * lines' (in one id order) for what the caller moves next in the same transaction.
+   * Writes completed transactions in one statement, in order, all of them or none: locks their lines' accounts in id
+   * order, checks every line against its account's funds after its own posting and every earlier one (a user account
+   * only while its free balance, less holds and plus what the line releases, stays ≥ 0 and, for the part that is not
+   * bonus, what is left still covers the bonus; a platform account that is not a mint stays at or above zero), and only
+   * when every line passes inserts the new transactions (or completes the pending holds), moves each account once by
+   * its net and writes every posting's entries (each posting a balanced transaction of its own, its entries checked by
+   * the deferred trigger at commit). `ok` false: nothing was written; `funds` and `refused` say why.
    */
-  async post(t: NewPosting, lines: PostedLine[], tx: Tx, alsoLock: string[] = []): Promise<PostResult> {
-    const row = await this.one<{
-      ok: boolean;
-      id: string | null;
-      created_at: Date | null;
-      moved: number;
-      funds: Array<{ id: string; balance: number; held: number; bonus: number; pays: boolean }> | null;
-      after: Array<{ id: string; balance: number; held: number; bonus: number }> | null;
-    }>(
-      t.holdId ? POST_HOLD : POST_NEW,
-      [
-        lines.map((l) => l.accountId),
-        lines.map((l) => l.amount),
-        lines.map((l) => l.bonus),
-        lines.map((l) => l.release),
-        MINT_CODES,
-        alsoLock,
-        t.holdId ?? t.id ?? null,
-        t.amount,
-        ...(t.holdId ? [] : [t.type, t.description, t.reference]),
-      ],
-      tx,
-    );
-    const byId = (rows: Array<{ id: string; balance: number; held: number; bonus: number }> | null) =>
-      new Map((rows ?? []).map((r) => [r.id, { balance: Number(r.balance), held: Number(r.held), bonus: Number(r.bonus) }]));
-    if (row!.ok && (!row!.id || row!.moved !== lines.length)) throw new Error(`Ledger posting wrote ${row!.moved} of ${lines.length} lines`);
-    return {
-      ok: row!.ok,
-      id: row!.id,
-      createdAt: row!.created_at,
-      funds: byId(row!.funds),
-      refused: (row!.funds ?? []).filter((f) => !f.pays).map((f) => f.id),
-      after: byId(row!.after),
-    };
-  }
-
-  /**
-   * Writes new completed transactions in one statement, in order, all of them or none: as post() would one after
-   * another in one database transaction, each line checked against its account's funds after the postings before it,
-   * but with one lock of all their accounts (in id order), one update per account and one round trip. `ok` false:
-   * one of them could not be paid, and nothing was written.
-   */
-  async postMany(postings: ManyPosting[], tx: Tx): Promise<PostManyResult> {
+  async post(postings: NewPosting[], tx: Tx): Promise<PostResult> {
     const lines = postings.flatMap((p, i) => p.lines.map((l) => ({ ...l, posting: i + 1 })));
+    // A bonus read from the locked funds (null) is the funds before the statement: right only on the account's first line.
+    const seen = new Set<string>();
+    for (const l of lines) {
+      if (l.bonus === null && seen.has(l.accountId)) throw new Error(`Posting ${l.posting} reads the bonus of ${l.accountId} after an earlier line`);
+      seen.add(l.accountId);
+    }
+    type FundsRow = { id: string; balance: number; held: number; bonus: number };
     const row = await this.one<{
       ok: boolean;
       written: number;
       created_at: Date | null;
       moved: number;
       accounts: number;
-      after: Array<{ posting: number; id: string; balance: number; held: number; bonus: number }> | null;
+      after: Array<FundsRow & { posting: number }> | null;
+      funds: FundsRow[] | null;
+      refused: string[] | null;
     }>(
-      POST_MANY,
+      POST,
       [
         lines.map((l) => l.posting),
         lines.map((l) => l.accountId),
         lines.map((l) => l.amount),
         lines.map((l) => l.bonus),
+        lines.map((l) => l.release),
         MINT_CODES,
         postings.map((p) => p.id),
+        postings.map((p) => !!p.hold),
         postings.map((p) => p.type),
         postings.map((p) => p.amount),
         postings.map((p) => p.description),
@@ -323,13 +249,22 @@ export class LedgerRepository extends Repository {
       ],
       tx,
     );
-    if (!row!.ok) return { ok: false, createdAt: null, after: [] };
+    if (!row!.ok) {
+      return {
+        ok: false,
+        createdAt: null,
+        after: [],
+        funds: new Map((row!.funds ?? []).map((r) => [r.id, toFunds(r)])),
+        refused: row!.refused ?? [],
+      };
+    }
+    // A hold no longer pending, or an account whose guarded update did not run, would leave the ledger unbalanced.
     if (row!.written !== postings.length || row!.moved !== row!.accounts) {
       throw new Error(`Ledger posting wrote ${row!.written} of ${postings.length} transactions, moved ${row!.moved} of ${row!.accounts} accounts`);
     }
     const after = postings.map(() => new Map<string, Funds>());
-    for (const r of row!.after ?? []) after[r.posting - 1]!.set(r.id, { balance: Number(r.balance), held: Number(r.held), bonus: Number(r.bonus) });
-    return { ok: true, createdAt: row!.created_at, after };
+    for (const r of row!.after ?? []) after[r.posting - 1]!.set(r.id, toFunds(r));
+    return { ok: true, createdAt: row!.created_at, after, funds: new Map(), refused: [] };
   }
 
   /**

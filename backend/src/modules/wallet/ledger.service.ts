@@ -1,12 +1,12 @@
 import { ForbiddenException, HttpException, HttpStatus, Inject, Injectable, NotFoundException } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import type { Schemas } from '../../contract/types';
 import { decodeCursor, encodeCursor } from '../../common/cursor';
 import { Transactions, type Tx } from '../../database/repository';
 import { NotificationsService } from '../notifications/notifications.service';
-import { LedgerRepository, MINTS, type Funds, type LedgerAccount, type PlatformAccount } from './ledger.repository';
+import { LedgerRepository, MINTS, type Funds, type LedgerAccount, type NewPosting, type PlatformAccount } from './ledger.repository';
 import { toGlob } from '../../common/units';
 
 type TxType = Schemas['TransactionType'];
@@ -143,14 +143,10 @@ export class LedgerService {
   /** As postFull, but answers null (having written nothing) where postFull would throw InsufficientTokensException. */
   async tryPost(posting: Posting & { id?: string }, tx: Tx, throwIfRefused = false): Promise<Posted | null> {
     const lines = this.checkedLines(posting.lines);
-    const amount = lines.filter((l) => l.amount > 0).reduce((s, l) => s + l.amount, 0);
-    const r = await this.ledger.post(
-      { type: posting.type, amount, description: posting.description, reference: posting.reference ?? null, id: posting.id },
-      lines.map((l) => ({ accountId: l.accountId, amount: l.amount, bonus: l.bonus ?? 0, release: 0 })),
-      tx,
-    );
+    const id = posting.id ?? randomUUID();
+    const r = await this.ledger.post([this.newPosting({ ...posting, id }, lines)], tx);
     if (!r.ok) return throwIfRefused ? this.refuse(lines, new Map(), r) : null;
-    return { id: r.id!, createdAt: r.createdAt!, after: r.after };
+    return { id, createdAt: r.createdAt!, after: r.after[0]! };
   }
 
   /**
@@ -159,20 +155,24 @@ export class LedgerService {
    * nothing) where any of them would be refused.
    */
   async tryPostMany(postings: Array<Posting & { id: string }>, tx: Tx): Promise<Posted[] | null> {
-    const checked = postings.map((p) => ({ ...p, lines: this.checkedLines(p.lines) }));
-    const r = await this.ledger.postMany(
-      checked.map((p) => ({
-        id: p.id,
-        type: p.type,
-        amount: p.lines.filter((l) => l.amount > 0).reduce((s, l) => s + l.amount, 0),
-        description: p.description,
-        reference: p.reference ?? null,
-        lines: p.lines.map((l) => ({ accountId: l.accountId, amount: l.amount, bonus: l.bonus ?? 0 })),
-      })),
+    const r = await this.ledger.post(
+      postings.map((p) => this.newPosting(p)),
       tx,
     );
     if (!r.ok) return null;
     return r.after.map((after, i) => ({ id: postings[i]!.id, createdAt: r.createdAt!, after }));
+  }
+
+  /** A new transaction as the repository writes it, its lines proven to balance (`lines`: already checked). */
+  private newPosting(p: Posting & { id: string }, lines = this.checkedLines(p.lines)): NewPosting {
+    return {
+      id: p.id,
+      type: p.type,
+      amount: lines.filter((l) => l.amount > 0).reduce((s, l) => s + l.amount, 0),
+      description: p.description,
+      reference: p.reference ?? null,
+      lines: lines.map((l) => ({ accountId: l.accountId, amount: l.amount, bonus: l.bonus ?? 0, release: 0 })),
+    };
   }
 
   /** The lines in account id order, once they are proven to balance (integers, none zero, summing to zero, one per account). */
@@ -245,14 +245,16 @@ export class LedgerService {
    */
   async settle(holdId: string, units: number, tx?: Tx): Promise<void> {
     if (!tx) return this.transactions.run((own) => this.settle(holdId, units, own));
-    await this.settleLocking(holdId, units, [], tx);
+    await this.settleWith(holdId, units, () => [], tx);
   }
 
   /**
-   * Settles a hold as settle() does, having first locked `alsoLock` with the hold's accounts (in id order) for
-   * what the caller moves next in the same transaction. Returns the units charged (0 when nothing was).
+   * Settles a hold as settle() does and writes `then(charged)`'s postings after it in the same statement (a task's
+   * rewards share): the hold's account, spending and theirs locked once in id order, each posting its own balanced
+   * transaction checked after the ones before it, all of them written or none. Returns the units charged (0 when
+   * nothing was: then nothing of `then` is written either).
    */
-  async settleLocking(holdId: string, units: number, alsoLock: string[], tx: Tx): Promise<number> {
+  async settleWith(holdId: string, units: number, then: (charged: number) => Posting[], tx: Tx): Promise<number> {
     const hold = await this.ledger.lockHold(holdId, tx);
     if (!hold || hold.status !== 'pending') return 0;
     const used = Math.max(0, Math.min(units, hold.amount));
@@ -267,18 +269,27 @@ export class LedgerService {
       { accountId: spending, amount: used },
     ]);
     const releases = new Map([[hold.accountId, hold.amount]]);
-    // One statement locks the hold's account, spending and `alsoLock` in id order and posts; spending on the network
-    // uses the welcome bonus first, its part read from the wallet as locked there (bonus null).
+    // Spending on the network uses the welcome bonus first: its part is read from the wallet as locked (bonus null),
+    // in the same statement that completes the hold, releases all of it and writes what follows.
     const r = await this.ledger.post(
-      { type: 'spending', amount: used, description: '', reference: null, holdId },
-      lines.map((l) => ({
-        accountId: l.accountId,
-        amount: l.amount,
-        bonus: l.accountId === hold.accountId ? null : 0,
-        release: releases.get(l.accountId) ?? 0,
-      })),
+      [
+        {
+          id: holdId,
+          hold: true,
+          type: 'spending',
+          amount: used,
+          description: '',
+          reference: null,
+          lines: lines.map((l) => ({
+            accountId: l.accountId,
+            amount: l.amount,
+            bonus: l.accountId === hold.accountId ? null : 0,
+            release: releases.get(l.accountId) ?? 0,
+          })),
+        },
+        ...then(used).map((p) => this.newPosting({ ...p, id: randomUUID() })),
+      ],
       tx,
-      alsoLock,
     );
     if (!r.ok) {
       const bonus = -Math.min(r.funds.get(hold.accountId)?.bonus ?? 0, used);
