@@ -13,6 +13,12 @@ import type { Serving } from './serving';
 import type { Session } from './session';
 import type { RunningJob } from './work-loop';
 
+/**
+ * A node's frame: what it generated in up to 20 ms goes to the API as one line of the job's events stream (the first
+ * piece at once). Each line costs the API a few Redis round trips, so frames, not tokens, set its cost per reply.
+ */
+const EVENT_FRAME_MS = 20;
+
 type NodeJob = Schemas['NodeJob'];
 type StopReason = Extract<NodeJobEvent, { type: 'done' }>['stop_reason'];
 
@@ -129,9 +135,9 @@ export class JobRunner {
       const result = await generateReply(
         (request) => generator.generate(request),
         replyRequest(job, running.abort.signal),
-        // The engine's frames (a lone piece waits at most 10 ms); while one batch is on its way, what comes meanwhile
-        // waits in the sender and goes as the next.
+        // While one frame is on its way, what comes meanwhile waits in the sender and goes as the next.
         (text) => sender.pushText(text),
+        EVENT_FRAME_MS,
       );
       if (running.reason && running.reason !== 'stop') return;
       const stopReason: StopReason = running.reason === 'stop' ? 'abort' : result.stopReason;
