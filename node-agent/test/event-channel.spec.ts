@@ -144,7 +144,9 @@ describe('a job’s events over one request', () => {
       [404, ['answered 404']],
       [503, []],
     ] as const) {
-      const api = await server((_req, res) => res.writeHead(status, { 'content-type': 'application/json' }).end('{}'));
+      const api = await server((_req, res) => {
+        res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+      });
       const { ch, fallbacks, unsupported } = channel(api.url);
       expect(await ch.post([token('a')])).toEqual({ kind: 'ok', stop: false });
       expect(await ch.post([token('b')])).toEqual({ kind: 'ok', stop: false });
