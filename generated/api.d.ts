@@ -754,12 +754,13 @@ export interface paths {
          * Stream a job's events over one request
          * @description A reply's events over one long-lived request instead of one request per batch: the same events, caps, checks and
          *     settlement as `sendNodeJobEvents`, at a fraction of its cost per batch (one authentication for the whole reply).
-         *     The node starts the request with its first line, and the answer's headers come at once (200, or 401 for a
-         *     credential that is not valid). Then each line of the body, one `NodeJobEvents` object (at most 512 events and
-         *     256 KiB of text, 16 MiB in all), is answered by one line, in order: a `NodeJobAck`, or an `Error` after which the
-         *     platform ends the answer (400 for a line that is not valid, 403, 409 or 413 as `sendNodeJobEvents` answers
-         *     them, 401 for a node revoked meanwhile). A node sends its next line once the one before is answered. After a line
-         *     that ends with a `done` or `error` event, the platform answers it and ends the answer.
+         *     The node starts the request with its first line, and the answer's headers come at once: 200, or 401 for a
+         *     credential that is not valid, 403 for a job this node does not hold, 409 for one that has ended. Then each line
+         *     of the body, one `NodeJobEvents` object (at most 512 events and 256 KiB of text, 16 MiB in all), is answered by
+         *     one line, in order: a `NodeJobAck`, or an `Error` after which the platform ends the answer (400 for a line that
+         *     is not valid, 403, 409 or 413 as `sendNodeJobEvents` answers them, 401 for a node revoked meanwhile). A node
+         *     sends its next line once the one before is answered. After a line that ends with a `done` or `error` event, the
+         *     platform answers it and ends the answer.
          *
          *     A proxy in front of the API must pass the body on as it comes (nginx: `proxy_request_buffering off`); a node
          *     whose answer's headers do not come within 10 s, or that is answered 404, 405 or 415, sends its events with
@@ -7915,6 +7916,38 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["NodeUnauthorized"];
+            /** @description This node does not hold the job (never claimed it, or lost its lock). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "message": "This node does not hold job r_m3x9k2_1",
+                     *       "error": "Forbidden"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The job has already ended. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "message": "Job r_m3x9k2_1 has already ended",
+                     *       "error": "Conflict"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
         };
     };

@@ -142,10 +142,14 @@ export class EventChannel {
       this.answer = res.body.pipeThrough(new TextDecoderStream()).getReader();
       return 'open';
     }
-    await res.body?.cancel().catch(() => undefined);
+    const error = (await res.json().catch(() => ({}))) as { message?: unknown };
     this.close();
     this.mode = 'calls';
     if (res.status === 401) return { kind: 'revoked' };
+    // Not this node's job (403), or ended (409): as the same answer to a batch's own request.
+    if (res.status === 403 || res.status === 409) {
+      return { kind: 'lost', status: res.status, message: typeof error.message === 'string' ? error.message : `status ${res.status}` };
+    }
     if (UNSUPPORTED.has(res.status)) this.opts.onUnsupported(`answered ${res.status}`);
     // Anything else (busy, a transient failure): this job's batches go one request each, which retry as calls do.
     return 'calls';

@@ -122,6 +122,18 @@ describe('a job’s events over one request', () => {
     }
   });
 
+  it('a job refused before the stream opens (403, 409) is lost, with nothing sent a request each', async () => {
+    for (const status of [403, 409]) {
+      const api = await server((_req, res) => {
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ statusCode: status, message: 'Not yours', error: 'x' }));
+      });
+      const { ch, fallbacks } = channel(api.url);
+      expect(await ch.post([token('a')])).toEqual({ kind: 'lost', status, message: 'Not yours' });
+      expect(fallbacks).toEqual([]);
+      await api.close();
+    }
+  });
+
   it('a proxy that holds the body until it ends: no headers in time, so the batch goes once by its own request, and so do later jobs', async () => {
     let received = '';
     const proxy = await server((req, res) => {

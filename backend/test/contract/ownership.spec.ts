@@ -85,6 +85,11 @@ const BODY_OVERRIDES: Record<string, (body: Record<string, unknown>, w: World) =
   sendNodeJobEmbeddings: () => ({ embeddings: [Buffer.alloc(192 * 4).toString('base64')] }),
 };
 
+/** Bodies of other media types, as sent: a streamed reply's one line of tokens (the example's `done` would end A's job). */
+const RAW_BODY_OVERRIDES: Record<string, string> = {
+  streamNodeJobEvents: `${JSON.stringify({ events: [{ type: 'token', text: 'Hi' }] })}\n`,
+};
+
 /** Paths naming a resource by id: `{id}`, `{userId}`, `{conversationId}`… */
 const ID_PARAM = /\{(id|[A-Za-z]*Id)\}/g;
 
@@ -151,6 +156,12 @@ function buildRequest(o: SpecOperation, w: World) {
   if ([...query].length) url += `?${query}`;
   let body: unknown;
   const json = op.requestBody?.content['application/json'];
+  const [mediaType, raw] = Object.entries(op.requestBody?.content ?? {})[0] ?? [];
+  if (!json && mediaType && raw) {
+    // A body that is not JSON (a streamed body's lines) goes as its own media type.
+    headers['Content-Type'] = mediaType;
+    body = RAW_BODY_OVERRIDES[o.operationId] ?? (raw as { example?: string }).example;
+  }
   if (json) {
     body = json.example ?? deref(Object.values(json.examples ?? {})[0])?.value;
     if (body === undefined && op.requestBody?.required) throw new Error(`${o.operationId}: its request body has no example in the spec`);
@@ -181,11 +192,11 @@ describe('contract: every operation on an owned resource refuses another account
     try {
       const res = await fetch(`${stack.url}${url}`, {
         method: method.toUpperCase(),
-        headers: { ...who.auth, ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        headers: { ...who.auth, ...(body === undefined || typeof body === 'string' ? {} : { 'content-type': 'application/json' }), ...headers },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
         signal: ctrl.signal,
       });
-      if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
+      if (/^(text\/event-stream|application\/x-ndjson)/.test(res.headers.get('content-type') ?? '')) {
         ctrl.abort();
         return { status: res.status, text: '(an event stream)', body: {}, streaming: true };
       }

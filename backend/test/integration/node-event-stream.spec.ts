@@ -145,7 +145,7 @@ describe('a node streaming a reply over one request', () => {
     expect(await taskOf(stack, id)).toMatchObject({ status: 'completed' });
   });
 
-  it('another node’s job is answered 403, a flood 413 at the job’s byte cap with nothing charged, and a replay after the end 409', async () => {
+  it('another node’s job is refused 403 before the stream opens, a flood answered 413 at the job’s byte cap with nothing charged, a replay after the end 409', async () => {
     const flooder = await ScriptedNode.pair(stack, owner, { models: [MODELS.flood], write: modelsProof });
     const stranger = await ScriptedNode.pair(stack, owner, { models: [MODELS.honest], write: modelsProof });
     const u = await newUser(stack, 'stream-flooded');
@@ -154,7 +154,9 @@ describe('a node streaming a reply over one request', () => {
     const reading = start(u, id, MODELS.flood, 16);
     const job = (await flooder.claim())!;
 
+    // Refused before the stream opens.
     const theft = await stranger.stream(job.job_id, line([{ type: 'token', text: 'mine now' }]));
+    expect(theft.status).toBe(403);
     expect(await theft.next()).toEqual({ statusCode: 403, error: 'Forbidden', message: `This node does not hold job ${job.job_id}` });
     theft.close();
 
@@ -175,6 +177,7 @@ describe('a node streaming a reply over one request', () => {
     expect(await units(u)).toEqual(before);
 
     const replay = await flooder.stream(job.job_id, line([{ type: 'token', text: 'again' }]));
+    expect(replay.status).toBe(409);
     expect(await replay.next()).toEqual({ statusCode: 409, error: 'Conflict', message: `Job ${job.job_id} has already ended` });
     replay.close();
   });

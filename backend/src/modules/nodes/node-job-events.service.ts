@@ -198,14 +198,17 @@ export class NodeJobEventsService {
   }
 
   /**
-   * A reply's events over one request (streamNodeJobEvents): each line is taken as one events call would be and
-   * answered by one line, the node's credential checked again at most every second; an Error line, or the line that
-   * ends the reply, ends the answer.
+   * A reply's events over one request (streamNodeJobEvents): the job checked before the answer opens, then each line
+   * taken as one events call would be and answered by one line, the node's credential checked again at most every
+   * second; an Error line, or the line that ends the reply, ends the answer.
    */
   async stream(node: NodeIdentity, jobId: string, lines: AsyncIterable<string>, answer: NdjsonAnswer): Promise<void> {
+    const state: StreamState = {};
+    // Before the answer opens: 403 for a job this node does not hold, 409 for one that has ended (a reply the platform
+    // stopped, which its node must still end with its commitment, and a verify job's replay are let through).
+    if (!this.verifyJobs.isVerifyJob(jobId) && !(await this.stoppedReplies.waitsFor(jobId, node.id))) await this.held(node, jobId, state);
     answer.open();
     let checkedAt = Date.now();
-    const state: StreamState = {};
     try {
       for await (const line of lines) {
         const body = parseEventsLine(line);
