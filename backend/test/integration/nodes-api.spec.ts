@@ -73,7 +73,8 @@ describe('provider nodes over the public API', () => {
     stack = await startStack({
       env: {
         JOIN_TOKEN_RATE_LIMIT: '30',
-        HEARTBEAT_SECONDS: '1',
+        // Live for three beats: 6 s, so a slow settlement on a loaded machine is never taken for a node gone silent.
+        HEARTBEAT_SECONDS: '2',
         JOB_LOCK_MS: String(JOB_LOCK_MS),
         JOB_STALLED_INTERVAL_MS: '1000',
         REAPER_INTERVAL_MS: '500',

@@ -118,8 +118,9 @@ export class NodeJobEventsService {
     if (events.length > NODE_EVENTS_MAX) throw new PayloadTooLargeException(NODE_EVENTS_TOO_LARGE);
     const end = events.findIndex((e) => e.type !== 'token');
     if (end >= 0 && end !== events.length - 1) throw new BadRequestException('events: a done or error event must be the last');
-    await this.seen(node.id);
     const final = end >= 0 ? (events[end] as Exclude<NodeJobEvent, { type: 'token' }>) : null;
+    // A reply's end is marked whatever the throttle: its settlement may take a while, and the node is live meanwhile.
+    await this.seen(node.id, final !== null);
     const text = events.map((e) => (e.type === 'token' ? e.text : '')).join('');
     if (Buffer.byteLength(text) > NODE_EVENTS_MAX_BYTES) throw new PayloadTooLargeException(NODE_EVENTS_TOO_LARGE);
     const tokenEvents = events.length - (final ? 1 : 0);
@@ -238,9 +239,9 @@ export class NodeJobEventsService {
     return held;
   }
 
-  private async seen(nodeId: string): Promise<void> {
+  private async seen(nodeId: string, always = false): Promise<void> {
     const now = Date.now();
-    if (now - (this.lastSeen.get(nodeId) ?? 0) < SEEN_EVERY_MS) return;
+    if (!always && now - (this.lastSeen.get(nodeId) ?? 0) < SEEN_EVERY_MS) return;
     this.lastSeen.set(nodeId, now);
     // Nodes come and go: the map keeps only those seen in the last interval or so.
     if (this.lastSeen.size > 10_000) for (const [id, at] of this.lastSeen) if (now - at >= SEEN_EVERY_MS) this.lastSeen.delete(id);
