@@ -175,7 +175,7 @@ describe('two API processes behind nginx, with two workers', () => {
     for (const events of await Promise.all(readers)) expect(events.at(-1)!.data).toMatchObject({ type: 'done', stop_reason: 'stop' });
   }, 90_000);
 
-  it('two node agents behind the proxy serve replies whose events land on both processes, every event once and in order', async () => {
+  it('two node agents behind the proxy serve replies, each reply’s events one streamed request, every event once and in order', async () => {
     const owner = await newUser(stack, 'mp-agents');
     const viaProxy = { url: proxy.url, http: request(proxy.url) };
     // Paired and proven while the workers run (a worker judges their challenges), then the workers go.
@@ -204,10 +204,10 @@ describe('two API processes behind nginx, with two workers', () => {
       expect(task.status).toBe('completed');
       expect(agentNodes).toContain(task.node_id);
     }
-    // Each reply's events went as one streamed request through the proxy (it passes bodies on as they come), to both
-    // processes, and none a request per batch.
+    // Each reply's events went as one streamed request through the proxy (it passes bodies on as they come), and none
+    // a request per batch. (Which process took each is round robin's: with the agents' claims in between, regular
+    // traffic can put every stream on one process, so that is not asserted.)
     const after = await counts();
-    for (const [i, n] of after.entries()) expect(n.streams).toBeGreaterThan(before[i]!.streams);
     expect(after.reduce((sum, n, i) => sum + n.streams - before[i]!.streams, 0)).toBe(ids.length);
     expect(after.map((n) => n.calls)).toEqual(before.map((n) => n.calls));
   }, 180_000);
