@@ -6,7 +6,7 @@ import { startStack, TestStack } from '../support/app';
 import { expectSpecResponse } from '../support/contract';
 import { ledgerCheckCli } from '../support/ledger-check';
 import { modelsProof, ScriptedNode, TEST_HOST } from '../support/scripted-node';
-import { newUser } from '../support/users';
+import { newUser, walletUnits } from '../support/users';
 import { readSse, startReply, taskOf } from '../support/worker';
 
 /** Each attack on a model of its own, so no job of one test waits in another's queue. */
@@ -35,10 +35,7 @@ describe('a hostile node', () => {
   let owner: User;
   let counter: TokenCounter;
 
-  const balanceUnits = async (u: User) => {
-    const b = (await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200)).body as { balance: number; pending_balance: number };
-    return { balance: Math.round(b.balance * 1000), held: Math.round(b.pending_balance * 1000) };
-  };
+  const balanceUnits = (u: User) => walletUnits(stack, u);
   const start = (u: User, id: string, modelId: string, maxTokens: number) =>
     startReply(stack, u.auth, { streamId: id, modelId, prompt: PROMPT, params: { max_tokens: maxTokens } }).then((res) => readSse(res));
   const promptTokens = () => counter.countPrompt(MODELS.usage, [{ role: 'user', content: PROMPT }]);

@@ -4,7 +4,7 @@ import { NODE_EVENTS_BODY_MAX_BYTES } from '../../src/modules/nodes/node-job-eve
 import { startStack, TestStack } from '../support/app';
 import { ledgerCheckCli } from '../support/ledger-check';
 import { modelsProof, ScriptedNode } from '../support/scripted-node';
-import { newUser } from '../support/users';
+import { newUser, walletUnits } from '../support/users';
 import { readSse, startReply, taskOf } from '../support/worker';
 
 /** Each test on a model of its own, so no job of one waits in another's queue. */
@@ -33,10 +33,7 @@ describe('a node streaming a reply over one request', () => {
   let owner: User;
   let counter: TokenCounter;
 
-  const units = async (u: User) => {
-    const b = (await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200)).body as { balance: number; pending_balance: number };
-    return { balance: Math.round(b.balance * 1000), held: Math.round(b.pending_balance * 1000) };
-  };
+  const units = (u: User) => walletUnits(stack, u);
   const start = (u: User, id: string, modelId: string, maxTokens: number) =>
     startReply(stack, u.auth, { streamId: id, modelId, prompt: PROMPT, params: { max_tokens: maxTokens } }).then((res) => readSse(res));
   const used = async (modelId: string, text: string) =>

@@ -53,3 +53,9 @@ export async function apiCustomer(stack: TestStack, name: string) {
 export async function balanceUnits(stack: TestStack, u: { id: string; auth: Record<string, string> }): Promise<number> {
   return Math.round((await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200)).body.balance * 1000);
 }
+
+/** A user's balance and what replies hold of it, in milli-GLOB. */
+export async function walletUnits(stack: TestStack, u: { id: string; auth: Record<string, string> }): Promise<{ balance: number; held: number }> {
+  const b = (await stack.http.get(`/api/wallet/${u.id}/balance`).set(u.auth).expect(200)).body as { balance: number; pending_balance: number };
+  return { balance: Math.round(b.balance * 1000), held: Math.round(b.pending_balance * 1000) };
+}
