@@ -10,6 +10,7 @@ import {
   onShutdown,
   packNodeAgent,
   runOrFail,
+  scriptCommand,
   start,
 } from './lib.mjs';
 
@@ -57,12 +58,14 @@ if (!process.env.NODE_AGENT_PACKAGE && !process.env.NODE_AGENT_NPM_NAME) env.NOD
 log('Migrating the database');
 await runOrFail('Migrations', 'npm', ['run', '--silent', 'db:migrate', '-w', 'backend'], env);
 
-start(children, 'api', 'npm', ['run', '--silent', 'dev:api', '-w', 'backend'], env);
-start(children, 'worker', 'npm', ['run', '--silent', 'dev:worker', '-w', 'backend'], env);
-start(children, 'web', 'npm', ['run', 'dev', '-w', 'frontend', '--', '--port', webPort, '--strictPort'], {
-  API_URL: `http://localhost:${apiPort}`,
-  WEB_PORT: webPort,
-});
+for (const [name, workspace, script, extraArgs, scriptEnv] of [
+  ['api', 'backend', 'dev:api', [], env],
+  ['worker', 'backend', 'dev:worker', [], env],
+  ['web', 'frontend', 'dev', ['--port', webPort, '--strictPort'], { API_URL: `http://localhost:${apiPort}`, WEB_PORT: webPort }],
+]) {
+  const { cmd, args, cwd } = scriptCommand(workspace, script, extraArgs);
+  start(children, name, cmd, args, scriptEnv, { cwd });
+}
 
 log(`Web app:  http://localhost:${webPort}`);
 log(`API:      http://localhost:${apiPort}/api  (docs: http://localhost:${apiPort}/api/docs)`);

@@ -1,7 +1,7 @@
 // Shared by scripts/dev.mjs and scripts/serve.mjs: find or start PostgreSQL and Redis, run children.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join, relative, resolve } from 'node:path';
 
@@ -220,14 +220,14 @@ export async function runOrFail(label, cmd, args, env) {
  * (crash, OOM kill, SIGKILL) is started again after a backoff (1 s, doubling to 30 s; back to 1 s once it has
  * run for a minute), until shutdown.
  */
-export function start(children, name, cmd, args, env, { restart = false } = {}) {
+export function start(children, name, cmd, args, env, { restart = false, cwd = root } = {}) {
   const color = colors[children.length % colors.length];
   const prefix = `${color}${name.padEnd(6)}${reset}| `;
   const entry = { name, child: null };
   let backoff = 1_000;
   let quickExits = 0;
   const launch = () => {
-    const child = spawn(cmd, args, { cwd: root, env: { ...process.env, ...env, FORCE_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env, FORCE_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     const startedAt = Date.now();
     for (const stream of [child.stdout, child.stderr]) {
       let buf = '';
@@ -264,6 +264,25 @@ export function start(children, name, cmd, args, env, { restart = false } = {}) 
   launch();
   children.push(entry);
   return entry.child;
+}
+
+/**
+ * A workspace's package.json script as a command to spawn: { cmd, args, cwd }. `npm run` exits on Ctrl-C without
+ * waiting for the process it started, so a shutdown that waits for npm could end while that process still holds its
+ * port; the script's own command, started directly, is waited for. The scripts this reads are plain words (no quotes,
+ * no shell syntax); their programs are `node` or a package's bin.
+ */
+export function scriptCommand(workspace, script, extraArgs = []) {
+  const cwd = join(root, workspace);
+  const line = JSON.parse(readFileSync(join(cwd, 'package.json'), 'utf8')).scripts?.[script];
+  if (!line || /["'$|&;<>`]/.test(line)) throw new Error(`${workspace}: script ${script} is missing or not plain words`);
+  const [program, ...args] = line.trim().split(/\s+/);
+  const cmd =
+    program === 'node'
+      ? process.execPath
+      : [join(cwd, 'node_modules', '.bin', program), join(root, 'node_modules', '.bin', program)].find(existsSync);
+  if (!cmd) throw new Error(`${workspace}: script ${script}: ${program} is not installed (run npm ci)`);
+  return { cmd, args: [...args, ...extraArgs], cwd };
 }
 
 let shuttingDown = false;
