@@ -1,4 +1,10 @@
 /**
+ * A frame: what a generator (worker or node) made in up to this many ms goes on as one event, so a lone token waits at
+ * most this long, and at many tokens a second each event, Redis entry and SSE write carries a frame's worth of them.
+ */
+export const FRAME_MS = 20;
+
+/**
  * Coalesces generated text into token events: the first piece goes out at once, later ones at most every
  * `intervalMs` (a fast model on a fast machine makes 1,000+ tokens/s; one Redis entry, SSE frame and client
  * update per token costs more than the generation itself). `flush()` before the final event.
@@ -10,7 +16,7 @@ export class TokenBatcher {
 
   constructor(
     private readonly send: (text: string) => void,
-    private readonly intervalMs = 10,
+    private readonly intervalMs = FRAME_MS,
   ) {}
 
   push(text: string): void {

@@ -4,6 +4,7 @@
  */
 import type { Schemas } from './contract';
 import { generateReply } from '@glob/engine/generation';
+import { FRAME_MS } from '@glob/engine/token-batcher';
 import { encodeCommitment, encodeSteps } from '@glob/engine/commitment';
 import { VERIFY_TOP } from '@glob/engine/verification';
 import { recomputeRequest, replyRequest } from './engine-requests';
@@ -12,12 +13,6 @@ import { jobFields, type Log, plural } from './logging';
 import type { Serving } from './serving';
 import type { Session } from './session';
 import type { RunningJob } from './work-loop';
-
-/**
- * A node's frame: what it generated in up to 20 ms goes to the API as one line of the job's events stream (the first
- * piece at once). Each line costs the API a few Redis round trips, so frames, not tokens, set its cost per reply.
- */
-const EVENT_FRAME_MS = 20;
 
 type NodeJob = Schemas['NodeJob'];
 type StopReason = Extract<NodeJobEvent, { type: 'done' }>['stop_reason'];
@@ -137,7 +132,8 @@ export class JobRunner {
         replyRequest(job, running.abort.signal),
         // While one frame is on its way, what comes meanwhile waits in the sender and goes as the next.
         (text) => sender.pushText(text),
-        EVENT_FRAME_MS,
+        // A frame (the first piece at once) is one line of the job's events stream: frames, not tokens, set the API's cost.
+        FRAME_MS,
       );
       if (running.reason && running.reason !== 'stop') return;
       const stopReason: StopReason = running.reason === 'stop' ? 'abort' : result.stopReason;

@@ -15,7 +15,7 @@ export function redisOptions(config: Pick<AppConfig, 'redis'>, forBullmq = false
     enableOfflineQueue: forBullmq,
     maxRetriesPerRequest: forBullmq ? null : 1,
     // The shared command client: commands issued in one turn of the event loop (many streams' appends, a node's
-    // checks) go to Redis in one write. Never on blocking connections (BullMQ's, the stream hub's XREAD BLOCK).
+    // checks) go to Redis in one write. Never on BullMQ's blocking connections, nor on the stream hub's subscriber.
     enableAutoPipelining: !forBullmq,
   };
 }

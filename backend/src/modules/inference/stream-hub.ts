@@ -3,23 +3,27 @@ import type Redis from 'ioredis';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { createRedis, REDIS } from '../../redis/redis.module';
-import type { StreamEvent } from './streams';
+import { parsePublished, type StreamEvent } from './streams';
 
 /** One event of a stream: its number, the event, and its JSON as stored (what an SSE frame carries as it is). */
 type Entry = { id: number; event: StreamEvent; raw: string };
 
-/**
- * The shortest time between two reads: a read carries every event that arrived for every stream since the last, so at
- * many tokens a second a reader gets one batch per interval (one write to its socket), and a lone token waits at most
- * this long. With the generators' own batching (TokenBatcher, at most 10 ms), a token reaches its reader within 20 ms.
- */
-export const HUB_FRAME_MS = 10;
+/** Entries one stream read (XRANGE) returns at most; a reader further behind reads page after page. */
+const PAGE = 256;
+
+/** After a failed stream read, the next try waits this long. */
+const RETRY_MS = 500;
 
 interface Reader {
   key: string;
   /** Sequence number of the last entry this reader has. */
   cursor: number;
   queue: Entry[];
+  /** Published entries that came before the ones between them and the cursor (read from the stream meanwhile). */
+  ahead: Map<number, Entry>;
+  /** A read of the stream from the cursor is running; `again`: another is due when it ends. */
+  reading: boolean;
+  again: boolean;
   wake: (() => void) | null;
 }
 
@@ -34,19 +38,24 @@ export interface HubReadOptions {
 
 const isFinal = (e: StreamEvent) => e.type === 'done' || e.type === 'error';
 
+const entryOf = (id: number, raw: string): Entry => ({ id, event: JSON.parse(raw) as StreamEvent, raw });
+
 /**
- * All event-stream readers of one API process share one blocking Redis connection: a single XREAD BLOCK over
- * every stream someone reads, fanned out to its readers. A new reader wakes the blocked read (CLIENT UNBLOCK
- * from the command connection) so its stream joins at once. Without it, each reader held a connection of its
- * own, and a thousand readers could exhaust a shared Redis.
+ * All event-stream readers of one API process share one subscriber connection to Redis: each append is published on
+ * its stream's channel (see TokenStream.append), and a stream's channel is subscribed while this process has a
+ * reader of it, so what a process does per event is a message in and a write to each reader, however many streams
+ * are open. A reader joins by subscribing, then reading the stream from its cursor (what came before), and takes
+ * published events in order from there: one that comes before the events between it and the cursor waits for a
+ * read of the stream, which fills the gap. Before, one XREAD of every open stream ran every 10 ms, a cost that grew
+ * with the number of open streams, not of events.
  */
 @Injectable()
 export class StreamHub implements OnApplicationShutdown {
   private readonly logger = new Logger('StreamHub');
-  private readonly readers = new Set<Reader>();
-  private connection: Redis | undefined;
-  private connectionId: number | undefined;
-  private running = false;
+  private readonly readers = new Map<string, Set<Reader>>();
+  /** Each channel's SUBSCRIBE, awaited by the readers that join it. */
+  private readonly subscribed = new Map<string, Promise<unknown>>();
+  private subscriber: Redis | undefined;
   private closed = false;
 
   constructor(
@@ -56,14 +65,12 @@ export class StreamHub implements OnApplicationShutdown {
 
   /** Events of `key` after `opts.after`, in order, until `done` or `error` (or the reader goes away). */
   async *read(key: string, opts: HubReadOptions): AsyncGenerator<Entry> {
-    const reader: Reader = { key, cursor: opts.after, queue: [], wake: null };
-    this.readers.add(reader);
-    this.ensureLoop();
-    await this.interrupt();
+    const reader: Reader = { key, cursor: opts.after, queue: [], ahead: new Map(), reading: false, again: false, wake: null };
     const onAbort = () => reader.wake?.();
     opts.signal?.addEventListener('abort', onAbort);
     try {
-      while (!opts.signal?.aborted) {
+      await this.join(reader);
+      while (!opts.signal?.aborted && !this.closed) {
         const next = reader.queue.shift();
         if (next) {
           yield next;
@@ -78,100 +85,127 @@ export class StreamHub implements OnApplicationShutdown {
           };
         });
         reader.wake = null;
-        if (!arrived && opts.onIdle) await opts.onIdle();
+        if (arrived) continue;
+        // Quiet for a while: read the stream itself (a message lost while the subscriber reconnected), then ask.
+        await this.readStream(reader);
+        if (!reader.queue.length && opts.onIdle) {
+          await opts.onIdle();
+          await this.readStream(reader);
+        }
       }
     } finally {
       opts.signal?.removeEventListener('abort', onAbort);
-      this.readers.delete(reader);
+      this.leave(reader);
     }
   }
 
   /** How many readers this process serves (for tests and the bench). */
   get size(): number {
-    return this.readers.size;
+    let n = 0;
+    for (const set of this.readers.values()) n += set.size;
+    return n;
   }
 
-  private ensureLoop(): void {
-    if (this.running || this.closed) return;
-    this.running = true;
-    void this.loop().finally(() => {
-      this.running = false;
-      if (this.readers.size && !this.closed) this.ensureLoop();
-    });
-  }
-
-  private async blockingConnection(): Promise<Redis> {
-    if (!this.connection) {
-      this.connection = createRedis(this.config, true);
-      this.connection.on('error', (err: Error) => this.logger.warn(err.message));
-      this.connection.on('ready', () => {
-        this.connectionId = undefined;
-      });
+  /** Subscribed (the channel's SUBSCRIBE confirmed), then what the stream already holds past the cursor. */
+  private async join(reader: Reader): Promise<void> {
+    let set = this.readers.get(reader.key);
+    if (!set) this.readers.set(reader.key, (set = new Set()));
+    set.add(reader);
+    let subscribing = this.subscribed.get(reader.key);
+    if (!subscribing) {
+      subscribing = this.connection().subscribe(reader.key);
+      this.subscribed.set(reader.key, subscribing);
     }
-    this.connectionId ??= Number(await this.connection.client('ID'));
-    return this.connection;
+    await subscribing;
+    await this.readStream(reader);
   }
 
-  /** Wakes the blocked XREAD so it starts again with the current set of streams. */
-  private async interrupt(): Promise<void> {
-    if (this.connectionId !== undefined) await this.redis.client('UNBLOCK', this.connectionId).catch(() => undefined);
+  private leave(reader: Reader): void {
+    const set = this.readers.get(reader.key);
+    if (!set?.delete(reader) || set.size) return;
+    this.readers.delete(reader.key);
+    this.subscribed.delete(reader.key);
+    // Commands on one connection run in order: a reader joining after this subscribes again after it.
+    if (!this.closed) this.subscriber?.unsubscribe(reader.key).catch(() => undefined);
   }
 
-  private async loop(): Promise<void> {
-    let lastRead = 0;
-    while (this.readers.size && !this.closed) {
-      const wait = lastRead + HUB_FRAME_MS - Date.now();
-      if (wait > 0) {
-        await new Promise((r) => setTimeout(r, wait));
-        // The last reader may have left meanwhile: an XREAD of no stream is a syntax error.
-        continue;
-      }
-      lastRead = Date.now();
-      // Each stream is read from the oldest position any of its readers still needs.
-      const cursors = new Map<string, number>();
-      for (const r of this.readers) cursors.set(r.key, Math.min(cursors.get(r.key) ?? Infinity, r.cursor));
-      let res: Array<[string, Array<[string, string[]]>]> | null;
-      try {
-        const conn = await this.blockingConnection();
-        res = (await conn.xread(
-          'COUNT',
-          256,
-          'BLOCK',
-          2_000,
-          'STREAMS',
-          ...cursors.keys(),
-          ...[...cursors.values()].map((c) => `0-${c}`),
-        )) as typeof res;
-      } catch (err) {
-        if (this.closed) return;
-        this.logger.warn(`Stream read failed: ${err instanceof Error ? err.message : String(err)}`);
-        await new Promise((r) => setTimeout(r, 500));
-        continue;
-      }
-      for (const [key, entries] of res ?? []) {
-        const parsed = entries.map(([id, fields]) => ({
-          id: Number(id.split('-')[1]),
-          event: JSON.parse(fields[1]!) as StreamEvent,
-          raw: fields[1]!,
-        }));
-        for (const r of this.readers) {
-          if (r.key !== key) continue;
-          for (const e of parsed) {
-            // In order and without gaps: a reader that joined while this read was in flight (from further back)
-            // gets its missing events from the next read, which starts at its cursor.
-            if (e.id !== r.cursor + 1) continue;
-            r.queue.push(e);
-            r.cursor = e.id;
-          }
-          r.wake?.();
+  private connection(): Redis {
+    if (this.subscriber) return this.subscriber;
+    const sub = createRedis(this.config, true);
+    sub.on('error', (err: Error) => this.logger.warn(err.message));
+    sub.on('message', (channel: string, message: string) => this.published(channel, message));
+    let connectedBefore = false;
+    // Messages published while the connection was down are lost: once it is back (and resubscribed), every reader
+    // reads its stream from its cursor.
+    sub.on('ready', () => {
+      if (connectedBefore) for (const set of this.readers.values()) for (const r of set) void this.readStream(r);
+      connectedBefore = true;
+    });
+    this.subscriber = sub;
+    return sub;
+  }
+
+  private published(channel: string, message: string): void {
+    const set = this.readers.get(channel);
+    const published = set && parsePublished(message);
+    if (!published) return;
+    let entry: Entry | undefined;
+    for (const r of set) {
+      if (published.seq <= r.cursor) continue;
+      entry ??= entryOf(published.seq, published.raw);
+      this.offer(r, entry);
+    }
+  }
+
+  /** An entry for a reader: taken if it is the next, kept until the ones before it are read otherwise. */
+  private offer(r: Reader, e: Entry): void {
+    if (e.id <= r.cursor) return;
+    if (e.id !== r.cursor + 1) {
+      r.ahead.set(e.id, e);
+      void this.readStream(r);
+      return;
+    }
+    r.queue.push(e);
+    r.cursor = e.id;
+    for (let next = r.ahead.get(r.cursor + 1); next; next = r.ahead.get(r.cursor + 1)) {
+      r.ahead.delete(next.id);
+      r.queue.push(next);
+      r.cursor = next.id;
+    }
+    for (const id of r.ahead.keys()) if (id <= r.cursor) r.ahead.delete(id);
+    r.wake?.();
+  }
+
+  /** The stream's entries past the reader's cursor, page by page; a call while one runs makes it read once more. */
+  private async readStream(r: Reader): Promise<void> {
+    if (r.reading) {
+      r.again = true;
+      return;
+    }
+    r.reading = true;
+    try {
+      do {
+        r.again = false;
+        for (;;) {
+          const entries = (await this.redis.xrange(r.key, `(0-${r.cursor}`, '+', 'COUNT', PAGE)) as Array<[string, string[]]>;
+          for (const [id, fields] of entries) this.offer(r, entryOf(Number(id.split('-')[1]), fields[1]!));
+          if (entries.length < PAGE) break;
         }
-      }
+      } while (r.again && !this.closed);
+    } catch (err) {
+      if (this.closed) return;
+      this.logger.warn(`Stream read failed: ${err instanceof Error ? err.message : String(err)}`);
+      setTimeout(() => {
+        if (this.readers.get(r.key)?.has(r)) void this.readStream(r);
+      }, RETRY_MS);
+    } finally {
+      r.reading = false;
     }
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
-    for (const r of this.readers) r.wake?.();
-    this.connection?.disconnect();
+    for (const set of this.readers.values()) for (const r of set) r.wake?.();
+    this.subscriber?.disconnect();
   }
 }

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { Redis, Result } from 'ioredis';
 import type { Schemas } from '../../contract/types';
 
 export type StreamEvent = Schemas['StreamEvent'];
@@ -16,10 +16,38 @@ export const STREAM_TEXT_MAX_BYTES = 4 * 1024 * 1024;
 const TEXT_PAGE = 256;
 
 /**
- * Token streams live in Redis Streams (not pub/sub), so a reader that connects late or reconnects misses
- * nothing. Entry ids are `0-<n>` with n = 1, 2, 3…: the same n is the SSE `id:` and a reader resumes
- * after Last-Event-ID by reading from `0-<n>`. Redis numbers the entries itself (`XADD … 0-*`), so any process may
- * append (a node's events reach whichever API process its call lands on) without reading the stream first.
+ * An append: the event joins the stream (Redis numbers it) and is published, with its id, on the channel named as the
+ * stream, in one step, so a reader subscribed before it reads the stream misses nothing between the two.
+ */
+const APPEND_LUA = `local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '0-*', 'e', ARGV[2])
+redis.call('PUBLISH', KEYS[1], id .. ' ' .. ARGV[2])
+return id`;
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    globStreamAppend(key: string, maxEvents: number, raw: string): Result<string, Context>;
+  }
+}
+
+/** The client with the append script defined (once per client; ioredis sends it by its SHA-1 after the first call). */
+function withAppend(redis: Redis): Redis {
+  if (typeof (redis as Partial<Redis>).globStreamAppend !== 'function') redis.defineCommand('globStreamAppend', { numberOfKeys: 1, lua: APPEND_LUA });
+  return redis;
+}
+
+/** A published event: `<id> <raw JSON>` as the append script sends it. */
+export function parsePublished(message: string): { seq: number; raw: string } | null {
+  const space = message.indexOf(' ');
+  const seq = Number(message.slice(message.indexOf('-') + 1, space));
+  return space > 0 && Number.isSafeInteger(seq) ? { seq, raw: message.slice(space + 1) } : null;
+}
+
+/**
+ * Token streams live in Redis Streams, so a reader that connects late or reconnects misses nothing; each append is
+ * also published on the stream's channel, so live readers hear of it without reading every open stream. Entry ids
+ * are `0-<n>` with n = 1, 2, 3…: the same n is the SSE `id:` and a reader resumes after Last-Event-ID by reading
+ * from `0-<n>`. Redis numbers the entries itself (`XADD … 0-*`), so any process may append (a node's events reach
+ * whichever API process its call lands on) without reading the stream first.
  */
 export class TokenStream {
   constructor(
@@ -42,7 +70,7 @@ export class TokenStream {
    * are ordered on the connection, so they need not be awaited one by one.
    */
   append(event: StreamEvent): Promise<unknown> {
-    return this.redis.xadd(this.key, 'MAXLEN', '~', STREAM_MAX_EVENTS, '0-*', 'e', JSON.stringify(event));
+    return withAppend(this.redis).globStreamAppend(this.key, STREAM_MAX_EVENTS, JSON.stringify(event));
   }
 
   /**
