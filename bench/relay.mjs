@@ -4,7 +4,9 @@
 // in-cluster worker and on a remote node agent, at 1 and 8 streams, side by side in one run, the order alternating round
 // by round. Per cell: aggregate tokens/s and its ratio to llama.cpp direct, the streaming rate (first token to last),
 // time to first token, and the CPU time the API process and the serving process spent per relayed token (their
-// /proc/<pid>/stat user + system time around the cell, over the tokens relayed). Prints figures; asserts nothing.
+// /proc/<pid>/stat user + system time around the cell, over the tokens relayed), split into what a reply costs the API
+// whatever its length (as many one-token replies, right after) and what remains per token: the relay's own cost.
+// Prints figures; asserts nothing.
 // Usage: [RELAY_PROFILE=DIR] node bench/relay.mjs [tokens=512] [rounds=2] [threads=1] [targets=worker,agent]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,8 +24,9 @@ const { modelsDir, modelPath } = prepareNodeBench();
 const messages = [{ role: 'user', content: 'A long answer please' }];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// RELAY_PROFILE=DIR: the API runs under --cpu-prof, its profile written to DIR when the bench stops it.
+// RELAY_PROFILE=DIR: the API, the worker and the agent run under --cpu-prof, their profiles written to DIR as they stop.
 const profile = process.env.RELAY_PROFILE;
+const profileArgs = profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : [];
 const backend = await startBackend(
   {
     WELCOME_BONUS_GLOB: '1000000',
@@ -35,7 +38,7 @@ const backend = await startBackend(
     SPOT_CHECK_PERCENT: '0',
     SPOT_CHECK_FIRST: '0',
   },
-  profile ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profile] } : {},
+  profile ? { nodeArgs: profileArgs } : {},
 );
 const dataDir = mkdtempSync(join(tmpdir(), 'glob-bench-relay-'));
 let child = null;
@@ -60,7 +63,7 @@ try {
     let spawned;
     if (target === 'worker') {
       const { WORKER_PORT: _p, ...env } = backend.env;
-      spawned = spawn('node', ['backend/dist/worker.js'], {
+      spawned = spawn('node', [...profileArgs, 'backend/dist/worker.js'], {
         cwd: root,
         env: { ...env, WORKER_MODELS: MODEL, WORKER_NAME: 'bench-relay-worker', INFERENCE_THREADS: threads },
         stdio: ['ignore', 'ignore', 'pipe'],
@@ -74,7 +77,7 @@ try {
         args.push('--join-token', token.join_token);
       }
       args.push('--models-dir', modelsDir, '--data-dir', join(dataDir, 'node'), '--threads', threads, '--gpu', 'off', '--models', MODEL);
-      spawned = spawn('node', args, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      spawned = spawn('node', [...profileArgs, ...args], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
     }
     child = spawned;
     for (let i = 0; i < 120; i++) {
@@ -103,10 +106,12 @@ try {
   };
   await direct();
 
-  // cells[target][level] = { aggregate: [], streaming: [], ttft: [], apiUs: [], serverUs: [] }
+  // cells[target][level] = { aggregate: [], streaming: [], ttft: [], apiUs: [], serverUs: [], relayUs: [], fixedMs: [] }
   const cells = {};
   for (const target of ['direct', 'worker', 'agent'])
-    cells[target] = Object.fromEntries(LEVELS.map((n) => [n, { aggregate: [], streaming: [], ttft: [], apiUs: [], serverUs: [] }]));
+    cells[target] = Object.fromEntries(
+      LEVELS.map((n) => [n, { aggregate: [], streaming: [], ttft: [], apiUs: [], serverUs: [], relayUs: [], fixedMs: [] }]),
+    );
   const measure = async (target, chat, serverPid) => {
     for (const n of LEVELS) {
       // llama.cpp direct runs in this process: its CPU time is this process's.
@@ -128,6 +133,15 @@ try {
       }
       cell.apiUs.push(((api1 - api0) * 1000) / relayed);
       cell.serverUs.push(((server1 - server0) * 1000) / relayed);
+      if (serverPid) {
+        // What a reply costs the API whatever its length (its start, hold, queueing, settlement): the same number of
+        // replies of one token each, so that what remains per token is the relay's own cost.
+        const fixed0 = cpuMs(backend.apiPid);
+        await Promise.all(users.slice(0, n).map((u) => reply(u, 1)));
+        const fixedMs = cpuMs(backend.apiPid) - fixed0;
+        cell.relayUs.push(((api1 - api0 - fixedMs) * 1000) / Math.max(1, relayed - n));
+        cell.fixedMs.push(fixedMs / n);
+      }
     }
   };
   const t00 = performance.now();
@@ -163,6 +177,8 @@ try {
         'streaming tok/s per stream': median(c.streaming).toFixed(0),
         'first token p50 ms': median(c.ttft).toFixed(0),
         'API CPU µs/token': target === 'direct' ? '' : median(c.apiUs).toFixed(1),
+        'API ms/reply (fixed)': target === 'direct' ? '' : median(c.fixedMs).toFixed(1),
+        'API µs/token (relay)': target === 'direct' ? '' : median(c.relayUs).toFixed(1),
         'generator CPU µs/token': median(c.serverUs).toFixed(1),
       });
     }
