@@ -89,6 +89,7 @@ try {
     });
     if (!res.ok) throw new Error(`start ${res.status}: ${await res.text()}`);
     const delays = [];
+    const arrivals = [];
     const decoder = new TextDecoder();
     let buf = '';
     for await (const chunk of res.body) {
@@ -96,16 +97,19 @@ try {
       buf += decoder.decode(chunk, { stream: true });
       const cut = buf.lastIndexOf('\n\n');
       if (cut < 0) continue;
-      for (const m of buf.slice(0, cut).matchAll(/t(\d{13}) /g)) delays.push(now - Number(m[1]));
+      for (const m of buf.slice(0, cut).matchAll(/t(\d{13}) /g)) {
+        delays.push(now - Number(m[1]));
+        arrivals.push(now);
+      }
       buf = buf.slice(cut + 2);
     }
-    return delays;
+    return { delays, arrivals };
   };
   const run = async (label, base, pids) => {
     // Wait for both workers to serve.
     for (let i = 0; i < 120; i++) {
       try {
-        if ((await reply(base, users[0], 1)).length) break;
+        if ((await reply(base, users[0], 1)).delays.length) break;
       } catch {
         /* not serving yet */
       }
@@ -130,7 +134,7 @@ try {
         sleep((i / streams) * 1000).then(() =>
           reply(base, users[i % USERS], maxTokens).catch((err) => {
             console.error(`${label}: ${err.message}`);
-            return [];
+            return { delays: [], arrivals: [] };
           }),
         ),
       ),
@@ -138,14 +142,22 @@ try {
     clearInterval(sampler);
     const wall = (performance.now() - t0) / 1000;
     const cpu = pids.reduce((n, p) => n + cpuMs(p), 0) - cpu0;
-    const delays = all.flat();
-    const completed = all.filter((d) => d.length === maxTokens).length;
+    const delays = all.flatMap((r) => r.delays);
+    const completed = all.filter((r) => r.delays.length === maxTokens).length;
+    // While every stream is open (from the last one's first token to the first one's last): the relay at full load,
+    // without the ramp while the replies are being started.
+    const open = all.filter((r) => r.arrivals.length);
+    const from = Math.max(...open.map((r) => r.arrivals[0]));
+    const to = Math.min(...open.map((r) => r.arrivals.at(-1)));
+    const steady =
+      to - from >= 1000 ? (open.reduce((n, r) => n + r.arrivals.filter((t) => t >= from && t < to).length, 0) * 1000) / (to - from) : NaN;
     console.error(`${label}: ${completed}/${streams} complete in ${wall.toFixed(1)} s (load ${loadavg()[0].toFixed(1)})`);
     return {
       configuration: label,
       streams,
       complete: completed,
       'tokens/s relayed': (delays.length / wall).toFixed(0),
+      'tokens/s, all open': Number.isNaN(steady) ? 'n/a' : steady.toFixed(0),
       'aim tokens/s': (streams * rate).toFixed(0),
       'token delay p50 ms': pct(delays, 50),
       p99: pct(delays, 99),
