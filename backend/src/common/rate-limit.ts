@@ -24,12 +24,18 @@ export const clientIp = (req: Request) => req.ip ?? 'unknown';
 /** Marks a route as rate-limited; the RateLimitGuard enforces it with counters shared in Redis. */
 export const RateLimit = (...rules: RateLimitRule[]) => SetMetadata(RATE_LIMIT, rules);
 
-// Fixed window: INCRBY, set the expiry on the first hit, report count and remaining time.
-const HIT_SCRIPT = `
-local count = redis.call('INCRBY', KEYS[1], ARGV[2] or 1)
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+/**
+ * Lua for a fixed window: INCRBY, the expiry set on the first hit; leaves the locals `count` and `ttl` (ms left). Its
+ * arguments are Lua expressions (a key, the window in ms, the amount), so other scripts count in the same windows.
+ */
+export const fixedWindowLua = (key: string, windowMs: string, amount: string) => `
+local count = redis.call('INCRBY', ${key}, ${amount})
+if count == 1 then redis.call('PEXPIRE', ${key}, ${windowMs}) end
+local ttl = redis.call('PTTL', ${key})
+if ttl < 0 then redis.call('PEXPIRE', ${key}, ${windowMs}); ttl = tonumber(${windowMs}) end
+`;
+
+const HIT_SCRIPT = `${fixedWindowLua('KEYS[1]', 'ARGV[1]', 'ARGV[2] or 1')}
 return {count, ttl}
 `;
 
@@ -46,23 +52,28 @@ export class RateLimiter {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** The Redis key of a counter (for a script that counts in it beside other work). */
+  key(name: string, key: string): string {
+    return `${this.config.redis.prefix}:rl:${name}:${key}`;
+  }
+
   /** Counts one hit; returns the seconds to wait when the limit is exceeded, else null. */
   async hit(name: string, key: string, limit: number, windowSeconds: number): Promise<number | null> {
-    const redisKey = `${this.config.redis.prefix}:rl:${name}:${key}`;
+    const redisKey = this.key(name, key);
     const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, redisKey, String(windowSeconds * 1000))) as [number, number];
     return count > limit ? Math.max(1, Math.ceil(ttl / 1000)) : null;
   }
 
   /** Adds `amount` (0 only reads) to a fixed window's counter; returns the count and the milliseconds until it resets. */
   async add(name: string, key: string, amount: number, windowSeconds: number): Promise<{ count: number; resetMs: number }> {
-    const redisKey = `${this.config.redis.prefix}:rl:${name}:${key}`;
+    const redisKey = this.key(name, key);
     const [count, resetMs] = (await this.redis.eval(HIT_SCRIPT, 1, redisKey, String(windowSeconds * 1000), String(amount))) as [number, number];
     return { count, resetMs };
   }
 
   /** Takes back one hit counted by `add` (a try that turned out right), leaving the window's end as it was. */
   async giveBack(name: string, key: string): Promise<void> {
-    await this.redis.eval(GIVE_BACK_SCRIPT, 1, `${this.config.redis.prefix}:rl:${name}:${key}`);
+    await this.redis.eval(GIVE_BACK_SCRIPT, 1, this.key(name, key));
   }
 }
 

@@ -60,6 +60,14 @@ export class RepliesService {
     return new TokenStream(this.redis, TokenStream.key(this.config.redis.prefix, job.streamId));
   }
 
+  /**
+   * Work on a reply's stream in this process's write order for it (its appends, its end): `work` starts once what came
+   * before it has ended.
+   */
+  inOrder<T>(job: InferenceJob, work: () => Promise<T>): Promise<T> {
+    return this.serial(job, work);
+  }
+
   private serial<T>(job: InferenceJob, work: () => Promise<T>): Promise<T> {
     const prev = this.chains.get(job.streamId) ?? Promise.resolve();
     const next = prev.then(work, work);

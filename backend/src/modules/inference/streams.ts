@@ -16,16 +16,21 @@ export const STREAM_TEXT_MAX_BYTES = 4 * 1024 * 1024;
 const TEXT_PAGE = 256;
 
 /**
- * An append: the event joins the stream (Redis numbers it) and is published, with its id, on the channel named as the
- * stream, in one step, so a reader subscribed before it reads the stream misses nothing between the two.
+ * Lua for an append: the event joins the stream (Redis numbers it; the local `id`) and is published, with its id, on
+ * the channel named as the stream, in one step, so a reader subscribed before it reads the stream misses nothing
+ * between the two. Its arguments are Lua expressions (the stream's key, the event's JSON), so other scripts append too.
  */
-const APPEND_LUA = `local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '0-*', 'e', ARGV[2])
-redis.call('PUBLISH', KEYS[1], id .. ' ' .. ARGV[2])
+export const appendLua = (key: string, raw: string) => `
+local id = redis.call('XADD', ${key}, 'MAXLEN', '~', ${STREAM_MAX_EVENTS}, '0-*', 'e', ${raw})
+redis.call('PUBLISH', ${key}, id .. ' ' .. ${raw})
+`;
+
+const APPEND_LUA = `${appendLua('KEYS[1]', 'ARGV[1]')}
 return id`;
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    globStreamAppend(key: string, maxEvents: number, raw: string): Result<string, Context>;
+    globStreamAppend(key: string, raw: string): Result<string, Context>;
   }
 }
 
@@ -70,7 +75,7 @@ export class TokenStream {
    * are ordered on the connection, so they need not be awaited one by one.
    */
   append(event: StreamEvent): Promise<unknown> {
-    return withAppend(this.redis).globStreamAppend(this.key, STREAM_MAX_EVENTS, JSON.stringify(event));
+    return withAppend(this.redis).globStreamAppend(this.key, JSON.stringify(event));
   }
 
   /**

@@ -21,14 +21,16 @@ import type { InferenceJob } from '../../jobs/jobs';
 import { withRequestId } from '../../observability/logging';
 import { RateLimiter } from '../../common/rate-limit';
 import { fromBase64 } from '../../common/vectors';
+import { stopKey } from '../../jobs/stop-signals';
 import { TokenCounter } from '../catalog/token-counter';
+import { TokenStream } from '../inference/streams';
 import { EmbeddingsService } from '../inference/embeddings.service';
 import { RepliesService, type StopReason } from '../inference/replies.service';
 import { TasksRepository } from '../inference/tasks.repository';
 import { SpotChecksService } from '../trust/spot-checks.service';
 import { StoppedRepliesService } from '../trust/stopped-replies.service';
 import type { TokenLogprob } from '@glob/engine/logprobs';
-import { type Assignment, NodeJobStore, runOf } from './node-job-store';
+import { type Assignment, type FrameKeys, NodeJobStore, runOf } from './node-job-store';
 import { NodeSpeedService } from './node-speed.service';
 import { NodeVerifyJobsService } from './node-verify-jobs.service';
 import { ProviderNodesRepository, type NodeIdentity } from './provider-nodes.repository';
@@ -45,6 +47,10 @@ export const NODE_EVENTS_TOO_LARGE = `At most ${NODE_EVENTS_MAX} events and ${NO
  * row), and a reply's events come many times a second. Presence adds up the time between marks, so none is lost.
  */
 const SEEN_EVERY_MS = 1000;
+
+/** The rate limiter's counter of a node's token events, and its window (the cap is per second). */
+const NODE_EVENTS_RATE = 'node-events';
+const NODE_EVENTS_WINDOW_SECONDS = 1;
 
 const eventsLineProblem = specSchemaCheck('NodeJobEvents');
 
@@ -155,8 +161,8 @@ export class NodeJobEventsService {
 
   /**
    * A batch of token events alone, a streamed reply's common case: the job as held (kept for a second within a
-   * stream), then every check in one write to Redis (auto-pipelined: whether the platform stopped it, the job's
-   * counts and the node's rate, whether the requester stopped it), then the text in another.
+   * stream), then one script in Redis: whether the platform stopped it, the job's counts and the node's rate, whether
+   * the requester stopped it, and the text onto the reply's stream if within the caps.
    */
   private async tokensOnly(node: NodeIdentity, jobId: string, text: string, events: number, stream?: StreamState): Promise<Schemas['NodeJobAck']> {
     let held: { a: Assignment; data: InferenceJob };
@@ -170,15 +176,20 @@ export class NodeJobEventsService {
     }
     const { a, data } = held;
     if (data.embed) await this.textForEmbed(a, data);
-    const [stopped, counts, stop] = await Promise.all([
-      this.stoppedReplies.waitsFor(jobId, node.id),
-      this.countSent(a, events, Buffer.byteLength(text)),
-      this.replies.stopRequested(data),
-    ]);
-    if (stopped) return { stop: true };
-    await this.overCapEnds(a, data, () => this.judgeCaps(counts));
-    await this.relay(a, data, text);
-    return { stop };
+    const prefix = this.config.redis.prefix;
+    const keys: FrameKeys = {
+      stopped: this.stoppedReplies.stoppedKey(jobId),
+      rate: this.limiter.key(NODE_EVENTS_RATE, a.nodeId),
+      stop: stopKey(prefix, data.streamId),
+      stream: TokenStream.key(prefix, data.streamId),
+    };
+    const frame = await this.replies.inOrder(data, () =>
+      this.store.frame(a, keys, data.userId, text, events, this.config.inference.nodeEventsPerSecond, NODE_EVENTS_WINDOW_SECONDS * 1000),
+    );
+    if (frame.stopped) return { stop: true };
+    await this.overCapEnds(a, data, () => this.judgeCaps({ a, ...frame }));
+    if (frame.relayed) await this.firstText(a);
+    return { stop: frame.stop };
   }
 
   /** An embed job is answered with its vectors: text for it ends it as failed for the node. */
@@ -191,6 +202,11 @@ export class NodeJobEventsService {
   private async relay(a: Assignment, data: InferenceJob, text: string): Promise<void> {
     if (!text) return;
     await this.replies.tokens(data, text);
+    await this.firstText(a);
+  }
+
+  /** Text of the job went on: the first clears its first-token deadline. */
+  private async firstText(a: Assignment): Promise<void> {
     if (a.firstTokenAt) return;
     // Set on the assignment itself, so that a stream's copy of it knows too.
     a.firstTokenAt = Date.now();
@@ -250,7 +266,10 @@ export class NodeJobEventsService {
 
   /** Adds a batch to what the job has carried (its text and token events) and to the node's events this second. */
   private async countSent(a: Assignment, events: number, bytes: number): Promise<SentCounts> {
-    const [sent, perSecond] = await Promise.all([this.store.countSent(a.jobId, bytes, events), this.limiter.add('node-events', a.nodeId, events, 1)]);
+    const [sent, perSecond] = await Promise.all([
+      this.store.countSent(a.jobId, bytes, events),
+      this.limiter.add(NODE_EVENTS_RATE, a.nodeId, events, NODE_EVENTS_WINDOW_SECONDS),
+    ]);
     return { a, ...sent, perSecond: perSecond.count };
   }
 

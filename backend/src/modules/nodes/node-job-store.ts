@@ -1,12 +1,14 @@
 /** Which node holds which remote job, by which lock token, and what it has sent: the node jobs' state in Redis. */
 import { ConflictException, ForbiddenException, Inject, Injectable } from '@nestjs/common';
-import type Redis from 'ioredis';
+import type { Redis, Result } from 'ioredis';
+import { fixedWindowLua } from '../../common/rate-limit';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
 import { JobLeases, type Lease } from '../../jobs/job-leases';
 import type { InferenceJob } from '../../jobs/jobs';
 import { REDIS } from '../../redis/redis.module';
 import type { ReplyRun } from '../../observability/metrics';
+import { appendLua } from '../inference/streams';
 import { TasksRepository } from '../inference/tasks.repository';
 import type { NodeIdentity } from './provider-nodes.repository';
 
@@ -26,6 +28,49 @@ export interface Assignment extends Lease {
   seed: number;
   /** A provider's node, or the coordinator of a pool serving the pool's model (for the metrics). */
   kind?: 'remote' | 'pool';
+}
+
+/** The keys a streamed frame reads and writes beside the job's own (see NodeJobStore.frame). */
+export interface FrameKeys {
+  /** The stopped reply waiting for this node's commitment, if the platform stopped it (JSON with its `nodeId`). */
+  stopped: string;
+  /** The node's token events this second (RateLimiter's fixed window). */
+  rate: string;
+  /** The requester's stop (its value: the requester's user id). */
+  stop: string;
+  /** The reply's token stream. */
+  stream: string;
+}
+
+/** What a frame found: stopped by the platform (nothing counted), or its counts, the requester's stop, and whether its text went on. */
+export type FrameResult = { stopped: true } | { stopped: false; bytes: number; events: number; perSecond: number; stop: boolean; relayed: boolean };
+
+/**
+ * A frame of a node's reply in one script (one round trip; a frame is what a streaming node sends every 20 ms): the
+ * platform's stop read, the job's counts and the node's rate added to, the requester's stop read, and the text
+ * appended to the reply's stream only within the caps (past one, nothing goes on and the caller ends the job).
+ * KEYS: stopped, sent, rate, stop, stream. ARGV: node id, bytes, events, sent TTL s, rate window ms, requester id,
+ * max bytes, max events, max events per second, the token event's JSON ('' for none).
+ */
+const FRAME_LUA = `
+local s = redis.call('GET', KEYS[1])
+if s and cjson.decode(s).nodeId == ARGV[1] then return {0} end
+local bytes = redis.call('HINCRBY', KEYS[2], 'bytes', ARGV[2])
+local events = redis.call('HINCRBY', KEYS[2], 'events', ARGV[3])
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+${fixedWindowLua('KEYS[3]', 'ARGV[5]', 'ARGV[3]')}
+local stop = redis.call('GET', KEYS[4]) == ARGV[6] and 1 or 0
+if bytes > tonumber(ARGV[7]) or events > tonumber(ARGV[8]) or count > tonumber(ARGV[9]) or ARGV[10] == '' then
+  return {1, bytes, events, count, stop, 0}
+end
+${appendLua('KEYS[5]', 'ARGV[10]')}
+return {1, bytes, events, count, stop, 1}
+`;
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    globNodeFrame(...args: Array<string | number>): Result<number[], Context>;
+  }
 }
 
 /** How the node's reply ran, for the inference metrics. */
@@ -118,13 +163,52 @@ export class NodeJobStore {
   }
 
   /** Adds this call's text and token events to what the job has carried; answers the totals. */
+  /**
+   * One frame of token text (see FRAME_LUA): `perSecondCap` the node's most token events a second, counted in windows
+   * of `rateWindowMs`.
+   */
+  async frame(
+    a: Assignment,
+    keys: FrameKeys,
+    requester: string,
+    text: string,
+    events: number,
+    perSecondCap: number,
+    rateWindowMs: number,
+  ): Promise<FrameResult> {
+    if (typeof this.redis.globNodeFrame !== 'function') this.redis.defineCommand('globNodeFrame', { numberOfKeys: 5, lua: FRAME_LUA });
+    const [found, bytes, sent, perSecond, stop, relayed] = await this.redis.globNodeFrame(
+      keys.stopped,
+      this.sentKey(a.jobId),
+      keys.rate,
+      keys.stop,
+      keys.stream,
+      a.nodeId,
+      Buffer.byteLength(text),
+      events,
+      this.sentTtlSeconds(),
+      rateWindowMs,
+      requester,
+      a.maxBytes,
+      a.maxEvents,
+      perSecondCap,
+      text ? JSON.stringify({ type: 'token', text }) : '',
+    );
+    if (!found) return { stopped: true };
+    return { stopped: false, bytes: bytes!, events: sent!, perSecond: perSecond!, stop: stop === 1, relayed: relayed === 1 };
+  }
+
+  private sentTtlSeconds(): number {
+    return this.config.inference.replyTimeoutSeconds + this.config.inference.streamTtlSeconds;
+  }
+
   async countSent(jobId: string, bytes: number, events: number): Promise<{ bytes: number; events: number }> {
     const key = this.sentKey(jobId);
     // Three commands sent at once (the client pipelines them with whatever else this turn sends); each count is atomic.
     const [sentBytes, sentEvents] = await Promise.all([
       this.redis.hincrby(key, 'bytes', bytes),
       this.redis.hincrby(key, 'events', events),
-      this.redis.expire(key, this.config.inference.replyTimeoutSeconds + this.config.inference.streamTtlSeconds),
+      this.redis.expire(key, this.sentTtlSeconds()),
     ]);
     return { bytes: sentBytes, events: sentEvents };
   }

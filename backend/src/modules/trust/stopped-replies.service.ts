@@ -23,8 +23,11 @@ export class StoppedRepliesService {
     private readonly spotChecks: SpotChecksService,
   ) {}
 
-  /** A reply the platform stopped, waiting for its node's commitment (ServedReply less its end, and its cap). */
-  private stoppedKey(jobId: string): string {
+  /**
+   * A reply the platform stopped, waiting for its node's commitment (ServedReply less its end, and its cap, as JSON);
+   * read by a streamed frame's script too (NodeJobStore.frame).
+   */
+  stoppedKey(jobId: string): string {
     return `${this.config.redis.prefix}:node-job-stopped:${jobId}`;
   }
 
