@@ -1,6 +1,14 @@
 # One image for the API (which also serves the built web app) and the worker; docker-compose.yml picks the command.
+#   docker build -t glob-network .                                   # CPU (the default): the API, the mail worker
+#   docker build --build-arg VARIANT=cuda -t glob-network:cuda .      # the model workers on NVIDIA GPUs
 # (The node agent has an image of its own: node-agent/Dockerfile.)
-FROM node:20-bookworm-slim AS build
+ARG VARIANT=cpu
+ARG NODE_IMAGE=node:20-bookworm-slim
+# node-llama-cpp's prebuilt CUDA backend links CUDA 13's runtime and cuBLAS; the driver comes from the host (the NVIDIA
+# container toolkit, or the GPU operator on Kubernetes).
+ARG CUDA_IMAGE=nvidia/cuda:13.0.0-runtime-ubuntu24.04
+
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json ./
 COPY generated/package.json generated/
@@ -19,7 +27,12 @@ COPY ui ui
 COPY frontend frontend
 RUN npm run build -w backend && npm run build -w frontend && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+# The base each variant runs on: Node's own image, or NVIDIA's CUDA runtime with Node's binary copied in.
+FROM ${NODE_IMAGE} AS cpu-base
+FROM ${CUDA_IMAGE} AS cuda-base
+COPY --from=build /usr/local/bin/node /usr/local/bin/node
+
+FROM ${VARIANT}-base
 ENV NODE_ENV=production PORT=3000 WEB_DIST=/app/frontend/dist
 WORKDIR /app
 COPY --from=build /app/package.json ./
@@ -32,6 +45,7 @@ COPY --from=build /app/backend/dist backend/dist
 # The built-in model catalog (backend/models/catalog.example.json), read at start when MODEL_CATALOG is unset.
 COPY --from=build /app/backend/models backend/models
 COPY --from=build /app/frontend/dist frontend/dist
-USER node
+# uid 1000 in both bases (node:*'s `node`, ubuntu's `ubuntu`), as the Kubernetes manifests run it.
+USER 1000:1000
 EXPOSE 3000
 CMD ["node", "backend/dist/main.js"]

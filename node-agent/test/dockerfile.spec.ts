@@ -67,3 +67,37 @@ describe('the node image', () => {
     expect(text('RUN').join(' ')).toMatch(/useradd --system --uid 10001/);
   });
 });
+
+describe('the CUDA variants', () => {
+  const cudaImage = (file: string) =>
+    DockerfileParser.parse(readFileSync(join(ROOT, file), 'utf8'))
+      .getInitialARGs()
+      .map((a) => a.getProperty())
+      .find((p) => p?.getName() === 'CUDA_IMAGE')
+      ?.getValue();
+
+  it('the platform’s image builds the same two variants as the node’s, on the same CUDA runtime', () => {
+    const dockerfile = DockerfileParser.parse(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+    const froms = dockerfile.getFROMs();
+    expect(froms.at(-1)!.getImage()).toBe('${VARIANT}-base');
+    const arg = (name: string) =>
+      dockerfile
+        .getInitialARGs()
+        .map((a) => a.getProperty())
+        .find((p) => p?.getName() === name)
+        ?.getValue();
+    expect(arg('VARIANT')).toBe('cpu');
+    const base = (name: string) => froms.find((f) => f.getBuildStage() === name)?.getImage();
+    expect([base('cpu-base'), base('cuda-base')]).toEqual(['${NODE_IMAGE}', '${CUDA_IMAGE}']);
+    expect(cudaImage('Dockerfile')).toBe(cudaImage('node-agent/Dockerfile'));
+  });
+
+  it('ship the CUDA major node-llama-cpp’s prebuilt CUDA backend links', () => {
+    // The backend's dynamic string table names the runtime it needs (libcudart.so.<major>); reading the bytes needs no
+    // ELF tool on the machine.
+    const backend = join(ROOT, 'node_modules', '@node-llama-cpp', 'linux-x64-cuda', 'bins', 'linux-x64-cuda', 'libggml-cuda.so');
+    const needed = /libcudart\.so\.(\d+)/.exec(readFileSync(backend).toString('latin1'))?.[1];
+    expect(needed).toBeDefined();
+    expect(cudaImage('Dockerfile')).toMatch(new RegExp(`^nvidia/cuda:${needed}\\.[\\d.]+-runtime-`));
+  });
+});

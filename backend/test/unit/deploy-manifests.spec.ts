@@ -24,6 +24,8 @@ const DEPLOY = join(REPO_ROOT, 'deploy', 'kubernetes');
 const KUBECTL = process.env.KUBECTL ?? 'kubectl';
 /** The image name the base gives every container; overlays replace it with their registry's (kustomize `images:`). */
 const BASE_IMAGE = 'glob-network';
+/** The model workers' image: the Dockerfile's cuda variant. */
+const CUDA_IMAGE = 'glob-network-cuda';
 const SECRET_NAME = 'glob-secrets';
 
 /**
@@ -277,30 +279,24 @@ describe.each(targets)('%s', (name, dir) => {
     expect(withValues.map(nameOf)).toEqual([]);
   });
 
-  it('runs the image of the repository’s Dockerfile, from the overlay’s registry and tag', () => {
-    const images = workloads().flatMap((w) => containersOf(w).map((c) => ({ where: `${nameOf(w)}/${c.name}`, image: c.image })));
-    if (name === 'base') {
-      expect(images.filter((i) => i.image !== BASE_IMAGE)).toEqual([]);
-      return;
+  it('runs the image of the repository’s Dockerfile, the model workers its cuda variant, from the overlay’s registry and tags', () => {
+    // Each container and the image it should run: a model worker's own container the CUDA one, everything else the CPU one.
+    const models = new Set<unknown>(workerDeployments().filter((d) => resolveEnv(mainContainer(d), r.objects).values.WORKER_MODELS !== 'none'));
+    const containers = workloads().flatMap((w) =>
+      containersOf(w).map((c) => ({ where: `${nameOf(w)}/${c.name}`, image: c.image, cuda: models.has(w) && c === mainContainer(w) })),
+    );
+    expect(containers.filter((c) => c.cuda).length).toBe(models.size);
+    let images = { cpu: BASE_IMAGE, cuda: CUDA_IMAGE };
+    if (name !== 'base') {
+      const kustomization = parse(readFileSync(join(dir, 'kustomization.yaml'), 'utf8')) as {
+        images?: Array<{ name: string; newName?: string; newTag?: string }>;
+      };
+      const [cpu, cuda] = [BASE_IMAGE, CUDA_IMAGE].map((n) => kustomization.images?.find((i) => i.name === n));
+      for (const set of [cpu, cuda]) expect([set?.newName, set?.newTag].every(Boolean)).toBe(true);
+      images = { cpu: `${cpu!.newName}:${cpu!.newTag}`, cuda: `${cuda!.newName}:${cuda!.newTag}` };
+      expect(images.cuda).not.toBe(images.cpu);
     }
-    const kustomization = parse(readFileSync(join(dir, 'kustomization.yaml'), 'utf8')) as {
-      images?: Array<{ name: string; newName?: string; newTag?: string }>;
-    };
-    const set = kustomization.images?.find((i) => i.name === BASE_IMAGE);
-    expect(set?.newName).toBeTruthy();
-    expect(set?.newTag).toBeTruthy();
-    // Model workers may run a CUDA build of the image (a patch of theirs); every other process runs the overlay's.
-    const models = new Set(workerDeployments().filter((d) => resolveEnv(mainContainer(d), r.objects).values.WORKER_MODELS !== 'none'));
-    const expected = `${set!.newName}:${set!.newTag}`;
-    expect(images.filter((i) => i.image === BASE_IMAGE || !i.image)).toEqual([]);
-    const others = workloads().filter((w) => !models.has(w as IDeployment));
-    expect(
-      others.flatMap((w) =>
-        containersOf(w)
-          .filter((c) => c.image !== expected)
-          .map((c) => `${nameOf(w)}/${c.name}: ${c.image}`),
-      ),
-    ).toEqual([]);
+    expect(containers.filter((c) => c.image !== (c.cuda ? images.cuda : images.cpu)).map((c) => `${c.where}: ${c.image}`)).toEqual([]);
   });
 
   it('starts the API, the workers and the migrations with docker-compose.yml’s commands', () => {
