@@ -156,7 +156,7 @@ export function cpuMs(pid) {
 
 /**
  * One streamed reply through the web app's stream, read to its end: when it was asked for, when its first token event
- * arrived (null if none did), when it ended (ms, performance.now()) and its completion tokens.
+ * arrived (null if none did), when its last token event arrived and when it ended (ms, performance.now()), and its completion tokens.
  */
 export async function streamedReply(backend, user, { model, messages, maxTokens }) {
   const t0 = performance.now();
@@ -164,16 +164,21 @@ export async function streamedReply(backend, user, { model, messages, maxTokens 
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
   let first = null;
+  let last = null;
   let text = '';
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
     const from = Math.max(0, text.length - 16);
     text += decoder.decode(value, { stream: true });
-    if (first === null && text.includes('"type":"token"', from)) first = performance.now();
+    if (text.includes('"type":"token"', from)) {
+      last = performance.now();
+      first ??= last;
+    }
   }
   const usage = JSON.parse(/"usage":(\{[^}]*\})/.exec(text)?.[1] ?? '{"completion_tokens":0}');
-  return { t0, first, end: performance.now(), tokens: usage.completion_tokens };
+  // `last`: the reply's last text arrived (its end event, with the usage, may come a moment later).
+  return { t0, first, last: last ?? performance.now(), end: performance.now(), tokens: usage.completion_tokens };
 }
 
 let replySeq = 0;
