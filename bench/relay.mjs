@@ -147,6 +147,7 @@ try {
       }
     }
   };
+  const idleMsPerSecond = { worker: [], agent: [] };
   const t00 = performance.now();
   for (let round = 0; round < rounds; round++) {
     // The agent pairs first (its model proven by the file while no trusted generator runs), so round 1 starts with it.
@@ -154,6 +155,11 @@ try {
     for (const target of order) {
       await measure('direct', direct, 0);
       const proc = await start(target);
+      // What the API spends on the generator while it has nothing to do (its waiting claims, its heartbeats).
+      await sleep(1000);
+      const idle0 = cpuMs(backend.apiPid);
+      await sleep(5000);
+      idleMsPerSecond[target].push((cpuMs(backend.apiPid) - idle0) / 5);
       await measure(target, (u) => reply(u), proc.pid);
       await stop();
       console.error(`round ${round + 1}/${rounds}: ${target} done (load ${loadavg()[0].toFixed(1)})`);
@@ -190,6 +196,8 @@ try {
     }
   }
   table(rows);
+  for (const target of ['worker', 'agent'].filter((t) => targets.includes(t)))
+    console.log(`API CPU while the ${target} waits for work: ${median(idleMsPerSecond[target]).toFixed(1)} ms/s`);
 } finally {
   if (child && child.exitCode === null) child.kill('SIGTERM');
   await backend.stop();
