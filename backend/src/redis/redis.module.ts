@@ -2,6 +2,7 @@ import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } fro
 import Redis, { RedisOptions } from 'ioredis';
 import type { AppConfig } from '../config/config';
 import { APP_CONFIG } from '../config/config.module';
+import { withScripts } from './scripts';
 
 export const REDIS = Symbol('REDIS');
 
@@ -21,7 +22,7 @@ export function redisOptions(config: Pick<AppConfig, 'redis'>, forBullmq = false
 }
 
 export function createRedis(config: Pick<AppConfig, 'redis'>, forBullmq = false): Redis {
-  return new Redis(config.redis.url, redisOptions(config, forBullmq));
+  return withScripts(new Redis(config.redis.url, redisOptions(config, forBullmq)));
 }
 
 @Injectable()

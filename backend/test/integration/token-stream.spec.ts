@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import { createRedis } from '../../src/redis/redis.module';
 import { STREAM_MAX_EVENTS, STREAM_TEXT_MAX_BYTES, TokenStream } from '../../src/modules/inference/streams';
 
 const DONE = { type: 'done', success: true, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, stop_reason: 'stop' } as const;
@@ -17,6 +18,21 @@ describe('TokenStream on real Redis', () => {
     const keys = await redis.keys(`${prefix}:*`);
     if (keys.length) await redis.del(...keys);
     await redis.quit();
+  });
+
+  it('appends on the shared auto-pipelining client in the same turn as other commands (its script defined with the client)', async () => {
+    const shared = createRedis({ redis: { url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix } });
+    try {
+      // As the app's client: commands only once it is ready (it queues none while offline).
+      await new Promise((ready) => shared.once('ready', ready));
+      const s = new TokenStream(shared, TokenStream.key(prefix, `s${++n}`));
+      // A command opens this turn's pipeline before the first append: a script defined only now would be missing from it.
+      const [, ...ids] = await Promise.all([shared.get(`${prefix}:nothing`), ...['a', 'b', 'c'].map((text) => s.append({ type: 'token', text }))]);
+      expect(ids).toEqual(['0-1', '0-2', '0-3']);
+      expect(await s.text()).toBe('abc');
+    } finally {
+      shared.disconnect();
+    }
   });
 
   it('trims a stream that grows past STREAM_MAX_EVENTS, keeping the newest events and their ids', async () => {

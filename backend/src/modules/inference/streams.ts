@@ -1,4 +1,5 @@
 import type { Redis, Result } from 'ioredis';
+import { defineScript, withScripts } from '../../redis/scripts';
 import type { Schemas } from '../../contract/types';
 
 export type StreamEvent = Schemas['StreamEvent'];
@@ -34,11 +35,7 @@ declare module 'ioredis' {
   }
 }
 
-/** The client with the append script defined (once per client; ioredis sends it by its SHA-1 after the first call). */
-function withAppend(redis: Redis): Redis {
-  if (typeof (redis as Partial<Redis>).globStreamAppend !== 'function') redis.defineCommand('globStreamAppend', { numberOfKeys: 1, lua: APPEND_LUA });
-  return redis;
-}
+defineScript('globStreamAppend', 1, APPEND_LUA);
 
 /** A published event: `<id> <raw JSON>` as the append script sends it. */
 export function parsePublished(message: string): { seq: number; raw: string } | null {
@@ -75,7 +72,7 @@ export class TokenStream {
    * are ordered on the connection, so they need not be awaited one by one.
    */
   append(event: StreamEvent): Promise<unknown> {
-    return withAppend(this.redis).globStreamAppend(this.key, JSON.stringify(event));
+    return withScripts(this.redis).globStreamAppend(this.key, JSON.stringify(event));
   }
 
   /**

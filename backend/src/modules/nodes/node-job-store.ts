@@ -7,6 +7,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import { JobLeases, type Lease } from '../../jobs/job-leases';
 import type { InferenceJob } from '../../jobs/jobs';
 import { REDIS } from '../../redis/redis.module';
+import { defineScript, withScripts } from '../../redis/scripts';
 import type { ReplyRun } from '../../observability/metrics';
 import { appendLua } from '../inference/streams';
 import { TasksRepository } from '../inference/tasks.repository';
@@ -66,6 +67,8 @@ end
 ${appendLua('KEYS[5]', 'ARGV[10]')}
 return {1, bytes, events, count, stop, 1}
 `;
+
+defineScript('globNodeFrame', 5, FRAME_LUA);
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -176,8 +179,7 @@ export class NodeJobStore {
     perSecondCap: number,
     rateWindowMs: number,
   ): Promise<FrameResult> {
-    if (typeof this.redis.globNodeFrame !== 'function') this.redis.defineCommand('globNodeFrame', { numberOfKeys: 5, lua: FRAME_LUA });
-    const [found, bytes, sent, perSecond, stop, relayed] = await this.redis.globNodeFrame(
+    const [found, bytes, sent, perSecond, stop, relayed] = await withScripts(this.redis).globNodeFrame(
       keys.stopped,
       this.sentKey(a.jobId),
       keys.rate,
