@@ -573,20 +573,19 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     it('two workers share a batch of jobs', async () => {
       second = await startWorker(stack, { WORKER_OWNER_EMAIL: 'late-owner@example.com' }, 'worker-b');
       const u = await newUser(stack, 'batch');
-      // Batches of 8 at once until both have taken a job: an idle worker with room for many replies may take a whole
-      // batch before the other's first claim on a loaded machine.
-      const ids: string[] = [];
-      let rows: Array<{ node_id: string }> = [];
-      for (let batch = 0; batch < 4 && rows.length < 2; batch++) {
-        const batchIds = Array.from({ length: 8 }, () => streamId());
-        ids.push(...batchIds);
-        await Promise.all(
-          batchIds.map(async (id) =>
-            readSse(await startReply(stack, u.auth, { streamId: id, modelId: MODEL, prompt: `Job ${id}`, params: { max_tokens: 60 } })),
-          ),
-        );
-        rows = (await stack.db.query(`SELECT DISTINCT node_id FROM inference_tasks WHERE stream_id = ANY($1)`, [ids])) as typeof rows;
-      }
+      // Worker A takes as many replies at once as its model has sequences, and an idle worker that wakes first takes
+      // jobs until its slots are full: two more jobs than A's slots at once must reach B.
+      const capacity = Number(/glob-tiny-chat from [^\n]*?: (\d+) replies at once/.exec(worker.output())?.[1]);
+      expect(capacity).toBeGreaterThan(0);
+      const ids = Array.from({ length: capacity + 2 }, () => streamId());
+      await Promise.all(
+        ids.map(async (id) =>
+          readSse(await startReply(stack, u.auth, { streamId: id, modelId: MODEL, prompt: `Job ${id}`, params: { max_tokens: 16 } })),
+        ),
+      );
+      const rows = (await stack.db.query(`SELECT DISTINCT node_id FROM inference_tasks WHERE stream_id = ANY($1)`, [ids])) as Array<{
+        node_id: string;
+      }>;
       expect(rows.map((r) => r.node_id).sort()).toEqual([worker.nodeId, second.nodeId].sort());
 
       // Its owner signs up after the worker started: the next heartbeat adopts the account.
