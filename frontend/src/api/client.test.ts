@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { HttpResponse, http as plain } from 'msw';
 import { server } from '../mocks/node';
 import { http } from '../mocks/http';
-import { ApiError, api, errorMessage, unwrap } from './client';
+import { ApiError, abortSessionRequests, api, errorMessage, unwrap } from './client';
 import { tokenStore } from './tokens';
 
 afterEach(() => tokenStore.clear());
@@ -128,5 +128,32 @@ describe('auth middleware', () => {
     const { response } = await api.GET('/api/users/me');
     expect(response.status).toBe(401);
     expect(attempts).toBe(2);
+  });
+});
+
+describe('a session’s end', () => {
+  it('drops the requests still on their way, leaves the caller’s own signal working, and lets later requests through', async () => {
+    let arrived!: () => void;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    server.use(
+      http.get('/api/stats/platform', async ({ response }) => {
+        arrived();
+        // Answers long after the session ends: the client must not wait for it.
+        await new Promise((r) => setTimeout(r, 5_000));
+        return response(200).json({ total_users: 1 } as never);
+      }),
+    );
+    const inFlight = api.GET('/api/stats/platform');
+    await reached;
+    abortSessionRequests();
+    await expect(inFlight).rejects.toMatchObject({ name: 'AbortError' });
+
+    const mine = new AbortController();
+    const own = api.GET('/api/stats/platform', { signal: mine.signal });
+    mine.abort();
+    await expect(own).rejects.toMatchObject({ name: 'AbortError' });
+
+    server.use(http.get('/api/stats/platform', ({ response }) => response(200).json({ total_users: 2 } as never)));
+    expect((await api.GET('/api/stats/platform')).response.status).toBe(200);
   });
 });

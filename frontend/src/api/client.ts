@@ -67,12 +67,34 @@ export const authMiddleware: Middleware = {
   },
 };
 
+/** Aborted when a session ends: its requests still on their way would only be refused (401) once it has. */
+let sessionRequests = new AbortController();
+
+/** Drops every request the client has on its way (a session's end); the requests after this go as usual. */
+export function abortSessionRequests(): void {
+  sessionRequests.abort();
+  sessionRequests = new AbortController();
+}
+
+/** A request's fetch, aborted by its caller's signal or by the session's end, whichever comes first. */
+async function sessionFetch(request: Request): Promise<Response> {
+  const session = sessionRequests.signal;
+  const either = new AbortController();
+  const abort = () => either.abort();
+  if (request.signal.aborted) either.abort();
+  // The caller's listener stays for as long as the request lives (a streamed body is read after fetch resolves).
+  request.signal.addEventListener('abort', abort, { once: true });
+  session.addEventListener('abort', abort, { once: true });
+  try {
+    // Looked up on each call, so test interceptors installed after import still see the requests.
+    return await globalThis.fetch(request, { signal: either.signal });
+  } finally {
+    session.removeEventListener('abort', abort);
+  }
+}
+
 /** The one API client: openapi-fetch over the generated contract. */
-export const api = createClient<paths>({
-  baseUrl: baseUrl(),
-  // Looked up on each call, so test interceptors installed after import still see the requests.
-  fetch: (request) => globalThis.fetch(request),
-});
+export const api = createClient<paths>({ baseUrl: baseUrl(), fetch: sessionFetch });
 api.use(authMiddleware);
 
 /** Resolves with the body of a successful call, or throws an ApiError following the client's error rule. */

@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react';
-import { api } from '../../api/client';
+import { abortSessionRequests, api } from '../../api/client';
 import { tokenStore, type StoredUser } from '../../api/tokens';
 import { readSession, type Session } from './state';
 
@@ -15,9 +15,13 @@ export function useSession(): Session {
   return useSyncExternalStore(tokenStore.subscribe, readSession, () => SIGNED_OUT);
 }
 
-/** Logout clears both tokens and the saved user; the server revokes the refresh token's family. */
+/**
+ * Logout drops the session's requests still on their way, clears both tokens and the saved user; the server revokes the
+ * refresh token's family.
+ */
 export async function endSession(): Promise<void> {
   const refresh = tokenStore.get()?.refresh_token;
+  abortSessionRequests();
   tokenStore.clear();
   if (refresh) {
     try {

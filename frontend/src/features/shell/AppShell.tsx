@@ -1,5 +1,5 @@
 import { Link, useLocation, useNavigate } from '@tanstack/react-router';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
 import { Icon, type IconName } from '../../components/Icon';
 import { meQuery } from '../../api/queries/accounts';
@@ -39,6 +39,7 @@ export function AppShell({ children }: { children: ReactNode }) {
   const operator = me.data?.role === 'admin';
   const pathname = useLocation({ select: (l) => l.pathname });
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const [leaving, setLeaving] = useState(false);
 
@@ -66,6 +67,8 @@ export function AppShell({ children }: { children: ReactNode }) {
 
   const logout = async () => {
     setLeaving(true);
+    // The account's queries stop as they are (no error, no retry) before the session's requests are dropped.
+    await queryClient.cancelQueries();
     await endSession();
     await navigate({ to: '/app/auth', replace: true });
   };
