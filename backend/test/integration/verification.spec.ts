@@ -8,6 +8,7 @@ import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';
 import { committedReply, modelsEmbeddings, modelsNumbersFor, modelsProof, ScriptedNode, type NodeJob } from '../support/scripted-node';
 import { InferenceService } from '../../src/modules/inference/inference.service';
+import { StoppedRepliesService } from '../../src/modules/trust/stopped-replies.service';
 import type { StreamEvent } from '../../src/modules/inference/streams';
 import { toBase64 } from '../../src/common/vectors';
 import { newUser } from '../support/users';
@@ -223,6 +224,27 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
     });
     expect(await verdicts(node.id, 1)).toEqual(['failed']);
     await expectCaught(node, before, stopper);
+  }, 90_000);
+
+  it('a stop that crosses its node’s end: the commitment the node sent before the stopped reply was kept still checks it', async () => {
+    const node = await ScriptedNode.pair(stack, stopper, { models: [MODEL], write: modelsProof });
+    const streamId = `s_cross_${Date.now().toString(36)}_${++seq}`;
+    const reading = startReply(stack, requester.auth, {
+      streamId,
+      modelId: MODEL,
+      prompt: 'Tell me about the river',
+      params: { max_tokens: 32, temperature: 0.8 },
+    }).then((res) => readSse(res));
+    const job = (await node.claim())!;
+    const honest = await committedReply(job);
+    expect((await node.send(job.job_id, [{ type: 'token', text: honest.text.slice(0, 8) }])).body).toEqual({ stop: false });
+    // The node's end lost the race to the stop (its settlement found the reply ended): what its end path then does,
+    // before the stop's settlement keeps the stopped reply.
+    await stack.app.get(StoppedRepliesService).endedAfterStop(job.job_id, node.id, encodeCommitment(honest.steps));
+    await stack.http.post(`/api/inference/stream/${streamId}/stop`).set(requester.auth).expect(200);
+    expect((await reading).at(-1)!.data).toMatchObject({ type: 'done', stop_reason: 'abort' });
+    // Checked by that commitment (without it, it would fail as uncommitted once its commitment is overdue, 5 s here).
+    expect(await verdicts(node.id, 1)).toEqual(['passed']);
   }, 90_000);
 
   it('a stopped reply whose node never commits to it in time fails as one without a commitment', async () => {

@@ -147,7 +147,9 @@ export class NodeJobEventsService {
       const reported = { promptTokens: final.usage.prompt_tokens, completionTokens: final.usage.completion_tokens };
       await withRequestId(data.requestId, async () => {
         this.logger.log({ msg: `Node ${node.id} finished job ${jobId} (${final.stop_reason})`, ...fields, stop_reason: final.stop_reason });
-        await this.settle(a, data, final.stop_reason, reported, final.logprobs, final.commitment ?? null);
+        const completed = await this.settle(a, data, final.stop_reason, reported, final.logprobs, final.commitment ?? null);
+        // Ended by someone else meanwhile (a stop that crossed this end): the commitment goes to the stopped reply.
+        if (!completed) await this.stoppedReplies.endedAfterStop(jobId, node.id, final.commitment ?? null);
       });
     } else {
       await withRequestId(data.requestId, async () => {
@@ -301,7 +303,8 @@ export class NodeJobEventsService {
 
   /**
    * The reply is complete: priced by the platform's count of the prompt and of the text it relayed (at most the
-   * completion cap the node was given); the node's own report is only recorded beside it.
+   * completion cap the node was given); the node's own report is only recorded beside it. False when the reply had
+   * already ended.
    */
   async settle(
     a: Assignment,
@@ -310,7 +313,7 @@ export class NodeJobEventsService {
     reported?: { promptTokens: number; completionTokens: number },
     logprobs?: TokenLogprob[],
     commitment: string | null = null,
-  ) {
+  ): Promise<boolean> {
     const text = await this.replies.streamedText(data);
     const usage = { promptTokens: a.promptTokens, completionTokens: Math.min(a.maxTokens, await this.counter.countText(a.modelId, text)) };
     const now = Date.now();
@@ -338,6 +341,7 @@ export class NodeJobEventsService {
       const end = stopReason === 'budget' ? 'length' : stopReason;
       await this.spotChecks.afterReply({ ...served, ended: { stopReason: end, commitment, maxTokens: a.maxTokens } });
     }
+    return completed;
   }
 
   /**

@@ -36,11 +36,34 @@ export class StoppedRepliesService {
     return `${this.config.redis.prefix}:node-job-stopped-due`;
   }
 
-  /** Keeps the stopped reply of job `jobId` until its node commits to it, or its commitment is overdue. */
+  /** The commitment a node sent with its end of a reply that someone else had ended meanwhile ('' for none). */
+  private lateKey(jobId: string): string {
+    return `${this.config.redis.prefix}:node-job-late-commitment:${jobId}`;
+  }
+
+  private ttlSeconds(): number {
+    return Math.ceil(this.config.inference.nodeStopCommitMs / 1000) + 60;
+  }
+
+  /**
+   * Keeps the stopped reply of job `jobId` until its node commits to it, or its commitment is overdue. A node whose
+   * end crossed the stop may have sent its commitment already (endedAfterStop): the reply is then checked by it.
+   */
   async keep(jobId: string, served: Omit<ServedReply, 'ended'>, maxTokens: number): Promise<void> {
-    const ttl = Math.ceil(this.config.inference.nodeStopCommitMs / 1000) + 60;
-    await this.redis.set(this.stoppedKey(jobId), JSON.stringify({ ...served, maxTokens }), 'EX', ttl);
+    await this.redis.set(this.stoppedKey(jobId), JSON.stringify({ ...served, maxTokens }), 'EX', this.ttlSeconds());
     await this.redis.zadd(this.stoppedDueKey(), Date.now() + this.config.inference.nodeStopCommitMs, jobId);
+    const late = await this.redis.get(this.lateKey(jobId));
+    if (late !== null) await this.checkStopped(jobId, late || null);
+  }
+
+  /**
+   * A node ended a reply that had already ended (a stop crossed its end): its commitment is kept for the stopped
+   * reply, checked by it now if that is kept already, or when it is (keep). Each side writes before it reads what
+   * the other wrote, so at least one of them sees both; checkStopped checks once.
+   */
+  async endedAfterStop(jobId: string, nodeId: string, commitment: string | null): Promise<void> {
+    await this.redis.set(this.lateKey(jobId), commitment ?? '', 'EX', this.ttlSeconds());
+    if (await this.waitsFor(jobId, nodeId)) await this.checkStopped(jobId, commitment);
   }
 
   /** Whether this node's reply of job `jobId` was stopped and waits for its commitment. */
