@@ -5,6 +5,17 @@ import { validate } from 'dockerfile-utils';
 
 const ROOT = resolve(__dirname, '..', '..');
 
+/** A Dockerfile (path from the repository's root), parsed. */
+const parsed = (file: string) => DockerfileParser.parse(readFileSync(join(ROOT, file), 'utf8'));
+
+/** The default of an ARG declared before the first FROM. */
+const initialArg = (dockerfile: ReturnType<typeof parsed>, name: string) =>
+  dockerfile
+    .getInitialARGs()
+    .map((a) => a.getProperty())
+    .find((p) => p?.getName() === name)
+    ?.getValue();
+
 /**
  * The images' Dockerfiles, checked without a Docker engine (CI machines may have none): the Docker language
  * server's own validator, every COPY source present in the build context (the repository's root), every workspace's
@@ -38,14 +49,9 @@ describe.each(['Dockerfile', 'node-agent/Dockerfile'])('%s', (file) => {
 });
 
 describe('the node image', () => {
-  const dockerfile = DockerfileParser.parse(readFileSync(join(ROOT, 'node-agent', 'Dockerfile'), 'utf8'));
+  const dockerfile = parsed('node-agent/Dockerfile');
   const froms = dockerfile.getFROMs();
-  const arg = (name: string) =>
-    dockerfile
-      .getInitialARGs()
-      .map((a) => a.getProperty())
-      .find((p) => p?.getName() === name)
-      ?.getValue();
+  const arg = (name: string) => initialArg(dockerfile, name);
   const last = froms.at(-1)!;
   const final = dockerfile.getInstructions().filter((i) => i.getRange().start.line > last.getRange().start.line);
   const text = (keyword: string) => final.filter((i) => i.getKeyword() === keyword).map((i) => i.getArgumentsContent() ?? '');
@@ -69,24 +75,13 @@ describe('the node image', () => {
 });
 
 describe('the CUDA variants', () => {
-  const cudaImage = (file: string) =>
-    DockerfileParser.parse(readFileSync(join(ROOT, file), 'utf8'))
-      .getInitialARGs()
-      .map((a) => a.getProperty())
-      .find((p) => p?.getName() === 'CUDA_IMAGE')
-      ?.getValue();
+  const cudaImage = (file: string) => initialArg(parsed(file), 'CUDA_IMAGE');
 
   it('the platform’s image builds the same two variants as the node’s, on the same CUDA runtime', () => {
-    const dockerfile = DockerfileParser.parse(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
+    const dockerfile = parsed('Dockerfile');
     const froms = dockerfile.getFROMs();
     expect(froms.at(-1)!.getImage()).toBe('${VARIANT}-base');
-    const arg = (name: string) =>
-      dockerfile
-        .getInitialARGs()
-        .map((a) => a.getProperty())
-        .find((p) => p?.getName() === name)
-        ?.getValue();
-    expect(arg('VARIANT')).toBe('cpu');
+    expect(initialArg(dockerfile, 'VARIANT')).toBe('cpu');
     const base = (name: string) => froms.find((f) => f.getBuildStage() === name)?.getImage();
     expect([base('cpu-base'), base('cuda-base')]).toEqual(['${NODE_IMAGE}', '${CUDA_IMAGE}']);
     expect(cudaImage('Dockerfile')).toBe(cudaImage('node-agent/Dockerfile'));

@@ -182,11 +182,8 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
     await attack(async (job) => ({ text: (await committedReply(job)).text, steps: null }));
   }, 90_000);
 
-  /**
-   * A reply its requester stops after the node relayed `relayed`: the node is told to stop at its next call, then
-   * sends its done event (`abort`) with `steps` as its commitment, or nothing at all when `steps` is undefined.
-   */
-  const stoppedReply = async (node: ScriptedNode, write: (job: NodeJob) => Promise<{ relayed: string; steps?: Step[] }>) => {
+  /** A reply asked for by the requester, and `node`'s claim of it. */
+  const replyTo = async (node: ScriptedNode) => {
     const streamId = `s_stop_${Date.now().toString(36)}_${++seq}`;
     const reading = startReply(stack, requester.auth, {
       streamId,
@@ -194,7 +191,15 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
       prompt: 'Tell me about the river',
       params: { max_tokens: 32, temperature: 0.8 },
     }).then((res) => readSse(res));
-    const job = (await node.claim())!;
+    return { streamId, reading, job: (await node.claim())! };
+  };
+
+  /**
+   * A reply its requester stops after the node relayed `relayed`: the node is told to stop at its next call, then
+   * sends its done event (`abort`) with `steps` as its commitment, or nothing at all when `steps` is undefined.
+   */
+  const stoppedReply = async (node: ScriptedNode, write: (job: NodeJob) => Promise<{ relayed: string; steps?: Step[] }>) => {
+    const { streamId, reading, job } = await replyTo(node);
     const { relayed, steps } = await write(job);
     expect((await node.send(job.job_id, [{ type: 'token', text: relayed }])).body).toEqual({ stop: false });
     await stack.http.post(`/api/inference/stream/${streamId}/stop`).set(requester.auth).expect(200);
@@ -228,14 +233,7 @@ describe('verified work: a node that computes nothing, or only part of a reply, 
 
   it('a stop that crosses its node’s end: the commitment the node sent before the stopped reply was kept still checks it', async () => {
     const node = await ScriptedNode.pair(stack, stopper, { models: [MODEL], write: modelsProof });
-    const streamId = `s_cross_${Date.now().toString(36)}_${++seq}`;
-    const reading = startReply(stack, requester.auth, {
-      streamId,
-      modelId: MODEL,
-      prompt: 'Tell me about the river',
-      params: { max_tokens: 32, temperature: 0.8 },
-    }).then((res) => readSse(res));
-    const job = (await node.claim())!;
+    const { streamId, reading, job } = await replyTo(node);
     const honest = await committedReply(job);
     expect((await node.send(job.job_id, [{ type: 'token', text: honest.text.slice(0, 8) }])).body).toEqual({ stop: false });
     // The node's end lost the race to the stop (its settlement found the reply ended): what its end path then does,
