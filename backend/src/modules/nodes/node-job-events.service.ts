@@ -134,7 +134,11 @@ export class NodeJobEventsService {
     if (!final) return this.tokensOnly(node, jobId, text, tokenEvents, stream);
     const stopped = await this.afterStop(node, jobId, final);
     if (stopped) return stopped;
-    const { a, data } = await this.store.held(node, jobId);
+    const { a, data } = await this.store.held(node, jobId).catch(async (err: unknown) => {
+      // Ended by a stop between the check above and now (before its stopped reply was kept): the commitment goes to it.
+      if (final.type === 'done') await this.stoppedReplies.endedAfterStop(jobId, node.id, final.commitment ?? null);
+      throw err;
+    });
     if (data.embed && (tokenEvents > 0 || final.type === 'done')) await this.textForEmbed(a, data);
     if (tokenEvents > 0) {
       const counts = await this.countSent(a, tokenEvents, Buffer.byteLength(text));
