@@ -109,6 +109,36 @@ describe('StreamHub on real Redis: live readers by subscription, the stream read
     for (const r of readers) expect(await r).toEqual(expected);
   });
 
+  it('a reader joining while the subscriber connection is still being set up: no failed ready check, every event reaches it', async () => {
+    const fresh = new StreamHub(config, redis);
+    const errors: string[] = [];
+    try {
+      const [a, b] = [stream(), stream()];
+      const first = readAll(fresh, a.key, 0, 5_000);
+      // The hub's connection, made by the first join: a second join as it connects (before ioredis's handshake ends)
+      // sends SUBSCRIBE at once, which Redis runs (and answers) ahead of the ready check.
+      const sub = (fresh as unknown as { subscriber: Redis }).subscriber;
+      sub.on('error', (err: Error) => errors.push(err.message));
+      let second!: ReturnType<typeof readAll>;
+      await new Promise<void>((r) =>
+        sub.once('connect', () => {
+          second = readAll(fresh, b.key, 0, 5_000);
+          r();
+        }),
+      );
+      await sleep(200);
+      for (const s of [a, b]) {
+        await s.append({ type: 'token', text: 'x' });
+        await s.append(DONE);
+      }
+      expect(await first).toEqual({ ids: [1, 2], texts: ['x'] });
+      expect(await second).toEqual({ ids: [1, 2], texts: ['x'] });
+      expect(errors).toEqual([]);
+    } finally {
+      await fresh.onApplicationShutdown();
+    }
+  });
+
   it('a thousand streams open at once cost a message each per event, not a read of every stream', async () => {
     const streams = Array.from({ length: 1000 }, () => stream());
     const readers = streams.map((s) => readAll(hub, s.key));

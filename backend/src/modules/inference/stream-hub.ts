@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import type Redis from 'ioredis';
+import Redis from 'ioredis';
 import type { AppConfig } from '../../config/config';
 import { APP_CONFIG } from '../../config/config.module';
-import { createRedis, REDIS } from '../../redis/redis.module';
+import { REDIS, redisOptions } from '../../redis/redis.module';
 import { parsePublished, type StreamEvent } from './streams';
 
 /** One event of a stream: its number, the event, and its JSON as stored (what an SSE frame carries as it is). */
@@ -131,7 +131,9 @@ export class StreamHub implements OnApplicationShutdown {
 
   private connection(): Redis {
     if (this.subscriber) return this.subscriber;
-    const sub = createRedis(this.config, true);
+    // No ready check: a SUBSCRIBE issued while ioredis sets the connection up goes out at once (Redis runs it even
+    // while loading), and the check's INFO after it is refused on a connection in subscriber mode, which then fails.
+    const sub = new Redis(this.config.redis.url, { ...redisOptions(this.config, true), enableReadyCheck: false });
     sub.on('error', (err: Error) => this.logger.warn(err.message));
     sub.on('message', (channel: string, message: string) => this.published(channel, message));
     let connectedBefore = false;
