@@ -756,11 +756,15 @@ export interface paths {
          *     settlement as `sendNodeJobEvents`, at a fraction of its cost per batch (one authentication for the whole reply).
          *     The node starts the request with its first line, and the answer's headers come at once: 200, or 401 for a
          *     credential that is not valid, 403 for a job this node does not hold, 409 for one that has ended. Then each line
-         *     of the body, one `NodeJobEvents` object (at most 512 events and 256 KiB of text, 16 MiB in all), is answered by
-         *     one line, in order: a `NodeJobAck`, or an `Error` after which the platform ends the answer (400 for a line that
-         *     is not valid, 403, 409 or 413 as `sendNodeJobEvents` answers them, 401 for a node revoked meanwhile). A node
-         *     sends its next line once the one before is answered. After a line that ends with a `done` or `error` event, the
-         *     platform answers it and ends the answer.
+         *     of the body, one `NodeJobEvents` object (at most 512 events and 256 KiB of text, 16 MiB in all), is taken in
+         *     order. A line without `from` is answered by one line, a `NodeJobAck` or an `Error`, and the node sends its next
+         *     line once it is answered. Lines with `from` go one after another without waiting (a frame of tokens each), and
+         *     only a line with something to say is answered: the first that finds the reply stopped (`stop` true), one that
+         *     fails (an `Error`), and the last; each of those acks says in `taken` how many token events the platform has taken.
+         *     After an `Error` (400 for a line that is not valid, 403, 409 or 413 as `sendNodeJobEvents` answers them, 401 for
+         *     a node revoked meanwhile) the platform ends the answer. After a line that ends with a `done` or `error` event, the
+         *     platform answers it and ends the answer. A stream that breaks leaves the node's lines since the last ack unknown:
+         *     it sends them again with `sendNodeJobEvents`, and the platform skips what it took (by `from`).
          *
          *     A proxy in front of the API must pass the body on as it comes (nginx: `proxy_request_buffering off`); a node
          *     whose answer's headers do not come within 10 s, or that is answered 404, 405 or 415, sends its events with
@@ -3688,6 +3692,8 @@ export interface components {
              *     node sends no commitment within NODE_STOP_COMMIT_SECONDS (30 s by default) is checked as one without.
              */
             stop: boolean;
+            /** @description How many of the job's token events the platform has taken, once the batch carried `from`. */
+            taken?: number;
         };
         /**
          * @description The result of an `embed` job: one vector per text of its `input`, in order, each the base64 of its little-endian
@@ -3705,6 +3711,12 @@ export interface components {
              *     `done` or `error` event must be the last. A job's text in all is bounded by its `max_bytes`.
              */
             events: components["schemas"]["NodeJobEvent"][];
+            /**
+             * @description How many of the job's token events the node sent before this batch (its first token event is the job's
+             *     `from`-th, counting from 0). With it a batch sent again, after a call that timed out or a stream that broke, is
+             *     taken only for the events the platform has not taken yet, and one that would leave a gap is refused (409).
+             */
+            from?: number;
         };
         /**
          * @description The result of a `verify` job: for each of its `tokens`, in order, the token id, its log probability at temperature
@@ -7892,25 +7904,21 @@ export interface operations {
         requestBody: {
             content: {
                 /**
-                 * @example {"events":[{"type":"token","text":"Hello"}]}
-                 *     {"events":[{"type":"token","text":"! How can I help?"}]}
-                 *     {"events":[{"type":"done","usage":{"prompt_tokens":12,"completion_tokens":6},"stop_reason":"stop"}]}
+                 * @example {"events":[{"type":"token","text":"Hello"}],"from":0}
+                 *     {"events":[{"type":"token","text":"! How can I help?"}],"from":1}
+                 *     {"events":[{"type":"done","usage":{"prompt_tokens":12,"completion_tokens":6},"stop_reason":"stop"}],"from":2}
                  */
                 "application/x-ndjson": string;
             };
         };
         responses: {
-            /** @description Newline-delimited JSON, a line per line of the body, each a `NodeJobAck` or an `Error`. */
+            /** @description Newline-delimited JSON, each line a `NodeJobAck` or an `Error`; for lines with `from`, only those with something to say. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {"stop":false}
-                     *     {"stop":false}
-                     *     {"stop":false}
-                     */
+                    /** @example {"stop":false,"taken":2} */
                     "application/x-ndjson": string;
                 };
             };

@@ -1,8 +1,10 @@
 /**
- * A job's events over one request (streamNodeJobEvents): each batch is a line of the request's body, answered by a
- * line of its answer, so a reply costs the API one authenticated request instead of one per batch. Where that request
- * cannot open (an API without it, a proxy that holds request bodies until they end), the batches go one request each
- * (sendNodeJobEvents), as the API documents.
+ * A job's events over one request (streamNodeJobEvents): each batch is a line of the request's body, placed among the
+ * job's token events by its `from`, so lines go one after another without waiting; the API answers only the first
+ * that finds the reply stopped, a failure, and the last line. A reply thus costs the API one authenticated request and
+ * no answer per frame. Where that request cannot open (an API without it, a proxy that holds request bodies until
+ * they end), the batches go one request each (sendNodeJobEvents), as the API documents; where it breaks, the lines
+ * not known taken go again that way, and the API skips what it took.
  */
 import type { NodeJobEvent, SendResult } from './job-events';
 
@@ -18,7 +20,7 @@ export interface EventChannelOptions {
   authorization: () => string | undefined;
   fetch: (request: Request) => Promise<Response>;
   /** One batch as its own request (sendNodeJobEvents). */
-  fallback: (events: NodeJobEvent[]) => Promise<SendResult>;
+  fallback: (events: NodeJobEvent[], from: number) => Promise<SendResult>;
   /** The API cannot stream request bodies: later jobs should not try. */
   onUnsupported: (why: string) => void;
   /** Aborts the request (the agent is stopping). */
@@ -26,82 +28,190 @@ export interface EventChannelOptions {
   openTimeoutMs?: number;
 }
 
+/** A line sent and not yet known taken: sent again by its own request if the stream breaks. */
+interface Line {
+  events: NodeJobEvent[];
+  from: number;
+}
+
+const tokenCount = (events: NodeJobEvent[]): number => events.filter((e) => e.type === 'token').length;
+
 export class EventChannel {
   private mode: 'new' | 'open' | 'calls' = 'new';
   private body: ReadableStreamDefaultController<Uint8Array> | null = null;
   private answer: ReadableStreamDefaultReader<string> | null = null;
-  private buffered = '';
-  private finished = false;
+  private reading: Promise<void> | null = null;
+  private readonly unconfirmed: Line[] = [];
+  private stopped = false;
+  /** An Error line: the job is no longer this node's, or the node was revoked. */
+  private failed: SendResult | null = null;
+  /** The answer ended before the last line was answered (cut, or no answer at all): the stream is broken. */
+  private broke = false;
+  private lastSent = false;
+  /** Acks read since the last line was sent: the answer to it is among them. */
+  private acksAfterLast = 0;
+  private wakeRoom: (() => void) | null = null;
   private readonly abort = new AbortController();
   private readonly encoder = new TextEncoder();
 
   constructor(private readonly opts: EventChannelOptions) {}
 
-  /** One batch, as the sender posts it: answered by the API's line for it (or by its own request). */
-  async post(events: NodeJobEvent[]): Promise<SendResult> {
-    const line = this.encoder.encode(`${JSON.stringify({ events })}\n`);
-    if (this.mode === 'calls') return this.opts.fallback(events);
+  /**
+   * One batch, as the sender posts it: `from` is how many of the job's token events went before it. A batch that does
+   * not end the reply resolves once it is on its way (with the stop heard so far); the last once it is answered.
+   */
+  async post(events: NodeJobEvent[], from: number): Promise<SendResult> {
+    if (this.failed) return this.failed;
+    if (this.mode === 'calls') {
+      this.unconfirmed.push({ events, from });
+      return this.sendAgain();
+    }
+    const last = events.some((e) => e.type !== 'token');
+    const line = this.encoder.encode(`${JSON.stringify({ events, from })}\n`);
     if (this.mode === 'new') {
       const opened = await this.open(line);
-      if (opened !== 'open') return opened === 'calls' ? this.opts.fallback(events) : opened;
+      if (opened !== 'open') return opened === 'calls' ? this.opts.fallback(events, from) : opened;
+      this.reading = this.readAnswers();
     } else {
       try {
         this.body!.enqueue(line);
       } catch {
-        return this.broken(events);
+        this.broke = true;
       }
     }
-    const answer = await this.nextLine();
-    if (answer === null) return this.broken(events);
-    let value: { stop?: unknown; statusCode?: unknown; message?: unknown };
+    this.unconfirmed.push({ events, from });
+    if (!last) {
+      await this.room();
+      return this.outcome();
+    }
+    this.lastSent = true;
+    this.acksAfterLast = 0;
+    this.endBody();
+    await this.reading;
+    if (this.failed) return this.failed;
+    if (!this.broke) {
+      this.mode = 'calls';
+      this.unconfirmed.length = 0;
+      return { kind: 'ok', stop: this.stopped };
+    }
+    return this.outcome();
+  }
+
+  /** What the stream has said so far: a failure, a break (the unconfirmed lines then go again by calls), or on. */
+  private outcome(): Promise<SendResult> | SendResult {
+    if (this.failed) return this.failed;
+    if (!this.broke) return { kind: 'ok', stop: this.stopped };
+    this.close();
+    this.mode = 'calls';
+    return this.sendAgain();
+  }
+
+  /**
+   * The lines not known taken, each by its own request, in order (the API skips the events it took by `from`): whether
+   * the API took a line cut off with the stream is unknown, as for a call that timed out.
+   */
+  private async sendAgain(): Promise<SendResult> {
+    while (this.unconfirmed.length > 0) {
+      const line = this.unconfirmed[0]!;
+      const result = await this.opts.fallback(line.events, line.from);
+      if (result.kind !== 'ok') {
+        this.unconfirmed.length = 0;
+        this.failed = result;
+        return result;
+      }
+      this.unconfirmed.shift();
+      this.stopped ||= result.stop;
+    }
+    return { kind: 'ok', stop: this.stopped };
+  }
+
+  /** Waits while the request's body holds a line not yet taken by the connection (its socket is full). */
+  private async room(): Promise<void> {
+    while (this.mode === 'open' && this.body && (this.body.desiredSize ?? 1) <= 0 && !this.broke && !this.failed) {
+      await new Promise<void>((r) => (this.wakeRoom = r));
+    }
+  }
+
+  private wake(): void {
+    const wake = this.wakeRoom;
+    this.wakeRoom = null;
+    wake?.();
+  }
+
+  /** Reads the answer's lines as they come (acks and errors) until it ends; then whether it ended as it should. */
+  private async readAnswers(answer: ReadableStreamDefaultReader<string> | null = this.answer): Promise<void> {
+    let buffered = '';
+    let clean = false;
     try {
-      value = JSON.parse(answer) as typeof value;
+      for (;;) {
+        const { value, done } = await answer!.read();
+        if (done) {
+          clean = true;
+          break;
+        }
+        buffered += value;
+        for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+          this.answered(buffered.slice(0, nl));
+          buffered = buffered.slice(nl + 1);
+        }
+      }
     } catch {
-      return this.broken(events);
+      // Cut: what was answered before stands.
+    }
+    if (clean) this.answered(buffered);
+    // Only an answer that ends after the last line's ack (or an Error) is whole; anything else is a break.
+    if (!this.failed && !(clean && this.lastSent && this.acksAfterLast > 0)) this.broke = true;
+    if (this.failed || this.broke) this.close();
+    this.wake();
+  }
+
+  private answered(line: string): void {
+    if (!line.trim()) return;
+    let value: { stop?: unknown; taken?: unknown; statusCode?: unknown; message?: unknown };
+    try {
+      value = JSON.parse(line) as typeof value;
+    } catch {
+      return;
     }
     if (typeof value.stop === 'boolean') {
-      if (events.some((e) => e.type !== 'token')) this.finish();
-      return { kind: 'ok', stop: value.stop };
+      this.stopped ||= value.stop;
+      if (typeof value.taken === 'number') this.confirm(value.taken);
+      if (this.lastSent) this.acksAfterLast++;
+      return;
     }
-    this.close();
     const status = typeof value.statusCode === 'number' ? value.statusCode : 500;
-    if (status === 401) return { kind: 'revoked' };
-    return { kind: 'lost', status, message: typeof value.message === 'string' ? value.message : `status ${status}` };
+    this.failed =
+      status === 401
+        ? { kind: 'revoked' }
+        : { kind: 'lost', status, message: typeof value.message === 'string' ? value.message : `status ${status}` };
   }
 
-  /** The reply has ended: the body ends, and the API ends its answer, which is read to its end. */
-  private finish(): void {
-    this.finished = true;
-    this.mode = 'calls';
+  /** The API has taken the job's first `taken` token events: the lines within them need never go again. */
+  private confirm(taken: number): void {
+    while (this.unconfirmed.length > 0) {
+      const line = this.unconfirmed[0]!;
+      if (line.from + tokenCount(line.events) > taken || line.events.some((e) => e.type !== 'token')) break;
+      this.unconfirmed.shift();
+    }
+  }
+
+  /** The request's body ends (its last line is in it): the API answers it and ends the answer. */
+  private endBody(): void {
     try {
       this.body?.close();
     } catch {
       // Already closed.
     }
     this.body = null;
-    const answer = this.answer;
-    void (async () => {
-      try {
-        while (answer && !(await answer.read()).done);
-      } catch {
-        // Cut: nothing more was needed from it.
-      }
-    })();
   }
 
-  /** Ends the request at once (the job ended, or its sending did), unless the reply's end already ended it. */
+  /** Ends the request at once (the job ended, or its sending did). */
   close(): void {
-    if (this.finished) return;
     if (this.mode === 'open') this.mode = 'calls';
-    try {
-      this.body?.close();
-    } catch {
-      // Already closed.
-    }
-    this.body = null;
+    this.endBody();
     this.abort.abort();
+    this.wake();
   }
-
   /** Opens the request with its first line: 'open' once its answer's headers say 200, else what to do with the batch. */
   private async open(first: Uint8Array): Promise<'open' | 'calls' | SendResult> {
     const body = new ReadableStream<Uint8Array>({
@@ -109,6 +219,8 @@ export class EventChannel {
         this.body = c;
         c.enqueue(first);
       },
+      // The connection took what the body held: a sender waiting for room goes on.
+      pull: () => this.wake(),
     });
     // The wait for the answer's headers is bounded, not the request: a reply streams for as long as it takes.
     const openTimeoutMs = this.opts.openTimeoutMs ?? STREAM_OPEN_TIMEOUT_MS;
@@ -153,41 +265,5 @@ export class EventChannel {
     if (UNSUPPORTED.has(res.status)) this.opts.onUnsupported(`answered ${res.status}`);
     // Anything else (busy, a transient failure): this job's batches go one request each, which retry as calls do.
     return 'calls';
-  }
-
-  /** The answer's next line; null once it has ended or broken. */
-  private async nextLine(): Promise<string | null> {
-    for (;;) {
-      const nl = this.buffered.indexOf('\n');
-      if (nl >= 0) {
-        const line = this.buffered.slice(0, nl);
-        this.buffered = this.buffered.slice(nl + 1);
-        if (line.trim()) return line;
-        continue;
-      }
-      try {
-        const { value, done } = await this.answer!.read();
-        if (done) return this.buffered.trim() ? this.take() : null;
-        this.buffered += value;
-      } catch {
-        return null;
-      }
-    }
-  }
-
-  private take(): string {
-    const rest = this.buffered;
-    this.buffered = '';
-    return rest;
-  }
-
-  /**
-   * The request broke before this batch was answered: whether the API took it is unknown, so it goes again as its own
-   * request (as a call that timed out is retried), and the job's later batches go one request each.
-   */
-  private broken(events: NodeJobEvent[]): Promise<SendResult> {
-    this.close();
-    this.mode = 'calls';
-    return this.opts.fallback(events);
   }
 }

@@ -1,7 +1,8 @@
 /**
- * A job's events on their way to the API: in order, at most one request in flight, and whatever accumulated
- * meanwhile goes in the next request (at most 512 events and 256 KiB per call, the API's limits; an event past that
- * alone, such as a done event with a long reply's logprobs, goes in a call of its own).
+ * A job's events on their way to the API: in order, one batch posted at a time, and whatever accumulated meanwhile goes
+ * in the next (at most 512 events and 256 KiB per call, the API's limits; an event past that alone, such as a done
+ * event with a long reply's logprobs, goes in a call of its own). Each batch says where it starts among the job's
+ * token events (`from`), so one sent again is never taken twice.
  */
 import constants from '@glob/contract/constants.json';
 import type { Schemas } from './contract';
@@ -63,11 +64,11 @@ export class EventSender {
   private inFlight: Promise<void> | null = null;
   private stopped = false;
   private _state: SenderState = 'open';
-  /** Events the API has taken. */
-  sent = 0;
+  /** The job's token events posted so far: the next batch's `from`. */
+  private posted = 0;
 
   constructor(
-    private readonly post: (events: NodeJobEvent[]) => Promise<SendResult>,
+    private readonly post: (events: NodeJobEvent[], from: number) => Promise<SendResult>,
     private readonly hooks: SenderHooks = {},
   ) {}
 
@@ -110,16 +111,17 @@ export class EventSender {
   private async pump(): Promise<void> {
     while (this.queue.length > 0 && this._state === 'open') {
       const batch = takeBatch(this.queue);
+      const from = this.posted;
+      this.posted += batch.filter((e) => e.type === 'token').length;
       let result: SendResult;
       try {
-        result = await this.post(batch);
+        result = await this.post(batch, from);
       } catch {
         // Only a stopping agent aborts a call.
         this.end('closed');
         return;
       }
       if (result.kind === 'ok') {
-        this.sent += batch.length;
         if (result.stop && !this.stopped) {
           this.stopped = true;
           this.hooks.onStop?.();

@@ -145,10 +145,10 @@ export class WorkLoop {
     else this.log(`Job ${jobId} was not returned (${res.response.status}): it had already ended or left this node`);
   }
 
-  private async postEvents(jobId: string, events: NodeJobEvent[]): Promise<SendResult> {
+  private async postEvents(jobId: string, events: NodeJobEvent[], from: number): Promise<SendResult> {
     const { session } = this.deps;
     const res = await session.conn.call(
-      (signal) => session.api.POST('/api/nodes/jobs/{jobId}/events', { params: { path: { jobId } }, body: { events }, signal }),
+      (signal) => session.api.POST('/api/nodes/jobs/{jobId}/events', { params: { path: { jobId } }, body: { events, from }, signal }),
       { signal: session.signal, timeoutMs: 30_000 },
     );
     if (res.data) return { kind: 'ok', stop: res.data.stop };
@@ -168,7 +168,7 @@ export class WorkLoop {
       url: `${session.url}${EVENT_STREAM.replace('{jobId}', encodeURIComponent(jobId))}`,
       authorization: () => session.credential?.credential,
       fetch: session.fetch,
-      fallback: (events) => this.postEvents(jobId, events),
+      fallback: (events, from) => this.postEvents(jobId, events, from),
       onUnsupported: (why) => {
         if (!this.streamEvents) return;
         this.streamEvents = false;
@@ -189,7 +189,7 @@ export class WorkLoop {
       abort: new AbortController(),
       reason: null,
       done: new Promise<void>((r) => (finished = r)),
-      sender: new EventSender((events) => (channel ? channel.post(events) : this.postEvents(job.job_id, events)), {
+      sender: new EventSender((events, from) => (channel ? channel.post(events, from) : this.postEvents(job.job_id, events, from)), {
         onStop: () => {
           running.reason ??= 'stop';
           running.abort.abort();

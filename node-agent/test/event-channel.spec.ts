@@ -39,14 +39,14 @@ async function server(handle: (req: IncomingMessage, res: ServerResponse, lines:
 
 /** A channel to `url` whose fallback (one request per batch) is recorded. */
 function channel(url: string, openTimeoutMs = 5_000) {
-  const fallbacks: NodeJobEvent[][] = [];
+  const fallbacks: Seen = [];
   const unsupported: string[] = [];
   const ch = new EventChannel({
     url,
     authorization: () => 'glb_node_secret',
     fetch: (r) => fetch(r),
-    fallback: async (events) => {
-      fallbacks.push(events);
+    fallback: async (events, from) => {
+      fallbacks.push({ events, from });
       return { kind: 'ok', stop: false } satisfies SendResult;
     },
     onUnsupported: (why) => unsupported.push(why),
@@ -61,26 +61,43 @@ const open = (res: ServerResponse) => {
   res.flushHeaders();
 };
 
+/** The lines a test server answered, parsed. */
+type Seen = Array<{ events: NodeJobEvent[]; from: number }>;
+
 describe('a job’s events over one request', () => {
-  it('each batch is a line of one request, answered by a line before the next goes; a stop comes back; the body ends after done', async () => {
-    const seen: unknown[] = [];
+  it('lines go one after another without waiting for answers; a stop comes back; the body ends after done, whose answer ends it', async () => {
+    const seen: Seen = [];
     let ended = false;
-    const api = await server(async (req, res, lines) => {
+    let stopNow!: () => void;
+    const stopped = new Promise<void>((r) => (stopNow = r));
+    const api = await server(async (_req, res, lines) => {
       open(res);
       for await (const line of lines) {
         seen.push(JSON.parse(line));
-        res.write(`${JSON.stringify({ stop: seen.length === 2 })}\n`);
+        // As the API does: only the first line after a stop, and the last, are answered.
+        if (seen.length === 2) await stopped;
+        if (seen.length === 2) res.write('{"stop":true,"taken":3}\n');
+        if (seen.at(-1)!.events.some((e) => e.type !== 'token')) res.write('{"stop":true,"taken":3}\n');
       }
       ended = true;
       res.end();
     });
     const { ch, fallbacks } = channel(api.url);
-    expect(await ch.post([token('a')])).toEqual({ kind: 'ok', stop: false });
-    expect(await ch.post([token('b'), token('c')])).toEqual({ kind: 'ok', stop: true });
-    expect(await ch.post([done])).toEqual({ kind: 'ok', stop: false });
+    // Neither waits for an answer (none comes for the second until the stop).
+    expect(await ch.post([token('a')], 0)).toEqual({ kind: 'ok', stop: false });
+    expect(await ch.post([token('b'), token('c')], 1)).toEqual({ kind: 'ok', stop: false });
+    stopNow();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await ch.post([token('d')], 3)).toEqual({ kind: 'ok', stop: true });
+    expect(await ch.post([done], 4)).toEqual({ kind: 'ok', stop: true });
     await new Promise((r) => setTimeout(r, 100));
     expect(ended).toBe(true);
-    expect(seen).toEqual([{ events: [token('a')] }, { events: [token('b'), token('c')] }, { events: [done] }]);
+    expect(seen).toEqual([
+      { events: [token('a')], from: 0 },
+      { events: [token('b'), token('c')], from: 1 },
+      { events: [token('d')], from: 3 },
+      { events: [done], from: 4 },
+    ]);
     expect(api.requests).toEqual(['POST /api/nodes/jobs/j1/events/stream Bearer glb_node_secret application/x-ndjson']);
     expect(fallbacks).toEqual([]);
     await api.close();
@@ -89,14 +106,14 @@ describe('a job’s events over one request', () => {
   it('a reply that streams for longer than the wait for the headers is not cut by it', async () => {
     const api = await server(async (_req, res, lines) => {
       open(res);
-      for await (const _ of lines) res.write('{"stop":false}\n');
+      for await (const line of lines) if (line.includes('"done"')) res.write('{"stop":false,"taken":2}\n');
       res.end();
     });
     const { ch, fallbacks, unsupported } = channel(api.url, 200);
-    expect(await ch.post([token('a')])).toEqual({ kind: 'ok', stop: false });
+    expect(await ch.post([token('a')], 0)).toEqual({ kind: 'ok', stop: false });
     await new Promise((r) => setTimeout(r, 500));
-    expect(await ch.post([token('b')])).toEqual({ kind: 'ok', stop: false });
-    expect(await ch.post([done])).toEqual({ kind: 'ok', stop: false });
+    expect(await ch.post([token('b')], 1)).toEqual({ kind: 'ok', stop: false });
+    expect(await ch.post([done], 2)).toEqual({ kind: 'ok', stop: false });
     expect(fallbacks).toEqual([]);
     expect(unsupported).toEqual([]);
     expect(api.requests).toHaveLength(1);
@@ -116,7 +133,11 @@ describe('a job’s events over one request', () => {
         }
       });
       const { ch, fallbacks } = channel(api.url);
-      expect(await ch.post([token('a')])).toEqual(expected);
+      await ch.post([token('a')], 0);
+      await new Promise((r) => setTimeout(r, 100));
+      // Heard by the next line, which goes nowhere.
+      expect(await ch.post([token('b')], 1)).toEqual(expected);
+      expect(await ch.post([done], 2)).toEqual(expected);
       expect(fallbacks).toEqual([]);
       await api.close();
     }
@@ -128,7 +149,7 @@ describe('a job’s events over one request', () => {
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ statusCode: status, message: 'Not yours', error: 'x' }));
       });
       const { ch, fallbacks } = channel(api.url);
-      expect(await ch.post([token('a')])).toEqual({ kind: 'lost', status, message: 'Not yours' });
+      expect(await ch.post([token('a')], 0)).toEqual({ kind: 'lost', status, message: 'Not yours' });
       expect(fallbacks).toEqual([]);
       await api.close();
     }
@@ -142,11 +163,14 @@ describe('a job’s events over one request', () => {
       req.on('end', () => res.end('{"stop":false}\n'));
     });
     const { ch, fallbacks, unsupported } = channel(proxy.url, 300);
-    expect(await ch.post([token('a')])).toEqual({ kind: 'ok', stop: false });
-    expect(fallbacks).toEqual([[token('a')]]);
+    expect(await ch.post([token('a')], 0)).toEqual({ kind: 'ok', stop: false });
+    expect(fallbacks).toEqual([{ events: [token('a')], from: 0 }]);
     expect(unsupported).toEqual(['no answer within 0.3 s']);
-    expect(await ch.post([token('b')])).toEqual({ kind: 'ok', stop: false });
-    expect(fallbacks).toEqual([[token('a')], [token('b')]]);
+    expect(await ch.post([token('b')], 1)).toEqual({ kind: 'ok', stop: false });
+    expect(fallbacks).toEqual([
+      { events: [token('a')], from: 0 },
+      { events: [token('b')], from: 1 },
+    ]);
     expect(proxy.requests).toHaveLength(1);
     await proxy.close();
   });
@@ -160,31 +184,62 @@ describe('a job’s events over one request', () => {
         res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
       });
       const { ch, fallbacks, unsupported } = channel(api.url);
-      expect(await ch.post([token('a')])).toEqual({ kind: 'ok', stop: false });
-      expect(await ch.post([token('b')])).toEqual({ kind: 'ok', stop: false });
-      expect(fallbacks).toEqual([[token('a')], [token('b')]]);
+      expect(await ch.post([token('a')], 0)).toEqual({ kind: 'ok', stop: false });
+      expect(await ch.post([token('b')], 1)).toEqual({ kind: 'ok', stop: false });
+      expect(fallbacks).toEqual([
+        { events: [token('a')], from: 0 },
+        { events: [token('b')], from: 1 },
+      ]);
       expect(unsupported).toEqual(told);
       await api.close();
     }
   });
 
-  it('a request cut before a batch is answered: that batch goes again by its own request, and the rest of the job too', async () => {
+  it('a request cut mid-reply: every line since the last ack goes again by its own request (the API skips what it took), then the rest of the job', async () => {
+    const seen: Seen = [];
     const api = await server(async (req, res, lines) => {
       open(res);
-      let n = 0;
-      for await (const _ of lines) {
-        if (++n === 2) {
+      for await (const line of lines) {
+        seen.push(JSON.parse(line));
+        // A stop's ack says what was taken: the lines within it never go again.
+        if (seen.length === 1) res.write('{"stop":true,"taken":1}\n');
+        if (seen.length === 3) {
           req.socket.destroy();
           return;
         }
-        res.write('{"stop":false}\n');
       }
     });
     const { ch, fallbacks } = channel(api.url);
-    expect(await ch.post([token('a')])).toEqual({ kind: 'ok', stop: false });
-    expect(await ch.post([token('b')])).toEqual({ kind: 'ok', stop: false });
-    expect(await ch.post([token('c')])).toEqual({ kind: 'ok', stop: false });
-    expect(fallbacks).toEqual([[token('b')], [token('c')]]);
+    expect(await ch.post([token('a')], 0)).toEqual({ kind: 'ok', stop: false });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await ch.post([token('b')], 1)).toEqual({ kind: 'ok', stop: true });
+    await ch.post([token('c')], 2);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await ch.post([token('d')], 3)).toEqual({ kind: 'ok', stop: true });
+    expect(await ch.post([done], 4)).toEqual({ kind: 'ok', stop: true });
+    expect(seen.map((l) => l.from)).toEqual([0, 1, 2]);
+    expect(fallbacks).toEqual([
+      { events: [token('b')], from: 1 },
+      { events: [token('c')], from: 2 },
+      { events: [token('d')], from: 3 },
+      { events: [done], from: 4 },
+    ]);
+    await api.close();
+  });
+
+  it('an answer that ends before the last line is answered is a break: the last line goes again by its own request', async () => {
+    const api = await server(async (_req, res, lines) => {
+      open(res);
+      for await (const line of lines) if (line.includes('"done"')) break;
+      res.end();
+    });
+    const { ch, fallbacks } = channel(api.url);
+    expect(await ch.post([token('a')], 0)).toEqual({ kind: 'ok', stop: false });
+    expect(await ch.post([done], 1)).toEqual({ kind: 'ok', stop: false });
+    expect(fallbacks).toEqual([
+      { events: [token('a')], from: 0 },
+      { events: [done], from: 1 },
+    ]);
     await api.close();
   });
 });

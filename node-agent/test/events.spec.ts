@@ -3,11 +3,13 @@ import { EventSender, MAX_BYTES_PER_CALL, MAX_EVENTS_PER_CALL, type NodeJobEvent
 /** A fake API: records each call, answers when the test says so. */
 function fakeApi() {
   const calls: NodeJobEvent[][] = [];
+  const froms: number[] = [];
   const answers: Array<(r: SendResult) => void> = [];
   let inFlight = 0;
   let maxInFlight = 0;
-  const post = (events: NodeJobEvent[]) => {
+  const post = (events: NodeJobEvent[], from: number) => {
     calls.push(events);
+    froms.push(from);
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
     return new Promise<SendResult>((resolve) =>
@@ -20,6 +22,7 @@ function fakeApi() {
   const tick = () => new Promise((r) => setImmediate(r));
   return {
     calls,
+    froms,
     post,
     maxInFlight: () => maxInFlight,
     async answer(r: SendResult = { kind: 'ok', stop: false }) {
@@ -33,7 +36,7 @@ function fakeApi() {
 const token = (text: string): NodeJobEvent => ({ type: 'token', text });
 
 describe('sending a job’s events', () => {
-  it('in order, one call in flight, what accumulated meanwhile in the next call', async () => {
+  it('in order, one call in flight, what accumulated meanwhile in the next call, each placed by its first token event', async () => {
     const api = fakeApi();
     const sender = new EventSender(api.post);
     sender.push(token('a'));
@@ -52,7 +55,7 @@ describe('sending a job’s events', () => {
       [token('d'), { type: 'done', usage: { prompt_tokens: 3, completion_tokens: 4 }, stop_reason: 'stop' }],
     ]);
     expect(api.maxInFlight()).toBe(1);
-    expect(sender.sent).toBe(5);
+    expect(api.froms).toEqual([0, 1, 3]);
   });
 
   it('never more than 512 events or 256 KiB in one call', () => {

@@ -1,4 +1,7 @@
+import type Redis from 'ioredis';
 import { TokenCounter } from '../../src/modules/catalog/token-counter';
+import { TokenStream } from '../../src/modules/inference/streams';
+import { REDIS } from '../../src/redis/redis.module';
 import { NODE_CREDENTIAL_INVALID } from '../../src/auth/node-credential.guard';
 import { NODE_EVENTS_BODY_MAX_BYTES } from '../../src/modules/nodes/node-job-events.service';
 import { startStack, TestStack } from '../support/app';
@@ -19,6 +22,10 @@ const PROMPT = 'Tell me about rivers';
 let seq = 0;
 const streamId = () => `s_${Date.now().toString(36)}_${++seq}`;
 const line = (events: object[]) => `${JSON.stringify({ events })}\n`;
+/** A line as the agent sends it: placed among the job's token events by `from`. */
+const framed = (from: number, events: object[]) => `${JSON.stringify({ events, from })}\n`;
+const tokens = (...texts: string[]) => texts.map((text) => ({ type: 'token', text }));
+const done = { type: 'done', usage: { prompt_tokens: 1, completion_tokens: 5 }, stop_reason: 'stop' };
 type User = Awaited<ReturnType<typeof newUser>>;
 
 // Pairing a scripted node proves its model on the tiny model in a child process: slow on a loaded machine.
@@ -96,6 +103,60 @@ describe('a node streaming a reply over one request', () => {
     const after = await units(u);
     expect(before.balance - after.balance).toBe(total * Number(task.price_units));
     expect(after.held).toBe(0);
+  });
+
+  it('lines placed by `from` go without waiting for answers: only the last is answered, with what was taken; a batch sent again is taken once', async () => {
+    const node = await ScriptedNode.pair(stack, owner, { models: [MODELS.honest], write: modelsProof });
+    const u = await newUser(stack, 'stream-framed');
+    const id = streamId();
+    const reading = start(u, id, MODELS.honest, 64);
+    const job = (await node.claim())!;
+    const stream = await node.stream(job.job_id, framed(0, tokens('Rivers')));
+    stream.write(framed(1, tokens(' run')));
+    stream.write(framed(2, tokens(' to', ' the')));
+    // Sent again after a break the node took for a loss: all taken before, nothing goes on twice.
+    stream.write(framed(1, tokens(' run', ' to', ' the')));
+    // Half taken before: only its new part goes on.
+    stream.write(framed(3, tokens(' the', ' sea')));
+    stream.write(framed(5, [done]));
+    expect(await stream.next()).toEqual({ stop: false, taken: 5 });
+    expect(await stream.next()).toBeNull();
+    stream.close();
+    const events = await reading;
+    const text = 'Rivers run to the sea';
+    expect(
+      events
+        .filter((e) => e.data.type === 'token')
+        .map((e) => e.data.text as string)
+        .join(''),
+    ).toBe(text);
+    const task = await taskOf(stack, id);
+    expect(Number(task.charged_units)).toBe((await used(MODELS.honest, text)) * Number(task.price_units));
+  });
+
+  it('a batch that would leave a gap is refused 409 and the job goes on; by calls, a batch sent twice is taken once', async () => {
+    const node = await ScriptedNode.pair(stack, owner, { models: [MODELS.honest], write: modelsProof });
+    const u = await newUser(stack, 'calls-framed');
+    const id = streamId();
+    const reading = start(u, id, MODELS.honest, 64);
+    const job = (await node.claim())!;
+    const gap = await node.send(job.job_id, tokens('skipped ahead'), 2);
+    expect(gap.status).toBe(409);
+    expect(gap.body).toMatchObject({ message: `Job ${job.job_id}: this batch starts at token event 2, but the platform has taken 0` });
+    expect((await node.send(job.job_id, tokens('Once'), 0)).body).toEqual({ stop: false, taken: 1 });
+    expect((await node.send(job.job_id, tokens('Once'), 0)).body).toEqual({ stop: false, taken: 1 });
+    // In a stream too: refused with its Error line, which ends the answer.
+    const stream = await node.stream(job.job_id, framed(3, tokens('late')));
+    expect(await stream.next()).toMatchObject({ statusCode: 409, message: expect.stringContaining('the platform has taken 1') });
+    expect(await stream.next()).toBeNull();
+    stream.close();
+    expect((await node.send(job.job_id, [...tokens(' only'), done], 1)).body).toEqual({ stop: false, taken: 2 });
+    expect(
+      (await reading)
+        .filter((e) => e.data.type === 'token')
+        .map((e) => e.data.text as string)
+        .join(''),
+    ).toBe('Once only');
   });
 
   it('a line that is not JSON, or not a NodeJobEvents object, is answered 400 and ends the stream; the job itself goes on', async () => {
@@ -232,6 +293,39 @@ describe('a node streaming a reply over one request', () => {
     ).toBe('Before');
     const task = await taskOf(stack, id);
     expect(Number(task.charged_units)).toBe((await used(MODELS.stop, 'Before')) * Number(task.price_units));
+  });
+
+  it('lines placed by `from`: the first line after a stop is answered stop at once, the next only at the done', async () => {
+    const node = await ScriptedNode.pair(stack, owner, { models: [MODELS.stop], write: modelsProof });
+    const u = await newUser(stack, 'framed-stopper');
+    const id = streamId();
+    const reading = start(u, id, MODELS.stop, 64);
+    const job = (await node.claim())!;
+    const stream = await node.stream(job.job_id, framed(0, tokens('Before')));
+    // Not answered: wait until it went on, as the requester sees it.
+    const redis = stack.app.get<Redis>(REDIS);
+    const relayed = async () =>
+      (await redis.xrange(TokenStream.key(stack.config.redis.prefix, id), '-', '+')).some(([, f]) => f[1]!.includes('Before'));
+    for (const until = Date.now() + 10_000; !(await relayed());) {
+      if (Date.now() > until) throw new Error('the line was not relayed');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await stack.http.post(`/api/inference/stream/${id}/stop`).set(u.auth).expect(200);
+    const events = await reading;
+    expect(events.at(-1)!.data).toMatchObject({ type: 'done', stop_reason: 'abort' });
+    stream.write(framed(1, tokens(' after')));
+    expect(await stream.next()).toEqual({ stop: true });
+    stream.write(framed(2, tokens(' and more')));
+    stream.write(framed(3, [{ type: 'done', usage: { prompt_tokens: 1, completion_tokens: 3 }, stop_reason: 'abort' }]));
+    expect(await stream.next()).toEqual({ stop: true });
+    expect(await stream.next()).toBeNull();
+    stream.close();
+    expect(
+      events
+        .filter((e) => e.data.type === 'token')
+        .map((e) => e.data.text as string)
+        .join(''),
+    ).toBe('Before');
   });
 
   it('a node revoked while it streams is answered 401 within a second, and a stream without a credential never opens', async () => {

@@ -287,11 +287,11 @@ export class ScriptedNode {
       .then((r) => this.spec(r, 'sendNodeJobRecomputation'));
   }
 
-  send(jobId: string, events: object[]): Promise<Response> {
+  send(jobId: string, events: object[], from?: number): Promise<Response> {
     return this.stack.http
       .post(`/api/nodes/jobs/${jobId}/events`)
       .set(this.auth)
-      .send({ events })
+      .send({ events, ...(from !== undefined ? { from } : {}) })
       .then((r) => this.spec(r, 'sendNodeJobEvents'));
   }
 

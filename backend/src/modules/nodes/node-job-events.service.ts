@@ -70,6 +70,8 @@ function parseEventsLine(line: string): RequestBody<'sendNodeJobEvents'> {
 /** What one streamed request keeps between its lines. */
 interface StreamState {
   held?: { a: Assignment; data: InferenceJob; at: number };
+  /** The node was answered that its reply stopped. */
+  toldStop?: boolean;
 }
 
 /** A cap of what a node may send was passed: the job has ended as failed (413). */
@@ -85,6 +87,9 @@ interface SentCounts {
   events: number;
   perSecond: number;
 }
+
+/** A frame's token events counted and relayed (or not), or the job's place when it took none of them. */
+type Framed = { stopped: true } | { stopped: false; stop: boolean; taken: number };
 
 type NodeJobEvent = Schemas['NodeJobEvent'];
 
@@ -127,11 +132,10 @@ export class NodeJobEventsService {
     const final = end >= 0 ? (events[end] as Exclude<NodeJobEvent, { type: 'token' }>) : null;
     // A reply's end is marked whatever the throttle: its settlement may take a while, and the node is live meanwhile.
     await this.seen(node.id, final !== null);
-    const text = events.map((e) => (e.type === 'token' ? e.text : '')).join('');
-    if (Buffer.byteLength(text) > NODE_EVENTS_MAX_BYTES) throw new PayloadTooLargeException(NODE_EVENTS_TOO_LARGE);
-    const tokenEvents = events.length - (final ? 1 : 0);
+    const texts = events.flatMap((e) => (e.type === 'token' ? [e.text] : []));
+    if (texts.reduce((n, t) => n + Buffer.byteLength(t), 0) > NODE_EVENTS_MAX_BYTES) throw new PayloadTooLargeException(NODE_EVENTS_TOO_LARGE);
     if (this.verifyJobs.isVerifyJob(jobId)) return this.verifyJobs.replayEvents(node, jobId, final);
-    if (!final) return this.tokensOnly(node, jobId, text, tokenEvents, stream);
+    if (!final) return this.tokensOnly(node, jobId, texts, body.from, stream);
     const stopped = await this.afterStop(node, jobId, final);
     if (stopped) return stopped;
     const { a, data } = await this.store.held(node, jobId).catch(async (err: unknown) => {
@@ -139,12 +143,9 @@ export class NodeJobEventsService {
       if (final.type === 'done') await this.stoppedReplies.endedAfterStop(jobId, node.id, final.commitment ?? null);
       throw err;
     });
-    if (data.embed && (tokenEvents > 0 || final.type === 'done')) await this.textForEmbed(a, data);
-    if (tokenEvents > 0) {
-      const counts = await this.countSent(a, tokenEvents, Buffer.byteLength(text));
-      await this.overCapEnds(a, data, () => this.judgeCaps(counts));
-    }
-    await this.relay(a, data, text);
+    if (data.embed && (texts.length > 0 || final.type === 'done')) await this.textForEmbed(a, data);
+    // A stop that crossed this end (the frame finds it) leaves the text out; the settlement below then finds it ended.
+    const framed = texts.length > 0 || body.from !== undefined ? await this.frame(a, data, texts, body.from) : null;
     // The job's end is logged (and settled) in the id of the request that asked for the reply.
     const fields = { job_id: jobId, node_id: node.id, task_id: data.taskId, model: data.modelId };
     if (final.type === 'done') {
@@ -162,7 +163,7 @@ export class NodeJobEventsService {
         await this.store.release(a, () => this.leases.fail(a, final.message));
       });
     }
-    return { stop: false };
+    return { stop: false, ...(body.from !== undefined && framed && !framed.stopped ? { taken: framed.taken } : {}) };
   }
 
   /**
@@ -170,7 +171,13 @@ export class NodeJobEventsService {
    * stream), then one script in Redis: whether the platform stopped it, the job's counts and the node's rate, whether
    * the requester stopped it, and the text onto the reply's stream if within the caps.
    */
-  private async tokensOnly(node: NodeIdentity, jobId: string, text: string, events: number, stream?: StreamState): Promise<Schemas['NodeJobAck']> {
+  private async tokensOnly(
+    node: NodeIdentity,
+    jobId: string,
+    texts: string[],
+    from: number | undefined,
+    stream?: StreamState,
+  ): Promise<Schemas['NodeJobAck']> {
     let held: { a: Assignment; data: InferenceJob };
     try {
       held = await this.held(node, jobId, stream);
@@ -182,33 +189,40 @@ export class NodeJobEventsService {
     }
     const { a, data } = held;
     if (data.embed) await this.textForEmbed(a, data);
+    const framed = await this.frame(a, data, texts, from);
+    if (framed.stopped) return { stop: true };
+    return { stop: framed.stop, ...(from !== undefined ? { taken: framed.taken } : {}) };
+  }
+
+  /**
+   * Token events in one script (NodeJobStore.frame), in the reply's order: the batch's part the job has not taken yet
+   * counted and, within the caps, relayed (past one, the job ends: 413); a gap in the job's events is refused (409).
+   */
+  private async frame(a: Assignment, data: InferenceJob, texts: string[], from: number | undefined): Promise<Framed> {
     const prefix = this.config.redis.prefix;
     const keys: FrameKeys = {
-      stopped: this.stoppedReplies.stoppedKey(jobId),
+      stopped: this.stoppedReplies.stoppedKey(a.jobId),
       rate: this.limiter.key(NODE_EVENTS_RATE, a.nodeId),
       stop: stopKey(prefix, data.streamId),
       stream: TokenStream.key(prefix, data.streamId),
     };
     const frame = await this.replies.inOrder(data, () =>
-      this.store.frame(a, keys, data.userId, text, events, this.config.inference.nodeEventsPerSecond, NODE_EVENTS_WINDOW_SECONDS * 1000),
+      this.store.frame(a, keys, data.userId, texts, from, this.config.inference.nodeEventsPerSecond, NODE_EVENTS_WINDOW_SECONDS * 1000),
     );
-    if (frame.stopped) return { stop: true };
+    if (frame.kind === 'stopped') return { stopped: true };
+    if (frame.kind === 'gap') {
+      throw new ConflictException(`Job ${a.jobId}: this batch starts at token event ${from}, but the platform has taken ${frame.taken}`);
+    }
+    if (frame.kind === 'taken-before') return { stopped: false, stop: frame.stop, taken: frame.taken };
     await this.overCapEnds(a, data, () => this.judgeCaps({ a, ...frame }));
     if (frame.relayed) await this.firstText(a);
-    return { stop: frame.stop };
+    return { stopped: false, stop: frame.stop, taken: frame.events };
   }
 
   /** An embed job is answered with its vectors: text for it ends it as failed for the node. */
   private async textForEmbed(a: Assignment, data: InferenceJob): Promise<never> {
     await this.endEmbed(a, data, 'it sent text for an embed job');
     throw new ConflictException(`Job ${a.jobId} has ended: an embed job is answered with its vectors`);
-  }
-
-  /** The text to the requester's stream; the job's first text clears its first-token deadline. */
-  private async relay(a: Assignment, data: InferenceJob, text: string): Promise<void> {
-    if (!text) return;
-    await this.replies.tokens(data, text);
-    await this.firstText(a);
   }
 
   /** Text of the job went on: the first clears its first-token deadline. */
@@ -222,8 +236,9 @@ export class NodeJobEventsService {
 
   /**
    * A reply's events over one request (streamNodeJobEvents): the job checked before the answer opens, then each line
-   * taken as one events call would be and answered by one line, the node's credential checked again at most every
-   * second; an Error line, or the line that ends the reply, ends the answer.
+   * taken as one events call would be, the node's credential checked again at most every second. A line without
+   * `from` is answered by one line; lines with it (not waited for) only at the first stop and the reply's end. An
+   * Error line, or the line that ends the reply, ends the answer.
    */
   async stream(node: NodeIdentity, jobId: string, lines: AsyncIterable<string>, answer: NdjsonAnswer): Promise<void> {
     const state: StreamState = {};
@@ -239,8 +254,12 @@ export class NodeJobEventsService {
           if (!(await this.nodes.isActive(node.id))) throw new UnauthorizedException(NODE_CREDENTIAL_INVALID);
           checkedAt = Date.now();
         }
-        answer.line(await this.events(node, jobId, body, state));
-        if (body.events.some((e) => e.type !== 'token')) break;
+        const ack = await this.events(node, jobId, body, state);
+        const last = body.events.some((e) => e.type !== 'token');
+        // Lines with `from` are not waited for: only the first stop and the last line are answered (errors always).
+        if (body.from === undefined || last || (ack.stop && !state.toldStop)) answer.line(ack);
+        state.toldStop ||= ack.stop;
+        if (last) break;
       }
     } catch (err) {
       answer.fail(err);
@@ -268,15 +287,6 @@ export class NodeJobEventsService {
     // Nodes come and go: the map keeps only those seen in the last interval or so.
     if (this.lastSeen.size > 10_000) for (const [id, at] of this.lastSeen) if (now - at >= SEEN_EVERY_MS) this.lastSeen.delete(id);
     await this.nodes.touch(nodeId);
-  }
-
-  /** Adds a batch to what the job has carried (its text and token events) and to the node's events this second. */
-  private async countSent(a: Assignment, events: number, bytes: number): Promise<SentCounts> {
-    const [sent, perSecond] = await Promise.all([
-      this.store.countSent(a.jobId, bytes, events),
-      this.limiter.add(NODE_EVENTS_RATE, a.nodeId, events, NODE_EVENTS_WINDOW_SECONDS),
-    ]);
-    return { a, ...sent, perSecond: perSecond.count };
   }
 
   /** Past a cap, a CapPassed naming it. */

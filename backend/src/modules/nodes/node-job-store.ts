@@ -43,28 +43,49 @@ export interface FrameKeys {
   stream: string;
 }
 
-/** What a frame found: stopped by the platform (nothing counted), or its counts, the requester's stop, and whether its text went on. */
-export type FrameResult = { stopped: true } | { stopped: false; bytes: number; events: number; perSecond: number; stop: boolean; relayed: boolean };
+/**
+ * What a frame found: the reply stopped by the platform (nothing counted); a batch the job already took whole (sent
+ * again after a call that timed out or a stream that broke: nothing counted twice); one that would leave a gap in the
+ * job's events; or its counts, the requester's stop, and whether its text went on. `taken`/`events`: the job's token
+ * events the platform has taken.
+ */
+export type FrameResult =
+  | { kind: 'stopped' }
+  | { kind: 'taken-before'; taken: number; stop: boolean }
+  | { kind: 'gap'; taken: number }
+  | { kind: 'counted'; bytes: number; events: number; perSecond: number; stop: boolean; relayed: boolean };
 
 /**
  * A frame of a node's reply in one script (one round trip; a frame is what a streaming node sends every 20 ms): the
- * platform's stop read, the job's counts and the node's rate added to, the requester's stop read, and the text
- * appended to the reply's stream only within the caps (past one, nothing goes on and the caller ends the job).
- * KEYS: stopped, sent, rate, stop, stream. ARGV: node id, bytes, events, sent TTL s, rate window ms, requester id,
- * max bytes, max events, max events per second, the token event's JSON ('' for none).
+ * platform's stop read; with the batch's `from`, the events the job took already skipped (a gap refused); the job's
+ * counts and the node's rate added to, the requester's stop read, and the text appended to the reply's stream only
+ * within the caps (past one, nothing goes on and the caller ends the job).
+ * KEYS: stopped, sent, rate, stop, stream. ARGV: node id, sent TTL s, rate window ms, requester id, max bytes, max
+ * events, max events per second, from ('' for a batch without), then the text of each token event.
  */
 const FRAME_LUA = `
 local s = redis.call('GET', KEYS[1])
 if s and cjson.decode(s).nodeId == ARGV[1] then return {0} end
-local bytes = redis.call('HINCRBY', KEYS[2], 'bytes', ARGV[2])
-local events = redis.call('HINCRBY', KEYS[2], 'events', ARGV[3])
-redis.call('EXPIRE', KEYS[2], ARGV[4])
-${fixedWindowLua('KEYS[3]', 'ARGV[5]', 'ARGV[3]')}
-local stop = redis.call('GET', KEYS[4]) == ARGV[6] and 1 or 0
-if bytes > tonumber(ARGV[7]) or events > tonumber(ARGV[8]) or count > tonumber(ARGV[9]) or ARGV[10] == '' then
+local first = 9
+if ARGV[8] ~= '' then
+  local taken = tonumber(redis.call('HGET', KEYS[2], 'events') or '0')
+  local from = tonumber(ARGV[8])
+  if from > taken then return {3, taken} end
+  first = first + taken - from
+  if first > #ARGV then return {2, taken, redis.call('GET', KEYS[4]) == ARGV[4] and 1 or 0} end
+end
+local n = #ARGV - first + 1
+local text = table.concat(ARGV, '', first, #ARGV)
+local bytes = redis.call('HINCRBY', KEYS[2], 'bytes', #text)
+local events = redis.call('HINCRBY', KEYS[2], 'events', n)
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+${fixedWindowLua('KEYS[3]', 'ARGV[3]', 'n')}
+local stop = redis.call('GET', KEYS[4]) == ARGV[4] and 1 or 0
+if bytes > tonumber(ARGV[5]) or events > tonumber(ARGV[6]) or count > tonumber(ARGV[7]) or text == '' then
   return {1, bytes, events, count, stop, 0}
 end
-${appendLua('KEYS[5]', 'ARGV[10]')}
+local event = cjson.encode({type = 'token', text = text})
+${appendLua('KEYS[5]', 'event')}
 return {1, bytes, events, count, stop, 1}
 `;
 
@@ -165,54 +186,40 @@ export class NodeJobStore {
     return this.redis.zrangebyscore(this.deadlinesKey(), '-inf', now, 'LIMIT', 0, 100);
   }
 
-  /** Adds this call's text and token events to what the job has carried; answers the totals. */
   /**
-   * One frame of token text (see FRAME_LUA): `perSecondCap` the node's most token events a second, counted in windows
-   * of `rateWindowMs`.
+   * One frame of token events (see FRAME_LUA): `texts` each event's text, `from` the batch's place among the job's
+   * token events (undefined: taken as it comes), `perSecondCap` the node's most token events a second, counted in
+   * windows of `rateWindowMs`.
    */
   async frame(
     a: Assignment,
     keys: FrameKeys,
     requester: string,
-    text: string,
-    events: number,
+    texts: string[],
+    from: number | undefined,
     perSecondCap: number,
     rateWindowMs: number,
   ): Promise<FrameResult> {
-    const [found, bytes, sent, perSecond, stop, relayed] = await withScripts(this.redis).globNodeFrame(
+    const [found, x, y, z, stop, relayed] = await withScripts(this.redis).globNodeFrame(
       keys.stopped,
       this.sentKey(a.jobId),
       keys.rate,
       keys.stop,
       keys.stream,
       a.nodeId,
-      Buffer.byteLength(text),
-      events,
-      this.sentTtlSeconds(),
+      this.config.inference.replyTimeoutSeconds + this.config.inference.streamTtlSeconds,
       rateWindowMs,
       requester,
       a.maxBytes,
       a.maxEvents,
       perSecondCap,
-      text ? JSON.stringify({ type: 'token', text }) : '',
+      from ?? '',
+      ...texts,
     );
-    if (!found) return { stopped: true };
-    return { stopped: false, bytes: bytes!, events: sent!, perSecond: perSecond!, stop: stop === 1, relayed: relayed === 1 };
-  }
-
-  private sentTtlSeconds(): number {
-    return this.config.inference.replyTimeoutSeconds + this.config.inference.streamTtlSeconds;
-  }
-
-  async countSent(jobId: string, bytes: number, events: number): Promise<{ bytes: number; events: number }> {
-    const key = this.sentKey(jobId);
-    // Three commands sent at once (the client pipelines them with whatever else this turn sends); each count is atomic.
-    const [sentBytes, sentEvents] = await Promise.all([
-      this.redis.hincrby(key, 'bytes', bytes),
-      this.redis.hincrby(key, 'events', events),
-      this.redis.expire(key, this.sentTtlSeconds()),
-    ]);
-    return { bytes: sentBytes, events: sentEvents };
+    if (found === 0) return { kind: 'stopped' };
+    if (found === 2) return { kind: 'taken-before', taken: x!, stop: y === 1 };
+    if (found === 3) return { kind: 'gap', taken: x! };
+    return { kind: 'counted', bytes: x!, events: y!, perSecond: z!, stop: stop === 1, relayed: relayed === 1 };
   }
 
   async release(a: Assignment, end: () => Promise<void>): Promise<void> {
