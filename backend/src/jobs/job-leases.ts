@@ -56,6 +56,9 @@ export class JobLeases implements OnApplicationShutdown {
       autorun: false,
     });
     worker.on('error', (err) => this.logger.warn(err.message));
+    // A job whose holder lost its lock is back in the queue (or failed): announced as a new one is, so a waiting
+    // claim takes it at once rather than at its next look.
+    worker.on('stalled', () => void this.jobs.announce(queue).catch((err: Error) => this.logger.warn(`Announcing ${queue}: ${err.message}`)));
     worker.startStalledCheckTimer().catch((err: Error) => this.logger.warn(`Stalled check of ${queue} failed to start: ${err.message}`));
     this.workers.set(queue, worker);
     return worker;

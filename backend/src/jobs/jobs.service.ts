@@ -9,6 +9,8 @@ import { AnyQueue, JOB_QUEUES, JobName, JobPayloads } from './jobs';
 
 /** Where every enqueue is announced (the queue's name), so a node waiting for a job wakes at once. */
 export const jobsAddedChannel = (prefix: string) => `${prefix}:jobs:added`;
+/** What jobsAddedChannel carries when a node's own state changed (its models, slots or pause), not a queue's. */
+export const nodeChangedSignal = (nodeId: string) => `node:${nodeId}`;
 
 const DEFAULTS: Partial<Record<JobName, JobsOptions>> = {
   // A sent mail is gone from Redis at once (only a retry needs it); a failed one is kept a week for the operator.
@@ -57,6 +59,11 @@ export class JobsService implements OnApplicationShutdown {
   /** Tells the processes waiting for jobs of this queue that one is there (a new job, or one given back). */
   async announce(queue: AnyQueue): Promise<void> {
     await this.connection.publish(jobsAddedChannel(this.config.redis.prefix), queue);
+  }
+
+  /** Tells the processes holding this node's waiting claims that what they wait on changed: they look again. */
+  async announceNode(nodeId: string): Promise<void> {
+    await this.connection.publish(jobsAddedChannel(this.config.redis.prefix), nodeChangedSignal(nodeId));
   }
 
   /** A job's state ('waiting', 'active', 'failed', …), or 'missing' when there is no such job (never queued, or removed). */

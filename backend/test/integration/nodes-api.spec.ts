@@ -357,6 +357,39 @@ describe('provider nodes over the public API', () => {
       await reading;
     });
 
+    it('a claim waiting while its node has no model loaded, or is paused, wakes at the change and takes the job waiting', async () => {
+      const node = await pair(owner, [TINY]);
+      const u = await newUser(stack, 'woken-by-change');
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      const done = [{ type: 'done', usage: { prompt_tokens: 4, completion_tokens: 0 }, stop_reason: 'stop' }];
+      // Each claim waits 3 s, less than a claim's own look again (5 s): only the node's change can hand it the job.
+      await heartbeat(node, []);
+      const loading = claim(node, 3);
+      await sleep(300);
+      const first = streamId();
+      const firstReading = start(u, first).then((res) => readSse(res));
+      await sleep(300);
+      await heartbeat(node, [TINY]);
+      const loaded = await loading;
+      expect(loaded.status).toBe(200);
+      expect(loaded.body.job_id).toBe(first);
+      await send(node, first, done);
+      await firstReading;
+
+      await stack.http.patch(`/api/nodes/${node.id}`).set(owner.auth).send({ paused: true }).expect(200);
+      const paused = claim(node, 3);
+      await sleep(300);
+      const second = streamId();
+      const secondReading = start(u, second).then((res) => readSse(res));
+      await sleep(300);
+      await stack.http.patch(`/api/nodes/${node.id}`).set(owner.auth).send({ paused: false }).expect(200);
+      const resumed = await paused;
+      expect(resumed.status).toBe(200);
+      expect(resumed.body.job_id).toBe(second);
+      await send(node, second, done);
+      await secondReading;
+    });
+
     it('revoking a node mid-job: its next call is 401 and the job goes to another node', async () => {
       const doomed = await pair(owner, [TINY]);
       const u = await newUser(stack, 'patient');

@@ -7,6 +7,7 @@ import type { RequestBody, Schemas } from '../../contract/types';
 import { JobLeases, type Lease } from '../../jobs/job-leases';
 import { inferenceQueue, type InferenceJob, type InferenceQueue } from '../../jobs/jobs';
 import { generationInput } from '../../jobs/generation-input';
+import { nodeChangedSignal } from '../../jobs/jobs.service';
 import { withRequestId } from '../../observability/logging';
 import { CatalogService } from '../catalog/catalog.service';
 import { TokenCounter } from '../catalog/token-counter';
@@ -19,8 +20,13 @@ import { NodeVerifyJobsService } from './node-verify-jobs.service';
 import { NodePoolsRepository } from './node-pools.repository';
 import { ProviderNodesRepository, type NodeIdentity } from './provider-nodes.repository';
 
-/** A waiting claim looks again at least this often (a job a stalled node lost goes back to the queue unannounced). */
-const RECHECK_MS = 1_000;
+/**
+ * A waiting claim looks again at least this often, for what reaches a queue unannounced (a job an in-cluster worker's
+ * stall check or retry put back). Jobs queued, given back or lost by a stalled node, and the node's own changes (its
+ * models, slots, pause), are announced and wake it at once; each look reads PostgreSQL and Redis, and every idle node
+ * has a claim waiting.
+ */
+const RECHECK_MS = 5_000;
 /** Token events a job may carry beyond its completion cap (an honest generator sends at most one per token). */
 const EVENT_SLACK = 16;
 /** Bytes a job may carry beyond its completion cap times the model's longest token. */
@@ -58,9 +64,9 @@ export class NodeClaimsService {
     return models.filter((m) => this.catalog.has(m) && this.counter.canCount(m));
   }
 
-  /** Wakes the claims waiting on this queue: a job was announced on it. */
-  wake(queue: string): void {
-    for (const w of this.waiters) if (w.queues.has(queue)) w.wake();
+  /** Wakes the claims waiting on this queue (a job was announced on it), or on this node (nodeChangedSignal). */
+  wake(signal: string): void {
+    for (const w of this.waiters) if (w.queues.has(signal)) w.wake();
   }
 
   /** Wakes every waiting claim (the process is shutting down). */
@@ -68,8 +74,8 @@ export class NodeClaimsService {
     for (const w of this.waiters) w.wake();
   }
 
-  /** Resolves when a job is announced on one of these queues, or after `ms`. */
-  private waitFor(queues: InferenceQueue[]): { wait: (ms: number) => Promise<void>; cancel: () => void } {
+  /** Resolves when one of these signals (a queue, or the node's own) is announced, or after `ms`. */
+  private waitFor(queues: string[]): { wait: (ms: number) => Promise<void>; cancel: () => void } {
     let wake!: () => void;
     const woken = new Promise<void>((resolve) => (wake = resolve));
     const waiter = { queues: new Set<string>(queues), wake };
@@ -101,7 +107,7 @@ export class NodeClaimsService {
       if (replay) return replay;
       const queues = working ? this.catalogModels(state.models).map(inferenceQueue) : [];
       // Listening before looking: a job announced while we look is not missed.
-      const waiter = this.waitFor(queues);
+      const waiter = this.waitFor([...queues, nodeChangedSignal(node.id)]);
       try {
         for (const queue of queues.sort(() => Math.random() - 0.5)) {
           if (hungUp?.aborted) return null;

@@ -7,6 +7,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import { RateLimitedException } from '../../contract/errors';
 import type { RequestBody, Schemas } from '../../contract/types';
 import { Transactions, type Tx } from '../../database/repository';
+import { JobsService } from '../../jobs/jobs.service';
 import { SpotChecksRepository } from '../trust/spot-checks.repository';
 import { TasksRepository } from '../inference/tasks.repository';
 import { LOWEST_HARDWARE_SCORE } from '../rewards/rewards';
@@ -50,6 +51,7 @@ export class NodesService {
     private readonly tasks: TasksRepository,
     private readonly checks: SpotChecksRepository,
     private readonly agentPackage: NodeAgentPackageService,
+    private readonly jobs: JobsService,
   ) {}
 
   async createJoinToken(userId: string): Promise<Schemas['JoinToken']> {
@@ -109,7 +111,7 @@ export class NodesService {
     const pool = await this.pools.onHeartbeat(node, body, proofs.proven);
     const agentVersion = body.agent_version ?? null;
     const minimum = this.config.inference.nodeMinVersion;
-    await this.nodes.report(node.id, {
+    const changed = await this.nodes.report(node.id, {
       // An agent too old to take jobs serves nothing: its models are not offered.
       models: outdated(agentVersion, minimum) ? [] : pool.models,
       batteryPaused: battery !== null && battery < BATTERY_PAUSE_PERCENT,
@@ -118,6 +120,7 @@ export class NodesService {
       compute: body.compute ?? null,
       origin: networkOrigin(ip),
     });
+    if (changed) await this.jobs.announceNode(node.id);
     await this.holds.renewAll(node.id);
     const row = (await this.nodes.byId(node.id))!;
     const totals = (await this.rewards.totalsByNode([row.id])).get(row.id)!;
@@ -200,6 +203,7 @@ export class NodesService {
         );
     }
     if (!(await this.nodes.change(id, ownerId, body))) throw new NotFoundException('Node not found');
+    await this.jobs.announceNode(id);
     const row = (await this.nodes.byId(id))!;
     const totals = (await this.rewards.totalsByNode([id])).get(id)!;
     return toNode(row, totals, (await this.proofs.provenBy([id])).get(id)!, this.config.inference.nodeMinVersion);

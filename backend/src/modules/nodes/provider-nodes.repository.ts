@@ -165,17 +165,21 @@ export class ProviderNodesRepository extends ConfiguredRepository {
       origin: string | null;
     },
     tx?: Tx,
-  ): Promise<void> {
-    // A heartbeat without `compute` leaves the last report standing.
-    await this.rows(
-      `UPDATE nodes SET models = $2, battery_paused = $3, slots = $4, agent_version = $5,
-              compute_backend = coalesce($6, compute_backend),
-              compute_vram_bytes = CASE WHEN $6::text IS NULL THEN compute_vram_bytes ELSE $7::bigint END,
-              origin = coalesce($8, origin)
-       WHERE id = $1`,
+  ): Promise<boolean> {
+    // A heartbeat without `compute` leaves the last report standing. Answers whether what its claims wait on changed.
+    const row = await this.one<{ changed: boolean }>(
+      `WITH before AS (SELECT models, battery_paused, slots FROM nodes WHERE id = $1 FOR UPDATE)
+       UPDATE nodes n SET models = $2, battery_paused = $3, slots = $4, agent_version = $5,
+              compute_backend = coalesce($6, n.compute_backend),
+              compute_vram_bytes = CASE WHEN $6::text IS NULL THEN n.compute_vram_bytes ELSE $7::bigint END,
+              origin = coalesce($8, n.origin)
+       FROM before WHERE n.id = $1
+       RETURNING (before.models IS DISTINCT FROM n.models OR before.battery_paused IS DISTINCT FROM n.battery_paused
+                  OR before.slots IS DISTINCT FROM n.slots) AS changed`,
       [id, r.models, r.batteryPaused, r.slots, r.agentVersion, r.compute?.backend ?? null, r.compute?.vram_bytes ?? null, r.origin],
       tx,
     );
+    return row?.changed ?? false;
   }
 
   /**
