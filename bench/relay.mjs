@@ -155,11 +155,12 @@ try {
     for (const target of order) {
       await measure('direct', direct, 0);
       const proc = await start(target);
-      // What the API spends on the generator while it has nothing to do (its waiting claims, its heartbeats).
-      await sleep(1000);
-      const idle0 = cpuMs(backend.apiPid);
+      // What the API spends on the generator while it has nothing to do (its waiting claims, its heartbeats), once it
+      // has settled (an agent's start pairs it, proves its model and loads it).
       await sleep(5000);
-      idleMsPerSecond[target].push((cpuMs(backend.apiPid) - idle0) / 5);
+      const idle0 = cpuMs(backend.apiPid);
+      await sleep(10_000);
+      idleMsPerSecond[target].push((cpuMs(backend.apiPid) - idle0) / 10);
       await measure(target, (u) => reply(u), proc.pid);
       await stop();
       console.error(`round ${round + 1}/${rounds}: ${target} done (load ${loadavg()[0].toFixed(1)})`);
