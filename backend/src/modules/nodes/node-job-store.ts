@@ -137,9 +137,13 @@ export class NodeJobStore {
     return raw ? (JSON.parse(raw) as Assignment) : null;
   }
 
+  /** How long a job's assignment and counts outlive its start: past any reply's time and its stream's. */
+  private ttlSeconds(): number {
+    return this.config.inference.replyTimeoutSeconds + this.config.inference.streamTtlSeconds;
+  }
+
   async save(a: Assignment): Promise<void> {
-    const ttl = this.config.inference.replyTimeoutSeconds + this.config.inference.streamTtlSeconds;
-    await this.redis.set(this.key(a.jobId), JSON.stringify(a), 'EX', ttl);
+    await this.redis.set(this.key(a.jobId), JSON.stringify(a), 'EX', this.ttlSeconds());
   }
 
   /** The node now holds the job: its assignment, one of the node's held jobs, due its first token within the deadline. */
@@ -200,6 +204,7 @@ export class NodeJobStore {
     perSecondCap: number,
     rateWindowMs: number,
   ): Promise<FrameResult> {
+    // Its answer's fields by what it found: [0], [2, taken, stop], [3, taken], [1, bytes, events, per second, stop, relayed].
     const [found, x, y, z, stop, relayed] = await withScripts(this.redis).globNodeFrame(
       keys.stopped,
       this.sentKey(a.jobId),
@@ -207,7 +212,7 @@ export class NodeJobStore {
       keys.stop,
       keys.stream,
       a.nodeId,
-      this.config.inference.replyTimeoutSeconds + this.config.inference.streamTtlSeconds,
+      this.ttlSeconds(),
       rateWindowMs,
       requester,
       a.maxBytes,
