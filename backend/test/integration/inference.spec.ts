@@ -6,7 +6,7 @@ import { RewardsService } from '../../src/modules/rewards/rewards.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { expectSpecResponse } from '../support/contract';
 import { newUser, register } from '../support/users';
-import { readSse, SseEvent, startReply, startWorker, taskOf, WorkerProcess } from '../support/worker';
+import { readSse, replyText, SseEvent, startReply, startWorker, taskOf, WorkerProcess } from '../support/worker';
 import { startStack, TestStack } from '../support/app';
 
 const MODEL = 'glob-tiny-chat';
@@ -380,10 +380,7 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
     const events = await readSse(await fetch(`${stack.url}/api/inference/stream/${id}`, { headers: { ...u.auth, 'Last-Event-ID': '0' } }));
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
     expect(events.at(-1)!.data).toMatchObject({ type: 'done', success: true });
-    const text = events
-      .filter((e) => e.data.type === 'token')
-      .map((e) => e.data.text)
-      .join('');
+    const text = replyText(events);
     expect(text.length).toBeGreaterThan(0);
 
     const after = await stack.http.get(`/api/chat/conversations/${cid}`).set(u.auth).expect(200);
@@ -418,10 +415,7 @@ describe('inference on real BullMQ workers running llama.cpp (tiny model)', () =
         }
       },
     );
-    const text = events
-      .filter((e) => e.data.type === 'token')
-      .map((e) => e.data.text)
-      .join('');
+    const text = replyText(events);
     const got = await stack.http.get(`/api/chat/conversations/${cid}`).set(u.auth).expect(200);
     const reply = got.body.conversation.messages[1];
     // Marked stopped, with the text the requester saw (every token streamed until done), in the list and the export.

@@ -8,7 +8,7 @@ import { startStack, TestStack } from '../support/app';
 import { ledgerCheckCli } from '../support/ledger-check';
 import { modelsProof, ScriptedNode } from '../support/scripted-node';
 import { newUser, walletUnits } from '../support/users';
-import { readSse, startReply, taskOf } from '../support/worker';
+import { readSse, replyText, startReply, taskOf } from '../support/worker';
 
 /** Each test on a model of its own, so no job of one waits in another's queue. */
 const MODELS = {
@@ -43,6 +43,15 @@ describe('a node streaming a reply over one request', () => {
   const units = (u: User) => walletUnits(stack, u);
   const start = (u: User, id: string, modelId: string, maxTokens: number) =>
     startReply(stack, u.auth, { streamId: id, modelId, prompt: PROMPT, params: { max_tokens: maxTokens } }).then((res) => readSse(res));
+  /** A scripted node of `model`'s, a new user's reply of at most `maxTokens` being read, and its job as the node claimed it. */
+  async function claimedReply(model: string, userName: string, maxTokens: number) {
+    const node = await ScriptedNode.pair(stack, owner, { models: [model], write: modelsProof });
+    const u = await newUser(stack, userName);
+    const id = streamId();
+    const reading = start(u, id, model, maxTokens);
+    const job = (await node.claim())!;
+    return { node, u, id, reading, job };
+  }
   const used = async (modelId: string, text: string) =>
     (await counter.countPrompt(modelId, [{ role: 'user', content: PROMPT }])) + (await counter.countText(modelId, text));
 
@@ -89,12 +98,7 @@ describe('a node streaming a reply over one request', () => {
 
     const events = await reading;
     const text = 'Rivers run to the sea.';
-    expect(
-      events
-        .filter((e) => e.data.type === 'token')
-        .map((e) => e.data.text as string)
-        .join(''),
-    ).toBe(text);
+    expect(replyText(events)).toBe(text);
     const total = await used(MODELS.honest, text);
     expect(events.at(-1)!.data).toMatchObject({ type: 'done', usage: { total_tokens: total } });
     const task = await taskOf(stack, id);
@@ -106,11 +110,7 @@ describe('a node streaming a reply over one request', () => {
   });
 
   it('lines placed by `from` go without waiting for answers: only the last is answered, with what was taken; a batch sent again is taken once', async () => {
-    const node = await ScriptedNode.pair(stack, owner, { models: [MODELS.honest], write: modelsProof });
-    const u = await newUser(stack, 'stream-framed');
-    const id = streamId();
-    const reading = start(u, id, MODELS.honest, 64);
-    const job = (await node.claim())!;
+    const { node, id, reading, job } = await claimedReply(MODELS.honest, 'stream-framed', 64);
     const stream = await node.stream(job.job_id, framed(0, tokens('Rivers')));
     stream.write(framed(1, tokens(' run')));
     stream.write(framed(2, tokens(' to', ' the')));
@@ -124,22 +124,13 @@ describe('a node streaming a reply over one request', () => {
     stream.close();
     const events = await reading;
     const text = 'Rivers run to the sea';
-    expect(
-      events
-        .filter((e) => e.data.type === 'token')
-        .map((e) => e.data.text as string)
-        .join(''),
-    ).toBe(text);
+    expect(replyText(events)).toBe(text);
     const task = await taskOf(stack, id);
     expect(Number(task.charged_units)).toBe((await used(MODELS.honest, text)) * Number(task.price_units));
   });
 
   it('a batch that would leave a gap is refused 409 and the job goes on; by calls, a batch sent twice is taken once', async () => {
-    const node = await ScriptedNode.pair(stack, owner, { models: [MODELS.honest], write: modelsProof });
-    const u = await newUser(stack, 'calls-framed');
-    const id = streamId();
-    const reading = start(u, id, MODELS.honest, 64);
-    const job = (await node.claim())!;
+    const { node, reading, job } = await claimedReply(MODELS.honest, 'calls-framed', 64);
     const gap = await node.send(job.job_id, tokens('skipped ahead'), 2);
     expect(gap.status).toBe(409);
     expect(gap.body).toMatchObject({ message: `Job ${job.job_id}: this batch starts at token event 2, but the platform has taken 0` });
@@ -151,20 +142,11 @@ describe('a node streaming a reply over one request', () => {
     expect(await stream.next()).toBeNull();
     stream.close();
     expect((await node.send(job.job_id, [...tokens(' only'), done], 1)).body).toEqual({ stop: false, taken: 2 });
-    expect(
-      (await reading)
-        .filter((e) => e.data.type === 'token')
-        .map((e) => e.data.text as string)
-        .join(''),
-    ).toBe('Once only');
+    expect(replyText(await reading)).toBe('Once only');
   });
 
   it('a line that is not JSON, or not a NodeJobEvents object, is answered 400 and ends the stream; the job itself goes on', async () => {
-    const node = await ScriptedNode.pair(stack, owner, { models: [MODELS.bad], write: modelsProof });
-    const u = await newUser(stack, 'bad-lines');
-    const id = streamId();
-    const reading = start(u, id, MODELS.bad, 16);
-    const job = (await node.claim())!;
+    const { node, id, reading, job } = await claimedReply(MODELS.bad, 'bad-lines', 16);
 
     const garbage = await node.stream(job.job_id, 'this is not json\n');
     expect(garbage.status).toBe(200);
@@ -194,12 +176,7 @@ describe('a node streaming a reply over one request', () => {
     expect(await stream.send([{ type: 'done', usage: { prompt_tokens: 1, completion_tokens: 1 }, stop_reason: 'stop' }])).toEqual({ stop: false });
     stream.close();
     const events = await reading;
-    expect(
-      events
-        .filter((e) => e.data.type === 'token')
-        .map((e) => e.data.text as string)
-        .join(''),
-    ).toBe('Fine');
+    expect(replyText(events)).toBe('Fine');
     expect(await taskOf(stack, id)).toMatchObject({ status: 'completed' });
   });
 
@@ -241,11 +218,7 @@ describe('a node streaming a reply over one request', () => {
   });
 
   it('a line that never ends is cut at the body’s limit (413), without the API holding more of it', async () => {
-    const node = await ScriptedNode.pair(stack, owner, { models: [MODELS.bad], write: modelsProof });
-    const u = await newUser(stack, 'endless-line');
-    const id = streamId();
-    const reading = start(u, id, MODELS.bad, 16);
-    const job = (await node.claim())!;
+    const { node, reading, job } = await claimedReply(MODELS.bad, 'endless-line', 16);
     const stream = await node.stream(job.job_id, `{"events":[{"type":"token","text":"`);
     const mib = 'z'.repeat(1024 * 1024);
     for (let i = 0; i <= NODE_EVENTS_BODY_MAX_BYTES / mib.length; i++) stream.write(mib);
@@ -260,21 +233,12 @@ describe('a node streaming a reply over one request', () => {
         ])
       ).status,
     ).toBe(200);
-    expect(
-      (await reading)
-        .filter((e) => e.data.type === 'token')
-        .map((e) => e.data.text as string)
-        .join(''),
-    ).toBe('ok');
+    expect(replyText(await reading)).toBe('ok');
     expect((await stack.http.get('/api/health')).status).toBe(200);
   });
 
   it('a reply its requester stops is answered stop on the next line, and settles at the node’s done for what was relayed', async () => {
-    const node = await ScriptedNode.pair(stack, owner, { models: [MODELS.stop], write: modelsProof });
-    const u = await newUser(stack, 'stream-stopper');
-    const id = streamId();
-    const reading = start(u, id, MODELS.stop, 64);
-    const job = (await node.claim())!;
+    const { node, u, id, reading, job } = await claimedReply(MODELS.stop, 'stream-stopper', 64);
     const stream = await node.stream(job.job_id, line([{ type: 'token', text: 'Before' }]));
     expect(await stream.next()).toEqual({ stop: false });
     await stack.http.post(`/api/inference/stream/${id}/stop`).set(u.auth).expect(200);
@@ -285,22 +249,13 @@ describe('a node streaming a reply over one request', () => {
     expect(await stream.send([{ type: 'done', usage: { prompt_tokens: 1, completion_tokens: 2 }, stop_reason: 'abort' }])).toEqual({ stop: true });
     expect(await stream.next()).toBeNull();
     stream.close();
-    expect(
-      events
-        .filter((e) => e.data.type === 'token')
-        .map((e) => e.data.text as string)
-        .join(''),
-    ).toBe('Before');
+    expect(replyText(events)).toBe('Before');
     const task = await taskOf(stack, id);
     expect(Number(task.charged_units)).toBe((await used(MODELS.stop, 'Before')) * Number(task.price_units));
   });
 
   it('lines placed by `from`: the first line after a stop is answered stop at once, the next only at the done', async () => {
-    const node = await ScriptedNode.pair(stack, owner, { models: [MODELS.stop], write: modelsProof });
-    const u = await newUser(stack, 'framed-stopper');
-    const id = streamId();
-    const reading = start(u, id, MODELS.stop, 64);
-    const job = (await node.claim())!;
+    const { node, u, id, reading, job } = await claimedReply(MODELS.stop, 'framed-stopper', 64);
     const stream = await node.stream(job.job_id, framed(0, tokens('Before')));
     // Not answered: wait until it went on, as the requester sees it.
     const redis = stack.app.get<Redis>(REDIS);
@@ -320,20 +275,11 @@ describe('a node streaming a reply over one request', () => {
     expect(await stream.next()).toEqual({ stop: true });
     expect(await stream.next()).toBeNull();
     stream.close();
-    expect(
-      events
-        .filter((e) => e.data.type === 'token')
-        .map((e) => e.data.text as string)
-        .join(''),
-    ).toBe('Before');
+    expect(replyText(events)).toBe('Before');
   });
 
   it('a node revoked while it streams is answered 401 within a second, and a stream without a credential never opens', async () => {
-    const node = await ScriptedNode.pair(stack, owner, { models: [MODELS.revoke], write: modelsProof });
-    const u = await newUser(stack, 'stream-revoked');
-    const id = streamId();
-    const reading = start(u, id, MODELS.revoke, 64);
-    const job = (await node.claim())!;
+    const { node, id, reading, job } = await claimedReply(MODELS.revoke, 'stream-revoked', 64);
     const stream = await node.stream(job.job_id, line([{ type: 'token', text: 'Hello' }]));
     expect(await stream.next()).toEqual({ stop: false });
     await stack.http.delete(`/api/nodes/${node.id}`).set(owner.auth).expect(204);

@@ -1,6 +1,6 @@
 import { spec } from '../support/contract';
 import { newUser } from '../support/users';
-import { readSse, SseEvent, startReply, taskOf } from '../support/worker';
+import { readSse, replyText, SseEvent, startReply, taskOf } from '../support/worker';
 import { startStack, TestStack } from '../support/app';
 import { provingHeartbeat } from '../support/scripted-node';
 import { TokenCounter } from '../../src/modules/catalog/token-counter';
@@ -196,12 +196,7 @@ describe('provider nodes over the public API', () => {
         { type: 'done', usage: { prompt_tokens: 12, completion_tokens: 3 }, stop_reason: 'stop' },
       ]);
       const events: SseEvent[] = await reading;
-      expect(
-        events
-          .filter((e) => e.data.type === 'token')
-          .map((e) => e.data.text)
-          .join(''),
-      ).toBe('Hi there!');
+      expect(replyText(events)).toBe('Hi there!');
       // Billed by the platform's own count of the prompt it sent and the text it relayed, not by the node's report.
       const counter = stack.app.get(TokenCounter);
       const prompt = await counter.countPrompt(TINY, [{ role: 'user', content: 'Hello there' }]);
@@ -271,12 +266,7 @@ describe('provider nodes over the public API', () => {
       const done = { type: 'done', usage: { prompt_tokens: 5, completion_tokens: 1 }, stop_reason: 'abort' };
       expect((await send(node, id, [done])).body).toEqual({ stop: true });
       expect((await send(node, id, [{ type: 'token', text: ' more' }])).status).toBe(409);
-      expect(
-        events
-          .filter((e) => e.data.type === 'token')
-          .map((e) => e.data.text)
-          .join(''),
-      ).toBe('Stopping');
+      expect(replyText(events)).toBe('Stopping');
       const t = await taskOf(stack, id);
       const counter = stack.app.get(TokenCounter);
       const used = (await counter.countPrompt(TINY, [{ role: 'user', content: 'Hello there' }])) + (await counter.countText(TINY, 'Stopping'));

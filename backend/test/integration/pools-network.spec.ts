@@ -17,7 +17,7 @@ import { startStack, type TestStack } from '../support/app';
 import { ledgerCheckCli } from '../support/ledger-check';
 import { createNetnsLan, netnsUnavailable, type NetnsLan } from '../support/netns';
 import { newUser } from '../support/users';
-import { atFirstToken, readSse, startReply, startWorker, taskOf, type SseEvent, type WorkerProcess } from '../support/worker';
+import { atFirstToken, readSse, replyText, startReply, startWorker, taskOf, type SseEvent, type WorkerProcess } from '../support/worker';
 
 /**
  * One model split across three hosts: three node agents, each in a network namespace of its own on a private LAN,
@@ -31,11 +31,6 @@ const MAX_TOKENS = 48;
 const JOB_LOCK_MS = 4000;
 let seq = 0;
 const streamId = () => `s_pool_${Date.now().toString(36)}_${++seq}`;
-const text = (events: SseEvent[]) =>
-  events
-    .filter((e) => e.data.type === 'token')
-    .map((e) => e.data.text)
-    .join('');
 
 describe('a model split across three hosts (llama.cpp RPC pool)', () => {
   const noNetns = netnsUnavailable();
@@ -233,7 +228,7 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
   it('a reply split over the three hosts is token-for-token the reply of the same model on one host, and its reward is shared by layers', async () => {
     const { id, events } = await ask();
     expect(events.at(-1)!.data).toMatchObject({ type: 'done', usage: { completion_tokens: alone.completionTokens } });
-    expect(text(events)).toBe(alone.text);
+    expect(replyText(events)).toBe(alone.text);
     expect(alone.completionTokens).toBe(MAX_TOKENS);
     const t = await taskOf(stack, id);
     expect(t).toMatchObject({ status: 'completed', node_id: members[0]!.nodeId });
@@ -386,7 +381,7 @@ describe('a model split across three hosts (llama.cpp RPC pool)', () => {
       (m: { status: string }) => m.status === 'available',
     );
     const again = await ask();
-    expect(text(again.events)).toBe(alone.text);
+    expect(replyText(again.events)).toBe(alone.text);
   }, 300_000);
 
   it('dissolved: every member stops its part and closes its tunnel, and the model is no longer offered', async () => {

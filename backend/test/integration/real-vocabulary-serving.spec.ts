@@ -16,7 +16,7 @@ import { startStack, type TestStack } from '../support/app';
 import { closeChecked } from '../support/ledger-check';
 import { SpecCheckedFetch } from '../support/openai-client';
 import { apiCustomer, balanceUnits, newUser } from '../support/users';
-import { readSse, startWorker, taskOf, type WorkerProcess } from '../support/worker';
+import { readSse, replyText, startWorker, taskOf, type WorkerProcess } from '../support/worker';
 
 type Messages = OpenAI.Chat.Completions.ChatCompletionMessageParam[];
 /** A message as a chat template is given it (OpenAI's shape, a call's arguments as their JSON value). */
@@ -259,10 +259,7 @@ describe('real vocabularies: the Llama 3 and Qwen 2.5 tiny models, served by the
   async function relayedText(a: Answer): Promise<string> {
     const res = await fetch(`${stack.url}/api/inference/stream/${streamIdOf(a.id)}`, { headers: customer.user.auth });
     expect(res.status).toBe(200);
-    return (await readSse(res))
-      .filter((e) => e.data.type === 'token')
-      .map((e) => e.data.text)
-      .join('');
+    return replyText(await readSse(res));
   }
 
   describe.each(FAMILIES)('the in-cluster worker serves $model', ({ model, tokenizer, endOfTurn, injection, call: native }) => {

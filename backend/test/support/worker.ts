@@ -57,6 +57,13 @@ export async function startWorker(stack: TestStack, env: Record<string, string> 
   }
 }
 
+/** The text a reply's events carried: its token events, joined. */
+export const replyText = (events: SseEvent[]): string =>
+  events
+    .filter((e) => e.data.type === 'token')
+    .map((e) => e.data.text)
+    .join('');
+
 export interface SseEvent {
   id: number;
   data: {
