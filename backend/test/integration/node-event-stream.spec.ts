@@ -27,6 +27,7 @@ const framed = (from: number, events: object[]) => `${JSON.stringify({ events, f
 const tokens = (...texts: string[]) => texts.map((text) => ({ type: 'token', text }));
 const done = { type: 'done', usage: { prompt_tokens: 1, completion_tokens: 5 }, stop_reason: 'stop' };
 type User = Awaited<ReturnType<typeof newUser>>;
+const EVENTS_PER_SECOND = 200;
 
 // Pairing a scripted node proves its model on the tiny model in a child process: slow on a loaded machine.
 jest.setTimeout(90_000);
@@ -56,7 +57,10 @@ describe('a node streaming a reply over one request', () => {
     (await counter.countPrompt(modelId, [{ role: 'user', content: PROMPT }])) + (await counter.countText(modelId, text));
 
   beforeAll(async () => {
-    stack = await startStack({ env: { HEARTBEAT_SECONDS: '5', NODE_FIRST_TOKEN_SECONDS: '20', JOIN_TOKEN_RATE_LIMIT: '50' } });
+    stack = await startStack({
+      // A node's events a second capped low enough for a test to pass it by replaying one line.
+      env: { HEARTBEAT_SECONDS: '5', NODE_FIRST_TOKEN_SECONDS: '20', JOIN_TOKEN_RATE_LIMIT: '50', NODE_EVENTS_PER_SECOND: String(EVENTS_PER_SECOND) },
+    });
     owner = await newUser(stack, 'stream-owner');
     counter = stack.app.get(TokenCounter);
   }, 60_000);
@@ -215,6 +219,26 @@ describe('a node streaming a reply over one request', () => {
     expect(replay.status).toBe(409);
     expect(await replay.next()).toEqual({ statusCode: 409, error: 'Conflict', message: `Job ${job.job_id} has already ended` });
     replay.close();
+  });
+
+  it('a line replayed over and over counts towards the node’s events a second: the job ends as failed at the cap (413), nobody charged', async () => {
+    const { node, u, id, reading, job } = await claimedReply(MODELS.flood, 'replayed-to', 16);
+    const before = await units(u);
+    const stream = await node.stream(job.job_id, framed(0, tokens('Once')));
+    // Each taken before, so none adds to the reply: only to what the node sent.
+    for (let i = 0; i < 3 * EVENTS_PER_SECOND; i++) stream.write(framed(0, tokens('Once')));
+    expect(await stream.next()).toMatchObject({
+      statusCode: 413,
+      message: expect.stringContaining(`more than ${EVENTS_PER_SECOND} token events in a second`),
+    });
+    expect(await stream.next()).toBeNull();
+    stream.close();
+    const events = await reading;
+    expect(replyText(events)).toBe('Once');
+    expect(events.at(-1)!.data).toMatchObject({ type: 'error', code: 'WORKER_FAILED' });
+    expect(await taskOf(stack, id)).toMatchObject({ status: 'failed', charged_units: '0' });
+    // Its hold (taken when the reply started, before `before`) is released, and nothing was spent.
+    expect(await units(u)).toEqual({ balance: before.balance, held: 0 });
   });
 
   it('a line that never ends is cut at the body’s limit (413), without the API holding more of it', async () => {

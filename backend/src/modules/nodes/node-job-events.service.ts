@@ -213,7 +213,11 @@ export class NodeJobEventsService {
     if (frame.kind === 'gap') {
       throw new ConflictException(`Job ${a.jobId}: this batch starts at token event ${from}, but the platform has taken ${frame.taken}`);
     }
-    if (frame.kind === 'taken-before') return { stopped: false, stop: frame.stop, taken: frame.taken };
+    if (frame.kind === 'taken-before') {
+      // Taken before, yet sent: it counts towards the node's events a second like any other.
+      await this.overCapEnds(a, data, () => this.judgeCaps({ a, bytes: 0, events: 0, perSecond: frame.perSecond }));
+      return { stopped: false, stop: frame.stop, taken: frame.taken };
+    }
     await this.overCapEnds(a, data, () => this.judgeCaps({ a, ...frame }));
     if (frame.relayed) await this.firstText(a);
     return { stopped: false, stop: frame.stop, taken: frame.events };

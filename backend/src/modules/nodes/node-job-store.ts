@@ -51,36 +51,35 @@ export interface FrameKeys {
  */
 export type FrameResult =
   | { kind: 'stopped' }
-  | { kind: 'taken-before'; taken: number; stop: boolean }
+  | { kind: 'taken-before'; taken: number; stop: boolean; perSecond: number }
   | { kind: 'gap'; taken: number }
   | { kind: 'counted'; bytes: number; events: number; perSecond: number; stop: boolean; relayed: boolean };
 
 /**
  * A frame of a node's reply in one script (one round trip; a frame is what a streaming node sends every 20 ms): the
- * platform's stop read; with the batch's `from`, the events the job took already skipped (a gap refused); the job's
- * counts and the node's rate added to, the requester's stop read, and the text appended to the reply's stream only
- * within the caps (past one, nothing goes on and the caller ends the job).
+ * platform's stop read; the node's rate added to (by every event sent, resent ones too) and the requester's stop read;
+ * with the batch's `from`, the events the job took already skipped (a gap refused); the job's counts added to, and the
+ * text appended to the reply's stream only within the caps (past one, nothing goes on and the caller ends the job).
  * KEYS: stopped, sent, rate, stop, stream. ARGV: node id, sent TTL s, rate window ms, requester id, max bytes, max
  * events, max events per second, from ('' for a batch without), then the text of each token event.
  */
 const FRAME_LUA = `
 local s = redis.call('GET', KEYS[1])
 if s and cjson.decode(s).nodeId == ARGV[1] then return {0} end
+${fixedWindowLua('KEYS[3]', 'ARGV[3]', '#ARGV - 8')}
+local stop = redis.call('GET', KEYS[4]) == ARGV[4] and 1 or 0
 local first = 9
 if ARGV[8] ~= '' then
   local taken = tonumber(redis.call('HGET', KEYS[2], 'events') or '0')
   local from = tonumber(ARGV[8])
   if from > taken then return {3, taken} end
   first = first + taken - from
-  if first > #ARGV then return {2, taken, redis.call('GET', KEYS[4]) == ARGV[4] and 1 or 0} end
+  if first > #ARGV then return {2, taken, stop, count} end
 end
-local n = #ARGV - first + 1
 local text = table.concat(ARGV, '', first, #ARGV)
 local bytes = redis.call('HINCRBY', KEYS[2], 'bytes', #text)
-local events = redis.call('HINCRBY', KEYS[2], 'events', n)
+local events = redis.call('HINCRBY', KEYS[2], 'events', #ARGV - first + 1)
 redis.call('EXPIRE', KEYS[2], ARGV[2])
-${fixedWindowLua('KEYS[3]', 'ARGV[3]', 'n')}
-local stop = redis.call('GET', KEYS[4]) == ARGV[4] and 1 or 0
 if bytes > tonumber(ARGV[5]) or events > tonumber(ARGV[6]) or count > tonumber(ARGV[7]) or text == '' then
   return {1, bytes, events, count, stop, 0}
 end
@@ -204,7 +203,7 @@ export class NodeJobStore {
     perSecondCap: number,
     rateWindowMs: number,
   ): Promise<FrameResult> {
-    // Its answer's fields by what it found: [0], [2, taken, stop], [3, taken], [1, bytes, events, per second, stop, relayed].
+    // Its answer's fields by what it found: [0], [2, taken, stop, per second], [3, taken], [1, bytes, events, per second, stop, relayed].
     const [found, x, y, z, stop, relayed] = await withScripts(this.redis).globNodeFrame(
       keys.stopped,
       this.sentKey(a.jobId),
@@ -222,7 +221,7 @@ export class NodeJobStore {
       ...texts,
     );
     if (found === 0) return { kind: 'stopped' };
-    if (found === 2) return { kind: 'taken-before', taken: x!, stop: y === 1 };
+    if (found === 2) return { kind: 'taken-before', taken: x!, stop: y === 1, perSecond: z! };
     if (found === 3) return { kind: 'gap', taken: x! };
     return { kind: 'counted', bytes: x!, events: y!, perSecond: z!, stop: stop === 1, relayed: relayed === 1 };
   }
