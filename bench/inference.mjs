@@ -21,7 +21,7 @@ const messages = [{ role: 'user', content: 'A long answer please' }];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 // 1. Direct.
-const { LlamaEngine } = await import(join(root, 'backend/dist/engine/llama-engine.js'));
+const { LlamaEngine } = await import(join(root, 'engine/dist/llama-engine.js'));
 const engine = await LlamaEngine.create({ threads: Number(threads) });
 await engine.load('glob-tiny-chat', modelPath);
 const direct = [];

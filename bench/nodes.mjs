@@ -25,7 +25,7 @@ const median = (xs) => pct(xs, 50);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // 1. Direct.
-const { LlamaEngine } = await import(join(root, 'backend/dist/engine/llama-engine.js'));
+const { LlamaEngine } = await import(join(root, 'engine/dist/llama-engine.js'));
 const engine = await LlamaEngine.create({ threads: Number(threads) });
 await engine.load(MODEL, modelPath);
 const direct = [];
