@@ -155,6 +155,15 @@ export function cpuMs(pid) {
 }
 
 /**
+ * A process's read and write system calls so far (/proc/<pid>/io: every socket read and write counts): what relaying
+ * costs is mostly these, so their number per token says how well frames are batched.
+ */
+export function ioCalls(pid) {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  return Number(/^syscr: (\d+)/m.exec(io)[1]) + Number(/^syscw: (\d+)/m.exec(io)[1]);
+}
+
+/**
  * One streamed reply through the web app's stream, read to its end: when it was asked for, when its first token event
  * arrived (null if none did), when its last token event arrived and when it ended (ms, performance.now()), and its completion tokens.
  */

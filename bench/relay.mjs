@@ -5,14 +5,15 @@
 // by round. Per cell: aggregate tokens/s and its ratio to llama.cpp direct, the streaming rate (first token to last),
 // time to first token, and the CPU time the API process and the serving process spent per relayed token (their
 // /proc/<pid>/stat user + system time around the cell, over the tokens relayed), split into what a reply costs the API
-// whatever its length (as many one-token replies, right after) and what remains per token: the relay's own cost.
+// whatever its length (as many one-token replies, right after) and what remains per token: the relay's own cost; and
+// the API's read and write system calls per token (/proc/<pid>/io), which say how well its frames are batched.
 // Prints figures; asserts nothing.
 // Usage: [RELAY_PROFILE=DIR] node bench/relay.mjs [tokens=512] [rounds=2] [threads=1] [targets=worker,agent]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchUser, cpuMs, median, prepareNodeBench, root, startBackend, streamedReply, table } from './lib.mjs';
+import { benchUser, cpuMs, ioCalls, median, prepareNodeBench, root, startBackend, streamedReply, table } from './lib.mjs';
 
 const tokens = Number(process.argv[2] ?? 512);
 const rounds = Number(process.argv[3] ?? 2);
@@ -107,11 +108,11 @@ try {
   };
   await direct();
 
-  // cells[target][level] = { aggregate: [], toText: [], streaming: [], ttft: [], apiUs: [], serverUs: [], relayUs: [], fixedMs: [] }
+  // cells[target][level] = { aggregate: [], toText: [], streaming: [], ttft: [], apiUs: [], serverUs: [], relayUs: [], fixedMs: [], apiCalls: [] }
   const cells = {};
   for (const target of ['direct', 'worker', 'agent'])
     cells[target] = Object.fromEntries(
-      LEVELS.map((n) => [n, { aggregate: [], toText: [], streaming: [], ttft: [], apiUs: [], serverUs: [], relayUs: [], fixedMs: [] }]),
+      LEVELS.map((n) => [n, { aggregate: [], toText: [], streaming: [], ttft: [], apiUs: [], serverUs: [], relayUs: [], fixedMs: [], apiCalls: [] }]),
     );
   const measure = async (target, chat, serverPid) => {
     for (const n of LEVELS) {
@@ -121,9 +122,11 @@ try {
         return (u.user + u.system) / 1000;
       };
       const api0 = cpuMs(backend.apiPid);
+      const calls0 = ioCalls(backend.apiPid);
       const server0 = serverPid ? cpuMs(serverPid) : own();
       const all = await Promise.all(users.slice(0, n).map((u) => chat(u)));
       const api1 = cpuMs(backend.apiPid);
+      const calls1 = ioCalls(backend.apiPid);
       const server1 = serverPid ? cpuMs(serverPid) : own();
       const relayed = all.reduce((s, r) => s + r.tokens, 0);
       const cell = cells[target][n];
@@ -134,6 +137,7 @@ try {
         cell.ttft.push(r.first - r.t0);
       }
       cell.apiUs.push(((api1 - api0) * 1000) / relayed);
+      cell.apiCalls.push((calls1 - calls0) / relayed);
       cell.serverUs.push(((server1 - server0) * 1000) / relayed);
       if (serverPid) {
         // What a reply costs the API whatever its length (its start, hold, queueing, settlement): the same number of
@@ -192,6 +196,8 @@ try {
         'API CPU µs/token': target === 'direct' ? '' : median(c.apiUs).toFixed(1),
         'API ms/reply (fixed)': target === 'direct' ? '' : median(c.fixedMs).toFixed(1),
         'API µs/token (relay)': target === 'direct' ? '' : median(c.relayUs).toFixed(1),
+        // Its socket reads and writes (and every other read or write) per token: how well frames are batched.
+        'API syscalls/token': target === 'direct' ? '' : median(c.apiCalls).toFixed(2),
         'generator CPU µs/token': median(c.serverUs).toFixed(1),
       });
     }
