@@ -32,7 +32,7 @@ describe('TokenBatcher', () => {
     expect(sent.join('')).toBe('ab');
   });
 
-  it("the streams of a process end their frames on one shared tick: one timer, and what they send leaves together", () => {
+  it('the streams of a process end their frames on one shared tick: one timer, and what they send leaves together', () => {
     const sent: Array<[string, number]> = [];
     const a = new TokenBatcher((t) => sent.push([t, Date.now()]), 10);
     const b = new TokenBatcher((t) => sent.push([t, Date.now()]), 10);
