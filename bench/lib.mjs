@@ -83,6 +83,8 @@ export async function startBackend(env = {}, { dir = root, nodeArgs = [] } = {})
     env: fullEnv,
     /** The API process's pid (to read its CPU time). */
     apiPid: api.pid,
+    /** The mail-only worker's pid. */
+    mailerPid: mailer.pid,
     /** The 6-digit code last e-mailed to `email` (caught by the SMTP catcher), waiting for it to appear. */
     async codeFor(email, after = 0) {
       for (let i = 0; i < 100; i++) {
@@ -152,6 +154,15 @@ export const median = (xs) => pct(xs, 50);
 export function cpuMs(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * Every thread of a process (and what it starts later) on these CPUs (`taskset` list, e.g. "0" or "1-3"), so a
+ * generator and the platform each have cores of their own, as on separate machines.
+ */
+export function pin(pid, cpus) {
+  const r = spawnSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+  if (r.status !== 0) throw new Error(`taskset could not pin ${pid} to CPUs ${cpus}`);
 }
 
 /**

@@ -8,12 +8,12 @@
 // whatever its length (as many one-token replies, right after) and what remains per token: the relay's own cost; and
 // the API's read and write system calls per token (/proc/<pid>/io), which say how well its frames are batched.
 // Prints figures; asserts nothing.
-// Usage: [RELAY_PROFILE=DIR] node bench/relay.mjs [tokens=512] [rounds=2] [threads=1] [targets=worker,agent]
-import { spawn } from 'node:child_process';
+// Usage: [RELAY_PROFILE=DIR] [RELAY_PIN=1] node bench/relay.mjs [tokens=512] [rounds=2] [threads=1] [targets=worker,agent]
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchUser, cpuMs, ioCalls, median, prepareNodeBench, root, startBackend, streamedReply, table } from './lib.mjs';
+import { benchUser, cpuMs, ioCalls, median, pin, prepareNodeBench, root, startBackend, streamedReply, table } from './lib.mjs';
 
 const tokens = Number(process.argv[2] ?? 512);
 const rounds = Number(process.argv[3] ?? 2);
@@ -41,6 +41,19 @@ const backend = await startBackend(
   },
   profile ? { nodeArgs: profileArgs } : {},
 );
+// RELAY_PIN=1: the generator (llama.cpp direct in this process, the worker, the agent) on the last `threads` CPUs, and
+// the platform (the API, its mailer, this process's readers, Redis and PostgreSQL) on the others, as on separate
+// machines: then what the platform's path costs is not also taken from the model's cores. Redis and PostgreSQL get
+// every CPU back at the end.
+const cores = cpus().length;
+const pinned =
+  process.env.RELAY_PIN === '1' ? { generator: `${cores - Number(threads)}-${cores - 1}`, platform: `0-${cores - Number(threads) - 1}` } : null;
+if (pinned && cores <= Number(threads)) throw new Error(`RELAY_PIN needs more than ${threads} CPU(s)`);
+const services = () =>
+  ['redis-server', 'postgres'].flatMap((name) =>
+    spawnSync('pgrep', ['-x', name], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number),
+  );
+if (pinned) for (const pid of [backend.apiPid, backend.mailerPid, process.pid, ...services()]) pin(pid, pinned.platform);
 const dataDir = mkdtempSync(join(tmpdir(), 'glob-bench-relay-'));
 let child = null;
 let paired = false;
@@ -81,6 +94,7 @@ try {
       spawned = spawn('node', [...profileArgs, ...args], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
     }
     child = spawned;
+    if (pinned) pin(spawned.pid, pinned.generator);
     for (let i = 0; i < 120; i++) {
       try {
         if ((await reply(users[0], 16)).tokens > 0) return spawned;
@@ -157,7 +171,9 @@ try {
     // The agent pairs first (its model proven by the file while no trusted generator runs), so round 1 starts with it.
     const order = (round % 2 === 0 ? ['agent', 'worker'] : ['worker', 'agent']).filter((t) => targets.includes(t));
     for (const target of order) {
+      if (pinned) pin(process.pid, pinned.generator);
       await measure('direct', direct, 0);
+      if (pinned) pin(process.pid, pinned.platform);
       const proc = await start(target);
       // What the API spends on the generator while it has nothing to do (its waiting claims, its heartbeats), once it
       // has settled (an agent's start pairs it, proves its model and loads it).
@@ -202,11 +218,13 @@ try {
       });
     }
   }
+  if (pinned) console.log(`pinned: the generator on CPU ${pinned.generator}, the platform on CPU ${pinned.platform}\n`);
   table(rows);
   for (const target of ['worker', 'agent'].filter((t) => targets.includes(t)))
     console.log(`API CPU while the ${target} waits for work: ${median(idleMsPerSecond[target]).toFixed(1)} ms/s`);
 } finally {
   if (child && child.exitCode === null) child.kill('SIGTERM');
+  if (pinned) for (const pid of services()) pin(pid, `0-${cores - 1}`);
   await backend.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }
