@@ -21,6 +21,12 @@ const threads = process.argv[4] ?? '1';
 const targets = (process.argv[5] ?? 'worker,agent').split(',');
 const LEVELS = [1, 8];
 const MODEL = 'glob-tiny-chat';
+const PATHS = {
+  direct: 'llama.cpp direct',
+  committed: 'llama.cpp direct, with a commitment',
+  worker: 'worker, through the platform',
+  agent: 'node agent, through the platform',
+};
 const { modelsDir, modelPath } = prepareNodeBench();
 const messages = [{ role: 'user', content: 'A long answer please' }];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -109,22 +115,29 @@ try {
   const { LlamaEngine } = await import(join(root, 'engine/dist/llama-engine.js'));
   const engine = await LlamaEngine.create({ threads: Number(threads) });
   await engine.load(MODEL, modelPath, { sequences: Math.max(...LEVELS) });
-  const direct = async () => {
+  // `commit`: with the commitment a node makes for each reply (a second pass over it, after its last token), which
+  // the agent's path pays and the worker's does not.
+  const direct = async (commit = false) => {
     const t0 = performance.now();
     let first = null;
+    let last = null;
     const r = await engine.generate(MODEL, {
       messages,
       sampling: { max_tokens: tokens, temperature: 0, top_p: 1, seed: 1 },
-      onToken: () => (first ??= performance.now()),
+      onToken: () => {
+        last = performance.now();
+        first ??= last;
+      },
+      commit,
     });
     const end = performance.now();
-    return { t0, first, last: end, end, tokens: r.completionTokens };
+    return { t0, first, last: commit ? last : end, end, tokens: r.completionTokens };
   };
   await direct();
 
   // cells[target][level] = { aggregate: [], toText: [], streaming: [], ttft: [], apiUs: [], serverUs: [], relayUs: [], fixedMs: [], apiCalls: [] }
   const cells = {};
-  for (const target of ['direct', 'worker', 'agent'])
+  for (const target of ['direct', 'committed', 'worker', 'agent'])
     cells[target] = Object.fromEntries(
       LEVELS.map((n) => [n, { aggregate: [], toText: [], streaming: [], ttft: [], apiUs: [], serverUs: [], relayUs: [], fixedMs: [], apiCalls: [] }]),
     );
@@ -172,7 +185,10 @@ try {
     const order = (round % 2 === 0 ? ['agent', 'worker'] : ['worker', 'agent']).filter((t) => targets.includes(t));
     for (const target of order) {
       if (pinned) pin(process.pid, pinned.generator);
-      await measure('direct', direct, 0);
+      // With and without the commitment, in turn first, as the platform's paths alternate.
+      const baselines = [() => measure('direct', direct, 0)];
+      if (target === 'agent') baselines.push(() => measure('committed', () => direct(true), 0));
+      for (const run of round % 2 === 0 ? baselines : baselines.reverse()) await run();
       if (pinned) pin(process.pid, pinned.platform);
       const proc = await start(target);
       // What the API spends on the generator while it has nothing to do (its waiting claims, its heartbeats), once it
@@ -198,10 +214,12 @@ try {
   for (const n of LEVELS) {
     const base = median(cells.direct[n].aggregate);
     const textBase = median(cells.direct[n].toText);
-    for (const target of ['direct', ...['worker', 'agent'].filter((t) => targets.includes(t))]) {
+    const shown = ['direct', ...(targets.includes('agent') ? ['committed'] : []), ...['worker', 'agent'].filter((t) => targets.includes(t))];
+    for (const target of shown) {
       const c = cells[target][n];
+      const inProcess = target === 'direct' || target === 'committed';
       rows.push({
-        path: target === 'direct' ? 'llama.cpp direct' : target === 'worker' ? 'worker, through the platform' : 'node agent, through the platform',
+        path: PATHS[target],
         streams: n,
         'tokens/s': median(c.aggregate).toFixed(0),
         '× direct': (median(c.aggregate) / base).toFixed(2),
@@ -209,11 +227,11 @@ try {
         '× direct (text)': (median(c.toText) / textBase).toFixed(2),
         'streaming tok/s per stream': median(c.streaming).toFixed(0),
         'first token p50 ms': median(c.ttft).toFixed(0),
-        'API CPU µs/token': target === 'direct' ? '' : median(c.apiUs).toFixed(1),
-        'API ms/reply (fixed)': target === 'direct' ? '' : median(c.fixedMs).toFixed(1),
-        'API µs/token (relay)': target === 'direct' ? '' : median(c.relayUs).toFixed(1),
+        'API CPU µs/token': inProcess ? '' : median(c.apiUs).toFixed(1),
+        'API ms/reply (fixed)': inProcess ? '' : median(c.fixedMs).toFixed(1),
+        'API µs/token (relay)': inProcess ? '' : median(c.relayUs).toFixed(1),
         // Its socket reads and writes (and every other read or write) per token: how well frames are batched.
-        'API syscalls/token': target === 'direct' ? '' : median(c.apiCalls).toFixed(2),
+        'API syscalls/token': inProcess ? '' : median(c.apiCalls).toFixed(2),
         'generator CPU µs/token': median(c.serverUs).toFixed(1),
       });
     }
