@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // What the platform costs between llama.cpp and the reader: the same streamed replies straight from llama.cpp
-// (node-llama-cpp in this process; with the agent, also with the commitment a node makes for each reply) and through the platform (POST /api/inference/stream/start, read to its end) on an
-// in-cluster worker and on a remote node agent, at 1 and 8 streams, side by side in one run, the order alternating round
-// by round. Per cell: aggregate tokens/s and its ratio to llama.cpp direct, the streaming rate (first token to last),
+// (node-llama-cpp in this process; with the agent, also with the commitment a node makes for each reply) and through
+// the platform (POST /api/inference/stream/start, read to its end) on an in-cluster worker and on a remote node agent,
+// at 1 and 8 streams, side by side in one run, the order alternating round by round. Per cell: aggregate tokens/s and its ratio to llama.cpp direct, the streaming rate (first token to last),
 // time to first token, and the CPU time the API process and the serving process spent per relayed token (their
 // /proc/<pid>/stat user + system time around the cell, over the tokens relayed), split into what a reply costs the API
 // whatever its length (as many one-token replies, right after) and what remains per token: the relay's own cost; and
