@@ -2,11 +2,12 @@
 // What the platform costs between llama.cpp and the reader: the same streamed replies straight from llama.cpp
 // (node-llama-cpp in this process; with the agent, also with the commitment a node makes for each reply) and through
 // the platform (POST /api/inference/stream/start, read to its end) on an in-cluster worker and on a remote node agent,
-// at 1 and 8 streams, side by side in one run, the order alternating round by round. Per cell: aggregate tokens/s and its ratio to llama.cpp direct, the streaming rate (first token to last),
-// time to first token, and the CPU time the API process and the serving process spent per relayed token (their
-// /proc/<pid>/stat user + system time around the cell, over the tokens relayed), split into what a reply costs the API
-// whatever its length (as many one-token replies, right after) and what remains per token: the relay's own cost; and
-// the API's read and write system calls per token (/proc/<pid>/io), which say how well its frames are batched.
+// at 1 and 8 streams, side by side in one run, the order alternating round by round. Per cell: aggregate tokens/s and
+// its ratio to llama.cpp direct, the streaming rate (first token to last), time to first token, and the CPU time the
+// API process and the serving process spent per relayed token (their /proc/<pid>/stat user + system time around the
+// cell, over the tokens relayed), split into what a reply costs the API whatever its length (as many one-token
+// replies, right after) and what remains per token: the relay's own cost; and the API's read and write system calls
+// per token (/proc/<pid>/io), which say how well its frames are batched.
 // Prints figures; asserts nothing.
 // Usage: [RELAY_PROFILE=DIR] [RELAY_PIN=1] node bench/relay.mjs [tokens=512] [rounds=2] [threads=1] [targets=worker,agent]
 import { spawn, spawnSync } from 'node:child_process';
@@ -59,11 +60,12 @@ const services = () =>
   ['redis-server', 'postgres'].flatMap((name) =>
     spawnSync('pgrep', ['-x', name], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number),
   );
-if (pinned) for (const pid of [backend.apiPid, backend.mailerPid, process.pid, ...services()]) pin(pid, pinned.platform);
 const dataDir = mkdtempSync(join(tmpdir(), 'glob-bench-relay-'));
 let child = null;
 let paired = false;
 try {
+  // Inside the try: whatever happens next, the finally gives Redis and PostgreSQL their CPUs back.
+  if (pinned) for (const pid of [backend.apiPid, backend.mailerPid, process.pid, ...services()]) pin(pid, pinned.platform);
   const users = [];
   for (let i = 0; i < Math.max(...LEVELS); i++) users.push(await benchUser(backend, `bench-relay-${i}`));
   const provider = await benchUser(backend, 'bench-relay-provider');
