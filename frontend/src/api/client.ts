@@ -3,7 +3,7 @@ import type { paths } from '@glob/contract';
 import { ApiError } from './errors';
 import { tokenStore } from './tokens';
 
-export { ApiError, errorMessage } from './errors';
+export { ApiError, errorMessage, wasAborted } from './errors';
 
 const REFRESH_PATH = '/api/users/refresh';
 

@@ -42,3 +42,11 @@ export function failureText(err: unknown, fallback?: string, network: string | u
   if (err instanceof ApiError) return err.serverText ?? fallback ?? err.message;
   return network ?? (err instanceof Error ? err.message : String(err));
 }
+
+/**
+ * A request dropped on purpose (its query cancelled, or the session ended at logout) rather than failed: nothing to
+ * log or show.
+ */
+export function wasAborted(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'AbortError';
+}

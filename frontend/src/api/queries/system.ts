@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import { api, unwrap } from '../client';
+import { api, unwrap, wasAborted } from '../client';
 
 /** The figures the home page shows. */
 export interface SiteStats {
@@ -75,7 +75,10 @@ export const FALLBACK_NETWORK_STATS: NetworkStats = {
 /** The dashboard refreshes every 10 s. */
 export const DASHBOARD_REFRESH_MS = 10_000;
 
-/** GET /api/system/stats/platform; not ok or a network error resolves to the fallback figures (logged). */
+/**
+ * GET /api/system/stats/platform; not ok or a network error resolves to the fallback figures (logged). A request
+ * dropped at logout is not a failure and is not logged.
+ */
 export async function fetchNetworkStats(): Promise<NetworkStats> {
   try {
     const s = await unwrap(api.GET('/api/system/stats/platform'));
@@ -88,7 +91,7 @@ export async function fetchNetworkStats(): Promise<NetworkStats> {
       fallback: false,
     };
   } catch (error) {
-    console.error('Failed to load network stats:', error);
+    if (!wasAborted(error)) console.error('Failed to load network stats:', error);
     return FALLBACK_NETWORK_STATS;
   }
 }

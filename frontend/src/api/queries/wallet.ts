@@ -1,7 +1,7 @@
 import { infiniteQueryOptions, mutationOptions, queryOptions, type QueryClient } from '@tanstack/react-query';
 import type { components } from '@glob/contract';
 import constants from '@glob/contract/constants.json';
-import { ApiError, api, unwrap } from '../client';
+import { ApiError, api, unwrap, wasAborted } from '../client';
 import { meQuery } from './accounts';
 
 export type Wallet = components['schemas']['Wallet'];
@@ -42,12 +42,12 @@ export const ZERO_WALLET: Omit<Wallet, 'user_id' | 'address' | 'updated_at'> & {
   },
 };
 
-/** Wallet load failures are only logged; no message is shown. */
+/** Wallet load failures are only logged; no message is shown. A request dropped at logout is no failure. */
 async function logged<T>(what: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    console.error(`Failed to load ${what}:`, error);
+    if (!wasAborted(error)) console.error(`Failed to load ${what}:`, error);
     throw error;
   }
 }

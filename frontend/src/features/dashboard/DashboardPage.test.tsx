@@ -7,6 +7,7 @@ import { example } from '../../mocks/examples';
 import { http } from '../../mocks/http';
 import { server } from '../../mocks/node';
 import { renderWithProviders } from '../../test/render';
+import { endSession } from '../session/session';
 import { ME, signIn } from '../wallet/testing';
 import { DashboardPage } from './DashboardPage';
 
@@ -88,6 +89,27 @@ describe('DashboardPage', () => {
     // failures are only logged
     expect(screen.queryByRole('alert')).toBeNull();
     expect(logged).toHaveBeenCalled();
+  });
+
+  it('logs nothing for the figures still loading when the session ends (logout drops them; they did not fail)', async () => {
+    const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    const arrived: string[] = [];
+    // Both answer long after the logout: their requests are still on their way when it drops them.
+    const late = (what: string) => async () => {
+      arrived.push(what);
+      await new Promise((r) => setTimeout(r, 5_000));
+      return HttpResponse.json({});
+    };
+    server.use(
+      plain.get('http://localhost/api/system/stats/platform', late('stats')),
+      plain.get('http://localhost/api/wallet/:userId', late('wallet')),
+    );
+    await render();
+    await waitFor(() => expect(arrived.sort()).toEqual(['stats', 'wallet']));
+    await act(() => endSession());
+    // The dropped requests settle (an AbortError each) before anything is checked.
+    await act(() => new Promise((r) => setTimeout(r, 50)));
+    expect(logged).not.toHaveBeenCalled();
   });
 
   it('refreshes the balance and the network figures every 10 s', async () => {
