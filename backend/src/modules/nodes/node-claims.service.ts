@@ -97,7 +97,7 @@ export class NodeClaimsService {
     await this.nodes.askedForWork(node.id);
     for (;;) {
       if (hungUp?.aborted) return null;
-      const state = await this.nodes.byId(node.id);
+      const state = await this.nodes.state(node.id);
       // An agent older than the platform accepts takes nothing (its heartbeat tells it how to update).
       if (!state || state.revoked || outdated(state.agent_version, this.config.inference.nodeMinVersion)) return null;
       // A node holds at most the jobs it runs at once: one that claims more is asking to sit on them.

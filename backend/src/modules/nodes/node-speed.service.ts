@@ -22,12 +22,9 @@ export class NodeSpeedService {
   async recordSpeed(a: Assignment, completionTokens: number, endedAt: number): Promise<void> {
     const ms = endedAt - a.claimedAt;
     if (completionTokens < 1 || ms <= 0) return;
-    const node = await this.nodes.byId(a.nodeId);
-    if (!node) return;
-    const tps = completionTokens / (ms / 1000);
-    const measured = node.measured_tps === null ? tps : node.measured_tps * (1 - SPEED_WEIGHT) + tps * SPEED_WEIGHT;
-    const measuredTokens = Number(node.measured_tokens) + completionTokens;
-    const score = measuredTokens >= SCORE_WARMUP_TOKENS ? hardwareScore(measured, false) : LOWEST_HARDWARE_SCORE;
-    await this.nodes.setSpeed(a.nodeId, measured, measuredTokens, score);
+    const measured = await this.nodes.addSpeed(a.nodeId, completionTokens / (ms / 1000), completionTokens, SPEED_WEIGHT);
+    if (!measured) return;
+    const score = Number(measured.measured_tokens) >= SCORE_WARMUP_TOKENS ? hardwareScore(measured.measured_tps, false) : LOWEST_HARDWARE_SCORE;
+    await this.nodes.setScore(a.nodeId, score, measured.measured_tokens);
   }
 }

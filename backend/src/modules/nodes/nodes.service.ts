@@ -21,7 +21,7 @@ import { NodeClaimsService } from './node-claims.service';
 import { NodeJobHoldsService } from './node-job-holds.service';
 import { NodeAgentPackageService } from './node-agent-package.service';
 import { nodeStatus, PoolsService } from './pools.service';
-import { ProviderNodesRepository, type NodeIdentity, type ProviderNodeRow } from './provider-nodes.repository';
+import { type Allocation, ProviderNodesRepository, type NodeIdentity, type ProviderNodeRow } from './provider-nodes.repository';
 
 const JOIN_TOKEN_PREFIX = 'glb_join_';
 /** The window of a node's earnings page, in UTC days (today included). */
@@ -122,7 +122,7 @@ export class NodesService {
     });
     if (changed) await this.jobs.announceNode(node.id);
     await this.holds.renewAll(node.id);
-    const row = (await this.nodes.byId(node.id))!;
+    const row = (await this.nodes.state(node.id))!;
     const totals = (await this.rewards.totalsByNode([row.id])).get(row.id)!;
     return {
       node_id: row.id,
@@ -146,7 +146,7 @@ export class NodesService {
 
   /** What the owner's node earned over the last EARNINGS_DAYS, for what work, and how its work was checked. */
   async earnings(ownerId: string, id: string): Promise<Schemas['NodeEarnings']> {
-    const row = await this.nodes.byId(id);
+    const row = await this.nodes.state(id);
     if (!row || row.owner_id !== ownerId) throw new NotFoundException('Node not found');
     const [rewards, tokens, checks, seconds] = [
       await this.rewards.dailyByNode(id, EARNINGS_DAYS),
@@ -176,7 +176,7 @@ export class NodesService {
    * it only earned on (a pool member's share, a verification) shows with no tasks.
    */
   async earningsByModel(ownerId: string, id: string): Promise<Schemas['NodeModelFigures'][]> {
-    const row = await this.nodes.byId(id);
+    const row = await this.nodes.state(id);
     if (!row || row.owner_id !== ownerId) throw new NotFoundException('Node not found');
     const [served, rewards] = [await this.tasks.servedByModel(id, EARNINGS_DAYS), await this.rewards.byModelOfNode(id, EARNINGS_DAYS)];
     return [...new Set([...served.keys(), ...rewards.keys()])]
@@ -196,7 +196,7 @@ export class NodesService {
 
   async update(ownerId: string, id: string, body: RequestBody<'updateNode'>): Promise<Schemas['Node']> {
     if (body.paused === false) {
-      const node = await this.nodes.byId(id);
+      const node = await this.nodes.state(id);
       if (node?.owner_id === ownerId && node.suspended_at)
         throw new ConflictException(
           'The platform suspended this node: one of its replies failed verification. It comes back on its own once it has proven its models again.',
@@ -220,7 +220,7 @@ export class NodesService {
   }
 }
 
-const allocationOf = (r: ProviderNodeRow): Schemas['NodeAllocation'] => ({
+const allocationOf = (r: Allocation): Schemas['NodeAllocation'] => ({
   cpu_percent: r.cpu_percent,
   memory_percent: r.memory_percent,
   gpu_percent: r.gpu_percent,

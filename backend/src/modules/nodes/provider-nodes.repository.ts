@@ -24,8 +24,8 @@ export interface Allocation {
   disk_gb: number;
 }
 
-/** A paired node as its owner and the node itself see it. */
-export interface ProviderNodeRow extends Allocation {
+/** A paired node's own columns: what the node's calls (claims, heartbeats) decide by. */
+export interface NodeState extends Allocation {
   id: string;
   owner_id: string;
   name: string;
@@ -59,6 +59,10 @@ export interface ProviderNodeRow extends Allocation {
   last_seen_at: Date;
   live: boolean;
   revoked: boolean;
+}
+
+/** A paired node as its owner sees it: its state and what its history adds up to. */
+export interface ProviderNodeRow extends NodeState {
   /** Share of the last 30 days (since pairing, if later) it was present. */
   uptime: number;
   tasks_served: number;
@@ -76,9 +80,12 @@ export interface NodeChanges {
   allocation?: Allocation;
 }
 
-const ROW = (live: string) => `n.id, n.owner_id, n.name, n.host, n.os, n.arch, n.cpu_cores, n.ram_bytes, n.gpu, n.vram_bytes, n.hardware_score,
+const STATE = (live: string) => `n.id, n.owner_id, n.name, n.host, n.os, n.arch, n.cpu_cores, n.ram_bytes, n.gpu, n.vram_bytes, n.hardware_score,
   n.claimed_tps, n.measured_tps, n.measured_tokens, n.slots, n.paused_reason, n.suspended_at, n.agent_version, n.compute_backend, n.compute_vram_bytes, n.models, n.paused, n.battery_paused, n.cpu_percent, n.memory_percent, n.gpu_percent, n.disk_gb, n.created_at,
-  n.last_seen_at, ${liveNode('n', live)} AS live, n.revoked_at IS NOT NULL AS revoked,
+  n.last_seen_at, ${liveNode('n', live)} AS live, n.revoked_at IS NOT NULL AS revoked`;
+
+/** The state and the history: its presence over 30 days and every task it served, which grow with the node's age. */
+const ROW = (live: string) => `${STATE(live)},
   least(1, (coalesce((SELECT sum(p.seconds) FROM node_presence p WHERE p.node_id = n.id AND p.day > current_date - 30), 0)
       + CASE WHEN ${liveNode('n', live)} THEN extract(epoch FROM now() - n.last_seen_at) ELSE 0 END)
     / greatest(1, extract(epoch FROM now() - greatest(n.created_at, now() - interval '30 days'))))::float8 AS uptime,
@@ -107,6 +114,15 @@ export class ProviderNodesRepository extends ConfiguredRepository {
     return (await this.one<{ id: string }>(`SELECT id FROM nodes WHERE id = $1 AND revoked_at IS NULL`, [id], tx)) !== undefined;
   }
 
+  /**
+   * The node's state alone, in time that does not grow with its history: what each of its calls reads (a claim, a
+   * heartbeat), many times a minute.
+   */
+  state(id: string, tx?: Tx): Promise<NodeState | undefined> {
+    return this.one<NodeState>(`SELECT ${STATE('$2')} FROM nodes n WHERE n.id = $1`, [id, this.config.inference.nodeLiveSeconds], tx);
+  }
+
+  /** The node as its owner sees it: its state and its history's figures. */
   byId(id: string, tx?: Tx): Promise<ProviderNodeRow | undefined> {
     return this.one<ProviderNodeRow>(`SELECT ${ROW('$2')} FROM nodes n WHERE n.id = $1`, [id, this.config.inference.nodeLiveSeconds], tx);
   }
@@ -251,11 +267,22 @@ export class ProviderNodesRepository extends ConfiguredRepository {
     return rows.map((r) => r.model);
   }
 
-  async setSpeed(id: string, measuredTps: number, measuredTokens: number, hardwareScore: number, tx?: Tx): Promise<void> {
-    await this.rows(
-      `UPDATE nodes SET measured_tps = $2, measured_tokens = $3, hardware_score = $4 WHERE id = $1`,
-      [id, measuredTps, measuredTokens, hardwareScore],
+  /**
+   * A job's speed and tokens added to the node's measured ones (the speed as an average giving `weight` to the newest)
+   * in one statement, so jobs that end at once never lose one another's; the node's new figures, or undefined.
+   */
+  addSpeed(id: string, tps: number, tokens: number, weight: number, tx?: Tx): Promise<{ measured_tps: number; measured_tokens: string } | undefined> {
+    return this.one(
+      `UPDATE nodes SET measured_tps = coalesce(measured_tps * (1 - $4::float8) + $2::float8 * $4::float8, $2::float8),
+              measured_tokens = measured_tokens + $3
+       WHERE id = $1 RETURNING measured_tps, measured_tokens`,
+      [id, tps, tokens, weight],
       tx,
     );
+  }
+
+  /** The score that follows from the measured figures of `measuredTokens`, unless a later job has moved them on (its end sets its own). */
+  async setScore(id: string, hardwareScore: number, measuredTokens: string, tx?: Tx): Promise<void> {
+    await this.rows(`UPDATE nodes SET hardware_score = $2 WHERE id = $1 AND measured_tokens = $3`, [id, hardwareScore, measuredTokens], tx);
   }
 }
