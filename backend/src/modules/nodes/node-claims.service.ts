@@ -93,8 +93,7 @@ export class NodeClaimsService {
   /** The next job for the node, or null after the wait; nothing is taken once `hungUp` aborts (the node left). */
   async claim(node: NodeIdentity, body: RequestBody<'claimNodeJob'> | undefined, hungUp?: AbortSignal): Promise<Schemas['NodeJob'] | null> {
     const deadline = Date.now() + (body?.wait_seconds ?? 25) * 1000;
-    await this.nodes.touch(node.id);
-    await this.nodes.askedForWork(node.id);
+    await this.nodes.touch(node.id, true);
     for (;;) {
       if (hungUp?.aborted) return null;
       const state = await this.nodes.state(node.id);

@@ -147,23 +147,19 @@ export class ProviderNodesRepository extends ConfiguredRepository {
     return Number(row?.seconds ?? 0);
   }
 
-  /** The node asked for work (a node that stops asking is not given another's work to replay). */
-  async askedForWork(id: string, tx?: Tx): Promise<void> {
-    await this.rows(`UPDATE nodes SET claimed_at = now() WHERE id = $1`, [id], tx);
-  }
-
   /**
    * The node called in: it is seen now, and today's presence grows by the time since its previous call, at most
-   * the live window (a node silent longer was away for the rest). The row lock orders concurrent calls.
+   * the live window (a node silent longer was away for the rest). The row lock orders concurrent calls. `claiming`:
+   * the call asks for work, which is marked too (a node that stops asking is not given another's work to replay).
    */
-  async touch(id: string, tx?: Tx): Promise<void> {
+  async touch(id: string, claiming = false, tx?: Tx): Promise<void> {
     await this.rows(
       `WITH before AS (SELECT last_seen_at FROM nodes WHERE id = $1 FOR UPDATE),
-            seen AS (UPDATE nodes SET last_seen_at = now() WHERE id = $1)
+            seen AS (UPDATE nodes SET last_seen_at = now(), claimed_at = CASE WHEN $3 THEN now() ELSE claimed_at END WHERE id = $1)
        INSERT INTO node_presence (node_id, day, seconds)
        SELECT $1, current_date, least(greatest(extract(epoch FROM now() - b.last_seen_at), 0), $2) FROM before b
        ON CONFLICT (node_id, day) DO UPDATE SET seconds = node_presence.seconds + EXCLUDED.seconds`,
-      [id, this.config.inference.nodeLiveSeconds],
+      [id, this.config.inference.nodeLiveSeconds, claiming],
       tx,
     );
   }
