@@ -2,7 +2,8 @@
  * entries, every transaction against zero, holds against pending transactions; the supply: only purchases, bonuses
  * and the emission issue GLOB, the rewards account never goes negative, every refund is a failed check's charge;
  * rewards: the emission within REWARD_EMISSION_GLOB_PER_DAY and shared out no more than it minted, every earning a
- * recorded reward for someone else's paid task, never above its charge nor paying its bonus part as transferable;
+ * recorded reward for someone else's paid task, never above its charge nor paying its bonus part as transferable,
+ * every node's kept figures (earned, pending) what its rewards add up to;
  * API keys: each key's usage equals its replies and
  * their settled spending, within its daily limit; and time: no hold or reply task open past the longest possible
  * reply. Exit 1 when anything disagrees. */

@@ -1,3 +1,4 @@
+import { RewardsRepository } from '../../src/modules/rewards/rewards.repository';
 import { RewardsService } from '../../src/modules/rewards/rewards.service';
 import { LedgerService } from '../../src/modules/wallet/ledger.service';
 import { newUser } from '../support/users';
@@ -146,6 +147,41 @@ describe('funded rewards (default emission and share)', () => {
     expect(paid).toBeGreaterThanOrEqual(before.pending_earnings * 1000);
     expect(after.balance).toBeCloseTo(before.balance + paid / 1000, 3);
     expect(await h.platform('platform:rewards')).toBeGreaterThanOrEqual(0);
+    expect(await h.reconcile()).toEqual([]);
+  });
+
+  it("a node's figures are kept as its rewards change, read the same once folded, and ledger:check catches made-up ones", async () => {
+    const nodeId = h.worker.nodeId;
+    await h.chat(await newUser(h.stack, 'figures'), 6);
+    // What the node's rewards add up to, the long way.
+    const [sums] = (await h.stack.db.query(
+      `SELECT coalesce(sum(s.units) FILTER (WHERE r.paid_at IS NOT NULL), 0) AS earned,
+              coalesce(sum(s.units) FILTER (WHERE r.paid_at IS NULL AND r.withheld_at IS NULL), 0) AS pending
+       FROM node_reward_shares s JOIN node_rewards r ON r.task_id = s.task_id WHERE s.node_id = $1`,
+      [nodeId],
+    )) as Array<{ earned: string; pending: string }>;
+    const before = (await h.rewards().totalsByNode([nodeId])).get(nodeId)!;
+    expect(before).toEqual({ earnedUnits: Number(sums!.earned), pendingUnits: Number(sums!.pending) });
+    expect(before.earnedUnits).toBeGreaterThan(0);
+    expect(before.pendingUnits).toBeGreaterThan(0);
+
+    // Folded in batches of two, as the rewards timer folds them: the figures read the same, with no move left.
+    const repository = h.stack.app.get(RewardsRepository);
+    let folded = 0;
+    for (let n = await repository.foldMoves(2); n > 0; n = await repository.foldMoves(2)) folded += n;
+    expect(folded).toBeGreaterThan(0);
+    expect((await h.stack.db.query(`SELECT count(*)::int AS n FROM node_reward_moves`))[0].n).toBe(0);
+    expect((await h.rewards().totalsByNode([nodeId])).get(nodeId)).toEqual(before);
+
+    // A node's figures made up (earned GLOB it was never paid) are caught.
+    const rollback = new Error('rollback');
+    await expect(
+      h.stack.db.transaction(async (tx) => {
+        await tx.query(`INSERT INTO node_reward_moves (node_id, earned_units) VALUES ($1, 1000)`, [nodeId]);
+        expect((await h.rewards().reconcile(tx)).join('\n')).toMatch(/kept reward figures are \d+ earned and \d+ pending, but its rewards add up to/);
+        throw rollback;
+      }),
+    ).rejects.toBe(rollback);
     expect(await h.reconcile()).toEqual([]);
   });
 

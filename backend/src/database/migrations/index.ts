@@ -21,6 +21,7 @@ import { NodeSuspensions1765600000000 } from './1765600000000-NodeSuspensions';
 import { PeerRecomputation1765700000000 } from './1765700000000-PeerRecomputation';
 import { DeviceCodes1765800000000 } from './1765800000000-DeviceCodes';
 import { SignedReleases1765900000000 } from './1765900000000-SignedReleases';
+import { NodeRewardTotals1766000000000 } from './1766000000000-NodeRewardTotals';
 
 /** Every migration, oldest first. A new migration is added here. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   PeerRecomputation1765700000000,
   DeviceCodes1765800000000,
   SignedReleases1765900000000,
+  NodeRewardTotals1766000000000,
 ];

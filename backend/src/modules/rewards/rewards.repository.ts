@@ -50,6 +50,15 @@ const NODE_EARNINGS = `(SELECT s.node_id, s.task_id, s.units, r.created_at, r.pa
                        UNION ALL
                        SELECT node_id, task_id, units, created_at, paid_at, withheld_at FROM verification_rewards)`;
 
+/**
+ * A change to nodes' rewards as moves (NodeRewardTotals), in the statement that makes it: `parts` (node_id, units)
+ * became pending, or stopped being (negative units); or were paid, so leave pending for earned.
+ */
+export const PENDING_MOVES = (parts: string) =>
+  `INSERT INTO node_reward_moves (node_id, pending_units) SELECT node_id, units FROM ${parts} p WHERE p.units <> 0`;
+const PAID_MOVES = (parts: string) =>
+  `INSERT INTO node_reward_moves (node_id, earned_units, pending_units) SELECT node_id, units, -units FROM ${parts} p WHERE p.units <> 0`;
+
 /** A verification reward due: a peer's, for its recomputation that decided a reply's check. */
 export interface VerificationReward {
   replayId: string;
@@ -138,12 +147,14 @@ export class RewardsRepository extends Repository {
     await this.rows(`UPDATE inference_tasks SET reward_transaction_id = $2 WHERE id = $1`, [id, transactionId], tx);
   }
 
+  /** Each node's earned and pending units: its kept total and its moves not yet folded into it (NodeRewardTotals). */
   async totalsByNode(nodeIds: string[], tx?: Tx): Promise<Map<string, NodeRewardTotals>> {
     const rows = await this.rows<{ node_id: string; earned: string; pending: string }>(
-      `SELECT e.node_id,
-              coalesce(sum(e.units) FILTER (WHERE e.paid_at IS NOT NULL), 0) AS earned,
-              coalesce(sum(e.units) FILTER (WHERE e.paid_at IS NULL AND e.withheld_at IS NULL), 0) AS pending
-       FROM ${NODE_EARNINGS} e WHERE e.node_id = ANY($1::uuid[]) GROUP BY e.node_id`,
+      `SELECT m.node_id, sum(m.earned_units) AS earned, sum(m.pending_units) AS pending
+       FROM (SELECT node_id, earned_units, pending_units FROM node_reward_totals WHERE node_id = ANY($1::uuid[])
+             UNION ALL
+             SELECT node_id, earned_units, pending_units FROM node_reward_moves WHERE node_id = ANY($1::uuid[])) m
+       GROUP BY m.node_id`,
       [nodeIds],
       tx,
     );
@@ -163,9 +174,10 @@ export class RewardsRepository extends Repository {
   /** The task's shares, written with its reward (they add up to its units). */
   async recordShares(taskId: string, shares: RewardShare[], tx: Tx): Promise<void> {
     await this.rows(
-      `INSERT INTO node_reward_shares (task_id, node_id, units, layers)
-       SELECT $1, u.node_id, u.units, u.layers FROM unnest($2::uuid[], $3::bigint[], $4::int[]) AS u(node_id, units, layers)
-       ON CONFLICT DO NOTHING`,
+      `WITH s AS (INSERT INTO node_reward_shares (task_id, node_id, units, layers)
+                  SELECT $1, u.node_id, u.units, u.layers FROM unnest($2::uuid[], $3::bigint[], $4::int[]) AS u(node_id, units, layers)
+                  ON CONFLICT DO NOTHING RETURNING node_id, units)
+       ${PENDING_MOVES('s')}`,
       [taskId, shares.map((s) => s.nodeId), shares.map((s) => s.units), shares.map((s) => s.layers)],
       tx,
     );
@@ -211,7 +223,8 @@ export class RewardsRepository extends Repository {
 
   async markPaid(taskId: string, transactionId: string, bonusUnits: number, tx: Tx): Promise<void> {
     await this.rows(
-      `UPDATE node_rewards SET paid_at = now(), transaction_id = $2, bonus_units = $3 WHERE task_id = $1`,
+      `WITH r AS (UPDATE node_rewards SET paid_at = now(), transaction_id = $2, bonus_units = $3 WHERE task_id = $1 RETURNING task_id)
+       ${PAID_MOVES('(SELECT s.node_id, s.units FROM node_reward_shares s JOIN r ON r.task_id = s.task_id)')}`,
       [taskId, transactionId, bonusUnits],
       tx,
     );
@@ -309,10 +322,55 @@ export class RewardsRepository extends Repository {
   }
 
   async setShare(taskId: string, nodeId: string, units: number, tx: Tx): Promise<void> {
-    await this.rows(`UPDATE node_reward_shares SET units = $3 WHERE task_id = $1 AND node_id = $2`, [taskId, nodeId, units], tx);
+    // Only a pending reward's shares change (the emission's part is added before it is paid).
+    await this.rows(
+      `WITH before AS (SELECT units FROM node_reward_shares WHERE task_id = $1 AND node_id = $2),
+            s AS (UPDATE node_reward_shares SET units = $3 WHERE task_id = $1 AND node_id = $2
+                  RETURNING node_id, units - (SELECT units FROM before) AS units)
+       ${PENDING_MOVES('s')}`,
+      [taskId, nodeId, units],
+      tx,
+    );
+  }
+
+  /**
+   * Folds up to `limit` of the oldest moves into the nodes' totals, in one statement (a node's figures read the same
+   * before and after); how many it folded. One process at a time: nothing else locks the totals' rows.
+   */
+  async foldMoves(limit: number, tx?: Tx): Promise<number> {
+    const row = await this.one<{ n: number }>(
+      `WITH moved AS (DELETE FROM node_reward_moves WHERE id IN (SELECT id FROM node_reward_moves ORDER BY id LIMIT $1)
+                      RETURNING node_id, earned_units, pending_units),
+            folded AS (INSERT INTO node_reward_totals (node_id, earned_units, pending_units)
+                       SELECT node_id, sum(earned_units), sum(pending_units) FROM moved GROUP BY node_id ORDER BY node_id
+                       ON CONFLICT (node_id) DO UPDATE SET earned_units = node_reward_totals.earned_units + EXCLUDED.earned_units,
+                                                           pending_units = node_reward_totals.pending_units + EXCLUDED.pending_units)
+       SELECT count(*)::int AS n FROM moved`,
+      [limit],
+      tx,
+    );
+    return row?.n ?? 0;
   }
 
   // ---- reconciliation ----
+
+  /** Nodes whose kept figures (total and moves) differ from what their rewards add up to. */
+  staleNodeTotals(tx?: Tx): Promise<Array<{ node_id: string; kept_earned: string; kept_pending: string; earned: string; pending: string }>> {
+    return this.rows(
+      `SELECT coalesce(k.node_id, e.node_id) AS node_id, coalesce(k.earned, 0) AS kept_earned, coalesce(k.pending, 0) AS kept_pending,
+              coalesce(e.earned, 0) AS earned, coalesce(e.pending, 0) AS pending
+       FROM (SELECT node_id, sum(earned_units) AS earned, sum(pending_units) AS pending
+             FROM (SELECT node_id, earned_units, pending_units FROM node_reward_totals
+                   UNION ALL SELECT node_id, earned_units, pending_units FROM node_reward_moves) m
+             GROUP BY node_id) k
+       FULL JOIN (SELECT node_id, sum(units) FILTER (WHERE paid_at IS NOT NULL) AS earned,
+                         sum(units) FILTER (WHERE paid_at IS NULL AND withheld_at IS NULL) AS pending
+                  FROM ${NODE_EARNINGS} x GROUP BY node_id) e ON e.node_id = k.node_id
+       WHERE coalesce(k.earned, 0) <> coalesce(e.earned, 0) OR coalesce(k.pending, 0) <> coalesce(e.pending, 0)`,
+      [],
+      tx,
+    );
+  }
 
   /** Rewards whose per-node shares (a pooled task's members, or the one node) do not add up to the reward. */
   unbalancedRewardShares(tx?: Tx): Promise<Array<{ task_id: string; units: string; shared: string }>> {
@@ -412,8 +470,9 @@ export class RewardsRepository extends Repository {
     tx: Tx,
   ): Promise<void> {
     await this.rows(
-      `INSERT INTO verification_rewards (replay_id, task_id, node_id, owner_id, units, payable_at) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (replay_id) DO NOTHING`,
+      `WITH v AS (INSERT INTO verification_rewards (replay_id, task_id, node_id, owner_id, units, payable_at) VALUES ($1, $2, $3, $4, $5, $6)
+                  ON CONFLICT (replay_id) DO NOTHING RETURNING node_id, units)
+       ${PENDING_MOVES('v')}`,
       [r.replayId, r.taskId, r.nodeId, r.ownerId, r.units, r.payableAt],
       tx,
     );
@@ -442,7 +501,9 @@ export class RewardsRepository extends Repository {
 
   async markVerificationPaid(replayId: string, transactionId: string, bonusUnits: number, tx: Tx): Promise<void> {
     await this.rows(
-      `UPDATE verification_rewards SET paid_at = now(), transaction_id = $2, bonus_units = $3 WHERE replay_id = $1`,
+      `WITH v AS (UPDATE verification_rewards SET paid_at = now(), transaction_id = $2, bonus_units = $3 WHERE replay_id = $1
+                  RETURNING node_id, units)
+       ${PAID_MOVES('v')}`,
       [replayId, transactionId, bonusUnits],
       tx,
     );

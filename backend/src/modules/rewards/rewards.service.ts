@@ -32,6 +32,8 @@ const EMISSION_BATCH = 10_000;
 
 /** Due rewards read per query while settling. */
 const SETTLE_BATCH = 100;
+/** Moves of nodes' reward figures folded into their totals per statement. */
+const FOLD_BATCH = 5_000;
 
 export interface Settlement {
   /** Units the emission minted into the rewards account. */
@@ -262,6 +264,12 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
     for (const r of await this.rewards.uncountedWork(tx)) {
       problems.push(`reward of task ${r.task_id} pays for ${r.tokens} tokens, but the platform counted ${r.counted}`);
     }
+    for (const n of await this.rewards.staleNodeTotals(tx)) {
+      problems.push(
+        `node ${n.node_id}: its kept reward figures are ${n.kept_earned} earned and ${n.kept_pending} pending, ` +
+          `but its rewards add up to ${n.earned} and ${n.pending}`,
+      );
+    }
     return problems;
   }
 
@@ -271,6 +279,10 @@ export class RewardsService implements OnApplicationBootstrap, OnApplicationShut
     if (!(await this.redis.set(lock, '1', 'PX', this.config.rewards.settleIntervalMs, 'NX'))) return;
     const s = await this.settle();
     if (s.paid || s.unfunded) this.logger.log(`Paid ${s.paid} reward(s)${s.unfunded ? '; the next waits for funding' : ''}`);
+    // The nodes' reward figures: what changed since the last run, folded into their totals.
+    let folded: number;
+    do folded = await this.rewards.foldMoves(FOLD_BATCH);
+    while (folded === FOLD_BATCH);
   }
 
   /**

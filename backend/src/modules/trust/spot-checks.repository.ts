@@ -4,6 +4,7 @@ import type { JobTurn } from '../../jobs/jobs';
 import type { ClaimedEnd } from '@glob/engine/verification';
 import type { Sampling } from '@glob/engine/sampling';
 import { liveNode } from '../../database/live-node';
+import { PENDING_MOVES } from '../rewards/rewards.repository';
 
 export interface SpotCheckRow {
   id: string;
@@ -307,13 +308,17 @@ export class SpotChecksRepository extends ConfiguredRepository {
       tx,
     );
     const withheld = await this.rows<{ task_id: string; units: string }>(
-      `UPDATE node_rewards SET withheld_at = now() WHERE node_id = $1 AND paid_at IS NULL AND withheld_at IS NULL RETURNING task_id, units`,
+      `WITH w AS (UPDATE node_rewards SET withheld_at = now() WHERE node_id = $1 AND paid_at IS NULL AND withheld_at IS NULL RETURNING task_id, units),
+            moved AS (${PENDING_MOVES('(SELECT s.node_id, -s.units AS units FROM node_reward_shares s JOIN w ON w.task_id = s.task_id)')})
+       SELECT task_id, units FROM w`,
       [nodeId],
       tx,
     );
     // Its rewards for verifying others' work too: a suspended node's word is worth nothing, its checks' included.
     const verifications = await this.rows<{ units: string }>(
-      `UPDATE verification_rewards SET withheld_at = now() WHERE node_id = $1 AND paid_at IS NULL AND withheld_at IS NULL RETURNING units`,
+      `WITH v AS (UPDATE verification_rewards SET withheld_at = now() WHERE node_id = $1 AND paid_at IS NULL AND withheld_at IS NULL RETURNING node_id, units),
+            moved AS (${PENDING_MOVES('(SELECT node_id, -units AS units FROM v)')})
+       SELECT units FROM v`,
       [nodeId],
       tx,
     );
