@@ -145,11 +145,17 @@ export class NodeJobStore {
     await this.redis.set(this.key(a.jobId), JSON.stringify(a), 'EX', this.ttlSeconds());
   }
 
-  /** The node now holds the job: its assignment, one of the node's held jobs, due its first token within the deadline. */
+  /**
+   * The node now holds the job: its assignment, one of the node's held jobs, due its first token within the deadline;
+   * all three at once (one round trip, and never a job held in part).
+   */
   async hold(a: Assignment): Promise<void> {
-    await this.save(a);
-    await this.redis.sadd(this.heldKey(a.nodeId), a.jobId);
-    await this.redis.zadd(this.deadlinesKey(), a.claimedAt + this.config.inference.nodeFirstTokenMs, a.jobId);
+    await this.redis
+      .multi()
+      .set(this.key(a.jobId), JSON.stringify(a), 'EX', this.ttlSeconds())
+      .sadd(this.heldKey(a.nodeId), a.jobId)
+      .zadd(this.deadlinesKey(), a.claimedAt + this.config.inference.nodeFirstTokenMs, a.jobId)
+      .exec();
   }
 
   /** How many jobs the node holds (its verify jobs included). */
@@ -228,8 +234,7 @@ export class NodeJobStore {
 
   async release(a: Assignment, end: () => Promise<void>): Promise<void> {
     await end();
-    await this.redis.srem(this.heldKey(a.nodeId), a.jobId);
-    await this.redis.zrem(this.deadlinesKey(), a.jobId);
+    await this.redis.multi().srem(this.heldKey(a.nodeId), a.jobId).zrem(this.deadlinesKey(), a.jobId).exec();
   }
 
   /**
