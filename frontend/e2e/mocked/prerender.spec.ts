@@ -79,11 +79,14 @@ test('a prerendered page is hydrated, not rendered again, and then comes alive',
 
 test('a click made before the page is hydrated is kept and replayed, not lost', async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
-  // The app's code arrives late (a slow network): the prerendered page is on screen well before it runs.
+  // The app's code arrives late (a slow network): it is held until the click is made, however long the page takes to
+  // show on a busy machine, so the prerendered page is on screen and clicked before the app runs.
   let entry = '';
+  let release!: () => void;
+  const clicked = new Promise<void>((resolve) => (release = resolve));
   await page.route(/\/assets\/index-[\w-]+\.js$/, async (route) => {
     entry = route.request().url();
-    await new Promise((r) => setTimeout(r, 1500));
+    await clicked;
     await route.continue();
   });
   await page.goto('/', { waitUntil: 'commit' });
@@ -91,6 +94,7 @@ test('a click made before the page is hydrated is kept and replayed, not lost', 
   // On screen, but the app has not started: this click would be lost without build/early-clicks.js.
   expect(await page.evaluate(() => '__globApp' in window)).toBe(false);
   await page.getByRole('button', { name: 'Open menu' }).click();
+  release();
   const menu = page.getByRole('navigation', { name: 'Mobile' });
   await expect(menu).toBeVisible({ timeout: 15_000 });
   await expect(menu.getByRole('link', { name: 'AI News' })).toBeVisible();
