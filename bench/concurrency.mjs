@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { benchUser, median, pct, prepareNodeBench, root, startBackend, streamedReply, table } from './lib.mjs';
+import { benchUser, median, nodeBenchEnv, pct, prepareNodeBench, root, spawnAgent, startBackend, streamedReply, table } from './lib.mjs';
 
 const tokens = Number(process.argv[2] ?? 128);
 const rounds = Number(process.argv[3] ?? 3);
@@ -34,12 +34,7 @@ const loadAtStart = load();
 const backend = await startBackend({
   // Production refuses to start without it (startBackend sets the JWT secrets only).
   TWO_FACTOR_KEY: randomBytes(32).toString('hex'),
-  WELCOME_BONUS_GLOB: '1000000',
-  MODELS_DIR: modelsDir,
-  WORKER_MODELS: 'none',
-  JOIN_TOKEN_RATE_LIMIT: '1000000',
-  NODE_RATE_LIMIT: '1000000000',
-  NODE_REGISTER_RATE_LIMIT: '1000000',
+  ...nodeBenchEnv(modelsDir),
   // Serving is measured, not its checks: no reply is replayed (a replay would run on the next worker measured).
   SPOT_CHECK_PERCENT: '0',
   SPOT_CHECK_FIRST: '0',
@@ -100,18 +95,19 @@ try {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
     } else {
-      // The agent as a provider runs it, with its own environment; one data directory, so it pairs (and proves its
-      // model) once and every later start is the same node.
-      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|REDIS_URL|REDIS_PREFIX|GLOB_)/.test(k)));
-      const args = ['node-agent/dist/glob-node.cjs', '--api', backend.base, '--name', 'bench-node', '--home', dataDir];
-      if (!paired) {
-        paired = true;
-        const token = await (await fetch(`${backend.base}/api/nodes/join-tokens`, { method: 'POST', headers: provider.auth })).json();
-        args.push('--join-token', token.join_token);
-      }
-      args.push('--models-dir', modelsDir, '--data-dir', join(dataDir, 'node'), '--threads', threads, '--gpu', 'off', '--models', MODEL);
-      args.push('--log-format', 'text', ...(config === 'before' ? ['--parallel', '1'] : []));
-      spawned = spawn('node', args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      // One data directory, so the agent pairs (and proves its model) once and every later start is the same node.
+      spawned = await spawnAgent(backend, {
+        provider,
+        pair: !paired,
+        dataDir,
+        modelsDir,
+        model: MODEL,
+        name: 'bench-node',
+        threads,
+        args: ['--log-format', 'text', ...(config === 'before' ? ['--parallel', '1'] : [])],
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      paired = true;
     }
     child = spawned;
     let reported = null;

@@ -27,6 +27,36 @@ export function prepareNodeBench() {
 }
 
 /**
+ * The backend's settings for benches that pair node agents: no worker of its own (the bench starts what serves), the
+ * node limits lifted, and GLOB enough for every reply. `modelsDir` is prepareNodeBench's.
+ */
+export const nodeBenchEnv = (modelsDir) => ({
+  WELCOME_BONUS_GLOB: '1000000',
+  MODELS_DIR: modelsDir,
+  WORKER_MODELS: 'none',
+  JOIN_TOKEN_RATE_LIMIT: '1000000',
+  NODE_RATE_LIMIT: '1000000000',
+  NODE_REGISTER_RATE_LIMIT: '1000000',
+});
+
+/**
+ * The node agent (`npm run node`'s bundle) as a provider runs it: its own environment (none of the backend's), HTTP
+ * only, serving `model` from `modelsDir` with `threads` on the CPU. One `dataDir` per node: with `pair` it pairs with
+ * a fresh join token of `provider` (and proves its model); every later start in that directory is the same node.
+ * `nodeArgs` go to its Node.js (e.g. --cpu-prof), `args` to the agent. The child process.
+ */
+export async function spawnAgent(backend, { provider, pair, dataDir, modelsDir, model, name, threads = '1', nodeArgs = [], args = [], stdio }) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|REDIS_URL|REDIS_PREFIX|GLOB_)/.test(k)));
+  const argv = ['node-agent/dist/glob-node.cjs', '--api', backend.base, '--name', name, '--home', dataDir];
+  if (pair) {
+    const token = await (await fetch(`${backend.base}/api/nodes/join-tokens`, { method: 'POST', headers: provider.auth })).json();
+    argv.push('--join-token', token.join_token);
+  }
+  argv.push('--models-dir', modelsDir, '--data-dir', join(dataDir, 'node'), '--threads', threads, '--gpu', 'off', '--models', model, ...args);
+  return spawn('node', [...nodeArgs, ...argv], { cwd: root, env, stdio: stdio ?? ['ignore', 'ignore', 'pipe'] });
+}
+
+/**
  * Builds the backend if needed, creates a database, migrates, starts the API; stop() undoes it all. `dir`: another
  * copy of the repository whose built backend runs instead (a previous release, side by side); `nodeArgs`: flags for
  * the API's node process (e.g. --cpu-prof).

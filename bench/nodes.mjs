@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchNode, benchUser, prepareNodeBench, root, startAppReply, startBackend, table } from './lib.mjs';
+import { benchNode, benchUser, nodeBenchEnv, prepareNodeBench, root, startAppReply, startBackend, table } from './lib.mjs';
 
 const runs = Number(process.argv[2] ?? 5);
 const tokens = Number(process.argv[3] ?? 200);
@@ -36,12 +36,7 @@ for (let i = 0; i < runs + 1; i++) {
 await engine.dispose();
 
 const backend = await startBackend({
-  WELCOME_BONUS_GLOB: '1000000',
-  MODELS_DIR: modelsDir,
-  WORKER_MODELS: 'none',
-  JOIN_TOKEN_RATE_LIMIT: '1000000',
-  NODE_RATE_LIMIT: '1000000000',
-  NODE_REGISTER_RATE_LIMIT: '1000000',
+  ...nodeBenchEnv(modelsDir),
   STREAMS_PER_USER: '64',
 });
 const children = [];

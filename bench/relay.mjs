@@ -14,7 +14,20 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchUser, cpuMs, ioCalls, median, pin, prepareNodeBench, root, startBackend, streamedReply, table } from './lib.mjs';
+import {
+  benchUser,
+  cpuMs,
+  ioCalls,
+  median,
+  nodeBenchEnv,
+  pin,
+  prepareNodeBench,
+  root,
+  spawnAgent,
+  startBackend,
+  streamedReply,
+  table,
+} from './lib.mjs';
 
 const tokens = Number(process.argv[2] ?? 512);
 const rounds = Number(process.argv[3] ?? 2);
@@ -37,12 +50,7 @@ const profile = process.env.RELAY_PROFILE;
 const profileArgs = profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : [];
 const backend = await startBackend(
   {
-    WELCOME_BONUS_GLOB: '1000000',
-    MODELS_DIR: modelsDir,
-    WORKER_MODELS: 'none',
-    JOIN_TOKEN_RATE_LIMIT: '1000000',
-    NODE_RATE_LIMIT: '1000000000',
-    NODE_REGISTER_RATE_LIMIT: '1000000',
+    ...nodeBenchEnv(modelsDir),
     SPOT_CHECK_PERCENT: '0',
     SPOT_CHECK_FIRST: '0',
   },
@@ -91,15 +99,17 @@ try {
         stdio: ['ignore', 'ignore', 'pipe'],
       });
     } else {
-      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|REDIS_URL|REDIS_PREFIX|GLOB_)/.test(k)));
-      const args = ['node-agent/dist/glob-node.cjs', '--api', backend.base, '--name', 'bench-relay-node', '--home', dataDir];
-      if (!paired) {
-        paired = true;
-        const token = await (await fetch(`${backend.base}/api/nodes/join-tokens`, { method: 'POST', headers: provider.auth })).json();
-        args.push('--join-token', token.join_token);
-      }
-      args.push('--models-dir', modelsDir, '--data-dir', join(dataDir, 'node'), '--threads', threads, '--gpu', 'off', '--models', MODEL);
-      spawned = spawn('node', [...profileArgs, ...args], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      spawned = await spawnAgent(backend, {
+        provider,
+        pair: !paired,
+        dataDir,
+        modelsDir,
+        model: MODEL,
+        name: 'bench-relay-node',
+        threads,
+        nodeArgs: profileArgs,
+      });
+      paired = true;
     }
     child = spawned;
     if (pinned) pin(spawned.pid, pinned.generator);

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { benchUser, cpuMs, ioCalls, median, prepareNodeBench, root, startBackend, streamedReply, table } from './lib.mjs';
+import { benchUser, cpuMs, ioCalls, median, nodeBenchEnv, prepareNodeBench, root, spawnAgent, startBackend, streamedReply, table } from './lib.mjs';
 
 const replies = Number(process.argv[2] ?? 60);
 const rounds = Number(process.argv[3] ?? 2);
@@ -23,12 +23,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const { modelsDir } = prepareNodeBench();
 
 const backend = await startBackend({
-  WELCOME_BONUS_GLOB: '1000000',
-  MODELS_DIR: modelsDir,
-  WORKER_MODELS: 'none',
-  JOIN_TOKEN_RATE_LIMIT: '1000000',
-  NODE_RATE_LIMIT: '1000000000',
-  NODE_REGISTER_RATE_LIMIT: '1000000',
+  ...nodeBenchEnv(modelsDir),
   SPOT_CHECK_PERCENT: '0',
   SPOT_CHECK_FIRST: '0',
 });
@@ -65,15 +60,8 @@ try {
         stdio: ['ignore', 'ignore', 'pipe'],
       });
     } else {
-      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|REDIS_URL|REDIS_PREFIX|GLOB_)/.test(k)));
-      const args = ['node-agent/dist/glob-node.cjs', '--api', backend.base, '--name', 'bench-reply-cost-node', '--home', dataDir];
-      if (!paired) {
-        paired = true;
-        const token = await (await fetch(`${backend.base}/api/nodes/join-tokens`, { method: 'POST', headers: provider.auth })).json();
-        args.push('--join-token', token.join_token);
-      }
-      args.push('--models-dir', modelsDir, '--data-dir', join(dataDir, 'node'), '--threads', '1', '--gpu', 'off', '--models', MODEL);
-      child = spawn('node', args, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      child = await spawnAgent(backend, { provider, pair: !paired, dataDir, modelsDir, model: MODEL, name: 'bench-reply-cost-node' });
+      paired = true;
     }
     for (let i = 0; i < 120; i++) {
       try {
@@ -118,6 +106,9 @@ try {
       const api1 = cpuMs(backend.apiPid);
       const calls1 = ioCalls(backend.apiPid);
       const redis1 = redisCalls();
+      // PostgreSQL counts a backend's transactions when it reports them: at once at most every second, else after
+      // 10 s idle. Read after that, so that the last replies' count.
+      await sleep(11_000);
       const pg1 = await pgTransactions();
       await stop();
 
