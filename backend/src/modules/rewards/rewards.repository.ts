@@ -51,11 +51,12 @@ const NODE_EARNINGS = `(SELECT s.node_id, s.task_id, s.units, r.created_at, r.pa
                        SELECT node_id, task_id, units, created_at, paid_at, withheld_at FROM verification_rewards)`;
 
 /**
- * A change to nodes' rewards as moves (NodeRewardTotals), in the statement that makes it: `parts` (node_id, units)
- * became pending, or stopped being (negative units); or were paid, so leave pending for earned.
+ * Changes to nodes' reward figures as moves (NodeRewardTotals), written in the statement that makes them. `parts`
+ * (node_id, units) became pending (or stopped being: negative units).
  */
 export const PENDING_MOVES = (parts: string) =>
   `INSERT INTO node_reward_moves (node_id, pending_units) SELECT node_id, units FROM ${parts} p WHERE p.units <> 0`;
+/** `parts` (node_id, units) were paid: they leave pending for earned. */
 const PAID_MOVES = (parts: string) =>
   `INSERT INTO node_reward_moves (node_id, earned_units, pending_units) SELECT node_id, units, -units FROM ${parts} p WHERE p.units <> 0`;
 
